@@ -1,0 +1,31 @@
+"""One module per JDWP command set.
+
+Each module exposes ``HANDLERS: dict[str, Handler]`` keyed by the command's
+name as in protocol.spec (e.g. "Signature"), and ``SET_NAME`` (e.g.
+"ReferenceType").  A handler is ``async def handler(ctx, cmd) -> reply``:
+``cmd`` is the decoded command message (protocol.messages.decode_command),
+the reply is anything protocol.messages.encode_reply accepts (a Mapping of
+snake_case field names, the reply attrs class, or a tuple in declared order).
+Errors are raised as jdwpd.errors.JdwpError(code); an AgentError that escapes
+a handler is mapped by jdwpd.errors.jdwp_code_for in the dispatcher.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Awaitable, Callable
+
+import attrs
+
+if TYPE_CHECKING:  # pragma: no cover
+    from jdwpd.session import Session
+    from jdwpd.vm import VM
+
+
+@attrs.frozen
+class Context:
+    vm: "VM"
+    session: "Session"
+    packet_id: int
+
+
+Handler = Callable[[Context, Any], Awaitable[Any]]
