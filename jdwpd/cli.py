@@ -1,0 +1,112 @@
+"""The `jdwpd` command line.
+
+Start-up order matters for `launch`: the JVM is started before the daemon's
+heavy imports (trio, the protocol tables), so that the JVM's own start-up and
+ours overlap.  The sockets are bound first with the standard library, so that
+a busy port fails before any JVM runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from . import __version__
+
+DEFAULT_JDWP = "127.0.0.1:5005"
+
+
+class UsageError(Exception):
+    """A user error: printed as one line, exit status 2."""
+
+
+def _parse_address(text: str, *, what: str) -> tuple[str, int]:
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        host, port = "127.0.0.1", text
+    host = host.strip("[]") or "127.0.0.1"
+    try:
+        number = int(port)
+    except ValueError:
+        raise UsageError(f"{what}: '{text}' is not HOST:PORT") from None
+    if not 0 <= number <= 65535:
+        raise UsageError(f"{what}: port {number} out of range")
+    return host, number
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="jdwpd", description="An out-of-process Java debugger server (JDWP).")
+    p.add_argument("--version", action="version", version=f"jdwpd {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    launch = sub.add_parser("launch", help="start a JVM under jdwpd and serve JDWP debuggers",
+                            description="Start a JVM with the jdwpd agent; debuggers attach to --jdwp. "
+                                        "Exits with the JVM's exit code.")
+    launch.add_argument("--jdwp", default=DEFAULT_JDWP, metavar="HOST:PORT",
+                        help=f"where debuggers attach (default {DEFAULT_JDWP}; port 0 picks a free one)")
+    group = launch.add_mutually_exclusive_group()
+    group.add_argument("--suspend", dest="suspend", action="store_true",
+                       help="hold the VM at start until a debugger attaches and resumes it")
+    group.add_argument("--no-suspend", dest="suspend", action="store_false", help="run at once (default)")
+    launch.add_argument("--profile", default="full", choices=["full", "nothrow", "inspect"],
+                        help="capability profile: what the JVM pays for (see docs/profiles.md)")
+    launch.add_argument("--allow", action="append", default=[], metavar="ADDR",
+                        help="only accept debuggers from these addresses (repeatable)")
+    launch.add_argument("--read-only", action="store_true", help="refuse every command that changes the VM")
+    launch.add_argument("--agent-timeout", type=float, default=30.0, metavar="SECONDS",
+                        help="how long to wait for the JVM's agent to connect (default 30)")
+    launch.add_argument("java", nargs=argparse.REMAINDER, help="-- java [ARGS...]")
+
+    sub.add_parser("agent-path", help="print the absolute path of the native agent library")
+
+    demo = sub.add_parser("demo", help="debug the bundled sample program end to end")
+    demo.add_argument("--jdwp", default="127.0.0.1:0", metavar="HOST:PORT")
+
+    record = sub.add_parser("record", help="a recording JDWP proxy: print a readable trace of a session")
+    record.add_argument("--listen", required=True, metavar="HOST:PORT", help="where the debugger connects")
+    record.add_argument("--to", required=True, metavar="HOST:PORT", help="the JDWP server to forward to")
+    record.add_argument("--out", metavar="FILE", help="also write the raw packets to FILE (JSON lines)")
+    record.add_argument("--once", action="store_true", help="stop after the first session")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "agent-path":
+            from .link.launcher import agent_path
+
+            print(agent_path())
+            return 0
+        if args.command == "launch":
+            from .launch import run_launch
+
+            java = list(args.java)
+            if java and java[0] == "--":
+                java = java[1:]
+            host, port = _parse_address(args.jdwp, what="--jdwp")
+            return run_launch(java, host=host, port=port, suspend=args.suspend, profile=args.profile,
+                              allow=args.allow, read_only=args.read_only, agent_timeout=args.agent_timeout)
+        if args.command == "demo":
+            from .demo import run_demo
+
+            host, port = _parse_address(args.jdwp, what="--jdwp")
+            return run_demo(host, port)
+        if args.command == "record":
+            from .record import run_record
+
+            return run_record(_parse_address(args.listen, what="--listen"), _parse_address(args.to, what="--to"),
+                              out=args.out, once=args.once)
+        parser.print_help()
+        return 2
+    except UsageError as e:
+        print(f"jdwpd: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # stdout closed early (`jdwpd record | head`): not an error of ours
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1

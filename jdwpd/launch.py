@@ -1,0 +1,90 @@
+"""`jdwpd launch`: start a JVM under jdwpd, serve debuggers, exit with the JVM's code.
+
+The JVM is started before trio and the daemon are imported: those imports cost
+about as much as a small JVM's start-up, and both can happen at once.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+
+from .cli import UsageError
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+def bind_jdwp(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        raise UsageError(f"cannot listen for debuggers on {host}:{port}: {e.strerror}") from None
+    sock.listen(16)
+    if not _is_loopback(host):
+        print(f"jdwpd: warning: listening on {host}, beyond loopback; JDWP has no authentication: "
+              "anyone who can reach this port can run code in the JVM", file=sys.stderr)
+    return sock
+
+
+def bind_link(directory: str) -> tuple[socket.socket, str]:
+    path = os.path.join(directory, "link.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(path)
+    os.chmod(path, 0o600)
+    sock.listen(4)
+    return sock, path
+
+
+def _check_java_command(java: list[str]) -> None:
+    if not java:
+        raise UsageError("launch needs a java command after '--', e.g. jdwpd launch -- java -cp app.jar Main")
+    exe = os.path.basename(java[0])
+    if exe not in ("java", "java.exe"):
+        raise UsageError(f"'{java[0]}' is not a java launcher: the command after '--' must start with java")
+    if shutil.which(java[0]) is None:
+        raise UsageError(f"cannot find '{java[0]}' on PATH")
+
+
+def run_launch(java: list[str], *, host: str, port: int, suspend: bool, profile: str,
+               allow: list[str], read_only: bool, agent_timeout: float) -> int:
+    from .link import launcher
+
+    _check_java_command(java)
+    jdwp_sock = bind_jdwp(host, port)
+    workdir = tempfile.mkdtemp(prefix="jdwpd-")  # mkdtemp makes it 0700
+    proc = None
+    try:
+        secret, secret_path = launcher.new_secret_file(workdir)
+        link_sock, link_path = bind_link(workdir)
+        options = launcher.agent_option_string(f"unix:{link_path}", secret_path, suspend=suspend, profile=profile)
+        argv = launcher.java_command_with_agent(java, options)
+        proc = subprocess.Popen(argv)
+        from .daemon import serve_launched
+
+        return serve_launched(proc, jdwp_sock=jdwp_sock, link_sock=link_sock, secret=secret,
+                              allow=allow, read_only=read_only, agent_timeout=agent_timeout)
+    finally:
+        if proc is not None and proc.poll() is None:
+            # the daemon is going away abnormally: the JVM must not outlive `launch` unseen
+            proc.terminate()
+            try:
+                proc.wait(5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        jdwp_sock.close()
+        shutil.rmtree(workdir, ignore_errors=True)
