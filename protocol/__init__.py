@@ -1,0 +1,1 @@
+"""Sans-I/O JDWP: framing, the command table, typed messages (filled in as modules land)."""
