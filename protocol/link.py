@@ -24,7 +24,8 @@ import enum
 import hashlib
 import hmac
 import struct
-from typing import Any, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 import attrs
 

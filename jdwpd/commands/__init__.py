@@ -12,7 +12,8 @@ a handler is mapped by jdwpd.errors.jdwp_code_for in the dispatcher.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -23,8 +24,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 @attrs.frozen
 class Context:
-    vm: "VM"
-    session: "Session"
+    vm: VM
+    session: Session
     packet_id: int
 
 
