@@ -1,0 +1,73 @@
+"""The agent builds from source, warning-free, and the install explains a missing JDK in one line."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def java_home() -> Path:
+    javac = shutil.which("javac")
+    assert javac, "javac must be on PATH for the tests"
+    return Path(os.path.realpath(javac)).parent.parent
+
+
+def test_agent_builds_with_all_warnings_as_errors(tmp_path):
+    home = java_home()
+    out = tmp_path / "libjdwpd_agent.so"
+    sources = sorted(str(p) for p in (ROOT / "agent").glob("*.c"))
+    assert sources, "agent/ has no C sources"
+    cmd = ["gcc", "-std=c99", "-O2", "-fPIC", "-shared", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-pthread",
+           f"-I{home / 'include'}", f"-I{home / 'include' / 'linux'}", f"-I{ROOT / 'agent'}", "-o", str(out),
+           *sources, "-lpthread"]
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert out.stat().st_size > 0
+
+
+def test_link_header_is_generated_from_the_python_tables():
+    result = subprocess.run([sys.executable, "-m", "protocol.gen_c_header", "--check"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+
+
+def test_install_without_jdk_headers_says_what_to_do(tmp_path):
+    """No jni.h anywhere: one clear line, not a compiler traceback."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for tool in ("gcc", "cc"):
+        if shutil.which(tool):
+            (bindir / tool).symlink_to(shutil.which(tool))
+    env = {"PATH": str(bindir), "HOME": str(tmp_path), "JAVA_HOME": str(tmp_path / "no-jdk")}
+    result = subprocess.run([sys.executable, str(ROOT / "setup.py"), "-q", "build_ext", "--build-lib",
+                             str(tmp_path / "build"), "--build-temp", str(tmp_path / "tmp")],
+                            cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert any("JDK headers" in line and "openjdk-17-jdk-headless" in line and "JAVA_HOME" in line
+               for line in lines), result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.jvm
+def test_agent_path_is_loadable_by_java():
+    path = subprocess.run([sys.executable, "-m", "jdwpd", "agent-path"], capture_output=True, text=True,
+                          timeout=60, cwd=ROOT)
+    assert path.returncode == 0, path.stderr
+    lib = Path(path.stdout.strip())
+    assert lib.is_absolute() and lib.is_file()
+
+
+def test_cli_help_and_version():
+    for args in (["--help"], ["--version"], ["launch", "--help"]):
+        result = subprocess.run([sys.executable, "-m", "jdwpd", *args], capture_output=True, text=True, timeout=60)
+        assert result.returncode == 0, result.stderr
+    version = subprocess.run([sys.executable, "-m", "jdwpd", "--version"], capture_output=True, text=True, timeout=60)
+    assert version.stdout.startswith("jdwpd ")
