@@ -1,0 +1,540 @@
+"""The class cache: immutable facts about reference types, fetched once from the agent.
+
+Why a cache: debuggers ask the same questions again and again (every frame they show asks
+for its method's line table, every variable view for field lists), and each question is a
+round trip to the agent's link thread.  What a class *is* (signature, fields, methods, line
+and variable tables, source file) does not change until the class is redefined or unloaded,
+so it is fetched once, shared by every session, and dropped on those two events.  What a
+class *does* (its status, static values) is always fetched.
+
+Concurrency: the first task that needs a fact starts the fetch; others that need it while the
+fetch is under way wait on its trio.Event and read the stored result, so N debuggers opening
+the same class cost one round trip.  A fetch that fails with a status that is a fact about the
+class (ABSENT_INFORMATION, NATIVE_METHOD) is remembered as such; other failures are not.
+
+Memory: only what a debugger asked about is held.  AllClasses snapshots keep one small record
+(kind, signature, generic signature) per class, which the debugger asked for as well.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
+
+import attrs
+import trio
+
+from jdwpd.errors import AgentError, JdwpError
+from protocol.constants import ErrorCode, Tag, TypeTag
+
+# The JDWP "synthetic" modifier bit (jdwp.spec, ReferenceType.Fields): JVMTI reports
+# synthetic-ness separately, JDWP folds it into the modifiers.
+MOD_SYNTHETIC = 0xF0000000
+
+# Statuses that describe the class itself, not the moment: safe to remember.
+_STABLE_FAILURES = frozenset({int(ErrorCode.ABSENT_INFORMATION), int(ErrorCode.NATIVE_METHOD)})
+
+# JVMTI class status bits (jvmti.xml) that JDWP's ClassStatus has too.
+_JDWP_STATUS_BITS = 0x1 | 0x2 | 0x4 | 0x8
+
+
+def jdwp_class_status(jvmti_status: int) -> int:
+    """JVMTI's status word without the ARRAY and PRIMITIVE bits, which JDWP does not define."""
+    return jvmti_status & _JDWP_STATUS_BITS
+
+
+def signature_tag(signature: str) -> int:
+    """The JDWP value tag a field or variable of this signature holds (L for every class type)."""
+    first = signature[:1]
+    if first == "[":
+        return int(Tag.ARRAY)
+    if first == "L":
+        return int(Tag.OBJECT)
+    return ord(first)
+
+
+def is_object_signature(signature: str) -> bool:
+    return signature[:1] in ("L", "[")
+
+
+def split_method_signature(signature: str) -> tuple[list[str], str]:
+    """'(I[Ljava/lang/String;J)V' -> (['I', '[Ljava/lang/String;', 'J'], 'V')."""
+    args: list[str] = []
+    i = 1
+    n = len(signature)
+    while i < n and signature[i] != ")":
+        start = i
+        while signature[i] == "[":
+            i += 1
+        if signature[i] == "L":
+            i = signature.index(";", i) + 1
+        else:
+            i += 1
+        args.append(signature[start:i])
+    return args, signature[i + 1:]
+
+
+@attrs.frozen
+class ClassSignature:
+    ref: int
+    ref_kind: int  # TypeTag
+    signature: str
+    generic: str | None  # "" when none, as JDWP's ...WithGeneric replies carry; None: not fetched yet
+
+
+@attrs.frozen
+class FieldInfo:
+    field_id: int
+    name: str
+    signature: str
+    generic: str
+    modifiers: int  # with MOD_SYNTHETIC folded in
+    declaring: int  # reference type id
+
+    @property
+    def is_static(self) -> bool:
+        return bool(self.modifiers & 0x0008)
+
+    @property
+    def tag(self) -> int:
+        return signature_tag(self.signature)
+
+
+@attrs.frozen
+class MethodInfo:
+    method_id: int
+    name: str
+    signature: str
+    generic: str
+    modifiers: int  # with MOD_SYNTHETIC folded in
+    declaring: int
+
+    @property
+    def is_static(self) -> bool:
+        return bool(self.modifiers & 0x0008)
+
+    @property
+    def is_native(self) -> bool:
+        return bool(self.modifiers & 0x0100)
+
+    @property
+    def is_abstract(self) -> bool:
+        return bool(self.modifiers & 0x0400)
+
+
+@attrs.frozen
+class LineTable:
+    start: int
+    end: int
+    lines: tuple  # of (code index, line number)
+
+
+@attrs.frozen
+class Variable:
+    start: int
+    name: str
+    signature: str
+    generic: str
+    length: int
+    slot: int
+
+
+@attrs.frozen
+class VariableTable:
+    arg_slots: int
+    variables: tuple  # of Variable
+
+
+@attrs.frozen
+class _Failure:
+    """A remembered stable failure (ABSENT_INFORMATION and the like)."""
+
+    status: int
+    request: str
+
+
+@attrs.define(eq=False)
+class _Slot:
+    """One fact: either present (value), failed stably, or being fetched (pending)."""
+
+    value: Any = None
+    present: bool = False
+    pending: trio.Event | None = None
+
+
+class ClassCache:
+    """Per-VM class facts.  ``link`` needs only ``await link.request(name, **fields) -> dict``."""
+
+    def __init__(self, link: Any) -> None:
+        self._link = link
+        # (scope, key) -> slot; scope is a reference type id or ("method", id)
+        self._slots: dict[tuple, _Slot] = {}
+        # scope -> the slot keys filed under it, so that forgetting a class is cheap
+        self._by_scope: dict[Any, set] = {}
+        # bumped by forget/redefined: a fetch that started before must not store its result
+        self._epoch: dict[Any, int] = {}
+        self._signatures: dict[int, ClassSignature] = {}
+        self._fields_by_id: dict[int, FieldInfo] = {}
+        self._methods_by_id: dict[int, MethodInfo] = {}
+        self.round_trips = 0  # agent requests made on behalf of the cache: tests count them
+
+    # ---------------------------------------------------------------- the fetch machinery
+
+    async def _request(self, name: str, **fields: Any) -> dict:
+        self.round_trips += 1
+        return await self._link.request(name, **fields)
+
+    async def _fact(self, scope: Any, key: Any, fetch: Callable[[], Awaitable[Any]]) -> Any:
+        full = (scope, key)
+        while True:
+            slot = self._slots.get(full)
+            if slot is None:
+                break
+            if slot.present:
+                if isinstance(slot.value, _Failure):
+                    raise AgentError(slot.value.status, slot.value.request)
+                return slot.value
+            if slot.pending is None:  # a fetch failed transiently: try again ourselves
+                break
+            await slot.pending.wait()
+        epoch = self._epoch.get(scope, 0)
+        slot = _Slot(pending=trio.Event())
+        self._slots[full] = slot
+        self._by_scope.setdefault(scope, set()).add(full)
+        try:
+            try:
+                value = await fetch()
+            except AgentError as e:
+                if e.status in _STABLE_FAILURES and self._epoch.get(scope, 0) == epoch:
+                    slot.value, slot.present = _Failure(e.status, e.request), True
+                raise
+            if self._epoch.get(scope, 0) == epoch:
+                slot.value, slot.present = value, True
+            return value
+        finally:
+            event, slot.pending = slot.pending, None
+            if not slot.present and self._slots.get(full) is slot:
+                del self._slots[full]
+            event.set()
+
+    def _drop_scope(self, scope: Any) -> None:
+        self._epoch[scope] = self._epoch.get(scope, 0) + 1
+        for full in self._by_scope.pop(scope, ()):
+            slot = self._slots.pop(full, None)
+            if slot is not None and slot.pending is not None:
+                slot.pending.set()  # waiters retry and fetch afresh
+
+    # ---------------------------------------------------------------- invalidation
+
+    def forget(self, ref: int) -> None:
+        """The class was unloaded: its id is dead, drop everything known about it."""
+        methods = [m for m, info in self._methods_by_id.items() if info.declaring == ref]
+        for m in methods:
+            self._drop_scope(("method", m))
+            del self._methods_by_id[m]
+        for f in [f for f, info in self._fields_by_id.items() if info.declaring == ref]:
+            del self._fields_by_id[f]
+        self._signatures.pop(ref, None)
+        self._drop_scope(ref)
+
+    def redefined(self, refs: Iterable[int]) -> None:
+        """Classes were redefined: their members, tables and source facts may have changed.
+
+        jmethodIDs survive redefinition (they then name the new version), so method-level
+        facts are dropped for every method we knew in these classes, and the class-level
+        lists are refetched on demand.  The signature, kind and loader cannot change.
+        """
+        for ref in refs:
+            sig = self._signatures.get(ref)
+            self.forget(ref)
+            if sig is not None:
+                self._signatures[ref] = sig
+        # A method id we met only through a frame is not in _methods_by_id; its tables may be
+        # stale too.  Redefinition is rare: drop every method-level fact.
+        for scope in [s for s in self._by_scope if isinstance(s, tuple) and s[0] == "method"]:
+            self._drop_scope(scope)
+
+    # ---------------------------------------------------------------- what a reference type is
+
+    def learn(self, ref: int, ref_kind: int, signature: str, generic: str | None = None) -> None:
+        """Record a signature seen elsewhere (ClassPrepare events, AllClasses)."""
+        known = self._signatures.get(ref)
+        if known is not None and (generic is None or known.generic == generic):
+            return
+        if generic is None:
+            if known is not None:
+                return
+            # Without the generic signature the record is incomplete; keep the kind and the
+            # signature for name lookups, and let signature() fetch the rest when asked.
+            self._signatures[ref] = ClassSignature(ref, ref_kind, signature, None)
+            return
+        self._signatures[ref] = ClassSignature(ref, ref_kind, signature, generic)
+
+    def known_signature(self, ref: int) -> ClassSignature | None:
+        return self._signatures.get(ref)
+
+    async def signature(self, ref: int) -> ClassSignature:
+        """Kind, signature and generic signature; also the validity check for a reference type id.
+
+        Raises JdwpError(INVALID_CLASS) for 0 and for objects that are not classes,
+        JdwpError(INVALID_OBJECT) for unknown ids, as the reference agent does.
+        """
+        known = self._signatures.get(ref)
+        if known is not None and known.generic is not None:
+            return known
+        if ref == 0:
+            raise JdwpError(ErrorCode.INVALID_CLASS, "null reference type")
+
+        async def fetch() -> ClassSignature:
+            r = await self._request("CLASS_SIGNATURE", ref=ref)
+            return ClassSignature(ref, r["ref_kind"], r["signature"], r["generic"])
+
+        sig = await self._fact(ref, "signature", fetch)
+        self._signatures[ref] = sig
+        return sig
+
+    async def ref_kind(self, ref: int) -> int:
+        known = self._signatures.get(ref)
+        if known is not None:
+            return known.ref_kind
+        return (await self.signature(ref)).ref_kind
+
+    async def _simple(self, ref: int, name: str, field: str) -> Any:
+        await self.signature(ref)  # the validity check, and the error the reference gives
+
+        async def fetch() -> Any:
+            return (await self._request(name, ref=ref))[field]
+
+        return await self._fact(ref, name, fetch)
+
+    async def modifiers(self, ref: int) -> int:
+        return await self._simple(ref, "CLASS_MODIFIERS", "modifiers")
+
+    async def class_loader(self, ref: int) -> int:
+        return await self._simple(ref, "CLASS_LOADER", "loader")
+
+    async def superclass(self, ref: int) -> int:
+        return await self._simple(ref, "CLASS_SUPERCLASS", "superclass")
+
+    async def interfaces(self, ref: int) -> tuple[int, ...]:
+        await self.signature(ref)
+
+        async def fetch() -> tuple[int, ...]:
+            r = await self._request("CLASS_INTERFACES", ref=ref)
+            return tuple(i["ref"] for i in r["interfaces"])
+
+        return await self._fact(ref, "CLASS_INTERFACES", fetch)
+
+    async def source_file(self, ref: int) -> str:
+        """Raises AgentError(ABSENT_INFORMATION) when the class has none (remembered)."""
+        return await self._simple(ref, "CLASS_SOURCE_FILE", "source_file")
+
+    async def source_debug_extension(self, ref: int) -> str:
+        return await self._simple(ref, "CLASS_SOURCE_DEBUG_EXTENSION", "extension")
+
+    async def module(self, ref: int) -> int:
+        return await self._simple(ref, "CLASS_MODULE", "module")
+
+    async def class_version(self, ref: int) -> tuple[int, int]:
+        await self.signature(ref)
+
+        async def fetch() -> tuple[int, int]:
+            r = await self._request("CLASS_VERSION", ref=ref)
+            return r["major"], r["minor"]
+
+        return await self._fact(ref, "CLASS_VERSION", fetch)
+
+    async def constant_pool(self, ref: int) -> tuple[int, bytes]:
+        await self.signature(ref)
+
+        async def fetch() -> tuple[int, bytes]:
+            r = await self._request("CLASS_CONSTANT_POOL", ref=ref)
+            return r["count"], r["bytes"]
+
+        return await self._fact(ref, "CLASS_CONSTANT_POOL", fetch)
+
+    async def status(self, ref: int) -> int:
+        """JDWP class status, fetched every time: it changes as the class is initialized."""
+        await self.signature(ref)
+        r = await self._request("CLASS_STATUS", ref=ref)
+        return jdwp_class_status(r["status"])
+
+    # ---------------------------------------------------------------- members
+
+    async def fields(self, ref: int) -> tuple[FieldInfo, ...]:
+        await self.signature(ref)
+
+        async def fetch() -> tuple[FieldInfo, ...]:
+            r = await self._request("CLASS_FIELDS", ref=ref)
+            return tuple(
+                FieldInfo(f["field"], f["name"], f["signature"], f["generic"],
+                          _with_synthetic(f["modifiers"], f["synthetic"]), ref)
+                for f in r["fields"]
+            )
+
+        result = await self._fact(ref, "CLASS_FIELDS", fetch)
+        for f in result:
+            self._fields_by_id.setdefault(f.field_id, f)
+        return result
+
+    async def methods(self, ref: int) -> tuple[MethodInfo, ...]:
+        await self.signature(ref)
+
+        async def fetch() -> tuple[MethodInfo, ...]:
+            r = await self._request("CLASS_METHODS", ref=ref)
+            return tuple(
+                MethodInfo(m["method"], m["name"], m["signature"], m["generic"],
+                           _with_synthetic(m["modifiers"], m["synthetic"]), ref)
+                for m in r["methods"]
+            )
+
+        result = await self._fact(ref, "CLASS_METHODS", fetch)
+        for m in result:
+            self._methods_by_id.setdefault(m.method_id, m)
+        return result
+
+    def known_field(self, field_id: int) -> FieldInfo | None:
+        return self._fields_by_id.get(field_id)
+
+    def known_method(self, method_id: int) -> MethodInfo | None:
+        return self._methods_by_id.get(method_id)
+
+    async def find_field(self, ref: int, field_id: int) -> FieldInfo:
+        """The field ``field_id`` as seen from ``ref``: declared there or in a supertype.
+
+        Raises JdwpError(INVALID_FIELDID) when no type in ref's hierarchy declares it.
+        """
+        known = self._fields_by_id.get(field_id)
+        if known is not None:
+            return known
+        for t in await self.supertypes(ref):
+            for f in await self.fields(t):
+                if f.field_id == field_id:
+                    return f
+        raise JdwpError(ErrorCode.INVALID_FIELDID, f"field {field_id:#x} not in type {ref:#x}")
+
+    async def find_method(self, ref: int, method_id: int) -> MethodInfo:
+        """The method ``method_id`` as seen from ``ref`` (declared there or in a supertype)."""
+        known = self._methods_by_id.get(method_id)
+        if known is not None:
+            return known
+        for t in await self.supertypes(ref):
+            for m in await self.methods(t):
+                if m.method_id == method_id:
+                    return m
+        raise JdwpError(ErrorCode.INVALID_METHODID, f"method {method_id:#x} not in type {ref:#x}")
+
+    async def method_info(self, method_id: int) -> MethodInfo:
+        """A method known only by id (from a frame or an event): ask the agent for its class."""
+        known = self._methods_by_id.get(method_id)
+        if known is not None:
+            return known
+
+        async def fetch() -> int:
+            return (await self._request("METHOD_DECLARING_CLASS", method=method_id))["ref"]
+
+        declaring = await self._fact(("method", method_id), "declaring", fetch)
+        return await self.find_method(declaring, method_id)
+
+    async def supertypes(self, ref: int) -> list[int]:
+        """ref, its superclasses, then every superinterface: the order field lookup follows."""
+        order: list[int] = []
+        seen: set[int] = set()
+        t = ref
+        while t and t not in seen:
+            order.append(t)
+            seen.add(t)
+            t = await self.superclass(t)
+        i = 0
+        while i < len(order):
+            for itf in await self.interfaces(order[i]):
+                if itf not in seen:
+                    seen.add(itf)
+                    order.append(itf)
+            i += 1
+        return order
+
+    async def is_assignable(self, sub: int, sup: int) -> bool:
+        return sub == sup or sup in await self.supertypes(sub)
+
+    # ---------------------------------------------------------------- per-method tables
+
+    async def line_table(self, method_id: int) -> LineTable:
+        """Raises AgentError(NATIVE_METHOD) for native methods, as the reference agent does."""
+
+        async def fetch() -> LineTable:
+            try:
+                r = await self._request("METHOD_LINE_TABLE", method=method_id)
+            except AgentError as e:
+                if e.status != ErrorCode.ABSENT_INFORMATION:
+                    raise
+                # Compiled without -g:lines: the reference still answers with the code range
+                # and an empty table.  HotSpot's range is [0, code length - 1].
+                code = (await self._request("METHOD_BYTECODES", method=method_id))["bytecodes"]
+                return LineTable(0, len(code) - 1, ())
+            return LineTable(r["start"], r["end"], tuple((ln["index"], ln["line"]) for ln in r["lines"]))
+
+        return await self._fact(("method", method_id), "lines", fetch)
+
+    async def variable_table(self, method_id: int) -> VariableTable:
+        """Raises AgentError(ABSENT_INFORMATION) without -g:vars (remembered)."""
+
+        async def fetch() -> VariableTable:
+            r = await self._request("METHOD_VARIABLE_TABLE", method=method_id)
+            return VariableTable(r["arg_slots"], tuple(
+                Variable(v["start"], v["name"], v["signature"], v["generic"], v["length"], v["slot"])
+                for v in r["variables"]))
+
+        return await self._fact(("method", method_id), "variables", fetch)
+
+    async def bytecodes(self, method_id: int) -> bytes:
+        async def fetch() -> bytes:
+            return (await self._request("METHOD_BYTECODES", method=method_id))["bytecodes"]
+
+        return await self._fact(("method", method_id), "bytecodes", fetch)
+
+    async def is_obsolete(self, method_id: int) -> bool:
+        # Obsolescence is a consequence of redefinition, which drops method facts: cacheable.
+        async def fetch() -> bool:
+            return (await self._request("METHOD_IS_OBSOLETE", method=method_id))["obsolete"]
+
+        return await self._fact(("method", method_id), "obsolete", fetch)
+
+    # ---------------------------------------------------------------- the set of loaded classes
+
+    async def all_classes(self) -> list[tuple[ClassSignature, int]]:
+        """Every loaded class with its JDWP status, now; signatures are remembered on the way."""
+        r = await self._request("ALL_CLASSES")
+        out = []
+        for c in r["classes"]:
+            sig = ClassSignature(c["ref"], c["ref_kind"], c["signature"], c["generic"])
+            self._signatures[c["ref"]] = sig
+            out.append((sig, jdwp_class_status(c["status"])))
+        return out
+
+    async def classes_by_signature(self, signature: str) -> list[tuple[ClassSignature, int]]:
+        return [(s, st) for s, st in await self.all_classes() if s.signature == signature]
+
+    async def signatures_of(self, refs: Iterable[int]) -> dict[int, ClassSignature]:
+        """Signatures for many classes: from memory, else one ALL_CLASSES snapshot, else one by one."""
+        refs = list(refs)
+        missing = [r for r in refs if r not in self._signatures]
+        if len(missing) > 8:
+            await self.all_classes()
+        out = {}
+        for r in refs:
+            s = self._signatures.get(r)
+            out[r] = s if s is not None else await self.signature(r)
+        return out
+
+
+def _with_synthetic(modifiers: int, synthetic: bool) -> int:
+    """Fold the synthetic bit in; the result is a signed 32-bit int, as JDWP's modBits is."""
+    if not synthetic:
+        return modifiers
+    bits = (modifiers | MOD_SYNTHETIC) & 0xFFFFFFFF
+    return bits - (1 << 32) if bits & 0x80000000 else bits
+
+
+def type_tag_of_kind(ref_kind: int) -> int:
+    return int(TypeTag(ref_kind))
