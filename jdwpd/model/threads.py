@@ -1,0 +1,128 @@
+"""Suspension bookkeeping per debugger session, and frame generations.
+
+The agent holds the real suspend counts (it is what parks and resumes threads).
+The daemon keeps, per session, how many of those suspensions that session caused,
+so that a debugger that leaves can be undone exactly (design.md: the VM runs on),
+and a frame generation per thread so that frame IDs die when their thread runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+import attrs
+
+Session = Hashable  # anything identifying a debugger session
+
+
+@attrs.define(eq=False)
+class ThreadState:
+    thread_id: int
+    # Bumped whenever the thread may have run since its frames were handed out.
+    frame_generation: int = 0
+    # session -> suspensions of this thread alone that the session caused
+    held_by: dict = attrs.Factory(dict)
+
+
+@attrs.frozen
+class UndoPlan:
+    """What to send to the agent to take back every suspension of one session."""
+
+    resume_all: int
+    resume_threads: tuple[tuple[int, int], ...]  # (thread id, times)
+
+    @property
+    def empty(self) -> bool:
+        return self.resume_all == 0 and not self.resume_threads
+
+
+class ThreadTable:
+    """Per-thread and per-session suspension claims.
+
+    A session's claim on a thread is its whole-VM suspensions plus its suspensions
+    of that thread alone.  Any resume lowers the claims it touches by one, as the
+    agent lowers the counts; a leaving session's claims become resumes.
+    """
+
+    def __init__(self) -> None:
+        self._threads: dict[int, ThreadState] = {}
+        self._all_by: dict[Session, int] = {}
+
+    def get(self, thread_id: int) -> ThreadState:
+        state = self._threads.get(thread_id)
+        if state is None:
+            state = self._threads[thread_id] = ThreadState(thread_id)
+        return state
+
+    def known(self) -> list[int]:
+        return list(self._threads)
+
+    def forget(self, thread_id: int) -> None:
+        """The thread ended: nobody can resume it any more."""
+        self._threads.pop(thread_id, None)
+
+    # --- recording what the agent was asked to do -------------------------------------
+    # Invariant: a session's claim on a thread is all_by + held_by and never negative;
+    # held_by goes negative when the session resumed one thread out of its whole-VM
+    # suspension (the other threads stay in it).
+    def suspended(self, session: Session, thread_id: int) -> None:
+        held = self.get(thread_id).held_by
+        held[session] = held.get(session, 0) + 1
+
+    def resumed(self, session: Session, thread_id: int, *, now_running: bool = True) -> None:
+        state = self.get(thread_id)
+        all_count = self._all_by.get(session, 0)
+        claim = all_count + state.held_by.get(session, 0)
+        self._set_claim(state, session, max(claim - 1, 0), all_count)
+        if now_running:
+            state.frame_generation += 1
+
+    def suspended_all(self, session: Session) -> None:
+        self._all_by[session] = self._all_by.get(session, 0) + 1
+
+    def resumed_all(self, session: Session) -> None:
+        all_count = self._all_by.get(session, 0)
+        new_all = max(all_count - 1, 0)
+        for state in self._threads.values():
+            claim = all_count + state.held_by.get(session, 0)
+            self._set_claim(state, session, max(claim - 1, 0), new_all)
+            state.frame_generation += 1
+        if new_all:
+            self._all_by[session] = new_all
+        else:
+            self._all_by.pop(session, None)
+
+    def _set_claim(self, state: ThreadState, session: Session, claim: int, all_count: int) -> None:
+        held = claim - all_count
+        if held:
+            state.held_by[session] = held
+        else:
+            state.held_by.pop(session, None)
+
+    def invalidate_frames(self, thread_id: int) -> None:
+        self.get(thread_id).frame_generation += 1
+
+    # --- queries --------------------------------------------------------------------------
+    def claims(self, session: Session, thread_id: int) -> int:
+        state = self._threads.get(thread_id)
+        own = state.held_by.get(session, 0) if state else 0
+        return max(own + self._all_by.get(session, 0), 0)
+
+    def all_claims(self, session: Session) -> int:
+        return self._all_by.get(session, 0)
+
+    def generation(self, thread_id: int) -> int:
+        return self.get(thread_id).frame_generation
+
+    # --- a session leaves ---------------------------------------------------------------
+    def take_undo_plan(self, session: Session) -> UndoPlan:
+        """Forget the session's claims and say what resumes give them back."""
+        resume_all = self._all_by.pop(session, 0)
+        threads = []
+        for state in self._threads.values():
+            times = state.held_by.pop(session, 0)
+            # A negative count (one thread let out of a whole-VM suspension) is dropped:
+            # RESUME_ALL already leaves a thread at zero alone.
+            if times > 0:
+                threads.append((state.thread_id, times))
+        return UndoPlan(resume_all, tuple(threads))

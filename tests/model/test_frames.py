@@ -1,0 +1,18 @@
+import pytest
+
+from jdwpd.errors import JdwpError
+from jdwpd.model.frames import frame_depth, make_frame_id
+from protocol.constants import ErrorCode
+
+
+def test_frame_id_round_trip_and_matches_reference_layout():
+    fid = make_frame_id(3, 7)
+    assert fid == (3 << 32) | 7
+    assert frame_depth(fid, 3) == 7
+
+
+def test_stale_generation_is_invalid_frameid():
+    fid = make_frame_id(1, 0)
+    with pytest.raises(JdwpError) as e:
+        frame_depth(fid, 2)
+    assert e.value.code == ErrorCode.INVALID_FRAMEID

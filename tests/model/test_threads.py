@@ -1,0 +1,74 @@
+from jdwpd.model.threads import ThreadTable
+
+A, B = "session-a", "session-b"
+
+
+def test_thread_suspends_are_undone_per_session():
+    t = ThreadTable()
+    t.suspended(A, 1)
+    t.suspended(A, 1)
+    t.suspended(B, 1)
+    t.suspended(B, 2)
+    plan = t.take_undo_plan(A)
+    assert plan.resume_all == 0 and plan.resume_threads == ((1, 2),)
+    assert t.claims(B, 1) == 1 and t.claims(A, 1) == 0
+    assert t.take_undo_plan(B).resume_threads == ((1, 1), (2, 1))
+
+
+def test_resume_all_takes_back_a_whole_vm_suspend_first():
+    t = ThreadTable()
+    t.suspended(A, 1)
+    t.suspended_all(A)
+    t.get(2)
+    t.resumed_all(A)
+    assert t.claims(A, 1) == 1 and t.claims(A, 2) == 0
+    plan = t.take_undo_plan(A)
+    assert plan.resume_all == 0 and plan.resume_threads == ((1, 1),)
+
+
+def test_resume_all_without_whole_vm_suspend_lowers_every_thread():
+    t = ThreadTable()
+    t.suspended(A, 1)
+    t.suspended(A, 2)
+    t.suspended(A, 2)
+    t.resumed_all(A)
+    assert (t.claims(A, 1), t.claims(A, 2)) == (0, 1)
+
+
+def test_resuming_one_thread_out_of_a_vm_suspend_keeps_the_others():
+    t = ThreadTable()
+    t.get(1), t.get(2)
+    t.suspended_all(A)
+    t.resumed(A, 1)
+    assert t.claims(A, 1) == 0 and t.claims(A, 2) == 1
+    assert t.claims(A, 99) == 1  # a thread we never saw is in the VM-wide suspension too
+    plan = t.take_undo_plan(A)
+    assert plan.resume_all == 1 and plan.resume_threads == ()
+
+
+def test_extra_resumes_never_make_claims_negative():
+    t = ThreadTable()
+    t.resumed(A, 1)
+    t.resumed_all(A)
+    assert t.claims(A, 1) == 0
+    assert t.take_undo_plan(A).empty
+
+
+def test_frame_generation_moves_on_every_resume():
+    t = ThreadTable()
+    g0 = t.generation(5)
+    t.suspended(A, 5)
+    assert t.generation(5) == g0
+    t.resumed(A, 5)
+    assert t.generation(5) == g0 + 1
+    t.resumed(A, 5, now_running=False)
+    assert t.generation(5) == g0 + 1
+    t.resumed_all(B)
+    assert t.generation(5) == g0 + 2
+
+
+def test_forgotten_thread_is_not_resumed_on_leave():
+    t = ThreadTable()
+    t.suspended(A, 3)
+    t.forget(3)
+    assert t.take_undo_plan(A).empty
