@@ -189,9 +189,7 @@ class Tag(enum.IntEnum):
 OBJECT_TAGS = frozenset(
     {Tag.ARRAY, Tag.OBJECT, Tag.STRING, Tag.THREAD, Tag.THREAD_GROUP, Tag.CLASS_LOADER, Tag.CLASS_OBJECT}
 )
-PRIMITIVE_TAGS = frozenset(
-    {Tag.BYTE, Tag.CHAR, Tag.FLOAT, Tag.DOUBLE, Tag.INT, Tag.LONG, Tag.SHORT, Tag.BOOLEAN}
-)
+PRIMITIVE_TAGS = frozenset({Tag.BYTE, Tag.CHAR, Tag.FLOAT, Tag.DOUBLE, Tag.INT, Tag.LONG, Tag.SHORT, Tag.BOOLEAN})
 
 
 class StepDepth(enum.IntEnum):

@@ -17,14 +17,14 @@ command number).
 from __future__ import annotations
 
 import struct
-from collections.abc import Mapping, Sequence
-from typing import Any, Callable, ClassVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
 
 import attrs
 
 from . import spec as _spec
 from .constants import OBJECT_TAGS, EventKind, ModKind
-from .spec import ID_TYPES, Alt, CommandSpec, Field, Group, Repeat, Select
+from .spec import ID_TYPES, CommandSpec, Field, Group, Repeat, Select
 from .wire import (
     DecodeError,
     EncodeError,
@@ -321,9 +321,16 @@ class _Compiler:
     def _gen_decoder(self, cls: type) -> Callable:
         g = _Gen()
         g.ns.update(
-            _Fail=_Fail, Location=Location, TaggedObjectID=TaggedObjectID, RawValues=RawValues,
-            OBJECT_TAGS=OBJECT_TAGS, _mutf8=decode_mutf8, _codec=self.codec, _make=cls,
-            _explain=_explain_dec, _LOW=_LOW,
+            _Fail=_Fail,
+            Location=Location,
+            TaggedObjectID=TaggedObjectID,
+            RawValues=RawValues,
+            OBJECT_TAGS=OBJECT_TAGS,
+            _mutf8=decode_mutf8,
+            _codec=self.codec,
+            _make=cls,
+            _explain=_explain_dec,
+            _LOW=_LOW,
         )
         run: list = []  # (Field|Repeat, code, kind)
         out: list[str] = []
@@ -386,8 +393,12 @@ class _Compiler:
                 self._dec_tails(g, flush(), out, cls)
         self._dec_tails(g, flush(), out, cls)
         g.final(f"return _make({', '.join(out)}), pos")
-        return g.build("dec", "buf, pos", prologue=["blen = len(buf)", "f = 0"],
-                       handler=["except _LOW as e:", "    raise _explain(e, blen, pos, _INFO[f]) from None"])
+        return g.build(
+            "dec",
+            "buf, pos",
+            prologue=["blen = len(buf)", "f = 0"],
+            handler=["except _LOW as e:", "    raise _explain(e, blen, pos, _INFO[f]) from None"],
+        )
 
     def _dec_tails(self, g: _Gen, tails: list, out: list, cls: type | None = None) -> None:
         for el, kind, n in tails:
@@ -399,7 +410,9 @@ class _Compiler:
                 g.line(f"    raise _Fail({name!r}, 'negative string length %d' % {n})")
                 g.line(f"e = pos + {n}")
                 g.line("if e > blen:")
-                g.line(f"    raise _Fail({name!r}, 'string of %d bytes overruns the body (%d left)' % ({n}, blen - pos))")
+                g.line(
+                    f"    raise _Fail({name!r}, 'string of %d bytes overruns the body (%d left)' % ({n}, blen - pos))"
+                )
                 g.line("try:")
                 g.line(f"    {v} = buf[pos:e].decode()")
                 g.line("except UnicodeDecodeError:")
@@ -447,8 +460,10 @@ class _Compiler:
                     mk = g.const(gcls, "cls")
                     g.line(f"e = pos + {n} * {s.size}")
                     g.line("if e > blen:")
-                    g.line(f"    raise _Fail({name!r}, '%d items of {s.size} bytes overrun the body (%d left)'"
-                           f" % ({n}, blen - pos))")
+                    g.line(
+                        f"    raise _Fail({name!r}, '%d items of {s.size} bytes overrun the body (%d left)'"
+                        f" % ({n}, blen - pos))"
+                    )
                     g.line(f"{v} = tuple([{mk}(*t) for t in {it}(buf[pos:e])])")
                     g.line("pos = e")
                 else:
@@ -484,10 +499,23 @@ class _Compiler:
         fields = cls.__jdwp_fields__
         names = tuple(f.name for f in fields)
         g.ns.update(
-            _Fail=_Fail, Location=Location, TaggedObjectID=TaggedObjectID, RawValues=RawValues,
-            OBJECT_TAGS=OBJECT_TAGS, _mutf8=encode_mutf8, _codec=self.codec, _cls=cls, _names=names,
-            _norm=_norm, _explain=_explain_enc, _LOW=_LOW, _as_location=_as_location,
-            _as_tagged=_as_tagged_object, _as_bytes=_as_bytes, _I32=_I32.pack, _U8=_U8.pack,
+            _Fail=_Fail,
+            Location=Location,
+            TaggedObjectID=TaggedObjectID,
+            RawValues=RawValues,
+            OBJECT_TAGS=OBJECT_TAGS,
+            _mutf8=encode_mutf8,
+            _codec=self.codec,
+            _cls=cls,
+            _names=names,
+            _norm=_norm,
+            _explain=_explain_enc,
+            _LOW=_LOW,
+            _as_location=_as_location,
+            _as_tagged=_as_tagged_object,
+            _as_bytes=_as_bytes,
+            _I32=_I32.pack,
+            _U8=_U8.pack,
             _untagged=_enc_untagged,
         )
         vs = [g.var() for _ in fields]
@@ -515,7 +543,7 @@ class _Compiler:
                 g.line(line)
             after.clear()
 
-        for el, v in zip(fields, vs):
+        for el, v in zip(fields, vs, strict=True):
             name = el.name
             if isinstance(el, Field):
                 t = el.type
@@ -536,7 +564,7 @@ class _Compiler:
                     g.line(f"f = {g.info([(name, None, v)])}")
                     g.line(f"{lv} = {v} if type({v}) is Location else _as_location({v})")
                     code = self.code(el)
-                    for c, a in zip(code, ("type_tag", "class_id", "method_id", "index")):
+                    for c, a in zip(code, ("type_tag", "class_id", "method_id", "index"), strict=True):
                         run.append((name, c, f"{lv}.{a}"))
                 elif t == "tagged-object":
                     tv = g.var()
@@ -584,8 +612,12 @@ class _Compiler:
                 g.line(f"    raise _Fail('{name}[%d].%s' % (i, x.field), x.reason) from None")
         flush()
         g.ns.update(Mapping=Mapping, Sequence=Sequence)
-        return g.build("enc", "parts, obj", prologue=["ap = parts.append"],
-                       handler=["except _LOW as e:", "    raise _explain(e, _INFO[f], locals()) from None"])
+        return g.build(
+            "enc",
+            "parts, obj",
+            prologue=["ap = parts.append"],
+            handler=["except _LOW as e:", "    raise _explain(e, _INFO[f], locals()) from None"],
+        )
 
 
 _PLAIN = {"byte", "boolean", "int", "long"} | set(ID_TYPES)
@@ -800,9 +832,7 @@ def decode_composite(data: bytes, sizes: IDSizes | None = None) -> tuple[int, tu
     return msg.suspend_policy, msg.events
 
 
-def decode_untagged_values(
-    raw: RawValues, resolve: Callable[[int], int] | int, sizes: IDSizes | None = None
-) -> list:
+def decode_untagged_values(raw: RawValues, resolve: Callable[[int], int] | int, sizes: IDSizes | None = None) -> list:
     """Finish decoding a SetValues body once the types are known.
 
     ``resolve`` is a function field_id -> tag for (fieldID, value) pairs
@@ -823,7 +853,7 @@ def decode_untagged_values(
     try:
         if raw.count < 0:
             raise ValueError(f"negative count {raw.count}")
-        for i in range(raw.count):
+        for i in range(raw.count):  # noqa: B007 - i names the failing item
             if pairs:
                 field = "field_id"
                 (fid,) = fs.unpack_from(buf, pos)

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import keyword
 import re
-from typing import Union
 
 import attrs
 
@@ -122,10 +121,10 @@ class Select:
 class Repeat:
     name: str
     spec_name: str
-    item: Union[Group, Select, Field]  # Field only for byte and untagged-value
+    item: Group | Select | Field  # Field only for byte and untagged-value
 
 
-Element = Union[Field, Repeat]
+Element = Field | Repeat
 
 
 @attrs.frozen
@@ -207,7 +206,7 @@ class _Parser:
         self.take(":")
         if self.peek() == "select":
             self.take()
-            item: Union[Group, Select, Field] = self.selects[self.take()]
+            item: Group | Select | Field = self.selects[self.take()]
         elif self.i + 1 < len(self.tokens) and self.tokens[self.i + 1] == "(":
             gname = _camel(self.take())
             self.take("(")

@@ -5,6 +5,7 @@ Pure data in the layout notation described in spec.py.  ``select Modifier`` and
 (modKind / eventKind) followed by the chosen alternative's fields.
 """
 
+# fmt: off
 SETS = [
     (15, "EventRequest", [
         (1, "Set", "byte eventKind, byte suspendPolicy, repeat modifiers: select Modifier", "int requestID"),
@@ -61,3 +62,4 @@ EVENTS = ("byte eventKind", [
     (21, "FieldModification", _FIELD + ", value valueToBe"),
     (99, "VMDeath", "int requestID"),
 ])
+# fmt: on

@@ -9,6 +9,7 @@ _T = "threadObject thread"
 _G = "threadGroupObject group"
 _FRAME = "threadObject thread, frame frame"
 
+# fmt: off
 SETS = [
     (9, "ObjectReference", [
         (1, "ReferenceType", _OBJ, "byte refTypeTag, referenceTypeID typeID"),
@@ -77,3 +78,4 @@ SETS = [
         (2, "ClassLoader", "moduleID module", "classLoaderObject classLoader"),
     ]),
 ]
+# fmt: on

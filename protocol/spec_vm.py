@@ -22,6 +22,7 @@ _RT = "referenceType refType"
 _METHOD = "referenceType refType, method methodID"
 _INVOKE_REPLY = "value returnValue, tagged-object exception"
 
+# fmt: off
 SETS = [
     (1, "VirtualMachine", [
         (1, "Version", "", "string description, int jdwpMajor, int jdwpMinor, string vmVersion, string vmName"),
@@ -44,7 +45,8 @@ SETS = [
         (15, "HoldEvents", "", ""),
         (16, "ReleaseEvents", "", ""),
         (17, "CapabilitiesNew", "", _CAPS_NEW),
-        (18, "RedefineClasses", "repeat classes: ClassDef(referenceType refType, repeat classfile: byte classbyte)", ""),
+        (18, "RedefineClasses",
+         "repeat classes: ClassDef(referenceType refType, repeat classfile: byte classbyte)", ""),
         (19, "SetDefaultStratum", "string stratumID", ""),
         (20, "AllClassesWithGeneric", "",
          "repeat classes: ClassInfo(byte refTypeTag, referenceTypeID typeID, string signature,"
@@ -107,3 +109,4 @@ SETS = [
     ]),
     (8, "Field", []),
 ]
+# fmt: on

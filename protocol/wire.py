@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 import struct
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import attrs
 
@@ -216,7 +217,9 @@ class ValueCodec:
         obj = _ID_CODES[sizes.object_id]
         self.object_code = obj
         # tag -> Struct of the untagged payload
-        self.untagged: dict[int, struct.Struct | None] = {int(t): struct.Struct(">" + c) for t, c in _PRIMITIVE_CODES.items()}
+        self.untagged: dict[int, struct.Struct | None] = {
+            int(t): struct.Struct(">" + c) for t, c in _PRIMITIVE_CODES.items()
+        }
         for t in OBJECT_TAGS:
             self.untagged[int(t)] = struct.Struct(">" + obj)
         self.untagged[int(Tag.VOID)] = None
@@ -224,9 +227,7 @@ class ValueCodec:
         self.tagged: dict[int, struct.Struct] = {
             t: struct.Struct(">B" + (s.format[1:] if s is not None else "")) for t, s in self.untagged.items()
         }
-        self.location = struct.Struct(
-            ">B" + _ID_CODES[sizes.reference_type_id] + _ID_CODES[sizes.method_id] + "q"
-        )
+        self.location = struct.Struct(">B" + _ID_CODES[sizes.reference_type_id] + _ID_CODES[sizes.method_id] + "q")
         self.tagged_object = struct.Struct(">B" + obj)
 
     # -- decoding: (buf, pos) -> (result, new pos); raise ValueError/struct.error/IndexError/KeyError,
