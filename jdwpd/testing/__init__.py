@@ -1,0 +1,9 @@
+"""jdwpd's public test kit.
+
+- ``debuggees``: compile Java sources once into a content-keyed cache; ``// @marker`` line lookup.
+- ``jvm``: start a JVM under the reference agent or under jdwpd, wait until it listens, always kill it.
+- ``client``: a raw trio JDWP client built on ``protocol``.
+- ``normalize``: map IDs to stable names so transcripts from two servers compare equal.
+
+Submodules are imported on use, so that e.g. the normalizer works without trio.
+"""

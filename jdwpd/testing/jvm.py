@@ -1,0 +1,381 @@
+"""Start debuggable JVMs for tests: under the reference agent, or under jdwpd.
+
+Every JVM starts in its own process group and is killed by group (never by
+name) when its context ends: normally, on a start timeout, on an exception,
+on Ctrl-C.  stdout and stderr are collected line by line for assertion
+messages.  Both flavours exist twice: as trio async context managers for the
+trio tests, and as plain blocking helpers (subprocess.Popen + reader threads)
+for the jdb and JDI tests, which drive blocking child processes anyway.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import attrs
+
+__all__ = [
+    "JvmStartError",
+    "OutputLog",
+    "Debuggee",
+    "REFERENCE_READY",
+    "JDWPD_READY",
+    "java_executable",
+    "reference_command",
+    "jdwpd_command",
+    "jdwpd_available",
+    "JDWPD_UNAVAILABLE_REASON",
+    "start_reference_jvm",
+    "start_jdwpd_jvm",
+    "reference_jvm",
+    "jdwpd_jvm",
+    "open_reference_jvm",
+    "open_jdwpd_jvm",
+]
+
+REFERENCE_READY = re.compile(r"Listening for transport dt_socket at address: (\d+)")
+JDWPD_READY = re.compile(r"jdwpd: listening for debuggers at ([0-9.]+):(\d+)")
+JDWPD_UNAVAILABLE_REASON = "jdwpd launch not available yet"
+HOST = "127.0.0.1"
+
+
+class JvmStartError(Exception):
+    pass
+
+
+def java_executable() -> str:
+    """The `java` the tests debug: $JDWPD_TEST_JAVA, else $JAVA_HOME/bin/java, else PATH."""
+    explicit = os.environ.get("JDWPD_TEST_JAVA")
+    if explicit:
+        return explicit
+    home = os.environ.get("JAVA_HOME")
+    if home and (Path(home) / "bin" / "java").is_file():
+        return str(Path(home) / "bin" / "java")
+    return shutil.which("java") or "java"
+
+
+def _java_args(classpath: str | os.PathLike, main: str, args: Sequence[str], jvm_args: Sequence[str]) -> list[str]:
+    # -Xshare:auto and a fixed locale keep jdb/JDI transcripts byte-stable across machines.
+    return [*jvm_args, "-Duser.language=en", "-Duser.country=US", "-cp", str(classpath), main, *args]
+
+
+def reference_command(
+    classpath, main, args=(), *, suspend=True, port=0, java=None, jvm_args=()
+) -> list[str]:
+    agent = f"-agentlib:jdwp=transport=dt_socket,server=y,suspend={'y' if suspend else 'n'},address={HOST}:{port}"
+    return [java or java_executable(), agent, *_java_args(classpath, main, args, jvm_args)]
+
+
+def jdwpd_command(
+    classpath, main, args=(), *, suspend=True, port=0, java=None, jvm_args=()
+) -> list[str]:
+    """The command line of `jdwpd launch` (the lead's CLI) for one debuggee."""
+    launch = [sys.executable, "-m", "jdwpd", "launch", "--jdwp", f"{HOST}:{port}"]
+    if suspend:
+        launch.append("--suspend")
+    return [*launch, "--", java or java_executable(), *_java_args(classpath, main, args, jvm_args)]
+
+
+_available: bool | None = None
+
+
+def jdwpd_available() -> bool:
+    """True once `python -m jdwpd launch --help` works; tests of the jdwpd side skip until then."""
+    global _available
+    if _available is None:
+        try:
+            proc = subprocess.run(
+                [sys.executable, "-m", "jdwpd", "launch", "--help"], capture_output=True, timeout=60
+            )
+            _available = proc.returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            _available = False
+    return _available
+
+
+# ---------------------------------------------------------------- output
+
+
+class OutputLog:
+    """Lines of a child's stdout and stderr, appended by readers, waited on by tests (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lines: list[tuple[str, str]] = []
+        self._cond = threading.Condition()
+
+    def append(self, stream: str, line: str) -> None:
+        with self._cond:
+            self._lines.append((stream, line))
+            self._cond.notify_all()
+
+    def text(self, stream: str | None = None) -> str:
+        with self._cond:
+            return "".join(line for s, line in self._lines if stream is None or s == stream)
+
+    def lines(self, stream: str | None = None) -> list[str]:
+        return self.text(stream).splitlines()
+
+    def search(self, pattern: re.Pattern, stream: str | None = None) -> re.Match | None:
+        with self._cond:
+            for s, line in self._lines:
+                if stream is None or s == stream:
+                    m = pattern.search(line)
+                    if m:
+                        return m
+        return None
+
+    def wait_for(self, pattern: re.Pattern, stream: str | None, timeout: float, alive=lambda: True) -> re.Match | None:
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while True:
+                m = self.search(pattern, stream)
+                if m or not alive():
+                    return m
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    return None
+                self._cond.wait(min(left, 0.1))
+
+    def describe(self) -> str:
+        return f"--- stdout ---\n{self.text('stdout')}--- stderr ---\n{self.text('stderr')}"
+
+
+@attrs.define(eq=False)
+class Debuggee:
+    """A started JVM (and, for jdwpd, the daemon that launched it) and where debuggers attach."""
+
+    kind: str  # "reference" or "jdwpd"
+    command: list[str]
+    pid: int
+    host: str
+    port: int
+    output: OutputLog
+    _popen: subprocess.Popen | None = None
+    _trio_proc: object | None = None
+
+    @property
+    def address(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    @property
+    def returncode(self) -> int | None:
+        if self._popen is not None:
+            return self._popen.poll()
+        return self._trio_proc.returncode  # type: ignore[union-attr]
+
+    def kill(self) -> None:
+        """Kill the whole process group (the JVM, and jdwpd's daemon if any). Idempotent."""
+        _kill_group(self.pid)
+        if self._popen is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._popen.wait(timeout=10)
+            _live.discard(self.pid)
+
+    def wait(self, timeout: float) -> int:
+        """Blocking wait for the exit code (sync flavour); raises subprocess.TimeoutExpired."""
+        assert self._popen is not None, "use `await wait_exit()` on a trio-started JVM"
+        return self._popen.wait(timeout=timeout)
+
+    async def wait_exit(self, timeout: float) -> int:
+        """Wait for the exit code (trio flavour); raises trio.TooSlowError."""
+        import trio
+
+        with trio.fail_after(timeout):
+            if self._trio_proc is not None:
+                return await self._trio_proc.wait()  # type: ignore[union-attr]
+            while self._popen.poll() is None:  # type: ignore[union-attr]
+                await trio.sleep(0.05)
+            return self._popen.returncode  # type: ignore[union-attr]
+
+
+# Backstop for processes whose owner never reached its cleanup (e.g. the
+# interpreter exits on an error inside a fixture): killed by PID at exit.
+_live: set[int] = set()
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+@atexit.register
+def _kill_leftovers() -> None:
+    for pid in list(_live):
+        _kill_group(pid)
+
+
+def _ready(kind: str) -> tuple[re.Pattern, str]:
+    return (REFERENCE_READY, "stdout") if kind == "reference" else (JDWPD_READY, "stderr")
+
+
+def _port_of(kind: str, m: re.Match) -> tuple[str, int]:
+    if kind == "reference":
+        return HOST, int(m.group(1))
+    return m.group(1), int(m.group(2))
+
+
+# ---------------------------------------------------------------- sync flavour
+
+
+def _pump(stream, name: str, log: OutputLog) -> None:
+    for raw in iter(stream.readline, b""):
+        log.append(name, raw.decode("utf-8", "replace"))
+    stream.close()
+
+
+def _start_sync(kind: str, command: list[str], timeout: float, ready: re.Pattern | None, env=None) -> Debuggee:
+    pattern, stream = _ready(kind)
+    pattern = ready or pattern
+    log = OutputLog()
+    popen = subprocess.Popen(
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        start_new_session=True, env=env,
+    )
+    _live.add(popen.pid)
+    try:
+        for s, name in ((popen.stdout, "stdout"), (popen.stderr, "stderr")):
+            threading.Thread(target=_pump, args=(s, name, log), daemon=True).start()
+        m = log.wait_for(pattern, stream, timeout, alive=lambda: popen.poll() is None)
+        if m is None:
+            # A process that died may still have its last lines in the pipe.
+            m = log.wait_for(pattern, stream, 0.5)
+        if m is None:
+            state = f"exited with {popen.poll()}" if popen.poll() is not None else f"not ready after {timeout}s"
+            raise JvmStartError(f"{kind} JVM {state}: {' '.join(command)}\n{log.describe()}")
+        host, port = _port_of(kind, m)
+        return Debuggee(kind, command, popen.pid, host, port, log, popen)
+    except BaseException:
+        _kill_group(popen.pid)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            popen.wait(timeout=10)
+        _live.discard(popen.pid)
+        raise
+
+
+def start_reference_jvm(classpath, main, args=(), *, suspend=True, timeout=30.0, java=None, jvm_args=(),
+                        ready: re.Pattern | None = None) -> Debuggee:
+    """Start a JVM under -agentlib:jdwp on a free port; the caller must ``kill()`` it (or use reference_jvm)."""
+    cmd = reference_command(classpath, main, args, suspend=suspend, java=java, jvm_args=jvm_args)
+    return _start_sync("reference", cmd, timeout, ready)
+
+
+def start_jdwpd_jvm(classpath, main, args=(), *, suspend=True, timeout=60.0, java=None, jvm_args=(),
+                    ready: re.Pattern | None = None) -> Debuggee:
+    """Start a JVM under `jdwpd launch`; the caller must ``kill()`` it (or use jdwpd_jvm)."""
+    cmd = jdwpd_command(classpath, main, args, suspend=suspend, java=java, jvm_args=jvm_args)
+    return _start_sync("jdwpd", cmd, timeout, ready)
+
+
+@contextlib.contextmanager
+def reference_jvm(classpath, main, args=(), **kw) -> Iterator[Debuggee]:
+    jvm = start_reference_jvm(classpath, main, args, **kw)
+    try:
+        yield jvm
+    finally:
+        jvm.kill()
+
+
+@contextlib.contextmanager
+def jdwpd_jvm(classpath, main, args=(), **kw) -> Iterator[Debuggee]:
+    jvm = start_jdwpd_jvm(classpath, main, args, **kw)
+    try:
+        yield jvm
+    finally:
+        jvm.kill()
+
+
+def start_jvm(kind: str, classpath, main, args=(), **kw) -> Debuggee:
+    """Either flavour by name, for tests parametrized over ("reference", "jdwpd")."""
+    return (start_reference_jvm if kind == "reference" else start_jdwpd_jvm)(classpath, main, args, **kw)
+
+
+@contextlib.contextmanager
+def debuggee_jvm(kind: str, classpath, main, args=(), **kw) -> Iterator[Debuggee]:
+    jvm = start_jvm(kind, classpath, main, args, **kw)
+    try:
+        yield jvm
+    finally:
+        jvm.kill()
+
+
+# ---------------------------------------------------------------- trio flavour
+
+
+async def _pump_trio(stream, name: str, log: OutputLog) -> None:
+    buf = b""
+    async for chunk in stream:
+        buf += chunk
+        *lines, buf = buf.split(b"\n")
+        for line in lines:
+            log.append(name, line.decode("utf-8", "replace") + "\n")
+    if buf:
+        log.append(name, buf.decode("utf-8", "replace"))
+
+
+@contextlib.asynccontextmanager
+async def _open_trio(kind: str, command: list[str], timeout: float, ready: re.Pattern | None):
+    import trio
+
+    pattern, stream = _ready(kind)
+    pattern = ready or pattern
+    log = OutputLog()
+    proc = await trio.lowlevel.open_process(
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+    )
+    _live.add(proc.pid)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_pump_trio, proc.stdout, "stdout", log)
+            nursery.start_soon(_pump_trio, proc.stderr, "stderr", log)
+            m = None
+            with trio.move_on_after(timeout):
+                while m is None and proc.returncode is None:
+                    m = log.search(pattern, stream)
+                    if m is None:
+                        await trio.sleep(0.02)
+            m = m or log.search(pattern, stream)
+            if m is None:
+                rc = proc.returncode
+                state = f"exited with {rc}" if rc is not None else f"not ready after {timeout}s"
+                raise JvmStartError(f"{kind} JVM {state}: {' '.join(command)}\n{log.describe()}")
+            host, port = _port_of(kind, m)
+            jvm = Debuggee(kind, command, proc.pid, host, port, log, None, proc)
+            try:
+                yield jvm
+            finally:
+                # Killing the group closes the pipes, which ends the pump tasks.
+                _kill_group(proc.pid)
+    finally:
+        _kill_group(proc.pid)
+        with trio.CancelScope(shield=True), trio.move_on_after(10):
+            await proc.wait()
+        _live.discard(proc.pid)
+
+
+def open_reference_jvm(classpath, main, args=(), *, suspend=True, timeout=30.0, java=None, jvm_args=(), ready=None):
+    """``async with open_reference_jvm(cp, "Sample") as jvm:`` -> Debuggee listening on jvm.port."""
+    cmd = reference_command(classpath, main, args, suspend=suspend, java=java, jvm_args=jvm_args)
+    return _open_trio("reference", cmd, timeout, ready)
+
+
+def open_jdwpd_jvm(classpath, main, args=(), *, suspend=True, timeout=60.0, java=None, jvm_args=(), ready=None):
+    """``async with open_jdwpd_jvm(cp, "Sample") as jvm:`` -> Debuggee, debugged through jdwpd."""
+    cmd = jdwpd_command(classpath, main, args, suspend=suspend, java=java, jvm_args=jvm_args)
+    return _open_trio("jdwpd", cmd, timeout, ready)
+
+
+def open_jvm(kind: str, classpath, main, args=(), **kw):
+    return (open_reference_jvm if kind == "reference" else open_jdwpd_jvm)(classpath, main, args, **kw)
