@@ -1,0 +1,61 @@
+"""Method command set (6): line and variable tables, bytecodes, obsolescence; all cached per method."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jdwpd.commands._values import cached, check_type
+
+SET_NAME = "Method"
+
+
+async def _method(ctx: Any, cmd: Any) -> int:
+    # Like the reference, the class is checked to be a class and otherwise ignored: a
+    # method id names its method on its own.
+    await check_type(ctx.vm.classes, cmd.ref_type)
+    return cmd.method_id
+
+
+async def line_table(ctx: Any, cmd: Any) -> Any:
+    table = await cached(ctx.vm.classes.line_table(await _method(ctx, cmd)))
+    return {"start": table.start, "end": table.end,
+            "lines": [{"line_code_index": i, "line_number": n} for i, n in table.lines]}
+
+
+def _variables(table: Any, generic: bool) -> Any:
+    slots = []
+    for v in table.variables:
+        entry = {"code_index": v.start, "name": v.name, "signature": v.signature, "length": v.length, "slot": v.slot}
+        if generic:
+            entry["generic_signature"] = v.generic
+        slots.append(entry)
+    return {"arg_cnt": table.arg_slots, "slots": slots}
+
+
+async def variable_table(ctx: Any, cmd: Any) -> Any:
+    return _variables(await cached(ctx.vm.classes.variable_table(await _method(ctx, cmd))), False)
+
+
+async def variable_table_with_generic(ctx: Any, cmd: Any) -> Any:
+    return _variables(await cached(ctx.vm.classes.variable_table(await _method(ctx, cmd))), True)
+
+
+async def bytecodes(ctx: Any, cmd: Any) -> Any:
+    method_id = await _method(ctx, cmd)
+    known = ctx.vm.classes.known_method(method_id)
+    if known is not None and (known.is_native or known.is_abstract):
+        return {"bytes": b""}  # the reference does not even ask JVMTI for these
+    return {"bytes": await cached(ctx.vm.classes.bytecodes(method_id))}
+
+
+async def is_obsolete(ctx: Any, cmd: Any) -> Any:
+    return {"is_obsolete": await cached(ctx.vm.classes.is_obsolete(await _method(ctx, cmd)))}
+
+
+HANDLERS = {
+    "LineTable": line_table,
+    "VariableTable": variable_table,
+    "Bytecodes": bytecodes,
+    "IsObsolete": is_obsolete,
+    "VariableTableWithGeneric": variable_table_with_generic,
+}
