@@ -289,8 +289,10 @@ class ClassCache:
             r = await self._request("CLASS_SIGNATURE", ref=ref)
             return ClassSignature(ref, r["ref_kind"], r["signature"], r["generic"])
 
+        epoch = self._epoch.get(ref, 0)
         sig = await self._fact(ref, "signature", fetch)
-        self._signatures[ref] = sig
+        if self._epoch.get(ref, 0) == epoch:  # not forgotten meanwhile
+            self._signatures[ref] = sig
         return sig
 
     async def ref_kind(self, ref: int) -> int:
@@ -372,9 +374,11 @@ class ClassCache:
                 for f in r["fields"]
             )
 
+        epoch = self._epoch.get(ref, 0)
         result = await self._fact(ref, "CLASS_FIELDS", fetch)
-        for f in result:
-            self._fields_by_id.setdefault(f.field_id, f)
+        if self._epoch.get(ref, 0) == epoch:
+            for f in result:
+                self._fields_by_id.setdefault(f.field_id, f)
         return result
 
     async def methods(self, ref: int) -> tuple[MethodInfo, ...]:
@@ -388,9 +392,11 @@ class ClassCache:
                 for m in r["methods"]
             )
 
+        epoch = self._epoch.get(ref, 0)
         result = await self._fact(ref, "CLASS_METHODS", fetch)
-        for m in result:
-            self._methods_by_id.setdefault(m.method_id, m)
+        if self._epoch.get(ref, 0) == epoch:
+            for m in result:
+                self._methods_by_id.setdefault(m.method_id, m)
         return result
 
     def known_field(self, field_id: int) -> FieldInfo | None:

@@ -1,0 +1,212 @@
+"""ClassCache: sharing of fetches, remembered failures, invalidation; and the pure signature helpers.
+
+The fake link below stands in for the agent only to count and gate round trips: what the
+facts *are* is tested against a real JVM in tests/commands.
+"""
+
+from __future__ import annotations
+
+import pytest
+import trio
+
+from jdwpd.commands.reference_type import is_nested_signature
+from jdwpd.errors import AgentError, JdwpError
+from jdwpd.model.classes import ClassCache, jdwp_class_status, signature_tag, split_method_signature
+from protocol.constants import ErrorCode
+
+ABSENT = int(ErrorCode.ABSENT_INFORMATION)
+INVALID_ID = 1002
+
+
+class GatedLink:
+    """Answers from a table; a request whose name is in ``gates`` waits until the gate opens."""
+
+    def __init__(self, answers: dict) -> None:
+        self.answers = answers
+        self.calls: list[tuple[str, dict]] = []
+        self.gates: dict[str, trio.Event] = {}
+
+    async def request(self, name: str, **fields):
+        self.calls.append((name, fields))
+        gate = self.gates.get(name)
+        if gate is not None:
+            await gate.wait()
+        answer = self.answers[name]
+        if callable(answer):
+            answer = answer(**fields)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    def count(self, name: str) -> int:
+        return sum(1 for n, _ in self.calls if n == name)
+
+
+def sig_answer(ref: int) -> dict:
+    if ref == 99:
+        return AgentError(INVALID_ID, "CLASS_SIGNATURE")
+    return {"ref_kind": 1, "signature": f"LC{ref};", "generic": ""}
+
+
+def base_answers() -> dict:
+    return {
+        "CLASS_SIGNATURE": sig_answer,
+        "CLASS_FIELDS": {"fields": [
+            {"field": 11, "name": "a", "signature": "I", "generic": "", "modifiers": 0x8, "synthetic": False},
+            {"field": 12, "name": "this$0", "signature": "LC1;", "generic": "", "modifiers": 0x10, "synthetic": True},
+        ]},
+        "CLASS_METHODS": {"methods": [
+            {"method": 21, "name": "run", "signature": "(I[Ljava/lang/String;)V", "generic": "", "modifiers": 1,
+             "synthetic": False},
+        ]},
+        "CLASS_SOURCE_FILE": AgentError(ABSENT, "CLASS_SOURCE_FILE"),
+        "CLASS_SUPERCLASS": lambda ref: {"superclass": 0 if ref == 2 else 2},
+        "CLASS_INTERFACES": {"interfaces": []},
+        "METHOD_LINE_TABLE": {"start": 0, "end": 9, "lines": [{"index": 0, "line": 3}, {"index": 4, "line": 4}]},
+        "METHOD_BYTECODES": {"bytecodes": b"\x00" * 7},
+        "CLASS_STATUS": {"status": 7 | 16},
+    }
+
+
+async def test_concurrent_requests_share_one_round_trip():
+    link = GatedLink(base_answers())
+    link.gates["CLASS_METHODS"] = gate = trio.Event()
+    cache = ClassCache(link)
+    results = []
+
+    async def ask():
+        results.append(await cache.methods(5))
+
+    async with trio.open_nursery() as nursery:
+        for _ in range(5):
+            nursery.start_soon(ask)
+        await trio.testing.wait_all_tasks_blocked()
+        assert link.count("CLASS_METHODS") == 1
+        gate.set()
+    assert len(results) == 5 and all(r is results[0] for r in results)
+    assert link.count("CLASS_METHODS") == 1
+    assert link.count("CLASS_SIGNATURE") == 1
+    assert (await cache.methods(5))[0].name == "run"
+    assert link.count("CLASS_METHODS") == 1
+
+
+async def test_synthetic_bit_is_folded_into_signed_modifiers():
+    cache = ClassCache(GatedLink(base_answers()))
+    a, this0 = await cache.fields(1)
+    assert a.modifiers == 0x8 and a.is_static
+    assert this0.modifiers == 0xF0000010 - (1 << 32)  # signed, as JDWP's int modBits
+    assert cache.known_field(12) is this0 and this0.declaring == 1
+
+
+async def test_absent_information_is_remembered_but_invalid_ids_are_not():
+    link = GatedLink(base_answers())
+    cache = ClassCache(link)
+    for _ in range(3):
+        with pytest.raises(AgentError) as e:
+            await cache.source_file(1)
+        assert e.value.status == ABSENT
+    assert link.count("CLASS_SOURCE_FILE") == 1
+    for _ in range(2):
+        with pytest.raises(AgentError):
+            await cache.signature(99)
+    # class 1 once (for SourceFile's validity check), the unknown id each time it was asked
+    assert [f["ref"] for n, f in link.calls if n == "CLASS_SIGNATURE"] == [1, 99, 99]
+
+
+async def test_null_reference_type_is_invalid_class_without_a_round_trip():
+    link = GatedLink(base_answers())
+    with pytest.raises(JdwpError) as e:
+        await ClassCache(link).signature(0)
+    assert e.value.code == ErrorCode.INVALID_CLASS
+    assert link.calls == []
+
+
+async def test_forget_during_a_fetch_discards_its_result():
+    answers = base_answers()
+    versions = iter(["LOld;", "LNew;"])
+    answers["CLASS_SIGNATURE"] = lambda ref: {"ref_kind": 1, "signature": next(versions), "generic": ""}
+    link = GatedLink(answers)
+    link.gates["CLASS_SIGNATURE"] = gate = trio.Event()
+    cache = ClassCache(link)
+    seen = []
+
+    async def ask():
+        seen.append((await cache.signature(7)).signature)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(ask)
+        await trio.testing.wait_all_tasks_blocked()
+        cache.forget(7)
+        gate.set()
+    assert seen == ["LOld;"]  # the caller gets its answer...
+    assert (await cache.signature(7)).signature == "LNew;"  # ...but it was not kept
+    assert link.count("CLASS_SIGNATURE") == 2
+
+
+async def test_redefined_drops_members_and_method_tables_but_keeps_the_signature():
+    link = GatedLink(base_answers())
+    cache = ClassCache(link)
+    await cache.methods(1)
+    await cache.fields(1)
+    assert (await cache.line_table(21)).lines == ((0, 3), (4, 4))
+    cache.redefined([1])
+    await cache.methods(1)
+    await cache.fields(1)
+    await cache.line_table(21)
+    await cache.signature(1)
+    assert link.count("CLASS_METHODS") == 2
+    assert link.count("CLASS_FIELDS") == 2
+    assert link.count("METHOD_LINE_TABLE") == 2
+    assert link.count("CLASS_SIGNATURE") == 1
+
+
+async def test_line_table_without_debug_info_keeps_the_code_range():
+    answers = base_answers()
+    answers["METHOD_LINE_TABLE"] = AgentError(ABSENT, "METHOD_LINE_TABLE")
+    cache = ClassCache(GatedLink(answers))
+    table = await cache.line_table(21)
+    assert (table.start, table.end, table.lines) == (0, 6, ())
+
+
+async def test_status_is_fetched_every_time_and_loses_jvmti_only_bits():
+    link = GatedLink(base_answers())
+    cache = ClassCache(link)
+    assert await cache.status(3) == 7
+    assert await cache.status(3) == 7
+    assert link.count("CLASS_STATUS") == 2
+
+
+async def test_find_field_walks_superclasses():
+    answers = base_answers()
+    answers["CLASS_FIELDS"] = lambda ref: {"fields": [] if ref == 3 else [
+        {"field": 40 + ref, "name": "f", "signature": "J", "generic": "", "modifiers": 0, "synthetic": False}]}
+    cache = ClassCache(GatedLink(answers))
+    f = await cache.find_field(3, 42)  # declared in 2, the superclass of 3
+    assert f.declaring == 2 and f.signature == "J"
+    with pytest.raises(JdwpError) as e:
+        await cache.find_field(3, 77)
+    assert e.value.code == ErrorCode.INVALID_FIELDID
+
+
+def test_signature_helpers():
+    assert split_method_signature("(I[Ljava/lang/String;[[JLx/Y;)V") == (
+        ["I", "[Ljava/lang/String;", "[[J", "Lx/Y;"], "V")
+    assert split_method_signature("()Ljava/lang/Object;") == ([], "Ljava/lang/Object;")
+    assert [chr(signature_tag(s)) for s in ("I", "Lx;", "[I", "Z")] == ["I", "L", "[", "Z"]
+    assert jdwp_class_status(16 | 7) == 7 and jdwp_class_status(16) == 0
+
+
+@pytest.mark.parametrize(
+    ("candidate", "nested"),
+    [
+        ("Lp/Outer$Inner;", True),
+        ("Lp/Outer$1;", False),  # anonymous
+        ("Lp/Outer$1Local;", True),  # local: the reference reports it
+        ("Lp/Outer$Inner$Deeper;", False),
+        ("Lp/Outer;", False),
+        ("Lp/OuterX$Inner;", False),
+        ("Lp/Outer#Hidden;", False),  # another separator: checked on its own
+    ],
+)
+def test_nested_type_rule(candidate, nested):
+    assert is_nested_signature("Lp/Outer;", candidate, "$") is nested
