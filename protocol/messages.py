@@ -24,7 +24,14 @@ import attrs
 
 from . import spec as _spec
 from .constants import OBJECT_TAGS, EventKind, ModKind
-from .spec import ID_TYPES, CommandSpec, Field, Group, Repeat, Select
+
+# Aliased: the command-set namespaces below are module globals too, and two sets
+# are called Field and Event.
+from .spec import ID_TYPES, CommandSpec
+from .spec import Field as _FieldSpec
+from .spec import Group as _GroupSpec
+from .spec import Repeat as _RepeatSpec
+from .spec import Select as _SelectSpec
 from .wire import (
     DecodeError,
     EncodeError,
@@ -44,8 +51,8 @@ from .wire import (
 
 __all__ = [
     "Message",
-    "Event",
-    "Modifier",
+    "EventMessage",
+    "ModifierMessage",
     "Events",
     "Modifiers",
     "modifiers",
@@ -78,14 +85,14 @@ class Message:
     __jdwp_label__: ClassVar[str] = ""
 
 
-class Event(Message):
+class EventMessage(Message):
     """Base of the Event.Composite alternatives; ``event_kind`` is a class attribute."""
 
     __slots__ = ()
     event_kind: ClassVar[EventKind]
 
 
-class Modifier(Message):
+class ModifierMessage(Message):
     """Base of the EventRequest.Set modifiers; ``mod_kind`` is a class attribute."""
 
     __slots__ = ()
@@ -109,7 +116,7 @@ def _make_class(name: str, fields: tuple, label: str, base: type = Message) -> t
     return cls
 
 
-_GROUP_CLASSES: dict[tuple, type] = {}  # (scope, Group) -> class
+_GROUP_CLASSES: dict[tuple, type] = {}  # (scope, _GroupSpec) -> class
 _TOP: dict[tuple[int, int, str], type] = {}  # (set, cmd, "out"/"reply") -> class
 _ALT_CLASSES: dict[tuple[str, int], type] = {}  # (select name, kind) -> class
 
@@ -118,8 +125,8 @@ Modifiers = _Namespace("Modifiers")
 modifiers = Modifiers  # the spelling the daemon's code uses
 
 for _sel, _ns, _base, _attr, _enum in (
-    (_spec.EVENT_SELECT, Events, Event, "event_kind", EventKind),
-    (_spec.MODIFIER_SELECT, Modifiers, Modifier, "mod_kind", ModKind),
+    (_spec.EVENT_SELECT, Events, EventMessage, "event_kind", EventKind),
+    (_spec.MODIFIER_SELECT, Modifiers, ModifierMessage, "mod_kind", ModKind),
 ):
     for _alt in _sel.alts:
         _cls = _make_class(_alt.name, _alt.fields, f"{_sel.name}.{_alt.name}", _base)
@@ -130,7 +137,7 @@ for _sel, _ns, _base, _attr, _enum in (
 
 def _group_classes(scope: str, layout: tuple, ns: _Namespace) -> None:
     for el in layout:
-        if isinstance(el, Repeat) and isinstance(el.item, Group):
+        if isinstance(el, _RepeatSpec) and isinstance(el.item, _GroupSpec):
             key = (scope, el.item)
             if key not in _GROUP_CLASSES:
                 cls = _make_class(el.item.name, el.item.fields, f"{scope}.{el.item.name}")
@@ -285,7 +292,7 @@ class _Compiler:
         self.sel_dec: dict[str, dict] = {}
         self.sel_enc: dict[str, Callable] = {}
 
-    def code(self, f: Field) -> str:
+    def code(self, f: _FieldSpec) -> str:
         t = f.type
         if t == "byte":
             return "B"
@@ -310,7 +317,7 @@ class _Compiler:
             d = self.decoders[cls] = self._gen_decoder(cls)
         return d
 
-    def select_decoders(self, sel: Select) -> dict:
+    def select_decoders(self, sel: _SelectSpec) -> dict:
         d = self.sel_dec.get(sel.name)
         if d is None:
             d = self.sel_dec[sel.name] = {}
@@ -332,7 +339,7 @@ class _Compiler:
             _explain=_explain_dec,
             _LOW=_LOW,
         )
-        run: list = []  # (Field|Repeat, code, kind)
+        run: list = []  # (_FieldSpec|_RepeatSpec, code, kind)
         out: list[str] = []
 
         def flush() -> list[str]:
@@ -375,17 +382,17 @@ class _Compiler:
             return tails
 
         for el in cls.__jdwp_fields__:
-            if isinstance(el, Field) and el.type in ("value", "typed-sequence"):
+            if isinstance(el, _FieldSpec) and el.type in ("value", "typed-sequence"):
                 self._dec_tails(g, flush(), out)
                 v = g.var()
                 g.line(f"f = {g.info([(el.name, 1)])}")
                 fn = "read_value" if el.type == "value" else "read_region"
                 g.line(f"{v}, pos = _codec.{fn}(buf, pos)")
                 out.append(v)
-            elif isinstance(el, Field) and el.type == "string":
+            elif isinstance(el, _FieldSpec) and el.type == "string":
                 run.append((el, "i", "strlen"))
                 self._dec_tails(g, flush(), out)
-            elif isinstance(el, Field):
+            elif isinstance(el, _FieldSpec):
                 kind = {"location": "location", "tagged-object": "tagged"}.get(el.type, "plain")
                 run.append((el, self.code(el), kind))
             else:
@@ -424,16 +431,19 @@ class _Compiler:
             g.line(f"f = {g.info([(name, 0)])}")
             g.line(f"if {n} < 0:")
             g.line(f"    raise _Fail({name!r}, 'negative count %d' % {n})")
-            if isinstance(item, Field) and item.type == "byte":
+            if isinstance(item, _FieldSpec) and item.type == "byte":
                 g.line(f"e = pos + {n}")
                 g.line("if e > blen:")
                 g.line(f"    raise _Fail({name!r}, '%d bytes overrun the body (%d left)' % ({n}, blen - pos))")
                 g.line(f"{v} = buf[pos:e]")
                 g.line("pos = e")
-            elif isinstance(item, Field):  # untagged values: the rest of the body
+            elif isinstance(item, _FieldSpec) or (
+                isinstance(item, _GroupSpec) and any(_has_untagged_field(f) for f in item.fields)
+            ):
+                # untagged values: their sizes are not on the wire, so the rest of the body
                 g.line(f"{v} = RawValues(buf[pos:], {n})")
                 g.line("pos = blen")
-            elif isinstance(item, Select):
+            elif isinstance(item, _SelectSpec):
                 sel = g.const(self.select_decoders(item), "sel")
                 sname = item.selector.name
                 g.line("lst = []")
@@ -453,7 +463,7 @@ class _Compiler:
                 g.line(f"{v} = tuple(lst)")
             else:
                 gcls = _GROUP_CLASSES[(_scope(cls), item)]
-                plain = all(isinstance(f, Field) and f.type in _PLAIN for f in item.fields)
+                plain = all(isinstance(f, _FieldSpec) and f.type in _PLAIN for f in item.fields)
                 if plain:
                     s = struct.Struct(">" + "".join(self.code(f) for f in item.fields))
                     it = g.const(s.iter_unpack, "it")
@@ -488,7 +498,7 @@ class _Compiler:
             e = self.encoders[cls] = self._gen_encoder(cls)
         return e
 
-    def select_encoder(self, sel: Select) -> Callable:
+    def select_encoder(self, sel: _SelectSpec) -> Callable:
         e = self.sel_enc.get(sel.name)
         if e is None:
             e = self.sel_enc[sel.name] = _SelectEncoder(self, sel)
@@ -545,7 +555,7 @@ class _Compiler:
 
         for el, v in zip(fields, vs, strict=True):
             name = el.name
-            if isinstance(el, Field):
+            if isinstance(el, _FieldSpec):
                 t = el.type
                 if t in ("value", "typed-sequence"):
                     flush()
@@ -579,23 +589,23 @@ class _Compiler:
                     run.append((name, self.code(el), v))
                 continue
             item = el.item
-            if isinstance(item, Field) and item.type == "byte":
+            if isinstance(item, _FieldSpec) and item.type == "byte":
                 b = g.var()
                 g.line(f"f = {g.info([(name, None, v)])}")
                 g.line(f"{b} = _as_bytes({v})")
                 run.append((name, "i", f"len({b})"))
                 after.append(f"ap({b})")
                 flush()
-            elif isinstance(item, Field):
+            elif isinstance(item, _FieldSpec):
                 flush()
                 g.line(f"f = {g.info([(name, None, v)])}")
                 g.line(f"_untagged(parts, {v}, None, _codec)")
-            elif isinstance(item, Group) and any(_has_untagged_field(f) for f in item.fields):
+            elif isinstance(item, _GroupSpec) and any(_has_untagged_field(f) for f in item.fields):
                 flush()
                 g.line(f"f = {g.info([(name, None, v)])}")
                 g.line(f"_untagged(parts, {v}, {_ID_CODES[self.sizes.field_id]!r}, _codec)")
             else:
-                if isinstance(item, Select):
+                if isinstance(item, _SelectSpec):
                     sub = g.const(self.select_encoder(item), "sel")
                 else:
                     sub = g.const(self.encoder(_GROUP_CLASSES[(_scope(cls), item)]), "sub")
@@ -637,13 +647,13 @@ def _scope(cls: type) -> str:
 
 
 def _has_untagged_field(el: Any) -> bool:
-    return isinstance(el, Field) and el.type == "untagged-value"
+    return isinstance(el, _FieldSpec) and el.type == "untagged-value"
 
 
 class _SelectEncoder:
     """Encodes one alternative of a Select: selector byte, then the alternative's fields."""
 
-    def __init__(self, comp: _Compiler, sel: Select) -> None:
+    def __init__(self, comp: _Compiler, sel: _SelectSpec) -> None:
         self.sel = sel
         self.comp = comp
         self.by_class = {}
