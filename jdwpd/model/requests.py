@@ -1,8 +1,10 @@
 """Event requests: ids, owning session, the reference's validation rules, the agent filter.
 
-A request belongs to the session that set it; its id is unique across sessions
-because the agent's filters are keyed by it and one agent hit may name requests
-of several sessions.  The agent does the matching; the daemon keeps what it
+A request belongs to the session that set it.  It has two ids: the JDWP one,
+which the session's debugger sees (each session counts from FIRST_REQUEST_ID,
+as the reference does after every attach), and the agent one, unique across
+sessions, because the agent's filters are keyed by it and one agent hit may name
+requests of several sessions.  The agent does the matching; the daemon keeps what it
 needs to route a hit (owner, suspend policy) and to clean up (owner, kind).
 """
 
@@ -54,7 +56,9 @@ def check_modifier(event_kind: int, mod: Modifier) -> None:
     illegal = False
     if k == ModKind.COUNT:
         if mod.args["count"] <= 0:
-            raise JdwpError(ErrorCode.INVALID_COUNT, "count must be positive")
+            # The reference returns INVALID_COUNT where a JVMTI error is expected, and
+            # its JVMTI->JDWP map turns that into INTERNAL (observed on OpenJDK 17).
+            raise JdwpError(ErrorCode.INTERNAL, "count must be positive")
     elif k == ModKind.CONDITIONAL:
         pass
     elif k == ModKind.THREAD_ONLY:
@@ -83,8 +87,22 @@ def check_modifier(event_kind: int, mod: Modifier) -> None:
         raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, f"modifier {k} does not apply to event {event_kind}")
 
 
+# The reference's first EventRequest.Set answers 2 (observed on OpenJDK 17), after every attach.
+FIRST_REQUEST_ID = 2
+
+
+def check_request(event_kind: int, modifiers: Iterable[Modifier]) -> None:
+    """Whole-request rules, checked after the modifiers as the reference installs the handler."""
+    kinds = {m.mod_kind for m in modifiers}
+    if event_kind == EventKind.BREAKPOINT and ModKind.LOCATION_ONLY not in kinds:
+        raise JdwpError(ErrorCode.INTERNAL, "a breakpoint request needs a LocationOnly modifier")
+    if event_kind in _FIELD_KINDS and ModKind.FIELD_ONLY not in kinds:
+        raise JdwpError(ErrorCode.INTERNAL, "a watchpoint request needs a FieldOnly modifier")
+
+
 @attrs.frozen
 class EventRequest:
+    agent_id: int
     request_id: int
     event_kind: int
     suspend_policy: int
@@ -99,7 +117,7 @@ class EventRequest:
     def agent_fields(self) -> dict[str, Any]:
         """The SET_REQUEST body: JDWP numbers, modifier fields under the link's names."""
         return {
-            "request_id": self.request_id,
+            "request_id": self.agent_id,
             "event_kind": self.event_kind,
             "suspend_policy": self.suspend_policy,
             "modifiers": [{"mod_kind": m.mod_kind, "args": dict(m.args)} for m in self.modifiers],
@@ -112,34 +130,53 @@ def location_for_link(loc: Any) -> LinkLocation:
 
 
 class RequestTable:
-    """Every live request of every session, by id."""
+    """Every live request of every session, by agent id."""
 
-    def __init__(self, first_id: int = 1) -> None:
-        self._next_id = first_id
+    def __init__(self) -> None:
+        self._next_agent_id = 1
+        self._next_jdwp_id: dict[Hashable, int] = {}
         self._by_id: dict[int, EventRequest] = {}
 
-    def allocate_id(self) -> int:
-        rid = self._next_id
-        self._next_id += 1
+    def allocate_agent_id(self) -> int:
+        rid = self._next_agent_id
+        self._next_agent_id += 1
         return rid
 
+    def allocate_request_id(self, owner: Hashable) -> int:
+        rid = self._next_jdwp_id.get(owner, FIRST_REQUEST_ID)
+        self._next_jdwp_id[owner] = rid + 1
+        return rid
+
+    def new_request(self, owner: Hashable, event_kind: int, suspend_policy: int, modifiers: tuple = (),
+                    in_agent: bool = True) -> EventRequest:
+        """A request with fresh ids (not yet in the table: add it once the agent took it)."""
+        return EventRequest(self.allocate_agent_id(), self.allocate_request_id(owner), int(event_kind),
+                            int(suspend_policy), tuple(modifiers), owner, in_agent)
+
     def add(self, request: EventRequest) -> None:
-        self._by_id[request.request_id] = request
+        self._by_id[request.agent_id] = request
 
-    def get(self, request_id: int) -> EventRequest | None:
-        return self._by_id.get(request_id)
+    def get(self, agent_id: int) -> EventRequest | None:
+        return self._by_id.get(agent_id)
 
-    def remove(self, request_id: int) -> EventRequest | None:
-        return self._by_id.pop(request_id, None)
+    def remove(self, agent_id: int) -> EventRequest | None:
+        return self._by_id.pop(agent_id, None)
+
+    def forget_owner(self, owner: Hashable) -> list[EventRequest]:
+        """Drop an owner's requests and its id counter; return what was dropped."""
+        gone = [r for r in self._by_id.values() if r.owner is owner]
+        for r in gone:
+            del self._by_id[r.agent_id]
+        self._next_jdwp_id.pop(owner, None)
+        return gone
 
     def find(self, owner: Hashable, event_kind: int, request_id: int) -> EventRequest | None:
         """The request Clear means: the reference looks the id up in the kind's own table."""
-        req = self._by_id.get(request_id)
-        if req is None or req.owner is not owner:
-            return None
-        if req.clear_kind != _CLEAR_ALIAS.get(event_kind, event_kind):
-            return None
-        return req
+        kind = _CLEAR_ALIAS.get(event_kind, event_kind)
+        for req in self._by_id.values():
+            if req.owner is owner and req.request_id == request_id and req.clear_kind == kind:
+                return req
+        return None
 
     def owned_by(self, owner: Hashable, event_kind: int | None = None) -> list[EventRequest]:
         return [r for r in self._by_id.values()

@@ -1,3 +1,4 @@
+import pytest
 
 from jdwpd.errors import JdwpError
 from jdwpd.model.requests import ACCEPTED_KINDS, EventRequest, Modifier, RequestTable, check_modifier
@@ -20,10 +21,21 @@ def test_modifier_rules_follow_the_reference():
     assert _code(EventKind.CLASS_UNLOAD, Modifier(ModKind.THREAD_ONLY, {"thread": 1})) == ErrorCode.ILLEGAL_ARGUMENT
     assert _code(EventKind.CLASS_PREPARE, Modifier(ModKind.SOURCE_NAME_MATCH, {"pattern": "*.java"})) == 0
     assert _code(EventKind.BREAKPOINT, Modifier(ModKind.SOURCE_NAME_MATCH, {"pattern": "x"})) == 103
-    assert _code(EventKind.BREAKPOINT, Modifier(ModKind.COUNT, {"count": 0})) == ErrorCode.INVALID_COUNT
+    assert _code(EventKind.BREAKPOINT, Modifier(ModKind.COUNT, {"count": 0})) == ErrorCode.INTERNAL
     assert _code(EventKind.BREAKPOINT, Modifier(77)) == ErrorCode.ILLEGAL_ARGUMENT
     assert _code(EventKind.SINGLE_STEP, Modifier(ModKind.STEP, {"thread": 1, "size": 0, "depth": 0})) == 0
     assert _code(EventKind.BREAKPOINT, Modifier(ModKind.STEP, {"thread": 1, "size": 0, "depth": 0})) == 103
+
+
+def test_breakpoints_and_watchpoints_need_their_modifier():
+    from jdwpd.model.requests import check_request
+    with pytest.raises(JdwpError) as e:
+        check_request(EventKind.BREAKPOINT, [Modifier(ModKind.COUNT, {"count": 1})])
+    assert e.value.code == ErrorCode.INTERNAL
+    with pytest.raises(JdwpError):
+        check_request(EventKind.FIELD_ACCESS, [])
+    check_request(EventKind.BREAKPOINT, [Modifier(ModKind.LOCATION_ONLY, {"location": None})])
+    check_request(EventKind.CLASS_PREPARE, [])
 
 
 def test_user_defined_is_not_accepted():
@@ -34,20 +46,30 @@ def test_user_defined_is_not_accepted():
 def test_table_ids_are_unique_and_clear_looks_in_the_kinds_table():
     table = RequestTable()
     a, b = object(), object()
-    r1 = EventRequest(table.allocate_id(), EventKind.BREAKPOINT, 2, owner=a)
-    r2 = EventRequest(table.allocate_id(), EventKind.METHOD_EXIT_WITH_RETURN_VALUE, 0, owner=b)
+    r1 = table.new_request(a, EventKind.BREAKPOINT, 2)
+    r2 = table.new_request(b, EventKind.METHOD_EXIT_WITH_RETURN_VALUE, 0)
     table.add(r1)
     table.add(r2)
-    assert r1.request_id != r2.request_id
+    assert r1.agent_id != r2.agent_id
+    assert r1.request_id == r2.request_id == 2  # each session counts from 2, as the reference after attach
+    assert table.get(r2.agent_id) is r2
     assert table.find(a, EventKind.BREAKPOINT, r1.request_id) is r1
     assert table.find(a, EventKind.SINGLE_STEP, r1.request_id) is None
     assert table.find(b, EventKind.BREAKPOINT, r1.request_id) is None  # not b's
     assert table.find(b, EventKind.METHOD_EXIT, r2.request_id) is r2
     assert table.owned_by(a) == [r1]
+    assert table.forget_owner(a) == [r1]
+    assert table.new_request(a, EventKind.BREAKPOINT, 0).request_id == 2
+
+
+def test_jdwp_ids_count_up_per_session():
+    table = RequestTable()
+    a = object()
+    assert [table.new_request(a, EventKind.CLASS_PREPARE, 0).request_id for _ in range(3)] == [2, 3, 4]
 
 
 def test_agent_fields_carry_modifiers():
-    r = EventRequest(5, EventKind.CLASS_PREPARE, 1, (Modifier(ModKind.CLASS_MATCH, {"pattern": "a.*"}),))
+    r = EventRequest(9, 5, EventKind.CLASS_PREPARE, 1, (Modifier(ModKind.CLASS_MATCH, {"pattern": "a.*"}),))
     f = r.agent_fields()
     assert f["modifiers"] == [{"mod_kind": 5, "args": {"pattern": "a.*"}}]
-    assert f["request_id"] == 5 and f["suspend_policy"] == 1
+    assert f["request_id"] == 9 and f["suspend_policy"] == 1  # the agent sees the global id

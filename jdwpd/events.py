@@ -1,0 +1,154 @@
+"""Agent EVENT bodies -> one JDWP composite per owning session.
+
+The agent matched the hits and already applied the strongest suspend policy
+among them (one suspension, whoever asked).  Here each hit goes to the session
+that owns its request; a session's composite carries the strongest policy among
+ITS requests.  The agent's one suspension is attributed to one session that asked
+for that policy; every other session that asked for a suspension gets its own
+extra suspension (so that each debugger's resume undoes only its own), and a
+suspension nobody still wants (request cleared or session gone meanwhile) is
+given back at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import attrs
+
+from protocol.constants import EventKind, SuspendPolicy, TypeTag
+from protocol.link import LinkLocation, LinkValue, Tagged
+from protocol.messages import Events
+from protocol.wire import Location, TaggedObjectID, Value
+
+from .model.requests import RequestTable
+
+
+def jdwp_location(loc: LinkLocation) -> Location:
+    if loc.ref == 0:
+        # No class (an uncaught exception's catch location): the reference writes a
+        # class tag, a null class, a null method and index 0.
+        return Location(int(TypeTag.CLASS), 0, 0, 0)
+    return Location(loc.ref_kind, loc.ref, loc.method, loc.index)
+
+
+def jdwp_tagged(t: Tagged) -> TaggedObjectID:
+    return TaggedObjectID(t.kind, t.object)
+
+
+def jdwp_value(v: LinkValue) -> Value:
+    return Value(v.tag, v.value)
+
+
+def _event(kind: int, request_id: int, thread: int, data: dict) -> Any:
+    """One Events.* instance from a hit's payload (protocol/link.py HIT_FIELDS)."""
+    if kind in (EventKind.SINGLE_STEP, EventKind.BREAKPOINT, EventKind.METHOD_ENTRY, EventKind.METHOD_EXIT):
+        cls = {EventKind.SINGLE_STEP: Events.SingleStep, EventKind.BREAKPOINT: Events.Breakpoint,
+               EventKind.METHOD_ENTRY: Events.MethodEntry, EventKind.METHOD_EXIT: Events.MethodExit}[kind]
+        return cls(request_id=request_id, thread=thread, location=jdwp_location(data["location"]))
+    if kind == EventKind.METHOD_EXIT_WITH_RETURN_VALUE:
+        return Events.MethodExitWithReturnValue(request_id=request_id, thread=thread,
+                                                location=jdwp_location(data["location"]),
+                                                value=jdwp_value(data["value"]))
+    if kind in (EventKind.MONITOR_CONTENDED_ENTER, EventKind.MONITOR_CONTENDED_ENTERED):
+        cls = Events.MonitorContendedEnter if kind == EventKind.MONITOR_CONTENDED_ENTER \
+            else Events.MonitorContendedEntered
+        return cls(request_id=request_id, thread=thread, object=jdwp_tagged(data["object"]),
+                   location=jdwp_location(data["location"]))
+    if kind == EventKind.MONITOR_WAIT:
+        return Events.MonitorWait(request_id=request_id, thread=thread, object=jdwp_tagged(data["object"]),
+                                  location=jdwp_location(data["location"]), timeout=data["timeout"])
+    if kind == EventKind.MONITOR_WAITED:
+        return Events.MonitorWaited(request_id=request_id, thread=thread, object=jdwp_tagged(data["object"]),
+                                    location=jdwp_location(data["location"]), timed_out=data["timed_out"])
+    if kind == EventKind.EXCEPTION:
+        return Events.Exception(request_id=request_id, thread=thread, location=jdwp_location(data["location"]),
+                                exception=jdwp_tagged(data["exception"]),
+                                catch_location=jdwp_location(data["catch_location"]))
+    if kind == EventKind.THREAD_START:
+        return Events.ThreadStart(request_id=request_id, thread=thread)
+    if kind == EventKind.THREAD_DEATH:
+        return Events.ThreadDeath(request_id=request_id, thread=thread)
+    if kind == EventKind.CLASS_PREPARE:
+        return Events.ClassPrepare(request_id=request_id, thread=thread, ref_type_tag=data["ref_kind"],
+                                   type_id=data["ref"], signature=data["signature"], status=data["status"])
+    if kind == EventKind.CLASS_UNLOAD:
+        return Events.ClassUnload(request_id=request_id, signature=data["signature"])
+    if kind in (EventKind.FIELD_ACCESS, EventKind.FIELD_MODIFICATION):
+        common = dict(request_id=request_id, thread=thread, location=jdwp_location(data["location"]),
+                      ref_type_tag=data["ref_kind"], type_id=data["ref"], field_id=data["field"],
+                      object=jdwp_tagged(data["object"]))
+        if kind == EventKind.FIELD_ACCESS:
+            return Events.FieldAccess(**common)
+        return Events.FieldModification(**common, value_to_be=jdwp_value(data["value"]))
+    if kind == EventKind.VM_START:
+        return Events.VMStart(request_id=request_id, thread=thread)
+    if kind == EventKind.VM_DEATH:
+        return Events.VMDeath(request_id=request_id)
+    raise ValueError(f"no JDWP event for agent hit kind {kind}")
+
+
+@attrs.frozen
+class Composite:
+    """What one session receives for one agent EVENT."""
+
+    session: Hashable
+    suspend_policy: int
+    events: tuple
+
+
+@attrs.frozen
+class Suspension:
+    """A suspension to record (attributed) or to perform for a session (extra)."""
+
+    session: Hashable | None  # None: nobody wants it: give it back
+    policy: int
+    thread: int
+
+
+@attrs.frozen
+class Routing:
+    composites: tuple[Composite, ...]
+    attributed: Suspension | None  # the agent's own suspension, now owned by this session
+    extra: tuple[Suspension, ...]  # suspensions to add for other sessions
+    orphaned: Suspension | None  # the agent's suspension, wanted by nobody
+
+
+def route(body: dict, requests: RequestTable) -> Routing:
+    """Split one agent EVENT into per-session composites and suspension bookkeeping."""
+    thread = body["thread"]
+    applied = body["suspend_policy"]
+    per_session: dict[Hashable, list] = {}
+    policy_of: dict[Hashable, int] = {}
+    order: list[Hashable] = []
+    hits = []
+    for hit in body["hits"]:
+        req = requests.get(hit["request_id"])
+        if req is not None:  # else: cleared while the event was on its way
+            hits.append((req, hit))
+    if any(hit["event_kind"] == EventKind.VM_DEATH for _, hit in hits):
+        # The reference lists VMDeath events newest request first (observed on OpenJDK 17).
+        hits.sort(key=lambda rh: -rh[0].agent_id)
+    for req, hit in hits:
+        owner = req.owner
+        if owner not in per_session:
+            per_session[owner] = []
+            policy_of[owner] = SuspendPolicy.NONE
+            order.append(owner)
+        per_session[owner].append(_event(hit["event_kind"], req.request_id, thread, hit["data"]))
+        policy_of[owner] = max(policy_of[owner], req.suspend_policy)
+    composites = tuple(Composite(s, int(policy_of[s]), tuple(per_session[s])) for s in order)
+
+    attributed = orphaned = None
+    extra = []
+    if applied != SuspendPolicy.NONE:
+        owner = next((s for s in order if policy_of[s] == applied), None)
+        if owner is not None:
+            attributed = Suspension(owner, applied, thread)
+        else:
+            orphaned = Suspension(None, applied, thread)
+    for s in order:
+        if policy_of[s] != SuspendPolicy.NONE and (attributed is None or s is not attributed.session):
+            extra.append(Suspension(s, int(policy_of[s]), thread))
+    return Routing(composites, attributed, tuple(extra), orphaned)
