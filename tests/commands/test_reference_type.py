@@ -58,7 +58,7 @@ async def test_static_values_instances_and_bad_ids(sample_classes, sample_marker
         statics = [f for f in fields.declared if f.mod_bits & 0x8]
         values = await t.ok("ReferenceType", "GetValues", ref_type=sample,
                             fields=[{"field_id": f.field_id} for f in statics])
-        by_name = dict(zip([f.name for f in statics], values.values, strict=True))
+        by_name = dict(zip([f.name for f in statics], [g.value for g in values.values], strict=True))
         assert by_name["sInt"].value == 2147483647
         assert by_name["sNull"].tag == Tag.OBJECT and by_name["sNull"].value == 0
         assert by_name["sAscii"].tag == Tag.STRING and by_name["sInts"].tag == Tag.ARRAY
@@ -74,7 +74,8 @@ async def test_static_values_instances_and_bad_ids(sample_classes, sample_marker
             for name in ("Signature", "Fields", "Methods", "Status", "SourceFile", "Interfaces", "ClassObject"):
                 code, _ = await t.cmd("ReferenceType", name, ref_type=bad, note=note)
                 assert code == (ErrorCode.INVALID_CLASS if note == "a string" else ErrorCode.INVALID_OBJECT)
-            await t.cmd("ClassObjectReference", "ReflectedType", class_object=bad, note=note)
+            # (ClassObjectReference.ReflectedType on a string kills the reference's VM: see
+            # test_misc_types for what jdwpd answers instead.)
         # Set a static, read it back.
         ids = field_ids(fields)
         await t.ok("ClassType", "SetValues", clazz=sample,
@@ -83,6 +84,6 @@ async def test_static_values_instances_and_bad_ids(sample_classes, sample_marker
                            {"field_id": ids["sAscii"], "value": (Tag.OBJECT, by_name["sEmpty"].value)}])
         after = await t.ok("ReferenceType", "GetValues", ref_type=sample,
                            fields=[{"field_id": ids[n]} for n in ("sInt", "sDouble", "sAscii")])
-        assert [v.value for v in after.values[:2]] == [-5, 6.5]
+        assert [g.value.value for g in after.values[:2]] == [-5, 6.5]
 
     await differential(sample_classes, "Sample", scenario)
