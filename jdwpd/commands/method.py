@@ -5,6 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from jdwpd.commands._values import cached, check_type
+from jdwpd.errors import JdwpError
+from jdwpd.model.classes import MethodInfo
+from protocol.constants import ErrorCode
 
 SET_NAME = "Method"
 
@@ -16,8 +19,21 @@ async def _method(ctx: Any, cmd: Any) -> int:
     return cmd.method_id
 
 
+async def _info(ctx: Any, cmd: Any) -> MethodInfo:
+    """The method's declared facts (INVALID_METHODID for an id the agent never gave out)."""
+    return await cached(ctx.vm.classes.method_info(await _method(ctx, cmd)))
+
+
+async def _not_native(ctx: Any, cmd: Any) -> int:
+    # The reference answers NATIVE_METHOD before asking JVMTI anything.
+    info = await _info(ctx, cmd)
+    if info.is_native:
+        raise JdwpError(ErrorCode.NATIVE_METHOD, f"{info.name} is native")
+    return info.method_id
+
+
 async def line_table(ctx: Any, cmd: Any) -> Any:
-    table = await cached(ctx.vm.classes.line_table(await _method(ctx, cmd)))
+    table = await cached(ctx.vm.classes.line_table(await _not_native(ctx, cmd)))
     return {"start": table.start, "end": table.end,
             "lines": [{"line_code_index": i, "line_number": n} for i, n in table.lines]}
 
@@ -33,19 +49,18 @@ def _variables(table: Any, generic: bool) -> Any:
 
 
 async def variable_table(ctx: Any, cmd: Any) -> Any:
-    return _variables(await cached(ctx.vm.classes.variable_table(await _method(ctx, cmd))), False)
+    return _variables(await cached(ctx.vm.classes.variable_table(await _not_native(ctx, cmd))), False)
 
 
 async def variable_table_with_generic(ctx: Any, cmd: Any) -> Any:
-    return _variables(await cached(ctx.vm.classes.variable_table(await _method(ctx, cmd))), True)
+    return _variables(await cached(ctx.vm.classes.variable_table(await _not_native(ctx, cmd))), True)
 
 
 async def bytecodes(ctx: Any, cmd: Any) -> Any:
-    method_id = await _method(ctx, cmd)
-    known = ctx.vm.classes.known_method(method_id)
-    if known is not None and (known.is_native or known.is_abstract):
+    info = await _info(ctx, cmd)
+    if info.is_native or info.is_abstract:
         return {"bytes": b""}  # the reference does not even ask JVMTI for these
-    return {"bytes": await cached(ctx.vm.classes.bytecodes(method_id))}
+    return {"bytes": await cached(ctx.vm.classes.bytecodes(info.method_id))}
 
 
 async def is_obsolete(ctx: Any, cmd: Any) -> Any:

@@ -117,3 +117,33 @@ def field_ids(reply: Any) -> dict[str, int]:
 
 def method_ids(reply: Any) -> dict[tuple[str, str], int]:
     return {(m.name, m.signature): m.method_id for m in reply.declared}
+
+
+NODEBUG_SOURCE = """\
+public class NoDebug {
+    static int twice(int x) {
+        int y = x * 2;
+        return y;
+    }
+
+    native void nothing();
+
+    public static void main(String[] args) throws Exception {
+        twice(3);
+        Sample.main(args);
+    }
+}
+"""
+
+
+def nodebug_classpath(tmp_dir, sample_classes) -> str:
+    """A classpath whose main class NoDebug (no debug attributes at all) then runs Sample."""
+    from pathlib import Path
+
+    from jdwpd.testing import debuggees
+
+    src = Path(tmp_dir) / "nodebug"
+    src.mkdir(exist_ok=True)
+    (src / "NoDebug.java").write_text(NODEBUG_SOURCE)
+    out = debuggees.compile_sources(src, extra_args=("-g:none", "-cp", str(sample_classes)))
+    return f"{out}:{sample_classes}"
