@@ -252,6 +252,19 @@ def _short(v: Any) -> str:
 
 def _norm(obj: Any, names: tuple, cls: type) -> tuple:
     """Field values of ``obj`` in declared order, from an instance, a Mapping or a tuple."""
+    if len(names) == 1:
+        # A one-field group also takes its bare value.  Only our own message classes
+        # count as "an instance": wire.Value has a ``value`` attribute too, and is the
+        # bare value of ReferenceType.GetValues' one-field ``Value`` group.
+        if isinstance(obj, Mapping):
+            if names[0] in obj:
+                return (obj[names[0]],)
+            return (obj,)
+        if isinstance(obj, Message):
+            return (getattr(obj, names[0]),)
+        if isinstance(obj, (tuple, list)) and len(obj) == 1:
+            return (obj[0],)
+        return (obj,)
     if isinstance(obj, Mapping):
         out = []
         for n in names:
@@ -264,8 +277,6 @@ def _norm(obj: Any, names: tuple, cls: type) -> tuple:
         return tuple(obj)
     if names and all(hasattr(obj, n) for n in names):
         return tuple(getattr(obj, n) for n in names)
-    if len(names) == 1:
-        return (obj,)
     if obj is None and not names:
         return ()
     raise _Fail("<item>", f"cannot encode {_short(obj)} as {cls.__name__}{names}")
