@@ -201,8 +201,11 @@ async def invoke(ctx: Any, kind: int, *, clazz: int, thread: int, method_id: int
         _, obj_class, _ = await object_kinds(vm).get(instance)
         if not await cached(classes.is_assignable(obj_class, method.declaring)):
             raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, "object is not an instance of the method's class")
-    r = await request(vm.link, "INVOKE", thread=thread, kind=int(kind), ref=clazz, object=instance,
-                      method=method_id, options=options, args=[to_link(a) for a in arg_values])
+    try:
+        r = await request(vm.link, "INVOKE", thread=thread, kind=int(kind), ref=clazz, object=instance,
+                          method=method_id, options=options, args=[to_link(a) for a in arg_values])
+    finally:
+        _frames_moved(vm, thread, options)
     exception = tagged(r["exception"])
     result = r["result"]
     if kind == InvokeKind.NEW_INSTANCE:
@@ -220,6 +223,16 @@ async def invoke(ctx: Any, kind: int, *, clazz: int, thread: int, method_id: int
     if ret_tag == ord("V"):
         return Value(ret_tag, None), exception
     return Value(ret_tag, result.value), exception
+
+
+def _frames_moved(vm: Any, thread: int, options: int) -> None:
+    """An invoke resumes the thread (and, unless single-threaded, every thread): frame ids go stale."""
+    threads = getattr(vm, "threads", None)
+    if threads is None or not hasattr(threads, "invalidate_frames"):
+        return
+    targets = [thread] if options & InvokeOptions.INVOKE_SINGLE_THREADED else [thread, *threads.known()]
+    for t in set(targets):
+        threads.invalidate_frames(t)
 
 
 async def _invoke_target(classes: ClassCache, kind: int, clazz: int, ref_kind: int, method_id: int) -> MethodInfo:

@@ -15,9 +15,10 @@ from jdwpd.commands._values import (
     to_jdwp,
     to_link,
 )
-from jdwpd.errors import JdwpError
+from jdwpd.errors import AgentError, JdwpError
 from jdwpd.model.classes import ClassCache, FieldInfo
 from protocol.constants import ErrorCode
+from protocol.link import LinkStatus
 
 SET_NAME = "ObjectReference"
 
@@ -129,7 +130,13 @@ async def enable_collection(ctx: Any, cmd: Any) -> Any:
 async def is_collected(ctx: Any, cmd: Any) -> Any:
     if cmd.object == 0:
         raise JdwpError(ErrorCode.INVALID_OBJECT, "null object")
-    r = await request(ctx.vm.link, "OBJECT_IS_COLLECTED", object=cmd.object)
+    try:
+        r = await ctx.vm.link.request("OBJECT_IS_COLLECTED", object=cmd.object)
+    except AgentError as e:
+        # The reference answers true, not an error, for an id it does not know (any more).
+        if e.status in (LinkStatus.INVALID_ID, LinkStatus.COLLECTED):
+            return {"is_collected": True}
+        raise
     return {"is_collected": r["collected"]}
 
 

@@ -237,6 +237,11 @@ class ClassCache:
         self._signatures.pop(ref, None)
         self._drop_scope(ref)
 
+    def forget_signature(self, signature: str) -> None:
+        """ClassUnload names the class by signature only: forget every class known by that name."""
+        for ref in [r for r, s in self._signatures.items() if s.signature == signature]:
+            self.forget(ref)
+
     def redefined(self, refs: Iterable[int]) -> None:
         """Classes were redefined: their members, tables and source facts may have changed.
 

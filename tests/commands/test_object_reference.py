@@ -1,0 +1,113 @@
+"""ObjectReference, and the invokes (ClassType, InterfaceType, ObjectReference), against the reference."""
+
+from __future__ import annotations
+
+import pytest
+from types_support import differential, field_ids, method_ids
+
+from protocol.constants import ErrorCode, InvokeOptions, Tag
+
+pytestmark = pytest.mark.jvm
+
+
+async def _sample_object(t):
+    sample = await t.class_id("LSample;")
+    inst = await t.ok("ReferenceType", "Instances", ref_type=sample, max_instances=1)
+    return sample, inst.instances[0].instance.object_id
+
+
+async def test_fields_monitors_and_collection(sample_classes, sample_markers):
+    async def scenario(t):
+        await t.run_to_line("Sample", sample_markers["TOTAL_AREA_LOOP"])
+        sample, obj = await _sample_object(t)
+        await t.cmd("ObjectReference", "ReferenceType", object=obj)
+        fields = await t.ok("ReferenceType", "Fields", ref_type=sample)
+        ids = field_ids(fields)
+        instance = [f for f in fields.declared if not f.mod_bits & 0x8]
+        values = await t.ok("ObjectReference", "GetValues", object=obj,
+                            fields=[{"field_id": f.field_id} for f in instance])
+        by_name = {f.name: g.value for f, g in zip(instance, values.values, strict=True)}
+        assert by_name["fInt"].value == 123456 and by_name["fNull"].tag == Tag.OBJECT
+        assert by_name["fString"].tag == Tag.STRING
+        # (A static field's id through ObjectReference.GetValues kills the reference's VM; JDI
+        # sends statics through ReferenceType.GetValues.)
+        await t.ok("ObjectReference", "SetValues", object=obj,
+                   values=[{"field_id": ids["fInt"], "value": (Tag.INT, 7)},
+                           {"field_id": ids["fBoolean"], "value": (Tag.BOOLEAN, True)},
+                           {"field_id": ids["fLong"], "value": (Tag.LONG, -3)},
+                           {"field_id": ids["fString"], "value": (Tag.OBJECT, 0)}])
+        await t.cmd("ObjectReference", "GetValues", object=obj,
+                    fields=[{"field_id": ids[n]} for n in ("fInt", "fBoolean", "fLong", "fString")], note="after set")
+        # The Circle in fShape: its class, its field, its own class's view.
+        circle = by_name["fShape"].value
+        await t.cmd("ObjectReference", "ReferenceType", object=circle, note="circle")
+        circle_fields = await t.ok("ReferenceType", "Fields", ref_type=await t.class_id("LSample$Circle;"))
+        await t.cmd("ObjectReference", "GetValues", object=circle,
+                    fields=[{"field_id": f.field_id} for f in circle_fields.declared], note="circle")
+        await t.cmd("ObjectReference", "MonitorInfo", object=obj)
+        await t.cmd("ObjectReference", "IsCollected", object=obj)
+        await t.cmd("ObjectReference", "DisableCollection", object=obj)
+        await t.cmd("ObjectReference", "EnableCollection", object=obj)
+        await t.cmd("ObjectReference", "EnableCollection", object=obj, note="twice")
+        code, referrers = await t.cmd("ObjectReference", "ReferringObjects", object=circle, max_referrers=0,
+                                      record=False)
+        t.note("circle referrers", (code, len(referrers.referring_objects) if referrers else None))
+        await t.cmd("ObjectReference", "ReferringObjects", object=circle, max_referrers=-1, note="negative")
+        for bad, note in ((0x7EADBEEF, "unknown"),):
+            for name in ("ReferenceType", "MonitorInfo", "IsCollected", "DisableCollection"):
+                await t.cmd("ObjectReference", name, object=bad, note=note)
+            await t.cmd("ObjectReference", "GetValues", object=bad, fields=[{"field_id": ids["fInt"]}], note=note)
+        await t.cmd("ObjectReference", "IsCollected", object=0, note="null")
+
+    await differential(sample_classes, "Sample", scenario)
+
+
+async def test_invoke_static_instance_interface_and_new_instance(sample_classes, sample_markers):
+    async def scenario(t):
+        thread, _ = await t.run_to_line("Sample", sample_markers["TOTAL_AREA_LOOP"])
+        sample, obj = await _sample_object(t)
+        methods = method_ids(await t.ok("ReferenceType", "Methods", ref_type=sample))
+        invoke = {"thread": thread, "options": InvokeOptions.INVOKE_SINGLE_THREADED}
+        code, r = await t.cmd("ClassType", "InvokeMethod", clazz=sample, method_id=methods[("factorial", "(I)I")],
+                              arguments=[(Tag.INT, 5)], **invoke)
+        assert code == 0 and r.return_value.value == 120
+        await t.cmd("ObjectReference", "InvokeMethod", object=obj, clazz=sample,
+                    method_id=methods[("compute", "(I)I")], arguments=[(Tag.INT, 3)], **invoke)
+        await t.cmd("ClassType", "InvokeMethod", clazz=sample, method_id=methods[("thrower", "(I)V")],
+                    arguments=[(Tag.INT, 0)], note="throws", **invoke)
+        await t.cmd("ClassType", "InvokeMethod", clazz=sample, method_id=methods[("lateLoad", "()Ljava/lang/Object;")],
+                    arguments=[], note="object result", **invoke)
+        # Everything threads: all threads run during the invoke.
+        await t.cmd("ClassType", "InvokeMethod", clazz=sample, method_id=methods[("factorial", "(I)I")],
+                    arguments=[(Tag.INT, 3)], thread=thread, options=0, note="all threads")
+        circle = await t.class_id("LSample$Circle;")
+        ctor = method_ids(await t.ok("ReferenceType", "Methods", ref_type=circle))[("<init>", "(D)V")]
+        code, made = await t.cmd("ClassType", "NewInstance", clazz=circle, method_id=ctor,
+                                 arguments=[(Tag.DOUBLE, 1.0)], **invoke)
+        assert code == 0 and made.new_object.object_id
+        shape = await t.class_id("LSample$Shape;")
+        area = method_ids(await t.ok("ReferenceType", "Methods", ref_type=shape))[("area", "()D")]
+        await t.cmd("ObjectReference", "InvokeMethod", object=made.new_object.object_id, clazz=circle,
+                    method_id=area, arguments=[], note="interface method, virtual", **invoke)
+        string = await t.class_id("Ljava/lang/String;")
+        value_of = method_ids(await t.ok("ReferenceType", "Methods", ref_type=string))[
+            ("valueOf", "(I)Ljava/lang/String;")]
+        code, s = await t.cmd("ClassType", "InvokeMethod", clazz=string, method_id=value_of,
+                              arguments=[(Tag.INT, 42)], **invoke)
+        assert s.return_value.tag == Tag.STRING
+        await t.cmd("StringReference", "Value", string_object=s.return_value.value)
+        lst = await t.class_id("Ljava/util/List;")
+        of = method_ids(await t.ok("ReferenceType", "Methods", ref_type=lst))[("of", "()Ljava/util/List;")]
+        await t.cmd("InterfaceType", "InvokeMethod", clazz=lst, method_id=of, arguments=[], **invoke)
+        # A static method through a class that does not declare it, nor inherit it.
+        code, _ = await t.cmd("ClassType", "InvokeMethod", clazz=string, method_id=methods[("factorial", "(I)I")],
+                              arguments=[(Tag.INT, 5)], note="foreign method", **invoke)
+        assert code == ErrorCode.INVALID_METHODID
+        # A thread that is suspended, but not by an event, cannot invoke.
+        threads = (await t.client.command("VirtualMachine", "AllThreads")).threads
+        other = next(x.thread for x in threads if x.thread != thread)
+        code, _ = await t.cmd("ClassType", "InvokeMethod", clazz=sample, method_id=methods[("factorial", "(I)I")],
+                              arguments=[(Tag.INT, 5)], thread=other, options=0, note="not at an event")
+        assert code == ErrorCode.INVALID_THREAD
+
+    await differential(sample_classes, "Sample", scenario)
