@@ -230,17 +230,18 @@ def _explain_dec(e: BaseException, blen: int, pos: int, info: list) -> _Fail:
 
 
 def _explain_enc(e: BaseException, info: list, local: dict) -> _Fail:
-    if isinstance(e, _Fail):
-        return e
+    # Slow path only: re-pack the run's values one by one to name the culprit.
     for name, code, expr in info:
         if code is None:
             continue
         try:
-            struct.pack(">" + code, eval(expr, {}, local))  # noqa: S307 - our own generated expression
-        except NameError:
+            value = eval(expr, {}, local)  # noqa: S307 - our own generated expression
+        except Exception:  # noqa: BLE001 - not computable here; look at the next one
             continue
+        try:
+            struct.pack(">" + code, value)
         except Exception as inner:  # noqa: BLE001 - this is the culprit we are looking for
-            return _Fail(name, f"{inner} (got {_short(eval(expr, {}, local))})")
+            return _Fail(name, f"{inner} (got {_short(value)})")
     names = "/".join(dict.fromkeys(n for n, _, _ in info))
     return _Fail(names, str(e) or type(e).__name__)
 
