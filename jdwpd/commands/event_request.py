@@ -1,0 +1,124 @@
+"""EventRequest command set (15): requests belong to the session that sets them.
+
+Validation follows the reference's order: the event kind first (before any
+modifier is looked at), then each modifier in turn, its ids first, then whether
+it applies to the kind; ids are allocated only for requests that are installed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jdwpd.commands._values import check_kind, check_type, object_kinds, raise_agent
+from jdwpd.errors import AgentError, JdwpError
+from jdwpd.model.requests import (
+    ACCEPTED_KINDS,
+    NEVER_REPORTED,
+    Modifier,
+    check_modifier,
+    check_request,
+    location_for_link,
+)
+from protocol.constants import ErrorCode, EventKind, ModKind
+from protocol.link import ObjectKind
+
+SET_NAME = "EventRequest"
+
+
+async def _thread(ctx: Any, thread: int) -> int:
+    if thread:
+        await check_kind(ctx.vm, thread, ObjectKind.THREAD, ErrorCode.INVALID_THREAD)
+    return thread
+
+
+async def _class(ctx: Any, ref: int) -> int:
+    if ref:
+        await check_type(ctx.vm.classes, ref)
+    return ref
+
+
+async def _object(ctx: Any, obj: int) -> int:
+    if obj:
+        try:
+            await object_kinds(ctx.vm).get(obj)
+        except AgentError as e:
+            raise_agent(e)
+    return obj
+
+
+async def to_modifier(ctx: Any, m: Any) -> Modifier:
+    """A decoded JDWP modifier as the agent's filter modifier, its ids checked on the way."""
+    k = m.mod_kind
+    if k == ModKind.COUNT:
+        args = {"count": m.count}
+    elif k == ModKind.CONDITIONAL:
+        args = {"expr_id": m.expr_id}
+    elif k == ModKind.THREAD_ONLY:
+        args = {"thread": await _thread(ctx, m.thread)}
+    elif k == ModKind.CLASS_ONLY:
+        args = {"ref": await _class(ctx, m.clazz)}
+    elif k in (ModKind.CLASS_MATCH, ModKind.CLASS_EXCLUDE):
+        args = {"pattern": m.class_pattern}
+    elif k == ModKind.LOCATION_ONLY:
+        await _class(ctx, m.loc.class_id)
+        args = {"location": location_for_link(m.loc)}
+    elif k == ModKind.EXCEPTION_ONLY:
+        args = {"ref": await _class(ctx, m.exception_or_null), "caught": bool(m.caught),
+                "uncaught": bool(m.uncaught)}
+    elif k == ModKind.FIELD_ONLY:
+        args = {"ref": await _class(ctx, m.declaring), "field": m.field_id}
+    elif k == ModKind.STEP:
+        if not m.thread:
+            raise JdwpError(ErrorCode.INVALID_THREAD, "a step needs a thread")
+        args = {"thread": await _thread(ctx, m.thread), "size": m.size, "depth": m.depth}
+    elif k == ModKind.INSTANCE_ONLY:
+        args = {"object": await _object(ctx, m.instance)}
+    elif k == ModKind.SOURCE_NAME_MATCH:
+        args = {"pattern": m.source_name_pattern}
+    elif k == ModKind.PLATFORM_THREADS_ONLY:
+        args = {}
+    else:
+        raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, f"unknown modifier kind {k}")
+    return Modifier(int(k), args)
+
+
+async def set_request(ctx: Any, cmd: Any) -> Any:
+    vm = ctx.vm
+    kind = cmd.event_kind
+    if kind not in ACCEPTED_KINDS:
+        raise JdwpError(ErrorCode.INVALID_EVENT_TYPE, f"event kind {kind}")
+    if kind == EventKind.VM_START:
+        # The VM has started already: the reference hands out an id and installs nothing.
+        return {"request_id": vm.requests.allocate_request_id(ctx.session)}
+    mods = []
+    for m in cmd.modifiers:
+        mod = await to_modifier(ctx, m)
+        check_modifier(kind, mod)
+        mods.append(mod)
+    check_request(kind, mods)
+    req = vm.requests.new_request(ctx.session, kind, cmd.suspend_policy, tuple(mods),
+                                  in_agent=kind not in NEVER_REPORTED)
+    try:
+        await vm.add_request(req)
+    except AgentError as e:
+        raise_agent(e)
+    return {"request_id": req.request_id}
+
+
+async def clear(ctx: Any, cmd: Any) -> Any:
+    if cmd.event_kind not in ACCEPTED_KINDS:
+        raise JdwpError(ErrorCode.INVALID_EVENT_TYPE, f"event kind {cmd.event_kind}")
+    req = ctx.vm.requests.find(ctx.session, cmd.event_kind, cmd.request_id)
+    if req is not None:  # an unknown id is no error in the reference
+        await ctx.vm.clear_request(req)
+
+
+async def clear_all_breakpoints(ctx: Any, cmd: Any) -> Any:
+    await ctx.vm.clear_requests(ctx.vm.requests.owned_by(ctx.session, EventKind.BREAKPOINT))
+
+
+HANDLERS = {
+    "Set": set_request,
+    "Clear": clear,
+    "ClearAllBreakpoints": clear_all_breakpoints,
+}

@@ -1,0 +1,57 @@
+"""StackFrame command set (16): frame ids are (generation << 32 | depth) per thread.
+
+A frame id made before its thread last ran answers INVALID_FRAMEID, unless the
+thread is running now, which the reference reports first (THREAD_NOT_SUSPENDED).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jdwpd.commands._values import request, tagged, to_jdwp, to_link
+from jdwpd.errors import JdwpError
+from jdwpd.model.frames import frame_depth
+from protocol.constants import ErrorCode
+
+SET_NAME = "StackFrame"
+
+
+async def _depth(ctx: Any, thread: int, frame: int) -> int:
+    try:
+        return frame_depth(frame, ctx.vm.threads.generation(thread))
+    except JdwpError:
+        s = await request(ctx.vm.link, "THREAD_STATUS", thread=thread)
+        if s["suspend_count"] == 0:
+            raise JdwpError(ErrorCode.THREAD_NOT_SUSPENDED) from None
+        raise
+
+
+async def get_values(ctx: Any, cmd: Any) -> Any:
+    depth = await _depth(ctx, cmd.thread, cmd.frame)
+    slots = [{"slot": s.slot, "tag": s.sigbyte} for s in cmd.slots]
+    r = await request(ctx.vm.link, "FRAME_GET_LOCALS", thread=cmd.thread, depth=depth, slots=slots)
+    return {"values": [to_jdwp(v["value"]) for v in r["values"]]}
+
+
+async def set_values(ctx: Any, cmd: Any) -> Any:
+    depth = await _depth(ctx, cmd.thread, cmd.frame)
+    values = [{"slot": s.slot, "value": to_link(s.slot_value)} for s in cmd.slot_values]
+    await request(ctx.vm.link, "FRAME_SET_LOCALS", thread=cmd.thread, depth=depth, values=values)
+
+
+async def this_object(ctx: Any, cmd: Any) -> Any:
+    depth = await _depth(ctx, cmd.thread, cmd.frame)
+    r = await request(ctx.vm.link, "FRAME_THIS", thread=cmd.thread, depth=depth)
+    return {"object_this": tagged(r["object"])}
+
+
+async def pop_frames(ctx: Any, cmd: Any) -> Any:
+    depth = await _depth(ctx, cmd.thread, cmd.frame)
+    try:
+        await request(ctx.vm.link, "THREAD_POP_FRAMES", thread=cmd.thread, depth=depth)
+    finally:
+        # The thread ran to pop: every frame id of it is stale now.
+        ctx.vm.threads.invalidate_frames(cmd.thread)
+
+
+HANDLERS = {"GetValues": get_values, "SetValues": set_values, "ThisObject": this_object, "PopFrames": pop_frames}

@@ -1,0 +1,143 @@
+"""ThreadReference command set (11).
+
+Thread ids are object ids; the agent answers INVALID_ID for an unknown id and
+JVMTI INVALID_THREAD for an object that is no thread, which jdwp_code_for turns
+into the reference's INVALID_OBJECT and INVALID_THREAD.  Suspensions go through
+the VM so that they are counted for this session.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jdwpd.commands._values import request, tagged, to_link
+from jdwpd.errors import JdwpError
+from jdwpd.model.frames import make_frame_id
+from jdwpd.vm import _SUSPENDED, jdwp_thread_status
+from protocol.constants import ErrorCode
+from protocol.wire import Location
+
+SET_NAME = "ThreadReference"
+
+
+async def _info(ctx: Any, thread: int) -> dict:
+    return await request(ctx.vm.link, "THREAD_INFO", thread=thread)
+
+
+async def name(ctx: Any, cmd: Any) -> Any:
+    return {"thread_name": (await _info(ctx, cmd.thread))["name"]}
+
+
+async def suspend(ctx: Any, cmd: Any) -> Any:
+    await _call(ctx.vm.suspend_thread(ctx.session, cmd.thread))
+
+
+async def resume(ctx: Any, cmd: Any) -> Any:
+    await _call(ctx.vm.resume_thread(ctx.session, cmd.thread))
+
+
+async def _call(coro: Any) -> Any:
+    from jdwpd.commands._values import cached
+
+    return await cached(coro)
+
+
+async def status(ctx: Any, cmd: Any) -> Any:
+    s = await request(ctx.vm.link, "THREAD_STATUS", thread=cmd.thread)
+    suspended = s["suspend_count"] > 0 or bool(s["state"] & _SUSPENDED)
+    return {"thread_status": jdwp_thread_status(s["state"], s["at_event"]), "suspend_status": int(suspended)}
+
+
+async def thread_group(ctx: Any, cmd: Any) -> Any:
+    return {"group": (await _info(ctx, cmd.thread))["group"]}
+
+
+async def frame_count(ctx: Any, cmd: Any) -> Any:
+    return {"frame_count": (await request(ctx.vm.link, "THREAD_FRAME_COUNT", thread=cmd.thread))["count"]}
+
+
+async def frames(ctx: Any, cmd: Any) -> Any:
+    thread, start, length = cmd.thread, cmd.start_frame, cmd.length
+    count = (await request(ctx.vm.link, "THREAD_FRAME_COUNT", thread=thread))["count"]
+    if length == -1:
+        length = count - start
+    if length == 0:
+        return {"frames": []}
+    if start < 0 or start > count - 1:
+        raise JdwpError(ErrorCode.INVALID_INDEX, f"start {start} of {count} frames")
+    if length < 0 or length + start > count:
+        raise JdwpError(ErrorCode.INVALID_LENGTH, f"{length} frames from {start} of {count}")
+    r = await request(ctx.vm.link, "THREAD_FRAMES", thread=thread, start=start, length=length)
+    generation = ctx.vm.threads.generation(thread)
+    return {"frames": [{"frame_id": make_frame_id(generation, start + i),
+                        "location": Location(f["ref_kind"], f["ref"], f["method"], f["index"])}
+                       for i, f in enumerate(r["frames"])]}
+
+
+async def _require_suspended(ctx: Any, thread: int) -> None:
+    """The reference checks the suspend count before the monitor queries."""
+    s = await request(ctx.vm.link, "THREAD_STATUS", thread=thread)
+    if s["suspend_count"] == 0:
+        raise JdwpError(ErrorCode.THREAD_NOT_SUSPENDED)
+
+
+async def owned_monitors(ctx: Any, cmd: Any) -> Any:
+    await _require_suspended(ctx, cmd.thread)
+    r = await request(ctx.vm.link, "THREAD_OWNED_MONITORS", thread=cmd.thread)
+    return {"owned": [tagged(m["object"]) for m in r["monitors"]]}
+
+
+async def current_contended_monitor(ctx: Any, cmd: Any) -> Any:
+    if not cmd.thread:
+        raise JdwpError(ErrorCode.INVALID_THREAD, "null thread")
+    await _require_suspended(ctx, cmd.thread)
+    r = await request(ctx.vm.link, "THREAD_CONTENDED_MONITOR", thread=cmd.thread)
+    return {"monitor": tagged(r["object"])}
+
+
+async def stop(ctx: Any, cmd: Any) -> Any:
+    await request(ctx.vm.link, "THREAD_STOP", thread=cmd.thread, throwable=cmd.throwable)
+
+
+async def interrupt(ctx: Any, cmd: Any) -> Any:
+    await request(ctx.vm.link, "THREAD_INTERRUPT", thread=cmd.thread)
+
+
+async def suspend_count(ctx: Any, cmd: Any) -> Any:
+    s = await request(ctx.vm.link, "THREAD_STATUS", thread=cmd.thread)
+    return {"suspend_count": s["suspend_count"]}
+
+
+async def owned_monitors_stack_depth_info(ctx: Any, cmd: Any) -> Any:
+    if not cmd.thread:
+        raise JdwpError(ErrorCode.INVALID_THREAD, "null thread")
+    await _require_suspended(ctx, cmd.thread)
+    r = await request(ctx.vm.link, "THREAD_OWNED_MONITORS", thread=cmd.thread)
+    return {"owned": [{"monitor": tagged(m["object"]), "stack_depth": m["depth"]} for m in r["monitors"]]}
+
+
+async def force_early_return(ctx: Any, cmd: Any) -> Any:
+    await request(ctx.vm.link, "THREAD_FORCE_EARLY_RETURN", thread=cmd.thread, value=to_link(cmd.value))
+
+
+async def is_virtual(ctx: Any, cmd: Any) -> Any:
+    return {"is_virtual": bool((await _info(ctx, cmd.thread))["virtual"])}
+
+
+HANDLERS = {
+    "Name": name,
+    "Suspend": suspend,
+    "Resume": resume,
+    "Status": status,
+    "ThreadGroup": thread_group,
+    "Frames": frames,
+    "FrameCount": frame_count,
+    "OwnedMonitors": owned_monitors,
+    "CurrentContendedMonitor": current_contended_monitor,
+    "Stop": stop,
+    "Interrupt": interrupt,
+    "SuspendCount": suspend_count,
+    "OwnedMonitorsStackDepthInfo": owned_monitors_stack_depth_info,
+    "ForceEarlyReturn": force_early_return,
+    "IsVirtual": is_virtual,
+}

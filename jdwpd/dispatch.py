@@ -1,0 +1,113 @@
+"""The command table: (command set, command) -> handler, and the reference's error rules.
+
+Handlers come from every ``jdwpd/commands/*.py`` module's ``HANDLERS``; a command
+no module handles answers NOT_IMPLEMENTED, as the reference does for commands it
+does not know.  Error replies carry no body.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import re
+from typing import Any
+
+from protocol import spec as jdwp_spec
+from protocol.constants import CommandSet, ErrorCode
+from protocol.messages import decode_command, encode_reply
+from protocol.packets import CommandPacket, ReplyPacket
+from protocol.wire import DecodeError, EncodeError
+
+from .commands import Context, Handler
+from .errors import AgentError, AgentLinkClosed, JdwpError, jdwp_code_for
+
+log = logging.getLogger(__name__)
+
+COMMAND_MODULES = (
+    "virtual_machine", "reference_type", "class_type", "array_type", "interface_type", "method", "field",
+    "object_reference", "string_reference", "thread_reference", "thread_group_reference", "array_reference",
+    "class_loader_reference", "event_request", "stack_frame", "class_object_reference", "module_reference",
+)
+
+_TRAILING = re.compile(r"^(\d+) trailing bytes$")
+
+
+def build_table(modules: tuple[str, ...] = COMMAND_MODULES) -> dict[tuple[int, int], Handler]:
+    table: dict[tuple[int, int], Handler] = {}
+    for name in modules:
+        try:
+            module = importlib.import_module(f"jdwpd.commands.{name}")
+        except ModuleNotFoundError as e:
+            if e.name != f"jdwpd.commands.{name}":
+                raise
+            continue  # that command set is not written yet: its commands answer NOT_IMPLEMENTED
+        for cmd_name, handler in module.HANDLERS.items():
+            cs = jdwp_spec.by_name(module.SET_NAME, cmd_name)
+            table[(cs.set_id, cs.cmd_id)] = handler
+    return table
+
+
+_TABLE: dict[tuple[int, int], Handler] | None = None
+
+
+def table() -> dict[tuple[int, int], Handler]:
+    global _TABLE
+    if _TABLE is None:
+        _TABLE = build_table()
+    return _TABLE
+
+
+def _error(packet: CommandPacket, code: int) -> ReplyPacket:
+    return ReplyPacket(packet.id, 0x80, int(code), b"")
+
+
+def decode(cs: jdwp_spec.CommandSpec, data: bytes, sizes: Any) -> Any:
+    """Decode like the reference reads: bytes after the last field are ignored."""
+    try:
+        return decode_command(cs, data, sizes)
+    except DecodeError as e:
+        m = _TRAILING.match(e.reason) if e.field == "<end>" else None
+        if m is None:
+            raise
+        return decode_command(cs, data[: len(data) - int(m.group(1))], sizes)
+
+
+def decode_error_code(e: DecodeError) -> int:
+    """The reference's answer to a body it cannot read: INTERNAL for a short read, INVALID_TAG for a bad tag."""
+    if "tag" in e.reason and "unknown" in e.reason:
+        return ErrorCode.INVALID_TAG
+    if "negative count" in e.reason:
+        return ErrorCode.ILLEGAL_ARGUMENT
+    return ErrorCode.INTERNAL
+
+
+async def dispatch(vm: Any, session: Any, packet: CommandPacket) -> ReplyPacket:
+    key = (packet.command_set, packet.command)
+    cs = jdwp_spec.lookup(*key)
+    handler = table().get(key)
+    if cs is None or handler is None:
+        return _error(packet, ErrorCode.NOT_IMPLEMENTED)
+    # VirtualMachine commands decide for themselves (some answer, some are quietly ignored).
+    if vm.dead and packet.command_set != CommandSet.VIRTUAL_MACHINE:
+        return _error(packet, ErrorCode.VM_DEAD)
+    try:
+        cmd = decode(cs, packet.data, vm.id_sizes)
+    except DecodeError as e:
+        return _error(packet, decode_error_code(e))
+    ctx = Context(vm, session, packet.id)
+    try:
+        reply = await handler(ctx, cmd)
+        body = encode_reply(cs, reply if reply is not None else (), vm.id_sizes)
+    except JdwpError as e:
+        return _error(packet, e.code)
+    except AgentError as e:
+        return _error(packet, jdwp_code_for(e.status))
+    except AgentLinkClosed:
+        return _error(packet, ErrorCode.VM_DEAD)
+    except EncodeError:
+        log.exception("reply to %s does not fit its layout", cs.label)
+        return _error(packet, ErrorCode.INTERNAL)
+    except Exception:  # a handler bug must not end the debugger's session
+        log.exception("%s failed", cs.label)
+        return _error(packet, ErrorCode.INTERNAL)
+    return ReplyPacket(packet.id, 0x80, 0, body)

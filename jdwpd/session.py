@@ -1,0 +1,186 @@
+"""One debugger: its connection, its command lanes, its events, its share of the VM.
+
+Ordering.  Commands that change the VM run in arrival order, each after every
+command that arrived before it has been answered; queries run concurrently with
+each other, after the last change before them.  So a query that waits on the
+VM never holds up the reading and answering of later queries (IntelliJ
+pipelines; Eclipse gives up after 3 s), while Suspend-then-Frames or
+Frames-then-Resume keep their meaning.  Invokes are ordered like changes but do
+not hold up later commands, as in the reference, which answers other commands
+while an invoke runs.
+
+Leaving.  On Dispose or a closed socket the VM undoes this session's requests,
+suspensions and pins (vm.detach); the VM runs on and another debugger may attach.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import math
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import trio
+
+from protocol.constants import CommandSet
+from protocol.jdwp import NEED_DATA, ConnectionClosed, JdwpConnection
+from protocol.messages import encode_composite
+from protocol.packets import CommandPacket
+from protocol.wire import ProtocolError
+
+from .dispatch import dispatch
+
+log = logging.getLogger(__name__)
+
+_VM, _TR, _SF, _ER = 1, 11, 16, 15
+# Commands that change what later commands see.
+MUTATING = frozenset({
+    (_VM, 6), (_VM, 8), (_VM, 9), (_VM, 10), (_VM, 14), (_VM, 15), (_VM, 16), (_VM, 18), (_VM, 19),
+    (3, 2),  # ClassType.SetValues
+    (9, 3), (9, 7), (9, 8),  # ObjectReference.SetValues, DisableCollection, EnableCollection
+    (_TR, 2), (_TR, 3), (_TR, 10), (_TR, 11), (_TR, 14),
+    (13, 3),  # ArrayReference.SetValues
+    (_ER, 1), (_ER, 2), (_ER, 3),
+    (_SF, 2), (_SF, 4),
+})
+
+_session_numbers = itertools.count(1)
+
+
+class Session:
+    def __init__(self, vm: Any, stream: trio.abc.Stream, conn: JdwpConnection, *, peer: str = "") -> None:
+        self.vm = vm
+        self.stream = stream
+        self.conn = conn
+        self.peer = peer
+        self.number = next(_session_numbers)
+        self.saw_vm_death = False
+        self.default_stratum: str | None = None
+        self._send_lock = trio.StrictFIFOLock()
+        self._event_ids = itertools.count(1)
+        self._events_out, self._events_in = trio.open_memory_channel(math.inf)
+        self._released = trio.Event()
+        self._released.set()
+        self._barrier = trio.Event()
+        self._barrier.set()
+        self._since_barrier: list[trio.Event] = []
+        self._after_reply: dict[int, list[Callable[[], Awaitable[None]]]] = {}
+        self._closing = False
+        self._nursery: trio.Nursery | None = None
+        self.commands_answered = 0
+        self.events_sent = 0
+
+    def __repr__(self) -> str:
+        return f"<Session {self.number} {self.peer}>"
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def run(self) -> None:
+        try:
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                nursery.start_soon(self._event_writer)
+                nursery.start_soon(self.vm.attach, self)
+                await self._read_loop(nursery)
+                # EOF or Dispose: commands still running lose their debugger.
+                nursery.cancel_scope.cancel()
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        finally:
+            with trio.CancelScope(shield=True):
+                try:
+                    await self.vm.detach(self)
+                finally:
+                    await self.stream.aclose()
+
+    def close_after_reply(self, packet_id: int) -> None:
+        """Dispose: the reply goes out, then the session ends."""
+        self.after_reply(packet_id, self._close)
+
+    def after_reply(self, packet_id: int, action: Callable[[], Awaitable[None]]) -> None:
+        self._after_reply.setdefault(packet_id, []).append(action)
+
+    async def _close(self) -> None:
+        self._closing = True
+        if self._nursery is not None:
+            self._nursery.cancel_scope.cancel()
+
+    # ------------------------------------------------------------------ reading and scheduling
+
+    async def _read_loop(self, nursery: trio.Nursery) -> None:
+        while not self._closing:
+            try:
+                event = self.conn.next_event()
+            except ProtocolError as e:
+                log.info("%r: dropping the connection: %s", self, e)
+                return
+            if event is NEED_DATA:
+                try:
+                    data = await self.stream.receive_some(65536)
+                except (trio.BrokenResourceError, trio.ClosedResourceError):
+                    return
+                self.conn.receive_data(data)
+            elif isinstance(event, ConnectionClosed):
+                return
+            elif isinstance(event, CommandPacket):
+                self._schedule(nursery, event)
+
+    def _schedule(self, nursery: trio.Nursery, packet: CommandPacket) -> None:
+        key = (packet.command_set, packet.command)
+        done = trio.Event()
+        if key in MUTATING:
+            prior = [*self._since_barrier, self._barrier]
+            self._since_barrier = []
+            self._barrier = done
+        else:
+            # Queries and invokes: after the last change; later changes wait for them,
+            # later queries do not.
+            prior = [self._barrier]
+            self._since_barrier = [e for e in self._since_barrier if not e.is_set()]
+            self._since_barrier.append(done)
+        nursery.start_soon(self._run_command, packet, prior, done)
+
+    async def _run_command(self, packet: CommandPacket, prior: list[trio.Event], done: trio.Event) -> None:
+        try:
+            for event in prior:
+                await event.wait()
+            reply = await dispatch(self.vm, self, packet)
+            await self._send(self.conn.send(reply))
+            self.commands_answered += 1
+            for action in self._after_reply.pop(packet.id, ()):
+                await action()
+        finally:
+            done.set()
+
+    # ------------------------------------------------------------------ writing
+
+    async def _send(self, data: bytes) -> None:
+        async with self._send_lock:
+            await self.stream.send_all(data)
+
+    async def send_event(self, suspend_policy: int, events: tuple) -> None:
+        """Queue one composite; never blocks the VM's event pump on a slow debugger."""
+        data = encode_composite(int(suspend_policy), list(events), self.vm.id_sizes)
+        try:
+            self._events_out.send_nowait(data)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            pass
+
+    async def _event_writer(self) -> None:
+        async for data in self._events_in:
+            await self._released.wait()
+            packet = CommandPacket(next(self._event_ids), 0, CommandSet.EVENT, 100, data)
+            await self._send(self.conn.send(packet))
+            self.events_sent += 1
+
+    def hold_events(self) -> None:
+        if self._released.is_set():
+            self._released = trio.Event()
+
+    def release_events(self) -> None:
+        self._released.set()
+
+    def statistics(self) -> dict[str, Any]:
+        return {"number": self.number, "peer": self.peer, "commands_answered": self.commands_answered,
+                "events_sent": self.events_sent, "events_held": not self._released.is_set()}

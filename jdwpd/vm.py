@@ -1,0 +1,346 @@
+"""The façade over one debugged VM: the link, the model, the sessions, the event fan-out.
+
+Sessions (one per debugger) and the scripting API talk to this object, never to
+the link directly for anything that changes suspension or requests, so that the
+per-session bookkeeping stays true: what a debugger suspended, pinned or asked
+for is undone when it leaves, and the VM runs on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from protocol.constants import EventKind, SuspendPolicy
+from protocol.link import NOTICE_VM_DEATH, CapBit, HelloFlag
+from protocol.messages import Events
+from protocol.wire import IDSizes
+
+from .errors import AgentError, AgentLinkClosed
+from .events import Composite, Routing, route
+from .model.objects import ObjectRefs
+from .model.requests import EventRequest, RequestTable
+from .model.threads import ThreadTable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .session import Session
+
+# JVMTI thread state bits (jvmti.xml) the JDWP status is derived from.
+_ALIVE, _TERMINATED, _RUNNABLE = 0x1, 0x2, 0x4
+_WAITING, _SLEEPING, _BLOCKED_ON_MONITOR = 0x80, 0x40, 0x400
+_SUSPENDED = 0x100000
+
+
+def jdwp_thread_status(state: int, at_event: bool) -> int:
+    """JDWP ThreadStatus as the reference derives it from the JVMTI state."""
+    if not state & _ALIVE:
+        return 0  # ZOMBIE (the reference says so for terminated threads)
+    if at_event:
+        return 1  # a thread inside an event callback counts as RUNNING in the reference
+    if state & _SLEEPING:
+        return 2
+    if state & _BLOCKED_ON_MONITOR:
+        return 3
+    if state & _WAITING:
+        return 4
+    return 1
+
+
+class VM:
+    def __init__(self, link: Any, *, read_only: bool = False) -> None:
+        self.link = link
+        self.read_only = read_only
+        self.threads = ThreadTable()
+        self.requests = RequestTable()
+        self.objects = ObjectRefs()
+        self.id_sizes = IDSizes(8, 8, 8, 8, 8)
+        self.sessions: list[Session] = []
+        self.dead = False
+        self._dead_event = trio.Event()
+        self.properties: dict[str, str] = {}
+        hello = getattr(link, "hello", None) or {}
+        self.hello_flags = int(hello.get("flags", 0))
+        self.caps_mask = int(hello.get("caps", 0))
+        self.profile = hello.get("profile", "")
+        self.default_stratum: str | None = None
+        self._classes = None
+        # Suspend-on-start: the VMStart composite (SUSPEND_ALL) goes to the first
+        # debugger, whose resume then releases the start.
+        self.start_thread: int | None = None
+        self.start_pending = bool(self.hello_flags & HelloFlag.SUSPEND_ON_START)
+        self._start_owner: Session | None = None
+        self._start_seen = trio.Event()
+        if not self.start_pending:
+            self._start_seen.set()
+
+    # ------------------------------------------------------------------ the model
+
+    @property
+    def classes(self) -> Any:
+        if self._classes is None:
+            from .model.classes import ClassCache  # the types engineer's; imported late on purpose
+
+            self._classes = ClassCache(self.link)
+        return self._classes
+
+    def has(self, bit: CapBit) -> bool:
+        return bool(self.caps_mask >> int(bit) & 1)
+
+    @property
+    def capabilities(self) -> dict[str, bool]:
+        """CapabilitiesNew, as the reference fills it from its JVMTI capabilities."""
+        h = self.has
+        return {
+            "can_watch_field_modification": h(CapBit.WATCH_FIELD_MODIFICATION),
+            "can_watch_field_access": h(CapBit.WATCH_FIELD_ACCESS),
+            "can_get_bytecodes": h(CapBit.GET_BYTECODES),
+            "can_get_synthetic_attribute": h(CapBit.GET_SYNTHETIC_ATTRIBUTE),
+            "can_get_owned_monitor_info": h(CapBit.GET_OWNED_MONITOR_INFO),
+            "can_get_current_contended_monitor": h(CapBit.GET_CURRENT_CONTENDED_MONITOR),
+            "can_get_monitor_info": h(CapBit.GET_MONITOR_INFO),
+            "can_redefine_classes": h(CapBit.REDEFINE_CLASSES),
+            "can_add_method": False,
+            "can_unrestrictedly_redefine_classes": False,
+            "can_pop_frames": h(CapBit.POP_FRAME),
+            "can_use_instance_filters": True,
+            "can_get_source_debug_extension": h(CapBit.GET_SOURCE_DEBUG_EXTENSION),
+            "can_request_vmdeath_event": True,
+            "can_set_default_stratum": True,
+            "can_get_instance_info": h(CapBit.TAG_OBJECTS),
+            "can_request_monitor_events": h(CapBit.MONITOR_EVENTS),
+            "can_get_monitor_frame_info": h(CapBit.GET_OWNED_MONITOR_STACK_DEPTH_INFO),
+            # The reference answers false here although it filters by source name (OpenJDK 17).
+            "can_use_source_name_filters": False,
+            "can_get_constant_pool": h(CapBit.GET_CONSTANT_POOL),
+            "can_force_early_return": h(CapBit.FORCE_EARLY_RETURN),
+            **{f"reserved{n}": False for n in range(22, 33)},
+        }
+
+    def jvmti_version(self) -> tuple[int, int]:
+        """JVMTI's version as the reference reports it: the Java feature release, minor 0."""
+        spec = self.properties.get("java.vm.specification.version") or self.properties.get(
+            "java.specification.version", "")
+        parts = spec.split(".")
+        try:
+            if parts[0] == "1" and len(parts) > 1:  # 1.8 and older spoke JVMTI 1.x
+                return 1, 2
+            return int(parts[0]), 0
+        except ValueError:
+            return 0, 0
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        """Learn the VM, then pump agent events until the link ends."""
+        try:
+            info = await self.link.request("VM_INFO")
+        except AgentLinkClosed:
+            self._mark_dead()
+            task_status.started()
+            return
+        self.properties = {p["key"]: p["value"] for p in info["properties"]}
+        self.caps_mask = int(info["caps"])
+        self.hello_flags |= int(info["flags"])
+        task_status.started()
+        try:
+            async for message in self.link.events:
+                await self._on_agent_message(message)
+        except (AgentLinkClosed, trio.ClosedResourceError, trio.BrokenResourceError):
+            pass
+        await self._vm_died()
+
+    async def wait_dead(self) -> None:
+        await self._dead_event.wait()
+
+    def _mark_dead(self) -> None:
+        if not self.dead:
+            self.dead = True
+            self._dead_event.set()
+
+    async def _vm_died(self) -> None:
+        """VM death: every session that has not had its VMDeath gets the automatic one."""
+        if self.dead:
+            return
+        for session in list(self.sessions):
+            if not session.saw_vm_death:
+                session.saw_vm_death = True
+                await session.send_event(SuspendPolicy.NONE, (Events.VMDeath(request_id=0),))
+        self._mark_dead()
+
+    # ------------------------------------------------------------------ sessions
+
+    async def attach(self, session: Session) -> None:
+        self.sessions.append(session)
+        if self.start_pending and self._start_owner is None:
+            self._start_owner = session
+            self.threads.suspended_all(session)
+            with trio.move_on_after(5):
+                await self._start_seen.wait()
+            thread = self.start_thread or await self._initial_thread()
+            await session.send_event(SuspendPolicy.ALL, (Events.VMStart(request_id=0, thread=thread),))
+
+    async def _initial_thread(self) -> int:
+        try:
+            threads = (await self.link.request("ALL_THREADS"))["threads"]
+            for t in threads:
+                if (await self.link.request("THREAD_INFO", thread=t["thread"]))["name"] == "main":
+                    return t["thread"]
+            return threads[0]["thread"] if threads else 0
+        except (AgentError, AgentLinkClosed):
+            return 0
+
+    async def detach(self, session: Session) -> None:
+        """Undo everything the session did to the VM; the VM runs on."""
+        if session in self.sessions:
+            self.sessions.remove(session)
+        gone = self.requests.forget_owner(session)
+        plan = self.threads.take_undo_plan(session)
+        pins, orphans = self.objects.forget_session(session)
+        if self.dead:
+            return
+        try:
+            for req in gone:
+                if req.in_agent:
+                    await self.link.request("CLEAR_REQUEST", request_id=req.agent_id)
+            for thread, times in plan.resume_threads:
+                for _ in range(times):
+                    await self._quiet("THREAD_RESUME", thread=thread)
+            for _ in range(plan.resume_all):
+                await self.link.request("RESUME_ALL")
+            for object_id, times in pins.items():
+                for _ in range(times):
+                    await self._quiet("OBJECT_UNPIN", object=object_id)
+            if orphans:
+                await self._quiet("RELEASE_IDS", ids=[{"id": i} for i in orphans])
+            await self._release_start_if(session, plan.resume_all > 0)
+        except AgentLinkClosed:
+            pass
+
+    async def _quiet(self, name: str, **fields: Any) -> None:
+        """A cleanup step whose failure (thread gone, object collected) changes nothing."""
+        try:
+            await self.link.request(name, **fields)
+        except AgentError:
+            pass
+
+    async def _release_start_if(self, session: Session, resumed: bool) -> None:
+        if self.start_pending and self._start_owner is session and resumed:
+            self.start_pending = False
+            await self._quiet("RELEASE_START")
+
+    # ------------------------------------------------------------------ suspension, per session
+
+    async def suspend_all(self, session: Session) -> None:
+        await self.link.request("SUSPEND_ALL")
+        self.threads.suspended_all(session)
+
+    async def resume_all(self, session: Session) -> None:
+        await self.link.request("RESUME_ALL")
+        self.threads.resumed_all(session)
+        if self.start_pending and self._start_owner is session and self.threads.all_claims(session) == 0:
+            await self._release_start_if(session, True)
+
+    async def suspend_thread(self, session: Session, thread: int) -> None:
+        await self.link.request("THREAD_SUSPEND", thread=thread)
+        self.threads.suspended(session, thread)
+
+    async def resume_thread(self, session: Session, thread: int) -> None:
+        await self.link.request("THREAD_RESUME", thread=thread)
+        # Frames stay valid while the thread stays suspended (nested suspensions).
+        try:
+            status = await self.link.request("THREAD_STATUS", thread=thread)
+            running = status["suspend_count"] == 0
+        except AgentError:
+            running = True
+        self.threads.resumed(session, thread, now_running=running)
+
+    async def thread_status(self, thread: int) -> dict:
+        return await self.link.request("THREAD_STATUS", thread=thread)
+
+    # ------------------------------------------------------------------ event requests
+
+    async def add_request(self, request: EventRequest) -> None:
+        if request.in_agent:
+            await self.link.request("SET_REQUEST", **request.agent_fields())
+        self.requests.add(request)
+
+    async def clear_request(self, request: EventRequest) -> None:
+        self.requests.remove(request.agent_id)
+        if request.in_agent:
+            await self.link.request("CLEAR_REQUEST", request_id=request.agent_id)
+
+    async def clear_requests(self, requests: Iterable[EventRequest]) -> None:
+        for r in list(requests):
+            await self.clear_request(r)
+
+    # ------------------------------------------------------------------ agent messages
+
+    async def _on_agent_message(self, message: dict) -> None:
+        if "notice" in message:
+            if message["notice"] == NOTICE_VM_DEATH:
+                await self._vm_died()
+            return
+        hits = message.get("hits", ())
+        if any(h["event_kind"] == EventKind.VM_START and h["request_id"] == 0 for h in hits):
+            self.start_thread = message["thread"]
+            self._start_seen.set()
+            hits = [h for h in hits if not (h["event_kind"] == EventKind.VM_START and h["request_id"] == 0)]
+            if not hits:
+                return
+            message = {**message, "hits": hits}
+        routing = route(message, self.requests)
+        await self._apply_suspensions(routing)
+        death = any(h["event_kind"] == EventKind.VM_DEATH for h in hits)
+        for composite in routing.composites:
+            await self._deliver(composite, death)
+        for h in hits:
+            if h["event_kind"] == EventKind.THREAD_DEATH:
+                self.threads.forget(message["thread"])
+
+    async def _apply_suspensions(self, routing: Routing) -> None:
+        if routing.attributed is not None:
+            self._record(routing.attributed.session, routing.attributed.policy, routing.attributed.thread)
+        try:
+            for extra in routing.extra:
+                if extra.policy == SuspendPolicy.ALL:
+                    await self.suspend_all(extra.session)
+                else:
+                    await self.suspend_thread(extra.session, extra.thread)
+            orphan = routing.orphaned
+            if orphan is not None:
+                if orphan.policy == SuspendPolicy.ALL:
+                    await self.link.request("RESUME_ALL")
+                else:
+                    await self.link.request("THREAD_RESUME", thread=orphan.thread)
+        except AgentError:
+            pass  # the thread ended meanwhile: nothing is suspended
+
+    def _record(self, session: Any, policy: int, thread: int) -> None:
+        if policy == SuspendPolicy.ALL:
+            self.threads.suspended_all(session)
+        elif policy == SuspendPolicy.EVENT_THREAD:
+            self.threads.suspended(session, thread)
+
+    async def _deliver(self, composite: Composite, death: bool) -> None:
+        session = composite.session
+        events = composite.events
+        if death:
+            if session.saw_vm_death:
+                return
+            session.saw_vm_death = True
+            events = (*events, Events.VMDeath(request_id=0))
+        await session.send_event(composite.suspend_policy, events)
+
+    # ------------------------------------------------------------------ scripting API (no JDWP bytes)
+
+    async def all_threads(self) -> list[int]:
+        return [t["thread"] for t in (await self.link.request("ALL_THREADS"))["threads"]]
+
+    async def thread_name(self, thread: int) -> str:
+        return (await self.link.request("THREAD_INFO", thread=thread))["name"]
+
+    def statistics(self) -> dict[str, Any]:
+        return {"sessions": len(self.sessions), "requests": len(self.requests), "dead": self.dead,
+                "start_pending": self.start_pending}
