@@ -174,7 +174,10 @@ class ClassCache:
         # bumped by forget/redefined: a fetch that started before must not store its result
         self._epoch: dict[Any, int] = {}
         self._signatures: dict[int, ClassSignature] = {}
-        self._fields_by_id: dict[int, FieldInfo] = {}
+        # Field ids are NOT unique across classes: HotSpot encodes an instance field's id from
+        # its offset, so fields at the same offset in unrelated classes share an id.  Fields
+        # are therefore always resolved through a class and its supertypes.
+        self._field_maps: dict[int, dict[int, FieldInfo]] = {}
         self._methods_by_id: dict[int, MethodInfo] = {}
         self.round_trips = 0  # agent requests made on behalf of the cache: tests count them
 
@@ -232,8 +235,7 @@ class ClassCache:
         for m in methods:
             self._drop_scope(("method", m))
             del self._methods_by_id[m]
-        for f in [f for f, info in self._fields_by_id.items() if info.declaring == ref]:
-            del self._fields_by_id[f]
+        self._field_maps.pop(ref, None)
         self._signatures.pop(ref, None)
         self._drop_scope(ref)
 
@@ -379,12 +381,17 @@ class ClassCache:
                 for f in r["fields"]
             )
 
-        epoch = self._epoch.get(ref, 0)
-        result = await self._fact(ref, "CLASS_FIELDS", fetch)
-        if self._epoch.get(ref, 0) == epoch:
-            for f in result:
-                self._fields_by_id.setdefault(f.field_id, f)
-        return result
+        return await self._fact(ref, "CLASS_FIELDS", fetch)
+
+    async def field_map(self, ref: int) -> dict[int, FieldInfo]:
+        """Declared fields of ``ref`` by id."""
+        found = self._field_maps.get(ref)
+        if found is None:
+            epoch = self._epoch.get(ref, 0)
+            found = {f.field_id: f for f in await self.fields(ref)}
+            if self._epoch.get(ref, 0) == epoch:
+                self._field_maps[ref] = found
+        return found
 
     async def methods(self, ref: int) -> tuple[MethodInfo, ...]:
         await self.signature(ref)
@@ -404,24 +411,20 @@ class ClassCache:
                 self._methods_by_id.setdefault(m.method_id, m)
         return result
 
-    def known_field(self, field_id: int) -> FieldInfo | None:
-        return self._fields_by_id.get(field_id)
-
     def known_method(self, method_id: int) -> MethodInfo | None:
         return self._methods_by_id.get(method_id)
 
     async def find_field(self, ref: int, field_id: int) -> FieldInfo:
         """The field ``field_id`` as seen from ``ref``: declared there or in a supertype.
 
-        Raises JdwpError(INVALID_FIELDID) when no type in ref's hierarchy declares it.
+        Within one hierarchy an id names one field (instance fields of an object have distinct
+        offsets; static ids are unique).  Raises JdwpError(INVALID_FIELDID) when no type in
+        ref's hierarchy declares it.
         """
-        known = self._fields_by_id.get(field_id)
-        if known is not None:
-            return known
         for t in await self.supertypes(ref):
-            for f in await self.fields(t):
-                if f.field_id == field_id:
-                    return f
+            f = (await self.field_map(t)).get(field_id)
+            if f is not None:
+                return f
         raise JdwpError(ErrorCode.INVALID_FIELDID, f"field {field_id:#x} not in type {ref:#x}")
 
     async def find_method(self, ref: int, method_id: int) -> MethodInfo:

@@ -95,7 +95,20 @@ async def test_synthetic_bit_is_folded_into_signed_modifiers():
     a, this0 = await cache.fields(1)
     assert a.modifiers == 0x8 and a.is_static
     assert this0.modifiers == 0xF0000010 - (1 << 32)  # signed, as JDWP's int modBits
-    assert cache.known_field(12) is this0 and this0.declaring == 1
+    assert this0.declaring == 1
+
+
+async def test_the_same_field_id_in_two_classes_resolves_per_class():
+    # HotSpot's instance field ids are offsets: unrelated classes share them.
+    answers = base_answers()
+    answers["CLASS_FIELDS"] = lambda ref: {"fields": [
+        {"field": 31, "name": f"f{ref}", "signature": "D" if ref == 5 else "LC1;", "generic": "", "modifiers": 0,
+         "synthetic": False}]}
+    answers["CLASS_SUPERCLASS"] = lambda ref: {"superclass": 0}
+    cache = ClassCache(GatedLink(answers))
+    assert (await cache.find_field(5, 31)).signature == "D"
+    assert (await cache.find_field(6, 31)).signature == "LC1;"
+    assert (await cache.find_field(5, 31)).name == "f5"
 
 
 async def test_absent_information_is_remembered_but_invalid_ids_are_not():
