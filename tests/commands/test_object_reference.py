@@ -1,11 +1,11 @@
-"""ObjectReference, and the invokes (ClassType, InterfaceType, ObjectReference), against the reference."""
+"""ObjectReference: fields, monitors, collection, referrers, bad ids; against the reference."""
 
 from __future__ import annotations
 
 import pytest
-from types_support import differential, field_ids, method_ids
+from types_support import differential, field_ids
 
-from protocol.constants import ErrorCode, InvokeOptions, Tag
+from protocol.constants import Tag
 
 pytestmark = pytest.mark.jvm
 
@@ -58,56 +58,5 @@ async def test_fields_monitors_and_collection(sample_classes, sample_markers):
                 await t.cmd("ObjectReference", name, object=bad, note=note)
             await t.cmd("ObjectReference", "GetValues", object=bad, fields=[{"field_id": ids["fInt"]}], note=note)
         await t.cmd("ObjectReference", "IsCollected", object=0, note="null")
-
-    await differential(sample_classes, "Sample", scenario)
-
-
-async def test_invoke_static_instance_interface_and_new_instance(sample_classes, sample_markers):
-    async def scenario(t):
-        thread, _ = await t.run_to_line("Sample", sample_markers["TOTAL_AREA_LOOP"])
-        sample, obj = await _sample_object(t)
-        methods = method_ids(await t.ok("ReferenceType", "Methods", ref_type=sample))
-        invoke = {"thread": thread, "options": InvokeOptions.INVOKE_SINGLE_THREADED}
-        code, r = await t.cmd("ClassType", "InvokeMethod", clazz=sample, method_id=methods[("factorial", "(I)I")],
-                              arguments=[(Tag.INT, 5)], **invoke)
-        assert code == 0 and r.return_value.value == 120
-        await t.cmd("ObjectReference", "InvokeMethod", object=obj, clazz=sample,
-                    method_id=methods[("compute", "(I)I")], arguments=[(Tag.INT, 3)], **invoke)
-        await t.cmd("ClassType", "InvokeMethod", clazz=sample, method_id=methods[("thrower", "(I)V")],
-                    arguments=[(Tag.INT, 0)], note="throws", **invoke)
-        await t.cmd("ClassType", "InvokeMethod", clazz=sample, method_id=methods[("lateLoad", "()Ljava/lang/Object;")],
-                    arguments=[], note="object result", **invoke)
-        # Everything threads: all threads run during the invoke.
-        await t.cmd("ClassType", "InvokeMethod", clazz=sample, method_id=methods[("factorial", "(I)I")],
-                    arguments=[(Tag.INT, 3)], thread=thread, options=0, note="all threads")
-        circle = await t.class_id("LSample$Circle;")
-        ctor = method_ids(await t.ok("ReferenceType", "Methods", ref_type=circle))[("<init>", "(D)V")]
-        code, made = await t.cmd("ClassType", "NewInstance", clazz=circle, method_id=ctor,
-                                 arguments=[(Tag.DOUBLE, 1.0)], **invoke)
-        assert code == 0 and made.new_object.object_id
-        shape = await t.class_id("LSample$Shape;")
-        area = method_ids(await t.ok("ReferenceType", "Methods", ref_type=shape))[("area", "()D")]
-        await t.cmd("ObjectReference", "InvokeMethod", object=made.new_object.object_id, clazz=circle,
-                    method_id=area, arguments=[], note="interface method, virtual", **invoke)
-        string = await t.class_id("Ljava/lang/String;")
-        value_of = method_ids(await t.ok("ReferenceType", "Methods", ref_type=string))[
-            ("valueOf", "(I)Ljava/lang/String;")]
-        code, s = await t.cmd("ClassType", "InvokeMethod", clazz=string, method_id=value_of,
-                              arguments=[(Tag.INT, 42)], **invoke)
-        assert s.return_value.tag == Tag.STRING
-        await t.cmd("StringReference", "Value", string_object=s.return_value.value)
-        lst = await t.class_id("Ljava/util/List;")
-        of = method_ids(await t.ok("ReferenceType", "Methods", ref_type=lst))[("of", "()Ljava/util/List;")]
-        await t.cmd("InterfaceType", "InvokeMethod", clazz=lst, method_id=of, arguments=[], **invoke)
-        # A static method through a class that does not declare it, nor inherit it.
-        code, _ = await t.cmd("ClassType", "InvokeMethod", clazz=string, method_id=methods[("factorial", "(I)I")],
-                              arguments=[(Tag.INT, 5)], note="foreign method", **invoke)
-        assert code == ErrorCode.INVALID_METHODID
-        # A thread that is suspended, but not by an event, cannot invoke.
-        threads = (await t.client.command("VirtualMachine", "AllThreads")).threads
-        other = next(x.thread for x in threads if x.thread != thread)
-        code, _ = await t.cmd("ClassType", "InvokeMethod", clazz=sample, method_id=methods[("factorial", "(I)I")],
-                              arguments=[(Tag.INT, 5)], thread=other, options=0, note="not at an event")
-        assert code == ErrorCode.INVALID_THREAD
 
     await differential(sample_classes, "Sample", scenario)
