@@ -41,6 +41,9 @@ __all__ = [
 
 @attrs.frozen(cache_hash=True)
 class IDSizes:
+    """Byte sizes of the variable-size IDs.  Same order as VirtualMachine.IDSizes' reply,
+    so ``IDSizes(*astuple(reply))`` works; hashed once, because every codec call looks it up."""
+
     field_id: int = 8
     method_id: int = 8
     object_id: int = 8
@@ -93,7 +96,13 @@ class EncodeError(LocalProtocolError):
 
 @attrs.frozen
 class Value:
-    """A tagged value.  Object tags carry the object ID in ``value`` (0 is null); VOID carries None."""
+    """A tagged value.
+
+    Object tags carry the object ID in ``value`` (0 is null); VOID carries None;
+    BOOLEAN a bool; CHAR the UTF-16 code unit as an int (a char may be half a
+    surrogate pair, which a one-character str could not say faithfully); FLOAT and
+    DOUBLE a float; the other primitives an int.
+    """
 
     tag: int
     value: int | float | bool | None
