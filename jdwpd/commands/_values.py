@@ -186,6 +186,36 @@ def _check_arguments(method: MethodInfo, args: list[Value]) -> None:
             raise JdwpError(ErrorCode.TYPE_MISMATCH, f"{chr(a.tag)} for parameter {p}")
 
 
+_ANY_ARRAY = frozenset({"Ljava/lang/Object;", "Ljava/lang/Cloneable;", "Ljava/io/Serializable;"})
+
+
+async def _check_object_arguments(vm: Any, method: MethodInfo, args: list[Value]) -> None:
+    """An object argument must be an instance of its parameter's type, as JDI checks.
+
+    JNI does not check: a String passed for an int[] parameter would be used as an array.
+    Types are matched by name along the argument's supertypes (all cached after the first
+    time); two same-named classes from different loaders are not told apart, as JDI does not.
+    """
+    params, _ = split_method_signature(method.signature)
+    classes: ClassCache = vm.classes
+    for p, a in zip(params, args, strict=True):
+        if not a.value or p == "Ljava/lang/Object;":
+            continue
+        _, arg_class, arg_kind = await object_kinds(vm).get(a.value)
+        if arg_kind == TypeTag.ARRAY:
+            arg_sig = (await cached(classes.signature(arg_class))).signature
+            ok = p in _ANY_ARRAY or arg_sig == p or (p.startswith("[") and p[1:2] in "L[" and arg_sig[1:2] in "L[")
+        else:
+            # The argument's own supertypes are usually cached already: look there by name first.
+            ok = False
+            for t in await cached(classes.supertypes(arg_class)):
+                if (await cached(classes.signature(t))).signature == p:
+                    ok = True
+                    break
+        if not ok:
+            raise JdwpError(ErrorCode.TYPE_MISMATCH, f"argument is not a {p}")
+
+
 async def invoke(ctx: Any, kind: int, *, clazz: int, thread: int, method_id: int, args: Any, options: int,
                  instance: int = 0) -> tuple[Value | TaggedObjectID, TaggedObjectID]:
     """Run an invoke through the agent; returns (return value or new object, exception)."""
@@ -197,6 +227,7 @@ async def invoke(ctx: Any, kind: int, *, clazz: int, thread: int, method_id: int
     method = await _invoke_target(classes, kind, clazz, ref_kind, method_id)
     arg_values = [a.arg if hasattr(a, "arg") else a for a in args]
     _check_arguments(method, arg_values)
+    await _check_object_arguments(vm, method, arg_values)
     if kind in (InvokeKind.INSTANCE, InvokeKind.NONVIRTUAL):
         _, obj_class, _ = await object_kinds(vm).get(instance)
         if not await cached(classes.is_assignable(obj_class, method.declaring)):
