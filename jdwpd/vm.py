@@ -238,7 +238,17 @@ class VM:
 
     async def resume_all(self, session: Session) -> None:
         await self.link.request("RESUME_ALL")
-        self.threads.resumed_all(session)
+        # Frame ids stay valid for a thread that is still suspended (the reference moves a
+        # thread's generation on only when it really runs); only threads whose frame ids
+        # are out with a debugger are worth the question.
+        still = []
+        for thread in self.threads.with_frames_out():
+            try:
+                if (await self.link.request("THREAD_STATUS", thread=thread))["suspend_count"] > 0:
+                    still.append(thread)
+            except AgentError:
+                pass
+        self.threads.resumed_all(session, frozenset(still))
         if self.start_pending and self._start_owner is session and self.threads.all_claims(session) == 0:
             await self._release_start_if(session, True)
 

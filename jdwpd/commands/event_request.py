@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from jdwpd.commands._values import check_kind, check_type, object_kinds, raise_agent
+from jdwpd.commands.thread_reference import VIRTUAL_THREADS_SINCE
 from jdwpd.errors import AgentError, JdwpError
 from jdwpd.model.requests import (
     ACCEPTED_KINDS,
@@ -75,7 +76,7 @@ async def to_modifier(ctx: Any, m: Any) -> Modifier:
         args = {"object": await _object(ctx, m.instance)}
     elif k == ModKind.SOURCE_NAME_MATCH:
         args = {"pattern": m.source_name_pattern}
-    elif k == ModKind.PLATFORM_THREADS_ONLY:
+    elif k == ModKind.PLATFORM_THREADS_ONLY and ctx.vm.jvmti_version()[0] >= VIRTUAL_THREADS_SINCE:
         args = {}
     else:
         raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, f"unknown modifier kind {k}")

@@ -68,7 +68,7 @@ async def frames(ctx: Any, cmd: Any) -> Any:
     if length < 0 or length + start > count:
         raise JdwpError(ErrorCode.INVALID_LENGTH, f"{length} frames from {start} of {count}")
     r = await request(ctx.vm.link, "THREAD_FRAMES", thread=thread, start=start, length=length)
-    generation = ctx.vm.threads.generation(thread)
+    generation = ctx.vm.threads.frames_handed_out(thread)
     return {"frames": [{"frame_id": make_frame_id(generation, start + i),
                         "location": Location(f["ref_kind"], f["ref"], f["method"], f["index"])}
                        for i, f in enumerate(r["frames"])]}
@@ -120,7 +120,13 @@ async def force_early_return(ctx: Any, cmd: Any) -> Any:
     await request(ctx.vm.link, "THREAD_FORCE_EARLY_RETURN", thread=cmd.thread, value=to_link(cmd.value))
 
 
+# JDWP gained ThreadReference.IsVirtual and the PlatformThreadsOnly modifier with virtual threads.
+VIRTUAL_THREADS_SINCE = 19
+
+
 async def is_virtual(ctx: Any, cmd: Any) -> Any:
+    if ctx.vm.jvmti_version()[0] < VIRTUAL_THREADS_SINCE:
+        raise JdwpError(ErrorCode.NOT_IMPLEMENTED, "this VM's JDWP has no IsVirtual")
     return {"is_virtual": bool((await _info(ctx, cmd.thread))["virtual"])}
 
 

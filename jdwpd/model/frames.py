@@ -1,7 +1,8 @@
 """Frame IDs: a thread's frame generation and a depth, packed into one u64.
 
-The reference agent packs (generation << 32 | depth) the same way, per thread, so
-our frame IDs equal its IDs whenever the generations agree.  A frame ID is only
+The reference agent packs (generation << 16 | depth) per thread (observed on
+OpenJDK 17: the first frames of a thread are 0, 1, 2..., after its first resume
+65536, 65537...), so our frame IDs equal its IDs whenever the generations agree.  A frame ID is only
 meaningful together with its thread (every StackFrame command names both), and
 dies when its thread runs again (ThreadTable bumps the generation).
 """
@@ -11,15 +12,17 @@ from __future__ import annotations
 from jdwpd.errors import JdwpError
 from protocol.constants import ErrorCode
 
-_DEPTH_MASK = 0xFFFFFFFF
+DEPTH_BITS = 16
+_DEPTH_MASK = (1 << DEPTH_BITS) - 1
+_GENERATION_MASK = (1 << (64 - DEPTH_BITS)) - 1
 
 
 def make_frame_id(generation: int, depth: int) -> int:
-    return ((generation & _DEPTH_MASK) << 32) | (depth & _DEPTH_MASK)
+    return ((generation & _GENERATION_MASK) << DEPTH_BITS) | (depth & _DEPTH_MASK)
 
 
 def frame_depth(frame_id: int, generation: int) -> int:
     """The depth a frame ID names, or INVALID_FRAMEID if its thread ran since it was made."""
-    if (frame_id >> 32) != (generation & _DEPTH_MASK):
+    if (frame_id >> DEPTH_BITS) != (generation & _GENERATION_MASK):
         raise JdwpError(ErrorCode.INVALID_FRAMEID, f"frame {frame_id:#x} is stale")
     return frame_id & _DEPTH_MASK

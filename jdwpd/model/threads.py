@@ -18,8 +18,10 @@ Session = Hashable  # anything identifying a debugger session
 @attrs.define(eq=False)
 class ThreadState:
     thread_id: int
-    # Bumped whenever the thread may have run since its frames were handed out.
+    # Bumped whenever the thread ran (its suspend count reached zero) since frames were handed out.
     frame_generation: int = 0
+    # Frame ids of the current generation are out with a debugger.
+    frames_out: bool = False
     # session -> suspensions of this thread alone that the session caused
     held_by: dict = attrs.Factory(dict)
 
@@ -75,18 +77,20 @@ class ThreadTable:
         claim = all_count + state.held_by.get(session, 0)
         self._set_claim(state, session, max(claim - 1, 0), all_count)
         if now_running:
-            state.frame_generation += 1
+            self.invalidate_frames(thread_id)
 
     def suspended_all(self, session: Session) -> None:
         self._all_by[session] = self._all_by.get(session, 0) + 1
 
-    def resumed_all(self, session: Session) -> None:
+    def resumed_all(self, session: Session, still_suspended: frozenset[int] = frozenset()) -> None:
+        """A VM-wide resume; threads in ``still_suspended`` did not run (nested suspensions)."""
         all_count = self._all_by.get(session, 0)
         new_all = max(all_count - 1, 0)
         for state in self._threads.values():
             claim = all_count + state.held_by.get(session, 0)
             self._set_claim(state, session, max(claim - 1, 0), new_all)
-            state.frame_generation += 1
+            if state.thread_id not in still_suspended:
+                self.invalidate_frames(state.thread_id)
         if new_all:
             self._all_by[session] = new_all
         else:
@@ -100,7 +104,18 @@ class ThreadTable:
             state.held_by.pop(session, None)
 
     def invalidate_frames(self, thread_id: int) -> None:
-        self.get(thread_id).frame_generation += 1
+        state = self.get(thread_id)
+        state.frame_generation += 1
+        state.frames_out = False
+
+    def frames_handed_out(self, thread_id: int) -> int:
+        """Frame ids of the thread go to a debugger: its generation, noted as in use."""
+        state = self.get(thread_id)
+        state.frames_out = True
+        return state.frame_generation
+
+    def with_frames_out(self) -> list[int]:
+        return [s.thread_id for s in self._threads.values() if s.frames_out]
 
     # --- queries --------------------------------------------------------------------------
     def claims(self, session: Session, thread_id: int) -> int:

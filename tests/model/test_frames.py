@@ -6,8 +6,9 @@ from protocol.constants import ErrorCode
 
 
 def test_frame_id_round_trip_and_matches_reference_layout():
+    assert [make_frame_id(0, d) for d in range(3)] == [0, 1, 2]  # the reference's first frames
+    assert make_frame_id(1, 0) == 65536  # ... and after the thread's first resume
     fid = make_frame_id(3, 7)
-    assert fid == (3 << 32) | 7
     assert frame_depth(fid, 3) == 7
 
 

@@ -72,3 +72,14 @@ def test_forgotten_thread_is_not_resumed_on_leave():
     t.suspended(A, 3)
     t.forget(3)
     assert t.take_undo_plan(A).empty
+
+
+def test_vm_resume_keeps_frames_of_threads_still_suspended():
+    t = ThreadTable()
+    g = t.frames_handed_out(1)
+    t.get(2)
+    assert t.with_frames_out() == [1]
+    t.resumed_all(A, still_suspended=frozenset({1}))
+    assert t.generation(1) == g and t.generation(2) == 1
+    t.resumed_all(A)
+    assert t.generation(1) == g + 1 and t.with_frames_out() == []
