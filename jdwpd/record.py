@@ -64,8 +64,8 @@ def describe(tracer: Tracer, direction: str, packet: CommandPacket | ReplyPacket
     except ProtocolError as e:
         return f"{arrow} [{packet.id}] {name} UNDECODABLE ({e}) {packet.data.hex()}"
     if (cmd.set_name, cmd.name) == ("VirtualMachine", "IDSizes"):
-        tracer.sizes = IDSizes(reply.field_id_size, reply.method_id_size, reply.object_id_size,
-                               reply.reference_type_id_size, reply.frame_id_size)
+        tracer.sizes = IDSizes(reply.field_idsize, reply.method_idsize, reply.object_idsize,
+                               reply.reference_type_idsize, reply.frame_idsize)
     return f"{arrow} [{packet.id}] {name} {reply!r}"
 
 
