@@ -1,0 +1,75 @@
+"""ThreadReference and ThreadGroupReference: the same session under the reference agent and jdwpd."""
+
+import pytest
+
+from protocol.constants import ErrorCode, Tag
+from tests.commands.types_support import differential
+
+pytestmark = pytest.mark.jvm
+
+
+async def test_threads_at_a_breakpoint(sample_classes, sample_markers):
+    async def scenario(t):
+        thread, _ = await t.run_to_line("Sample", sample_markers["COMPUTE_TOTAL"])
+        await t.ok("ThreadReference", "Name", thread=thread)
+        await t.ok("ThreadReference", "Status", thread=thread)
+        await t.ok("ThreadReference", "SuspendCount", thread=thread)
+        group = (await t.ok("ThreadReference", "ThreadGroup", thread=thread)).group
+        count = (await t.ok("ThreadReference", "FrameCount", thread=thread)).frame_count
+        assert count >= 2
+        await t.ok("ThreadReference", "Frames", thread=thread, start_frame=0, length=-1)
+        await t.ok("ThreadReference", "Frames", thread=thread, start_frame=1, length=1)
+        await t.cmd("ThreadReference", "Frames", thread=thread, start_frame=count, length=1)
+        await t.cmd("ThreadReference", "Frames", thread=thread, start_frame=0, length=count + 1)
+        await t.cmd("ThreadReference", "Frames", thread=thread, start_frame=-1, length=1)
+        await t.cmd("ThreadReference", "Frames", thread=thread, start_frame=count + 5, length=0)
+        await t.ok("ThreadReference", "OwnedMonitors", thread=thread)
+        await t.ok("ThreadReference", "CurrentContendedMonitor", thread=thread)
+        await t.ok("ThreadReference", "OwnedMonitorsStackDepthInfo", thread=thread)
+        await t.cmd("ThreadReference", "IsVirtual", thread=thread)
+        # the group of the thread, its parent and children
+        await t.ok("ThreadGroupReference", "Name", group=group)
+        parent = (await t.ok("ThreadGroupReference", "Parent", group=group)).parent_group
+        await t.ok("ThreadGroupReference", "Name", group=parent)
+        await t.ok("ThreadGroupReference", "Parent", group=parent)
+        await t.ok("ThreadGroupReference", "Children", group=parent)
+        # ids of the wrong kind, unknown ids
+        code, _ = await t.cmd("ThreadReference", "Name", thread=group)
+        assert code == ErrorCode.INVALID_THREAD
+        code, _ = await t.cmd("ThreadGroupReference", "Name", group=thread)
+        assert code == ErrorCode.INVALID_THREAD_GROUP
+        code, _ = await t.cmd("ThreadReference", "Status", thread=0x7FFFFFF0)
+        assert code == ErrorCode.INVALID_OBJECT
+        # nested suspension, counted
+        await t.ok("ThreadReference", "Suspend", thread=thread)
+        assert (await t.ok("ThreadReference", "SuspendCount", thread=thread)).suspend_count == 2
+        await t.ok("ThreadReference", "Resume", thread=thread)
+        await t.ok("ThreadReference", "SuspendCount", thread=thread)
+        await t.ok("ThreadReference", "Status", thread=thread)
+        # every thread of the VM, and the top groups
+        threads = (await t.ok("VirtualMachine", "AllThreads")).threads
+        for th in threads:
+            await t.ok("ThreadReference", "Name", thread=th.thread)
+            await t.ok("ThreadReference", "SuspendCount", thread=th.thread)
+        for g in (await t.ok("VirtualMachine", "TopLevelThreadGroups")).groups:
+            await t.ok("ThreadGroupReference", "Name", group=g.group)
+            await t.ok("ThreadGroupReference", "Parent", group=g.group)
+            await t.ok("ThreadGroupReference", "Children", group=g.group)
+
+    await differential(sample_classes, "Sample", scenario)
+
+
+async def test_force_early_return_and_not_suspended(sample_classes, sample_markers):
+    async def scenario(t):
+        thread, _ = await t.run_to_line("Sample", sample_markers["COMPUTE_TOTAL"])
+        code, _ = await t.cmd("ThreadReference", "ForceEarlyReturn", thread=thread,
+                              value={"tag": Tag.LONG, "value": 5})
+        assert code == ErrorCode.TYPE_MISMATCH
+        await t.ok("ThreadReference", "ForceEarlyReturn", thread=thread, value={"tag": Tag.INT, "value": 77})
+        await t.ok("VirtualMachine", "Resume")
+        # the thread runs now: questions that need it suspended say so
+        for cmd in ("FrameCount", "OwnedMonitors", "CurrentContendedMonitor", "OwnedMonitorsStackDepthInfo"):
+            code, _ = await t.cmd("ThreadReference", cmd, thread=thread)
+            assert code in (0, ErrorCode.THREAD_NOT_SUSPENDED, ErrorCode.INVALID_THREAD)
+
+    await differential(sample_classes, "Sample", scenario)
