@@ -19,20 +19,18 @@ from jdwpd.errors import JdwpError
 from protocol.constants import ErrorCode, EventKind, ModKind
 from protocol.link import LinkLocation
 
-# Event kinds the reference accepts in EventRequest.Set (its jdwp2EventIndex);
-# anything else is INVALID_EVENT_TYPE.
+# Event kinds the reference accepts in EventRequest.Set; anything else (USER_DEFINED,
+# FRAME_POP, CLASS_LOAD, EXCEPTION_CATCH: observed on OpenJDK 17) is INVALID_EVENT_TYPE.
 ACCEPTED_KINDS = frozenset({
-    EventKind.SINGLE_STEP, EventKind.BREAKPOINT, EventKind.FRAME_POP, EventKind.EXCEPTION,
+    EventKind.SINGLE_STEP, EventKind.BREAKPOINT, EventKind.EXCEPTION,
     EventKind.THREAD_START, EventKind.THREAD_DEATH, EventKind.CLASS_PREPARE, EventKind.CLASS_UNLOAD,
-    EventKind.CLASS_LOAD, EventKind.FIELD_ACCESS, EventKind.FIELD_MODIFICATION, EventKind.EXCEPTION_CATCH,
+    EventKind.FIELD_ACCESS, EventKind.FIELD_MODIFICATION,
     EventKind.METHOD_ENTRY, EventKind.METHOD_EXIT, EventKind.METHOD_EXIT_WITH_RETURN_VALUE,
     EventKind.MONITOR_CONTENDED_ENTER, EventKind.MONITOR_CONTENDED_ENTERED, EventKind.MONITOR_WAIT,
     EventKind.MONITOR_WAITED, EventKind.VM_START, EventKind.VM_DEATH,
 })
-# Kinds the reference accepts but never reports to a debugger, and VMStart, which is
-# already past: they get an id and nothing is installed in the agent.
-NEVER_REPORTED = frozenset({EventKind.FRAME_POP, EventKind.CLASS_LOAD, EventKind.EXCEPTION_CATCH,
-                            EventKind.VM_START})
+# VMStart is already past: such a request gets an id and nothing is installed in the agent.
+NEVER_REPORTED = frozenset({EventKind.VM_START})
 # Kinds that share one JVMTI event in the reference, hence one per-kind table for Clear.
 _CLEAR_ALIAS = {EventKind.METHOD_EXIT_WITH_RETURN_VALUE: EventKind.METHOD_EXIT}
 

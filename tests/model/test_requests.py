@@ -39,7 +39,8 @@ def test_breakpoints_and_watchpoints_need_their_modifier():
 
 
 def test_user_defined_is_not_accepted():
-    assert EventKind.USER_DEFINED not in ACCEPTED_KINDS
+    for kind in (EventKind.USER_DEFINED, EventKind.FRAME_POP, EventKind.CLASS_LOAD, EventKind.EXCEPTION_CATCH):
+        assert kind not in ACCEPTED_KINDS
     assert EventKind.VM_DEATH in ACCEPTED_KINDS
 
 

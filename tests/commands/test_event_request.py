@@ -1,0 +1,101 @@
+"""EventRequest: validation codes, ids, events delivered; reference agent vs jdwpd."""
+
+import pytest
+
+from protocol.constants import EventKind, ModKind, SuspendPolicy
+from tests.commands.types_support import TIMEOUT, differential
+
+pytestmark = pytest.mark.jvm
+
+
+def _mods(*mods):
+    return list(mods)
+
+
+async def test_set_validation_like_the_reference(sample_classes):
+    async def scenario(t):
+        await t.client.next_event(TIMEOUT)  # VMStart
+        sample = await t.class_id("Ljava/lang/String;")
+        threads = (await t.ok("VirtualMachine", "AllThreads")).threads
+        thread = threads[0].thread
+        group = (await t.ok("VirtualMachine", "TopLevelThreadGroups")).groups[0].group
+        cases = [
+            (EventKind.USER_DEFINED, []),
+            (77, []),
+            (EventKind.VM_START, []),
+            (EventKind.BREAKPOINT, []),  # no location
+            (EventKind.FIELD_ACCESS, []),  # no field
+            (EventKind.CLASS_PREPARE, [{"mod_kind": ModKind.COUNT, "count": 0}]),
+            (EventKind.CLASS_PREPARE, [{"mod_kind": ModKind.COUNT, "count": 2}]),
+            (EventKind.CLASS_PREPARE, [{"mod_kind": ModKind.CONDITIONAL, "expr_id": 1}]),
+            (EventKind.THREAD_START, [{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": "x.*"}]),
+            (EventKind.THREAD_START, [{"mod_kind": ModKind.CLASS_ONLY, "clazz": sample}]),
+            (EventKind.CLASS_UNLOAD, [{"mod_kind": ModKind.THREAD_ONLY, "thread": thread}]),
+            (EventKind.CLASS_PREPARE, [{"mod_kind": ModKind.SOURCE_NAME_MATCH, "source_name_pattern": "*.java"}]),
+            (EventKind.BREAKPOINT, [{"mod_kind": ModKind.SOURCE_NAME_MATCH, "source_name_pattern": "*.java"}]),
+            (EventKind.THREAD_START, [{"mod_kind": ModKind.THREAD_ONLY, "thread": 0x7FFFFFF0}]),
+            (EventKind.THREAD_START, [{"mod_kind": ModKind.THREAD_ONLY, "thread": group}]),
+            (EventKind.CLASS_PREPARE, [{"mod_kind": ModKind.CLASS_ONLY, "clazz": thread}]),
+            (EventKind.METHOD_ENTRY, [{"mod_kind": ModKind.CLASS_ONLY, "clazz": sample},
+                                      {"mod_kind": ModKind.INSTANCE_ONLY, "instance": 0x7FFFFFF0}]),
+            (EventKind.SINGLE_STEP, [{"mod_kind": ModKind.STEP, "thread": group, "size": 1, "depth": 0}]),
+            (EventKind.EXCEPTION, [{"mod_kind": ModKind.EXCEPTION_ONLY, "exception_or_null": 0, "caught": True,
+                                    "uncaught": False}]),
+            (EventKind.CLASS_PREPARE, [{"mod_kind": ModKind.EXCEPTION_ONLY, "exception_or_null": 0, "caught": True,
+                                        "uncaught": False}]),
+            (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, [{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": "Sample"}]),
+            (EventKind.VM_DEATH, []),
+            (EventKind.FRAME_POP, []),
+            (EventKind.EXCEPTION_CATCH, []),
+            (EventKind.CLASS_LOAD, []),
+            (EventKind.MONITOR_WAIT, []),
+        ]
+        ids = []
+        for kind, mods in cases:
+            code, reply = await t.cmd("EventRequest", "Set", event_kind=kind, suspend_policy=SuspendPolicy.NONE,
+                                      modifiers=mods, note=f"kind {int(kind)}")
+            if code == 0:
+                ids.append((kind, reply.request_id))
+        assert len(ids) >= 5, t.entries
+        # Clear: unknown ids and wrong kinds are no error; bad kinds are
+        await t.cmd("EventRequest", "Clear", event_kind=EventKind.CLASS_PREPARE, request_id=9999)
+        await t.cmd("EventRequest", "Clear", event_kind=EventKind.USER_DEFINED, request_id=1)
+        for kind, rid in ids:
+            await t.cmd("EventRequest", "Clear", event_kind=kind, request_id=rid)
+        await t.ok("EventRequest", "ClearAllBreakpoints")
+        code, reply = await t.cmd("EventRequest", "Set", event_kind=EventKind.CLASS_PREPARE,
+                                  suspend_policy=SuspendPolicy.NONE, modifiers=[])
+        await t.ok("VirtualMachine", "Resume")
+
+    await differential(sample_classes, "Sample", scenario)
+
+
+async def test_events_reach_the_session_that_asked(sample_classes, sample_markers):
+    async def scenario(t):
+        c = t.client
+        await c.next_event(TIMEOUT)  # VMStart
+        await t.ok("EventRequest", "Set", event_kind=EventKind.CLASS_PREPARE, suspend_policy=SuspendPolicy.ALL,
+                   modifiers=[{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": "LateLoaded"}])
+        await t.ok("EventRequest", "Set", event_kind=EventKind.THREAD_START,
+                   suspend_policy=SuspendPolicy.EVENT_THREAD, modifiers=[{"mod_kind": ModKind.COUNT, "count": 2}])
+        await t.ok("EventRequest", "Set", event_kind=EventKind.EXCEPTION, suspend_policy=SuspendPolicy.NONE,
+                   modifiers=[{"mod_kind": ModKind.EXCEPTION_ONLY, "exception_or_null": 0, "caught": False,
+                               "uncaught": True}])
+        await t.ok("EventRequest", "Set", event_kind=EventKind.VM_DEATH, suspend_policy=SuspendPolicy.NONE,
+                   modifiers=[])
+        await t.ok("VirtualMachine", "Resume")
+        # the second thread start (Count 2) suspends its thread
+        policy, events = await c.wait_for_event(EventKind.THREAD_START, TIMEOUT)
+        t.note("thread start", (policy, events))
+        await t.ok("ThreadReference", "SuspendCount", thread=events[0].thread)
+        await t.ok("ThreadReference", "Status", thread=events[0].thread)
+        await t.ok("ThreadReference", "Resume", thread=events[0].thread)
+        policy, events = await c.wait_for_event(EventKind.EXCEPTION, TIMEOUT)
+        t.note("uncaught", (policy, [e.event_kind for e in events], events[0].catch_location))
+        policy, events = await c.wait_for_event(EventKind.CLASS_PREPARE, TIMEOUT)
+        t.note("prepare", (policy, events))
+        await t.ok("VirtualMachine", "Resume")
+        policy, events = await c.wait_for_event(EventKind.VM_DEATH, TIMEOUT)
+        t.note("death", (policy, events))
+
+    await differential(sample_classes, "Sample", scenario)
