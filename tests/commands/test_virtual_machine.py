@@ -1,0 +1,77 @@
+"""VirtualMachine: the same session under the reference agent and jdwpd."""
+
+import struct
+
+import pytest
+
+from protocol.constants import ErrorCode, EventKind, SuspendPolicy, TypeTag
+from tests.commands.types_support import TIMEOUT, differential
+
+pytestmark = pytest.mark.jvm
+
+
+async def test_vm_facts_at_start(sample_classes):
+    async def scenario(t):
+        policy, events = await t.client.next_event(TIMEOUT)
+        t.note("start", (policy, events))
+        assert events[0].event_kind == EventKind.VM_START and policy == SuspendPolicy.ALL
+        await t.ok("VirtualMachine", "Version")
+        await t.ok("VirtualMachine", "IDSizes")
+        await t.ok("VirtualMachine", "Capabilities")
+        await t.ok("VirtualMachine", "CapabilitiesNew")
+        await t.ok("VirtualMachine", "ClassPaths")
+        await t.ok("VirtualMachine", "AllThreads")
+        await t.ok("VirtualMachine", "TopLevelThreadGroups")
+        for sig in ("Ljava/lang/String;", "[I", "I", "Ljava/lang/Runnable;", "Lno/Such;", "[[Ljava/lang/Object;"):
+            await t.ok("VirtualMachine", "ClassesBySignature", signature=sig)
+        for cmd in ("AllClasses", "AllClassesWithGeneric"):
+            classes = (await t.ok("VirtualMachine", cmd, record=False)).classes
+            wanted = {"Ljava/lang/String;", "Ljava/util/List;", "[I", "Ljava/lang/Thread;"}
+            t.note(cmd, sorted((c.signature, c.ref_type_tag, c.status, getattr(c, "generic_signature", None))
+                               for c in classes if c.signature in wanted))
+            assert not any(c.signature == "I" for c in classes)  # primitives only by signature
+        modules = (await t.ok("VirtualMachine", "AllModules", record=False)).modules
+        t.note("modules", len(modules) > 0)
+        # suspend and resume, counted per thread
+        main = (await t.ok("VirtualMachine", "AllThreads")).threads[0].thread
+        await t.ok("ThreadReference", "SuspendCount", thread=main)
+        await t.ok("VirtualMachine", "Suspend")
+        await t.ok("ThreadReference", "SuspendCount", thread=main)
+        await t.ok("VirtualMachine", "Resume")
+        await t.ok("ThreadReference", "SuspendCount", thread=main)
+        # strings
+        s = (await t.ok("VirtualMachine", "CreateString", utf="h\u00e9llo \U0001d11e")).string_object
+        await t.ok("StringReference", "Value", string_object=s)
+        await t.ok("VirtualMachine", "DisposeObjects", requests=[(s, 1)])
+        await t.ok("VirtualMachine", "HoldEvents")
+        await t.ok("VirtualMachine", "ReleaseEvents")
+        await t.ok("VirtualMachine", "SetDefaultStratum", stratum_id="Java")
+        await t.ok("VirtualMachine", "SetDefaultStratum", stratum_id="")
+        await t.ok("VirtualMachine", "Resume")
+
+    await differential(sample_classes, "Sample", scenario)
+
+
+async def test_instance_counts_and_redefinition(sample_classes, sample_markers):
+    async def scenario(t):
+        thread, sample = await t.run_to_line("Sample", sample_markers["COMPUTE_TOTAL"])
+        circle = await t.class_id("LSample$Circle;")
+        await t.ok("VirtualMachine", "InstanceCounts", ref_types_count=[sample, circle, 0x7FFFFFF0, thread])
+        await t.ok("VirtualMachine", "InstanceCounts", ref_types_count=[])
+        pid = await t.client.send_packet(1, 21, struct.pack(">i", -1))
+        t.note("negative count", (await t.client.reply(pid, TIMEOUT)).error_code)
+        # redefinition: nothing, an empty class file, the class's own bytes
+        await t.ok("VirtualMachine", "RedefineClasses", classes=[])
+        code, _ = await t.cmd("VirtualMachine", "RedefineClasses", classes=[(circle, b"")])
+        assert code == ErrorCode.INVALID_CLASS_FORMAT
+        code, _ = await t.cmd("VirtualMachine", "RedefineClasses", classes=[(circle, b"\xca\xfe\xba\xbe")])
+        assert code != 0
+        own = (sample_classes / "Sample$Circle.class").read_bytes()
+        await t.ok("VirtualMachine", "RedefineClasses", classes=[(circle, own)])
+        await t.cmd("VirtualMachine", "RedefineClasses", classes=[(0x7FFFFFF0, own)])
+        await t.cmd("VirtualMachine", "RedefineClasses", classes=[(thread, own)])
+        await t.ok("ReferenceType", "Signature", ref_type=circle)
+        t.note("type tag", TypeTag.CLASS)
+        await t.ok("VirtualMachine", "Resume")
+
+    await differential(sample_classes, "Sample", scenario)
