@@ -1,0 +1,391 @@
+/* Agent_OnLoad / Agent_OnAttach: options, capability profiles, lifecycle (VMInit, VMDeath). */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+agent_globals G;
+static FILE *log_file;
+
+void agent_log(const char *fmt, ...) {
+    if (log_file == NULL) return;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(log_file, "%ld.%06ld ", (long)ts.tv_sec, ts.tv_nsec / 1000);
+    vfprintf(log_file, fmt, ap);
+    fputc('\n', log_file);
+    fflush(log_file);
+    va_end(ap);
+}
+
+void jvmti_free(void *p) {
+    if (p != NULL) (*G.jvmti)->Deallocate(G.jvmti, (unsigned char *)p);
+}
+
+void lock_enter(void) { (*G.jvmti)->RawMonitorEnter(G.jvmti, G.lock); }
+void lock_exit(void) { (*G.jvmti)->RawMonitorExit(G.jvmti, G.lock); }
+void lock_wait(jlong ms) { (*G.jvmti)->RawMonitorWait(G.jvmti, G.lock, ms); }
+void lock_notify_all(void) { (*G.jvmti)->RawMonitorNotifyAll(G.jvmti, G.lock); }
+
+JNIEnv *agent_env(void) {
+    JNIEnv *env = NULL;
+    if ((*G.jvm)->GetEnv(G.jvm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return NULL;
+    return env;
+}
+
+/* ---- options ------------------------------------------------------------------------ */
+
+static bool options_failed;
+static char option_error[512];
+
+static void option_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void option_fail(const char *fmt, ...) {
+    if (options_failed) return;  /* report the first problem only: one line */
+    options_failed = true;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(option_error, sizeof option_error, fmt, ap);
+    va_end(ap);
+}
+
+static char *dup_range(const char *s, size_t n) {
+    char *p = malloc(n + 1);
+    if (p == NULL) return NULL;
+    memcpy(p, s, n);
+    p[n] = 0;
+    return p;
+}
+
+static bool valid_link(const char *v) {
+    if (strncmp(v, "unix:", 5) == 0) return v[5] == '/' && strlen(v + 5) < 108;
+    const char *colon = strrchr(v, ':');
+    if (colon == NULL || colon == v) return false;
+    char *end;
+    long port = strtol(colon + 1, &end, 10);
+    return *end == 0 && colon[1] != 0 && port > 0 && port < 65536;
+}
+
+static void parse_options(const char *options) {
+    memset(&G.opts, 0, sizeof G.opts);
+    G.opts.profile = "full";
+    const char *p = options ? options : "";
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        const char *eq = memchr(p, '=', n);
+        if (n == 0) {
+            option_fail("empty option");
+            return;
+        }
+        if (eq == NULL) {
+            char *name = dup_range(p, n);
+            option_fail("option '%s' needs a value", name ? name : "?");
+            free(name);
+            return;
+        }
+        char *name = dup_range(p, (size_t)(eq - p));
+        char *value = dup_range(eq + 1, n - (size_t)(eq - p) - 1);
+        if (name == NULL || value == NULL) {
+            option_fail("out of memory");
+            return;
+        }
+        if (strcmp(name, "link") == 0) {
+            if (!valid_link(value)) option_fail("malformed value for option 'link': '%s'", value);
+            G.opts.link = value;
+        } else if (strcmp(name, "secretfile") == 0) {
+            if (!*value) option_fail("malformed value for option 'secretfile': ''");
+            G.opts.secretfile = value;
+        } else if (strcmp(name, "profile") == 0) {
+            if (strcmp(value, "full") && strcmp(value, "nothrow") && strcmp(value, "inspect"))
+                option_fail("malformed value for option 'profile': '%s'", value);
+            G.opts.profile = value;
+        } else if (strcmp(name, "suspend") == 0) {
+            if (strcmp(value, "y") && strcmp(value, "n"))
+                option_fail("malformed value for option 'suspend': '%s'", value);
+            G.opts.suspend = strcmp(value, "y") == 0;
+        } else if (strcmp(name, "timeout") == 0) {
+            char *e;
+            errno = 0;
+            long ms = strtol(value, &e, 10);
+            if (!*value || *e || ms < 0 || errno) option_fail("malformed value for option 'timeout': '%s'", value);
+            G.opts.timeout_ms = ms;
+        } else if (strcmp(name, "log") == 0) {
+            if (!*value) option_fail("malformed value for option 'log': ''");
+            G.opts.log = value;
+        } else {
+            option_fail("unknown option '%s'", name);
+        }
+        free(name);
+        p += n;
+        if (*p == ',') p++;
+    }
+    if (!options_failed && G.opts.link == NULL) option_fail("missing required option 'link'");
+    if (!options_failed && G.opts.secretfile == NULL) option_fail("missing required option 'secretfile'");
+}
+
+static int hexval(int c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+static void read_secret(void) {
+    struct stat st;
+    const char *path = G.opts.secretfile;
+    if (stat(path, &st) != 0) {
+        option_fail("cannot read secretfile '%s': %s", path, strerror(errno));
+        return;
+    }
+    if (st.st_mode & 077) {
+        option_fail("secretfile '%s' is readable by group or others (chmod 600 it)", path);
+        return;
+    }
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        option_fail("cannot read secretfile '%s': %s", path, strerror(errno));
+        return;
+    }
+    char text[2 * LINK_SECRET_SIZE + 4];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    while (n > 0 && (text[n - 1] == '\n' || text[n - 1] == '\r' || text[n - 1] == ' ')) n--;
+    if (n != 2 * LINK_SECRET_SIZE) {
+        option_fail("secretfile '%s' must hold %d hex characters", path, 2 * LINK_SECRET_SIZE);
+        return;
+    }
+    for (size_t i = 0; i < LINK_SECRET_SIZE; i++) {
+        int hi = hexval(text[2 * i]), lo = hexval(text[2 * i + 1]);
+        if (hi < 0 || lo < 0) {
+            option_fail("secretfile '%s' must hold %d hex characters", path, 2 * LINK_SECRET_SIZE);
+            return;
+        }
+        G.secret[i] = (uint8_t)(hi << 4 | lo);
+    }
+}
+
+/* ---- capabilities ------------------------------------------------------------------- */
+
+static void want_profile(jvmtiCapabilities *c, const char *profile) {
+    memset(c, 0, sizeof *c);
+    /* Costless everywhere (design.md "HotSpot facts"). */
+    c->can_tag_objects = 1;
+    c->can_get_monitor_info = 1;
+    c->can_get_owned_monitor_info = 1;
+    c->can_get_current_contended_monitor = 1;
+    c->can_suspend = 1;
+    c->can_signal_thread = 1;
+    c->can_redefine_classes = 1;
+    c->can_get_bytecodes = 1;
+    c->can_get_constant_pool = 1;
+    c->can_get_source_file_name = 1;
+    c->can_get_line_numbers = 1;
+    c->can_get_synthetic_attribute = 1;
+    c->can_get_source_debug_extension = 1;
+    c->can_maintain_original_method_order = 1;
+    if (strcmp(profile, "inspect") == 0) return;
+    /* The reference's set (libjdwp debugInit.c), minus what "nothrow" leaves out. */
+    c->can_access_local_variables = 1;
+    c->can_generate_single_step_events = 1;
+    c->can_generate_breakpoint_events = 1;
+    c->can_generate_method_entry_events = 1;
+    c->can_generate_monitor_events = 1;
+    c->can_generate_garbage_collection_events = 1;
+    c->can_force_early_return = 1;
+    c->can_generate_field_modification_events = 1;
+    c->can_generate_field_access_events = 1;
+    c->can_pop_frame = 1;
+    c->can_redefine_any_class = 1;
+    c->can_get_owned_monitor_stack_depth_info = 1;
+    if (strcmp(profile, "nothrow") == 0) return;
+    c->can_generate_exception_events = 1;
+    c->can_generate_frame_pop_events = 1;
+    c->can_generate_method_exit_events = 1;
+}
+
+static uint64_t caps_to_mask(const jvmtiCapabilities *c) {
+    uint64_t m = 0;
+#define BIT(flag, bit) if (c->flag) m |= (uint64_t)1 << (bit)
+    BIT(can_generate_field_modification_events, CAPBIT_WATCH_FIELD_MODIFICATION);
+    BIT(can_generate_field_access_events, CAPBIT_WATCH_FIELD_ACCESS);
+    BIT(can_get_bytecodes, CAPBIT_GET_BYTECODES);
+    BIT(can_get_synthetic_attribute, CAPBIT_GET_SYNTHETIC_ATTRIBUTE);
+    BIT(can_get_owned_monitor_info, CAPBIT_GET_OWNED_MONITOR_INFO);
+    BIT(can_get_current_contended_monitor, CAPBIT_GET_CURRENT_CONTENDED_MONITOR);
+    BIT(can_get_monitor_info, CAPBIT_GET_MONITOR_INFO);
+    BIT(can_redefine_classes, CAPBIT_REDEFINE_CLASSES);
+    BIT(can_pop_frame, CAPBIT_POP_FRAME);
+    BIT(can_force_early_return, CAPBIT_FORCE_EARLY_RETURN);
+    BIT(can_get_source_debug_extension, CAPBIT_GET_SOURCE_DEBUG_EXTENSION);
+    BIT(can_generate_breakpoint_events, CAPBIT_BREAKPOINTS);
+    BIT(can_generate_single_step_events, CAPBIT_SINGLE_STEP);
+    BIT(can_access_local_variables, CAPBIT_ACCESS_LOCAL_VARIABLES);
+    BIT(can_generate_exception_events, CAPBIT_EXCEPTION_EVENTS);
+    BIT(can_generate_frame_pop_events, CAPBIT_FRAME_POP_EVENTS);
+    BIT(can_generate_method_entry_events, CAPBIT_METHOD_ENTRY_EVENTS);
+    BIT(can_generate_method_exit_events, CAPBIT_METHOD_EXIT_EVENTS);
+    BIT(can_generate_monitor_events, CAPBIT_MONITOR_EVENTS);
+    BIT(can_get_constant_pool, CAPBIT_GET_CONSTANT_POOL);
+    BIT(can_get_owned_monitor_stack_depth_info, CAPBIT_GET_OWNED_MONITOR_STACK_DEPTH_INFO);
+    BIT(can_tag_objects, CAPBIT_TAG_OBJECTS);
+    BIT(can_suspend, CAPBIT_SUSPEND);
+    BIT(can_signal_thread, CAPBIT_SIGNAL_THREAD);
+    BIT(can_get_line_numbers, CAPBIT_LINE_NUMBERS);
+    BIT(can_get_source_file_name, CAPBIT_SOURCE_FILE_NAME);
+    BIT(can_maintain_original_method_order, CAPBIT_MAINTAIN_ORIGINAL_METHOD_ORDER);
+    BIT(can_redefine_any_class, CAPBIT_REDEFINE_ANY_CLASS);
+#undef BIT
+    return m;
+}
+
+static int acquire_capabilities(void) {
+    jvmtiCapabilities want, potential;
+    want_profile(&want, G.opts.profile);
+    if ((*G.jvmti)->GetPotentialCapabilities(G.jvmti, &potential) != JVMTI_ERROR_NONE) return -1;
+    /* Intersect: a live attach (or another agent holding a solo capability) may offer less. */
+    unsigned char *w = (unsigned char *)&want;
+    const unsigned char *pp = (const unsigned char *)&potential;
+    for (size_t i = 0; i < sizeof want; i++) w[i] &= pp[i];
+    jvmtiError err = (*G.jvmti)->AddCapabilities(G.jvmti, &want);
+    if (err != JVMTI_ERROR_NONE) return (int)err;
+    if ((*G.jvmti)->GetCapabilities(G.jvmti, &G.caps) != JVMTI_ERROR_NONE) return -1;
+    G.caps_mask = caps_to_mask(&G.caps);
+    return 0;
+}
+
+/* ---- lifecycle ---------------------------------------------------------------------- */
+
+static jclass global_class(JNIEnv *env, const char *name) {
+    jclass local = (*env)->FindClass(env, name);
+    if (local == NULL) {
+        (*env)->ExceptionClear(env);
+        return NULL;
+    }
+    jclass g = (*env)->NewGlobalRef(env, local);
+    (*env)->DeleteLocalRef(env, local);
+    return g;
+}
+
+static bool cache_classes(JNIEnv *env) {
+    G.cls_string = global_class(env, "java/lang/String");
+    G.cls_thread = global_class(env, "java/lang/Thread");
+    G.cls_thread_group = global_class(env, "java/lang/ThreadGroup");
+    G.cls_class_loader = global_class(env, "java/lang/ClassLoader");
+    G.cls_class = global_class(env, "java/lang/Class");
+    return G.cls_string && G.cls_thread && G.cls_thread_group && G.cls_class_loader && G.cls_class;
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
+    (void)jvmti;
+    if (!cache_classes(env)) {
+        fprintf(stderr, "jdwpd agent: cannot resolve core classes; the agent stays inactive\n");
+        return;
+    }
+    G.vm_started = true;
+    G.hello_flags |= HELLO_VM_STARTED;
+    if (link_start(env) != 0) {
+        fprintf(stderr, "jdwpd agent: cannot start the agent threads; the agent stays inactive\n");
+        return;
+    }
+    if (G.opts.suspend) {
+        if (!link_wait_connected(G.opts.timeout_ms)) {
+            agent_log("suspend=y: no daemon within %ld ms, running", G.opts.timeout_ms);
+            G.hello_flags &= ~HELLO_SUSPEND_ON_START;
+            return;
+        }
+    }
+    events_vm_start(env, thread);
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env) {
+    (void)jvmti;
+    events_vm_death(env);
+    link_send_notice(LINK_NOTICE_VM_DEATH, "");
+    link_vm_death(env);
+}
+
+static int common_init(JavaVM *vm, const char *options, bool live) {
+    G.jvm = vm;
+    parse_options(options);
+    if (!options_failed) read_secret();
+    if (options_failed) return -1;
+    if (G.opts.log) {
+        log_file = fopen(G.opts.log, "a");
+        if (log_file == NULL) {
+            option_fail("cannot open log '%s': %s", G.opts.log, strerror(errno));
+            return -1;
+        }
+    }
+    if ((*vm)->GetEnv(vm, (void **)&G.jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
+        option_fail("JVMTI 1.2 is not available");
+        return -1;
+    }
+    if (live) G.hello_flags |= HELLO_LIVE_ATTACH;
+    if (G.opts.suspend && !live) G.hello_flags |= HELLO_SUSPEND_ON_START;
+    int err = acquire_capabilities();
+    if (err != 0) {
+        option_fail("cannot acquire the '%s' capabilities (JVMTI error %d)", G.opts.profile, err);
+        return -1;
+    }
+    if ((*G.jvmti)->CreateRawMonitor(G.jvmti, "jdwpd agent", &G.lock) != JVMTI_ERROR_NONE) {
+        option_fail("cannot create a raw monitor");
+        return -1;
+    }
+    objects_init();
+    threads_init();
+    jvmtiEventCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.VMInit = on_vm_init;
+    cb.VMDeath = on_vm_death;
+    events_init(&cb);
+    if ((*G.jvmti)->SetEventCallbacks(G.jvmti, &cb, sizeof cb) != JVMTI_ERROR_NONE) {
+        option_fail("cannot set event callbacks");
+        return -1;
+    }
+    if ((*G.jvmti)->SetEventNotificationMode(G.jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL)
+        != JVMTI_ERROR_NONE) {
+        option_fail("cannot enable VMDeath");
+        return -1;
+    }
+    agent_log("agent loaded: link=%s profile=%s suspend=%d live=%d caps=%llx", G.opts.link, G.opts.profile,
+              G.opts.suspend, live, (unsigned long long)G.caps_mask);
+    return 0;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
+    (void)reserved;
+    if (common_init(vm, options, false) != 0) {
+        /* One line, then a clean exit status: never start a VM the user thinks is debuggable. */
+        fprintf(stderr, "jdwpd agent: %s\n", option_error);
+        fflush(stderr);
+        exit(2);
+    }
+    if ((*G.jvmti)->SetEventNotificationMode(G.jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL)
+        != JVMTI_ERROR_NONE) {
+        fprintf(stderr, "jdwpd agent: cannot enable VMInit\n");
+        exit(2);
+    }
+    return JNI_OK;
+}
+
+JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved) {
+    (void)reserved;
+    if (common_init(vm, options, true) != 0) {
+        /* A running VM is never killed for a bad attach. */
+        fprintf(stderr, "jdwpd agent: %s\n", option_error);
+        return JNI_ERR;
+    }
+    JNIEnv *env = agent_env();
+    if (env == NULL || !cache_classes(env)) return JNI_ERR;
+    G.vm_started = true;
+    G.hello_flags |= HELLO_VM_STARTED;
+    return link_start(env) == 0 ? JNI_OK : JNI_ERR;
+}

@@ -1,0 +1,152 @@
+/* Big-endian encode/decode buffers for link frames. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+void ob_init(outbuf *b, size_t reserve) {
+    b->len = 0;
+    b->oom = false;
+    b->cap = reserve ? reserve : 64;
+    b->data = malloc(b->cap);
+    if (b->data == NULL) {
+        b->cap = 0;
+        b->oom = true;
+    }
+}
+
+void ob_free(outbuf *b) {
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+static bool ob_grow(outbuf *b, size_t n) {
+    if (b->oom) return false;
+    if (b->len + n <= b->cap) return true;
+    size_t cap = b->cap ? b->cap : 64;
+    while (cap < b->len + n) cap *= 2;
+    uint8_t *p = realloc(b->data, cap);
+    if (p == NULL) {
+        b->oom = true;
+        return false;
+    }
+    b->data = p;
+    b->cap = cap;
+    return true;
+}
+
+void ob_bytes(outbuf *b, const void *p, size_t n) {
+    if (n == 0 || !ob_grow(b, n)) return;
+    memcpy(b->data + b->len, p, n);
+    b->len += n;
+}
+
+void ob_u8(outbuf *b, uint8_t v) { ob_bytes(b, &v, 1); }
+
+void ob_u16(outbuf *b, uint16_t v) {
+    uint8_t p[2] = {(uint8_t)(v >> 8), (uint8_t)v};
+    ob_bytes(b, p, 2);
+}
+
+void ob_u32(outbuf *b, uint32_t v) {
+    uint8_t p[4] = {(uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v};
+    ob_bytes(b, p, 4);
+}
+
+void ob_u64(outbuf *b, uint64_t v) {
+    ob_u32(b, (uint32_t)(v >> 32));
+    ob_u32(b, (uint32_t)v);
+}
+
+void ob_str(outbuf *b, const char *s) {
+    size_t n = s ? strlen(s) : 0;
+    ob_u32(b, (uint32_t)n);
+    ob_bytes(b, s, n);
+}
+
+void ob_blob(outbuf *b, const void *p, uint32_t n) {
+    ob_u32(b, n);
+    ob_bytes(b, p, n);
+}
+
+void ob_put_u32_at(outbuf *b, size_t pos, uint32_t v) {
+    if (b->oom || pos + 4 > b->len) return;
+    b->data[pos] = (uint8_t)(v >> 24);
+    b->data[pos + 1] = (uint8_t)(v >> 16);
+    b->data[pos + 2] = (uint8_t)(v >> 8);
+    b->data[pos + 3] = (uint8_t)v;
+}
+
+void ob_frame_begin(outbuf *b) {
+    uint8_t zero[LINK_HEADER_SIZE] = {0};
+    ob_bytes(b, zero, sizeof zero);
+}
+
+void ob_frame_end(outbuf *b, uint32_t id, uint16_t kind, uint16_t status) {
+    if (b->oom || b->len < LINK_HEADER_SIZE) return;
+    if (status != 0) b->len = LINK_HEADER_SIZE;  /* a failed request has no body */
+    ob_put_u32_at(b, 0, (uint32_t)b->len);
+    ob_put_u32_at(b, 4, id);
+    b->data[8] = (uint8_t)(kind >> 8);
+    b->data[9] = (uint8_t)kind;
+    b->data[10] = (uint8_t)(status >> 8);
+    b->data[11] = (uint8_t)status;
+}
+
+uint32_t be32(const uint8_t *p) {
+    return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+uint16_t be16(const uint8_t *p) { return (uint16_t)((p[0] << 8) | p[1]); }
+uint64_t be64(const uint8_t *p) { return ((uint64_t)be32(p) << 32) | be32(p + 4); }
+
+static const uint8_t *ib_take(inbuf *b, size_t n) {
+    if (b->bad || n > b->len - b->pos) {
+        b->bad = true;
+        return NULL;
+    }
+    const uint8_t *p = b->data + b->pos;
+    b->pos += n;
+    return p;
+}
+
+uint8_t ib_u8(inbuf *b) {
+    const uint8_t *p = ib_take(b, 1);
+    return p ? p[0] : 0;
+}
+uint16_t ib_u16(inbuf *b) {
+    const uint8_t *p = ib_take(b, 2);
+    return p ? be16(p) : 0;
+}
+uint32_t ib_u32(inbuf *b) {
+    const uint8_t *p = ib_take(b, 4);
+    return p ? be32(p) : 0;
+}
+uint64_t ib_u64(inbuf *b) {
+    const uint8_t *p = ib_take(b, 8);
+    return p ? be64(p) : 0;
+}
+int32_t ib_i32(inbuf *b) { return (int32_t)ib_u32(b); }
+
+const uint8_t *ib_blob(inbuf *b, uint32_t *n) {
+    *n = ib_u32(b);
+    const uint8_t *p = ib_take(b, *n);
+    if (p == NULL) *n = 0;
+    return p;
+}
+
+char *ib_str(inbuf *b) {
+    uint32_t n;
+    const uint8_t *p = ib_blob(b, &n);
+    if (p == NULL && b->bad) return NULL;
+    char *s = malloc((size_t)n + 1);
+    if (s == NULL) {
+        b->bad = true;
+        return NULL;
+    }
+    if (n) memcpy(s, p, n);
+    s[n] = 0;
+    return s;
+}
+
+bool ib_done(inbuf *b) { return !b->bad && b->pos == b->len; }

@@ -1,0 +1,449 @@
+/* JVMTI event callbacks: filter in the agent, report one EVENT per callback, apply the suspend
+ * policy, park.  A callback that matches nothing sends nothing. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "filters.h"
+
+static void ctx_init(ev_ctx *c, JNIEnv *env, jthread thread, jmethodID method, jlocation loc) {
+    memset(c, 0, sizeof *c);
+    c->env = env;
+    c->thread = thread;
+    c->method = method;
+    c->loc = loc;
+    if (method) (*G.jvmti)->GetMethodDeclaringClass(G.jvmti, method, &c->cls);
+}
+
+static void write_location(outbuf *b, ev_ctx *c, void *arg) {
+    (void)arg;
+    ob_location(b, c->env, c->method, c->loc);
+}
+
+static void write_nothing(outbuf *b, ev_ctx *c, void *arg) {
+    (void)b; (void)c; (void)arg;
+}
+
+/* Co-located events: a step or method entry at a place where a breakpoint is set waits for the
+ * breakpoint's callback, so that all of them reach the debugger in one composite (JVMTI reports
+ * them as separate callbacks, the reference agent as one event set). */
+static void flush_deferred(JNIEnv *env, thread_rec *t, hits *into) {
+    if (t->deferred_count == 0) return;
+    if (into) {
+        /* Deferred hits go first, as the reference orders them (entry, step, breakpoint). */
+        outbuf merged;
+        ob_init(&merged, t->deferred.len + into->body.len);
+        ob_bytes(&merged, t->deferred.data, t->deferred.len);
+        ob_bytes(&merged, into->body.data, into->body.len);
+        ob_free(&into->body);
+        into->body = merged;
+        into->count += t->deferred_count;
+        if (t->deferred_policy > into->policy) into->policy = t->deferred_policy;
+    } else {
+        hits h;
+        h.body = t->deferred;
+        h.count = t->deferred_count;
+        h.policy = t->deferred_policy;
+        hits_send(env, t, t->id, &h);  /* h borrows the buffer, which is kept for reuse */
+    }
+    t->deferred.len = 0;
+    t->deferred_count = 0;
+    t->deferred_policy = 0;
+}
+
+static void send_or_defer(JNIEnv *env, thread_rec *t, hits *h, jmethodID m, jlocation loc) {
+    if (h->count == 0) return;
+    lock_enter();
+    bool defer = bp_present(m, loc);
+    if (defer) {
+        if (t->deferred_count && (t->deferred_method != m || t->deferred_loc != loc)) {
+            lock_exit();
+            flush_deferred(env, t, NULL);
+            lock_enter();
+        }
+        if (t->deferred.data == NULL) ob_init(&t->deferred, 128);
+        ob_bytes(&t->deferred, h->body.data, h->body.len);
+        t->deferred_count += h->count;
+        if (h->policy > t->deferred_policy) t->deferred_policy = h->policy;
+        t->deferred_method = m;
+        t->deferred_loc = loc;
+    }
+    lock_exit();
+    if (!defer) hits_send(env, t, t->id, h);
+}
+
+static void JNICALL cb_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation loc) {
+    (void)jvmti;
+    thread_rec *t = callback_enter(env, thread);
+    if (t == NULL) return;
+    ev_ctx c;
+    ctx_init(&c, env, thread, method, loc);
+    hits h;
+    hits_init(&h);
+    lock_enter();
+    if (t->deferred_count && (t->deferred_method != method || t->deferred_loc != loc)) {
+        lock_exit();
+        flush_deferred(env, t, NULL);
+        lock_enter();
+    }
+    match_kind(EK_BREAKPOINT, &c, &h, write_location, NULL);
+    flush_deferred(env, t, &h);
+    lock_exit();
+    hits_send(env, t, t->id, &h);
+    hits_free(&h);
+    ctx_free(&c);
+    callback_exit(env, t);
+}
+
+static void JNICALL cb_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation loc) {
+    (void)jvmti;
+    thread_rec *t = callback_enter(env, thread);
+    if (t == NULL) return;
+    step_single_step(env, t, thread, method, loc);
+    callback_exit(env, t);
+}
+
+/* Called by the step machine when a step completes at (method, loc). */
+void report_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID method, jlocation loc, int32_t request_id,
+                 uint8_t policy) {
+    ev_ctx c;
+    ctx_init(&c, env, thread, method, loc);
+    hits h;
+    hits_init(&h);
+    hit_begin(&h, request_id, EK_SINGLE_STEP, policy);
+    write_location(&h.body, &c, NULL);
+    send_or_defer(env, t, &h, method, loc);
+    hits_free(&h);
+    ctx_free(&c);
+}
+
+static void JNICALL cb_frame_pop(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jboolean by_exc) {
+    (void)jvmti; (void)method; (void)by_exc;
+    thread_rec *t = callback_enter(env, thread);
+    if (t == NULL) return;
+    step_frame_pop(env, t, thread);
+    callback_exit(env, t);
+}
+
+typedef struct exc_arg {
+    jobject exception;
+    jmethodID catch_method;
+    jlocation catch_loc;
+} exc_arg;
+
+static void write_exception(outbuf *b, ev_ctx *c, void *arg) {
+    exc_arg *e = arg;
+    ob_location(b, c->env, c->method, c->loc);
+    ob_tagged(b, c->env, e->exception);
+    if (e->catch_method) ob_location(b, c->env, e->catch_method, e->catch_loc);
+    else ob_null_location(b);
+}
+
+static void JNICALL cb_exception(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation loc,
+                                 jobject exception, jmethodID catch_method, jlocation catch_loc) {
+    (void)jvmti;
+    thread_rec *t = callback_enter(env, thread);
+    if (t == NULL) return;
+    ev_ctx c;
+    ctx_init(&c, env, thread, method, loc);
+    c.exception = exception;
+    c.caught = catch_method != NULL;
+    exc_arg e = {exception, catch_method, catch_loc};
+    hits h;
+    hits_init(&h);
+    lock_enter();
+    match_kind(EK_EXCEPTION, &c, &h, write_exception, &e);
+    lock_exit();
+    hits_send(env, t, t->id, &h);
+    hits_free(&h);
+    ctx_free(&c);
+    callback_exit(env, t);
+}
+
+static void JNICALL cb_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
+    (void)jvmti;
+    thread_rec *t = callback_enter(env, thread);
+    if (t == NULL) return;
+    lock_enter();
+    /* A thread born during a suspend-all starts suspended, as every other thread is. */
+    if (suspend_all_depth > 0 && t->suspend_count < suspend_all_depth) t->suspend_count = suspend_all_depth;
+    ev_ctx c;
+    ctx_init(&c, env, thread, NULL, 0);
+    hits h;
+    hits_init(&h);
+    match_kind(EK_THREAD_START, &c, &h, write_nothing, NULL);
+    lock_exit();
+    hits_send(env, t, t->id, &h);
+    hits_free(&h);
+    ctx_free(&c);
+    callback_exit(env, t);
+}
+
+static void JNICALL cb_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
+    (void)jvmti;
+    thread_rec *t = callback_enter(env, thread);
+    if (t == NULL) return;
+    ev_ctx c;
+    ctx_init(&c, env, thread, NULL, 0);
+    hits h;
+    hits_init(&h);
+    lock_enter();
+    match_kind(EK_THREAD_DEATH, &c, &h, write_nothing, NULL);
+    lock_exit();
+    hits_send(env, t, t->id, &h);
+    hits_free(&h);
+    ctx_free(&c);
+    callback_exit(env, t);
+    lock_enter();
+    thread_forget(env, t);
+    lock_exit();
+}
+
+static void write_class_prepare(outbuf *b, ev_ctx *c, void *arg) {
+    (void)arg;
+    char *sig = NULL;
+    jint status = 0;
+    (*G.jvmti)->GetClassSignature(G.jvmti, c->cls, &sig, NULL);
+    (*G.jvmti)->GetClassStatus(G.jvmti, c->cls, &status);
+    ob_u8(b, ref_kind_of(c->cls));
+    ob_u64(b, obj_id(c->env, c->cls));
+    ob_str(b, sig);
+    ob_u32(b, (uint32_t)status);
+    jvmti_free(sig);
+}
+
+static void JNICALL cb_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass) {
+    (void)jvmti;
+    thread_rec *t = callback_enter(env, thread);
+    /* Classes our own threads prepare are still reported, with no thread and no suspension. */
+    ev_ctx c;
+    ctx_init(&c, env, t ? thread : NULL, NULL, 0);
+    c.cls = klass;
+    hits h;
+    hits_init(&h);
+    lock_enter();
+    match_kind(EK_CLASS_PREPARE, &c, &h, write_class_prepare, NULL);
+    lock_exit();
+    hits_send(env, t, t ? t->id : 0, &h);
+    hits_free(&h);
+    ctx_free(&c);
+    callback_exit(env, t);
+}
+
+static void JNICALL cb_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method) {
+    (void)jvmti;
+    thread_rec *t = callback_enter(env, thread);
+    if (t == NULL) return;
+    jlocation start = -1, end;
+    jint mods = 0;
+    (*G.jvmti)->GetMethodModifiers(G.jvmti, method, &mods);
+    if (!(mods & 0x0100)) (*G.jvmti)->GetMethodLocation(G.jvmti, method, &start, &end);
+    ev_ctx c;
+    ctx_init(&c, env, thread, method, start);
+    hits h;
+    hits_init(&h);
+    lock_enter();
+    match_kind(EK_METHOD_ENTRY, &c, &h, write_location, NULL);
+    lock_exit();
+    send_or_defer(env, t, &h, method, start);
+    hits_free(&h);
+    ctx_free(&c);
+    callback_exit(env, t);
+}
+
+typedef struct exit_arg {
+    uint8_t tag;
+    jvalue value;
+} exit_arg;
+
+static void write_exit_value(outbuf *b, ev_ctx *c, void *arg) {
+    exit_arg *e = arg;
+    ob_location(b, c->env, c->method, c->loc);
+    ob_jvalue(b, c->env, e->tag, e->value);
+}
+
+static void JNICALL cb_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
+                                   jboolean by_exception, jvalue value) {
+    (void)jvmti;
+    if (by_exception) return;  /* JDWP reports no method exit for a method ended by a throw */
+    thread_rec *t = callback_enter(env, thread);
+    if (t == NULL) return;
+    jmethodID fm;
+    jlocation loc = -1;
+    if ((*G.jvmti)->GetFrameLocation(G.jvmti, thread, 0, &fm, &loc) != JVMTI_ERROR_NONE || fm != method) loc = -1;
+    ev_ctx c;
+    ctx_init(&c, env, thread, method, loc);
+    exit_arg e = {TAG_VOID, value};
+    char *name = NULL, *sig = NULL;
+    if ((*G.jvmti)->GetMethodName(G.jvmti, method, &name, &sig, NULL) == JVMTI_ERROR_NONE) {
+        const char *ret = strchr(sig, ')');
+        e.tag = tag_of_signature(ret ? ret + 1 : "V");
+    }
+    jvmti_free(name);
+    jvmti_free(sig);
+    hits h;
+    hits_init(&h);
+    lock_enter();
+    match_kind(EK_METHOD_EXIT, &c, &h, write_location, NULL);
+    match_kind(EK_METHOD_EXIT_WITH_RETURN_VALUE, &c, &h, write_exit_value, &e);
+    lock_exit();
+    hits_send(env, t, t->id, &h);
+    hits_free(&h);
+    ctx_free(&c);
+    callback_exit(env, t);
+}
+
+typedef struct field_arg {
+    bool modification;
+    uint8_t tag;
+    jvalue value;
+} field_arg;
+
+static void write_field(outbuf *b, ev_ctx *c, void *arg) {
+    field_arg *fa = arg;
+    ob_location(b, c->env, c->method, c->loc);
+    ob_u8(b, ref_kind_of(c->field_class));
+    ob_u64(b, obj_id(c->env, c->field_class));
+    ob_u64(b, (uint64_t)(uintptr_t)c->field);
+    ob_tagged(b, c->env, c->object);
+    if (fa->modification) ob_jvalue(b, c->env, fa->tag, fa->value);
+}
+
+static void field_event(JNIEnv *env, jthread thread, jmethodID method, jlocation loc, jclass field_klass,
+                        jobject object, jfieldID field, field_arg *fa) {
+    thread_rec *t = callback_enter(env, thread);
+    if (t == NULL) return;
+    ev_ctx c;
+    ctx_init(&c, env, thread, method, loc);
+    c.field = field;
+    c.field_class = field_klass;
+    c.object = object;
+    c.object_known = true;
+    hits h;
+    hits_init(&h);
+    lock_enter();
+    match_kind(fa->modification ? EK_FIELD_MODIFICATION : EK_FIELD_ACCESS, &c, &h, write_field, fa);
+    lock_exit();
+    hits_send(env, t, t->id, &h);
+    hits_free(&h);
+    ctx_free(&c);
+    callback_exit(env, t);
+}
+
+static void JNICALL cb_field_access(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation loc,
+                                    jclass field_klass, jobject object, jfieldID field) {
+    (void)jvmti;
+    field_arg fa = {false, 0, {0}};
+    field_event(env, thread, method, loc, field_klass, object, field, &fa);
+}
+
+static void JNICALL cb_field_modification(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
+                                          jlocation loc, jclass field_klass, jobject object, jfieldID field,
+                                          char sig_type, jvalue new_value) {
+    (void)jvmti;
+    field_arg fa = {true, tag_of_signature((char[]){sig_type, 0}), new_value};
+    field_event(env, thread, method, loc, field_klass, object, field, &fa);
+}
+
+typedef struct monitor_arg {
+    uint8_t kind;
+    jlong timeout;
+    jboolean timed_out;
+} monitor_arg;
+
+static void write_monitor(outbuf *b, ev_ctx *c, void *arg) {
+    monitor_arg *m = arg;
+    ob_tagged(b, c->env, c->object);
+    ob_location(b, c->env, c->method, c->loc);
+    if (m->kind == EK_MONITOR_WAIT) ob_u64(b, (uint64_t)m->timeout);
+    if (m->kind == EK_MONITOR_WAITED) ob_u8(b, m->timed_out ? 1 : 0);
+}
+
+static void monitor_event(JNIEnv *env, jthread thread, jobject object, monitor_arg *m) {
+    thread_rec *t = callback_enter(env, thread);
+    if (t == NULL) return;
+    jmethodID method = NULL;
+    jlocation loc = -1;
+    (*G.jvmti)->GetFrameLocation(G.jvmti, thread, 0, &method, &loc);
+    ev_ctx c;
+    ctx_init(&c, env, thread, method, loc);
+    c.object = object;
+    c.object_known = true;
+    hits h;
+    hits_init(&h);
+    lock_enter();
+    match_kind(m->kind, &c, &h, write_monitor, m);
+    lock_exit();
+    hits_send(env, t, t->id, &h);
+    hits_free(&h);
+    ctx_free(&c);
+    callback_exit(env, t);
+}
+
+static void JNICALL cb_contended_enter(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object) {
+    (void)jvmti;
+    monitor_arg m = {EK_MONITOR_CONTENDED_ENTER, 0, 0};
+    monitor_event(env, thread, object, &m);
+}
+
+static void JNICALL cb_contended_entered(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object) {
+    (void)jvmti;
+    monitor_arg m = {EK_MONITOR_CONTENDED_ENTERED, 0, 0};
+    monitor_event(env, thread, object, &m);
+}
+
+static void JNICALL cb_monitor_wait(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object, jlong timeout) {
+    (void)jvmti;
+    monitor_arg m = {EK_MONITOR_WAIT, timeout, 0};
+    monitor_event(env, thread, object, &m);
+}
+
+static void JNICALL cb_monitor_waited(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object,
+                                      jboolean timed_out) {
+    (void)jvmti;
+    monitor_arg m = {EK_MONITOR_WAITED, 0, timed_out};
+    monitor_event(env, thread, object, &m);
+}
+
+void events_init(jvmtiEventCallbacks *cb) {
+    cb->Breakpoint = cb_breakpoint;
+    cb->SingleStep = cb_single_step;
+    cb->FramePop = cb_frame_pop;
+    cb->Exception = cb_exception;
+    cb->ThreadStart = cb_thread_start;
+    cb->ThreadEnd = cb_thread_end;
+    cb->ClassPrepare = cb_class_prepare;
+    cb->MethodEntry = cb_method_entry;
+    cb->MethodExit = cb_method_exit;
+    cb->FieldAccess = cb_field_access;
+    cb->FieldModification = cb_field_modification;
+    cb->MonitorContendedEnter = cb_contended_enter;
+    cb->MonitorContendedEntered = cb_contended_entered;
+    cb->MonitorWait = cb_monitor_wait;
+    cb->MonitorWaited = cb_monitor_waited;
+}
+
+void events_vm_start(JNIEnv *env, jthread thread) {
+    if (!link_connected()) return;
+    thread_rec *t = callback_enter(env, thread);
+    if (t == NULL) return;
+    hits h;
+    hits_init(&h);
+    hit_begin(&h, 0, EK_VM_START, G.opts.suspend ? SP_ALL : SP_NONE);
+    hits_send(env, t, t->id, &h);
+    hits_free(&h);
+    callback_exit(env, t);  /* with suspend=y the main thread parks here until resumed */
+}
+
+void events_vm_death(JNIEnv *env) {
+    ev_ctx c;
+    ctx_init(&c, env, NULL, NULL, 0);
+    hits h;
+    hits_init(&h);
+    lock_enter();
+    match_kind(EK_VM_DEATH, &c, &h, write_nothing, NULL);
+    lock_exit();
+    /* Reported, never suspended: the VM is going away whatever the policy says. */
+    hits_send(env, NULL, 0, &h);
+    hits_free(&h);
+    ctx_free(&c);
+}

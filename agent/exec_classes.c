@@ -1,0 +1,385 @@
+/* Executors: reference types and methods (GetClass* / GetMethod* JVMTI functions). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+#define CLASS_ARG(cls)                                   \
+    jclass cls;                                          \
+    uint64_t cls##_id = ib_u64(in);                      \
+    PARSED(in);                                          \
+    {                                                    \
+        int st_ = class_from_id(env, cls##_id, &cls);    \
+        if (st_) return st_;                             \
+    }
+
+static int x_class_signature(JNIEnv *env, inbuf *in, outbuf *out) {
+    CLASS_ARG(cls);
+    char *sig = NULL, *gen = NULL;
+    CHECK((*G.jvmti)->GetClassSignature(G.jvmti, cls, &sig, &gen));
+    ob_u8(out, ref_kind_of(cls));
+    ob_str(out, sig);
+    ob_str(out, gen);
+    jvmti_free(sig);
+    jvmti_free(gen);
+    return 0;
+}
+
+static int x_class_status(JNIEnv *env, inbuf *in, outbuf *out) {
+    CLASS_ARG(cls);
+    jint status;
+    CHECK((*G.jvmti)->GetClassStatus(G.jvmti, cls, &status));
+    ob_u32(out, (uint32_t)status);
+    return 0;
+}
+
+static int x_class_modifiers(JNIEnv *env, inbuf *in, outbuf *out) {
+    CLASS_ARG(cls);
+    jint mods;
+    CHECK((*G.jvmti)->GetClassModifiers(G.jvmti, cls, &mods));
+    ob_u32(out, (uint32_t)mods);
+    return 0;
+}
+
+static int x_class_loader(JNIEnv *env, inbuf *in, outbuf *out) {
+    CLASS_ARG(cls);
+    jobject loader = NULL;
+    CHECK((*G.jvmti)->GetClassLoader(G.jvmti, cls, &loader));
+    ob_u64(out, obj_id(env, loader));
+    return 0;
+}
+
+static int x_class_superclass(JNIEnv *env, inbuf *in, outbuf *out) {
+    CLASS_ARG(cls);
+    jclass sup = (*env)->GetSuperclass(env, cls);
+    ob_u64(out, obj_id(env, sup));
+    return 0;
+}
+
+static int x_class_interfaces(JNIEnv *env, inbuf *in, outbuf *out) {
+    CLASS_ARG(cls);
+    jint n;
+    jclass *ifaces;
+    CHECK((*G.jvmti)->GetImplementedInterfaces(G.jvmti, cls, &n, &ifaces));
+    ob_u32(out, (uint32_t)n);
+    for (jint i = 0; i < n; i++) ob_u64(out, obj_id(env, ifaces[i]));
+    jvmti_free(ifaces);
+    return 0;
+}
+
+static int x_class_source_file(JNIEnv *env, inbuf *in, outbuf *out) {
+    CLASS_ARG(cls);
+    char *name = NULL;
+    CHECK((*G.jvmti)->GetSourceFileName(G.jvmti, cls, &name));
+    ob_str(out, name);
+    jvmti_free(name);
+    return 0;
+}
+
+static int x_class_sde(JNIEnv *env, inbuf *in, outbuf *out) {
+    CLASS_ARG(cls);
+    char *ext = NULL;
+    CHECK((*G.jvmti)->GetSourceDebugExtension(G.jvmti, cls, &ext));
+    ob_str(out, ext);
+    jvmti_free(ext);
+    return 0;
+}
+
+static int x_class_fields(JNIEnv *env, inbuf *in, outbuf *out) {
+    CLASS_ARG(cls);
+    jint n;
+    jfieldID *fs;
+    CHECK((*G.jvmti)->GetClassFields(G.jvmti, cls, &n, &fs));
+    ob_u32(out, (uint32_t)n);
+    int status = 0;
+    for (jint i = 0; i < n && !status; i++) {
+        char *name = NULL, *sig = NULL, *gen = NULL;
+        jint mods = 0;
+        jboolean synth = JNI_FALSE;
+        jvmtiError err = (*G.jvmti)->GetFieldName(G.jvmti, cls, fs[i], &name, &sig, &gen);
+        if (err == JVMTI_ERROR_NONE) err = (*G.jvmti)->GetFieldModifiers(G.jvmti, cls, fs[i], &mods);
+        if (err == JVMTI_ERROR_NONE && G.caps.can_get_synthetic_attribute)
+            err = (*G.jvmti)->IsFieldSynthetic(G.jvmti, cls, fs[i], &synth);
+        if (err != JVMTI_ERROR_NONE) {
+            status = (int)err;
+        } else {
+            field_remember(env, fs[i], cls, (mods & 0x0008) != 0, tag_of_signature(sig));
+            ob_u64(out, (uint64_t)(uintptr_t)fs[i]);
+            ob_str(out, name);
+            ob_str(out, sig);
+            ob_str(out, gen);
+            ob_u32(out, (uint32_t)mods);
+            ob_u8(out, synth ? 1 : 0);
+        }
+        jvmti_free(name);
+        jvmti_free(sig);
+        jvmti_free(gen);
+    }
+    jvmti_free(fs);
+    return status;
+}
+
+static int x_class_methods(JNIEnv *env, inbuf *in, outbuf *out) {
+    CLASS_ARG(cls);
+    jint n;
+    jmethodID *ms;
+    CHECK((*G.jvmti)->GetClassMethods(G.jvmti, cls, &n, &ms));
+    ob_u32(out, (uint32_t)n);
+    int status = 0;
+    for (jint i = 0; i < n && !status; i++) {
+        char *name = NULL, *sig = NULL, *gen = NULL;
+        jint mods = 0;
+        jboolean synth = JNI_FALSE;
+        jvmtiError err = (*G.jvmti)->GetMethodName(G.jvmti, ms[i], &name, &sig, &gen);
+        if (err == JVMTI_ERROR_NONE) err = (*G.jvmti)->GetMethodModifiers(G.jvmti, ms[i], &mods);
+        if (err == JVMTI_ERROR_NONE && G.caps.can_get_synthetic_attribute)
+            err = (*G.jvmti)->IsMethodSynthetic(G.jvmti, ms[i], &synth);
+        if (err != JVMTI_ERROR_NONE) {
+            status = (int)err;
+        } else {
+            method_remember(env, ms[i], cls);
+            ob_u64(out, (uint64_t)(uintptr_t)ms[i]);
+            ob_str(out, name);
+            ob_str(out, sig);
+            ob_str(out, gen);
+            ob_u32(out, (uint32_t)mods);
+            ob_u8(out, synth ? 1 : 0);
+        }
+        jvmti_free(name);
+        jvmti_free(sig);
+        jvmti_free(gen);
+    }
+    jvmti_free(ms);
+    return status;
+}
+
+static int x_class_version(JNIEnv *env, inbuf *in, outbuf *out) {
+    CLASS_ARG(cls);
+    jint minor, major;
+    CHECK((*G.jvmti)->GetClassVersionNumbers(G.jvmti, cls, &minor, &major));
+    ob_u32(out, (uint32_t)major);
+    ob_u32(out, (uint32_t)minor);
+    return 0;
+}
+
+static int x_class_constant_pool(JNIEnv *env, inbuf *in, outbuf *out) {
+    CLASS_ARG(cls);
+    jint count, nbytes;
+    unsigned char *bytes;
+    CHECK((*G.jvmti)->GetConstantPool(G.jvmti, cls, &count, &nbytes, &bytes));
+    ob_u32(out, (uint32_t)count);
+    ob_blob(out, bytes, (uint32_t)nbytes);
+    jvmti_free(bytes);
+    return 0;
+}
+
+static int x_class_module(JNIEnv *env, inbuf *in, outbuf *out) {
+    CLASS_ARG(cls);
+    /* JVMTI has no GetClassModule; Class.getModule() is side-effect free. */
+    jmethodID get_module = (*env)->GetMethodID(env, G.cls_class, "getModule", "()Ljava/lang/Module;");
+    if (get_module == NULL) {
+        (*env)->ExceptionClear(env);
+        return LS_NOT_CAPABLE;
+    }
+    jobject module = (*env)->CallObjectMethod(env, cls, get_module);
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        return LS_INTERNAL;
+    }
+    ob_u64(out, obj_id(env, module));
+    return 0;
+}
+
+static int x_class_object_kind(JNIEnv *env, inbuf *in, outbuf *out) {
+    CLASS_ARG(cls);
+    ob_u8(out, ref_kind_of(cls));
+    return 0;
+}
+
+static int x_class_get_statics(JNIEnv *env, inbuf *in, outbuf *out) {
+    uint64_t id = ib_u64(in);
+    uint32_t n = ib_u32(in);
+    if (in->bad || n > in->len) return LS_BAD_MESSAGE;
+    size_t items = in->pos;
+    in->pos += (size_t)n * 9;
+    PARSED(in);
+    in->pos = items;
+    jclass cls;
+    int st = class_from_id(env, id, &cls);
+    if (st) return st;
+    ob_u32(out, n);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t fid = ib_u64(in);
+        uint8_t asked = ib_u8(in), tag;
+        jfieldID f;
+        jclass decl;
+        st = field_check(env, fid, cls, true, &f, &tag, &decl);
+        if (st) return st;
+        if (!value_fits(tag, asked)) return JVMTI_ERROR_TYPE_MISMATCH;
+        ob_jvalue(out, env, tag, get_field_value(env, NULL, decl, f, tag));
+    }
+    return 0;
+}
+
+static int x_class_set_statics(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)out;
+    uint64_t id = ib_u64(in);
+    uint32_t n = ib_u32(in);
+    jclass cls;
+    if (in->bad) return LS_BAD_MESSAGE;
+    int st = class_from_id(env, id, &cls);
+    if (st) return st;
+    /* Validate everything before the first write: a request applies completely or not at all. */
+    size_t start = in->pos;
+    for (int pass = 0; pass < 2; pass++) {
+        in->pos = start;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t fid = ib_u64(in);
+            uint8_t vtag, tag;
+            jvalue v;
+            st = ib_value(in, env, &vtag, &v);
+            if (st) return st;
+            jfieldID f;
+            jclass decl;
+            st = field_check(env, fid, cls, true, &f, &tag, &decl);
+            if (st) return st;
+            if (!value_fits(tag, vtag)) return JVMTI_ERROR_TYPE_MISMATCH;
+            if (pass == 1) set_field_value(env, NULL, decl, f, tag, v);
+        }
+        PARSED(in);
+    }
+    return 0;
+}
+
+static int x_loader_visible_classes(JNIEnv *env, inbuf *in, outbuf *out) {
+    uint64_t id = ib_u64(in);
+    PARSED(in);
+    jobject loader = NULL;
+    if (id != 0) {
+        int st = object_from_id(env, id, &loader);
+        if (st) return st;
+    }
+    jint n;
+    jclass *classes;
+    CHECK((*G.jvmti)->GetClassLoaderClasses(G.jvmti, loader, &n, &classes));
+    ob_u32(out, (uint32_t)n);
+    for (jint i = 0; i < n; i++) {
+        ob_u64(out, obj_id(env, classes[i]));
+        ob_u8(out, ref_kind_of(classes[i]));
+        (*env)->DeleteLocalRef(env, classes[i]);
+    }
+    jvmti_free(classes);
+    return 0;
+}
+
+/* ---- methods ----------------------------------------------------------------------------- */
+
+#define METHOD_ARG(m)                              \
+    jmethodID m;                                   \
+    {                                              \
+        uint64_t mid_ = ib_u64(in);                \
+        PARSED(in);                                \
+        int st_ = method_check(mid_, &m);          \
+        if (st_) return st_;                       \
+    }
+
+static int x_method_line_table(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)env;
+    METHOD_ARG(m);
+    jlocation start, end;
+    CHECK((*G.jvmti)->GetMethodLocation(G.jvmti, m, &start, &end));
+    jint n;
+    jvmtiLineNumberEntry *lines;
+    CHECK((*G.jvmti)->GetLineNumberTable(G.jvmti, m, &n, &lines));
+    ob_u64(out, (uint64_t)start);
+    ob_u64(out, (uint64_t)end);
+    ob_u32(out, (uint32_t)n);
+    for (jint i = 0; i < n; i++) {
+        ob_u64(out, (uint64_t)lines[i].start_location);
+        ob_u32(out, (uint32_t)lines[i].line_number);
+    }
+    jvmti_free(lines);
+    return 0;
+}
+
+static int x_method_variable_table(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)env;
+    METHOD_ARG(m);
+    jint slots, n;
+    jvmtiLocalVariableEntry *vars;
+    CHECK((*G.jvmti)->GetArgumentsSize(G.jvmti, m, &slots));
+    if (!G.caps.can_access_local_variables) return LS_NOT_CAPABLE;
+    CHECK((*G.jvmti)->GetLocalVariableTable(G.jvmti, m, &n, &vars));
+    ob_u32(out, (uint32_t)slots);
+    ob_u32(out, (uint32_t)n);
+    for (jint i = 0; i < n; i++) {
+        ob_u64(out, (uint64_t)vars[i].start_location);
+        ob_str(out, vars[i].name);
+        ob_str(out, vars[i].signature);
+        ob_str(out, vars[i].generic_signature);
+        ob_u32(out, (uint32_t)vars[i].length);
+        ob_u32(out, (uint32_t)vars[i].slot);
+        jvmti_free(vars[i].name);
+        jvmti_free(vars[i].signature);
+        jvmti_free(vars[i].generic_signature);
+    }
+    jvmti_free(vars);
+    return 0;
+}
+
+static int x_method_bytecodes(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)env;
+    METHOD_ARG(m);
+    jint n;
+    unsigned char *code;
+    CHECK((*G.jvmti)->GetBytecodes(G.jvmti, m, &n, &code));
+    ob_blob(out, code, (uint32_t)n);
+    jvmti_free(code);
+    return 0;
+}
+
+static int x_method_is_obsolete(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)env;
+    METHOD_ARG(m);
+    jboolean b;
+    CHECK((*G.jvmti)->IsMethodObsolete(G.jvmti, m, &b));
+    ob_u8(out, b ? 1 : 0);
+    return 0;
+}
+
+static int x_method_declaring_class(JNIEnv *env, inbuf *in, outbuf *out) {
+    METHOD_ARG(m);
+    jclass cls;
+    CHECK((*G.jvmti)->GetMethodDeclaringClass(G.jvmti, m, &cls));
+    ob_u64(out, obj_id(env, cls));
+    ob_u8(out, ref_kind_of(cls));
+    return 0;
+}
+
+executor_fn exec_classes_lookup(uint16_t kind) {
+    switch (kind) {
+    case LK_CLASS_SIGNATURE: return x_class_signature;
+    case LK_CLASS_STATUS: return x_class_status;
+    case LK_CLASS_MODIFIERS: return x_class_modifiers;
+    case LK_CLASS_LOADER: return x_class_loader;
+    case LK_CLASS_SUPERCLASS: return x_class_superclass;
+    case LK_CLASS_INTERFACES: return x_class_interfaces;
+    case LK_CLASS_SOURCE_FILE: return x_class_source_file;
+    case LK_CLASS_SOURCE_DEBUG_EXTENSION: return x_class_sde;
+    case LK_CLASS_FIELDS: return x_class_fields;
+    case LK_CLASS_METHODS: return x_class_methods;
+    case LK_CLASS_VERSION: return x_class_version;
+    case LK_CLASS_CONSTANT_POOL: return x_class_constant_pool;
+    case LK_CLASS_MODULE: return x_class_module;
+    case LK_CLASS_OBJECT_KIND: return x_class_object_kind;
+    case LK_CLASS_GET_STATICS: return x_class_get_statics;
+    case LK_CLASS_SET_STATICS: return x_class_set_statics;
+    case LK_LOADER_VISIBLE_CLASSES: return x_loader_visible_classes;
+    case LK_METHOD_LINE_TABLE: return x_method_line_table;
+    case LK_METHOD_VARIABLE_TABLE: return x_method_variable_table;
+    case LK_METHOD_BYTECODES: return x_method_bytecodes;
+    case LK_METHOD_IS_OBSOLETE: return x_method_is_obsolete;
+    case LK_METHOD_DECLARING_CLASS: return x_method_declaring_class;
+    default: return NULL;
+    }
+}

@@ -1,0 +1,290 @@
+/* Executors: objects, strings, arrays. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+#define OBJECT_ARG(o)                                    \
+    jobject o;                                           \
+    {                                                    \
+        int st_ = object_from_id(env, ib_u64(in), &o);   \
+        if (in->bad) return LS_BAD_MESSAGE;              \
+        if (st_) return st_;                             \
+    }
+
+static int x_object_type(JNIEnv *env, inbuf *in, outbuf *out) {
+    OBJECT_ARG(o);
+    PARSED(in);
+    jclass cls = (*env)->GetObjectClass(env, o);
+    ob_u8(out, obj_kind(env, o));
+    ob_u64(out, obj_id(env, cls));
+    ob_u8(out, ref_kind_of(cls));
+    return 0;
+}
+
+static int x_object_get_fields(JNIEnv *env, inbuf *in, outbuf *out) {
+    OBJECT_ARG(o);
+    uint32_t n = ib_u32(in);
+    if (in->bad || (uint64_t)n * 9 != in->len - in->pos) return LS_BAD_MESSAGE;
+    jclass cls = (*env)->GetObjectClass(env, o);
+    ob_u32(out, n);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t fid = ib_u64(in);
+        uint8_t asked = ib_u8(in), tag;
+        jfieldID f;
+        jclass decl;
+        /* JDWP lets ObjectReference.GetValues read statics too. */
+        int st = field_check(env, fid, cls, false, &f, &tag, &decl);
+        bool is_static = false;
+        if (st) {
+            st = field_check(env, fid, cls, true, &f, &tag, &decl);
+            is_static = st == 0;
+        }
+        if (st) return st;
+        if (!value_fits(tag, asked)) return JVMTI_ERROR_TYPE_MISMATCH;
+        ob_jvalue(out, env, tag, get_field_value(env, is_static ? NULL : o, decl, f, tag));
+    }
+    return 0;
+}
+
+static int x_object_set_fields(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)out;
+    OBJECT_ARG(o);
+    uint32_t n = ib_u32(in);
+    if (in->bad) return LS_BAD_MESSAGE;
+    jclass cls = (*env)->GetObjectClass(env, o);
+    size_t start = in->pos;
+    for (int pass = 0; pass < 2; pass++) {
+        in->pos = start;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t fid = ib_u64(in);
+            uint8_t vtag, tag;
+            jvalue v;
+            int st = ib_value(in, env, &vtag, &v);
+            if (st) return st;
+            jfieldID f;
+            jclass decl;
+            st = field_check(env, fid, cls, false, &f, &tag, &decl);
+            if (st) return st;
+            if (!value_fits(tag, vtag)) return JVMTI_ERROR_TYPE_MISMATCH;
+            if (pass == 1) set_field_value(env, o, decl, f, tag, v);
+        }
+        PARSED(in);
+    }
+    return 0;
+}
+
+static int x_object_monitor_info(JNIEnv *env, inbuf *in, outbuf *out) {
+    OBJECT_ARG(o);
+    PARSED(in);
+    if (!G.caps.can_get_monitor_info) return LS_NOT_CAPABLE;
+    jvmtiMonitorUsage usage;
+    CHECK((*G.jvmti)->GetObjectMonitorUsage(G.jvmti, o, &usage));
+    ob_u64(out, obj_id(env, usage.owner));
+    ob_u32(out, (uint32_t)usage.entry_count);
+    ob_u32(out, (uint32_t)usage.notify_waiter_count);
+    for (jint i = 0; i < usage.notify_waiter_count; i++) ob_u64(out, obj_id(env, usage.notify_waiters[i]));
+    jvmti_free(usage.waiters);
+    jvmti_free(usage.notify_waiters);
+    return 0;
+}
+
+static int x_object_pin(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)out;
+    uint64_t id = ib_u64(in);
+    PARSED(in);
+    return obj_pin(env, id);
+}
+
+static int x_object_unpin(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)out;
+    uint64_t id = ib_u64(in);
+    PARSED(in);
+    return obj_unpin(env, id);
+}
+
+static int x_object_is_collected(JNIEnv *env, inbuf *in, outbuf *out) {
+    uint64_t id = ib_u64(in);
+    PARSED(in);
+    int st;
+    jobject o = obj_ref(env, id, &st);
+    if (o == NULL && st != LS_COLLECTED) return st ? st : LS_INVALID_ID;
+    ob_u8(out, o == NULL);
+    return 0;
+}
+
+static int x_string_value(JNIEnv *env, inbuf *in, outbuf *out) {
+    OBJECT_ARG(o);
+    PARSED(in);
+    if (!(*env)->IsInstanceOf(env, o, G.cls_string)) return JVMTI_ERROR_INVALID_OBJECT;  /* JDWP INVALID_STRING */
+    const char *utf = (*env)->GetStringUTFChars(env, o, NULL);
+    if (utf == NULL) {
+        (*env)->ExceptionClear(env);
+        return JVMTI_ERROR_OUT_OF_MEMORY;
+    }
+    ob_str(out, utf);
+    (*env)->ReleaseStringUTFChars(env, o, utf);
+    return 0;
+}
+
+/* The component tag of an array object, from its class signature. */
+static int array_tag(JNIEnv *env, jobject arr, uint8_t *tag) {
+    jclass cls = (*env)->GetObjectClass(env, arr);
+    char *sig = NULL;
+    jvmtiError err = (*G.jvmti)->GetClassSignature(G.jvmti, cls, &sig, NULL);
+    if (err != JVMTI_ERROR_NONE) return (int)err;
+    int st = 0;
+    if (sig[0] != '[') st = 508;  /* JDWP INVALID_ARRAY */
+    else *tag = tag_of_signature(sig + 1);
+    jvmti_free(sig);
+    return st;
+}
+
+static int x_array_length(JNIEnv *env, inbuf *in, outbuf *out) {
+    OBJECT_ARG(o);
+    PARSED(in);
+    uint8_t tag;
+    int st = array_tag(env, o, &tag);
+    if (st) return st;
+    ob_u32(out, (uint32_t)(*env)->GetArrayLength(env, o));
+    return 0;
+}
+
+static int x_array_get(JNIEnv *env, inbuf *in, outbuf *out) {
+    OBJECT_ARG(o);
+    jint first = ib_i32(in), length = ib_i32(in);
+    PARSED(in);
+    uint8_t tag;
+    int st = array_tag(env, o, &tag);
+    if (st) return st;
+    jint n = (*env)->GetArrayLength(env, o);
+    if (first < 0 || first > n) return 503;  /* JDWP INVALID_INDEX */
+    if (length < 0 || length > n - first) return 504;  /* JDWP INVALID_LENGTH */
+    ob_u8(out, tag);
+    ob_u32(out, (uint32_t)length);
+    for (jint i = first; i < first + length; i++) {
+        jvalue v;
+        memset(&v, 0, sizeof v);
+        switch (tag) {
+        case TAG_BYTE: (*env)->GetByteArrayRegion(env, o, i, 1, &v.b); break;
+        case TAG_BOOLEAN: (*env)->GetBooleanArrayRegion(env, o, i, 1, &v.z); break;
+        case TAG_CHAR: (*env)->GetCharArrayRegion(env, o, i, 1, &v.c); break;
+        case TAG_SHORT: (*env)->GetShortArrayRegion(env, o, i, 1, &v.s); break;
+        case TAG_INT: (*env)->GetIntArrayRegion(env, o, i, 1, &v.i); break;
+        case TAG_FLOAT: (*env)->GetFloatArrayRegion(env, o, i, 1, &v.f); break;
+        case TAG_LONG: (*env)->GetLongArrayRegion(env, o, i, 1, &v.j); break;
+        case TAG_DOUBLE: (*env)->GetDoubleArrayRegion(env, o, i, 1, &v.d); break;
+        default: v.l = (*env)->GetObjectArrayElement(env, o, i); break;
+        }
+        ob_jvalue(out, env, tag, v);
+        if (tag_is_object(tag) && v.l) (*env)->DeleteLocalRef(env, v.l);
+    }
+    return 0;
+}
+
+static int x_array_set(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)out;
+    OBJECT_ARG(o);
+    jint first = ib_i32(in);
+    uint32_t count = ib_u32(in);
+    if (in->bad) return LS_BAD_MESSAGE;
+    uint8_t tag;
+    int st = array_tag(env, o, &tag);
+    if (st) return st;
+    jint n = (*env)->GetArrayLength(env, o);
+    if (first < 0 || first > n) return 503;
+    if (count > (uint32_t)(n - first)) return 504;
+    size_t start = in->pos;
+    for (int pass = 0; pass < 2; pass++) {
+        in->pos = start;
+        for (uint32_t i = 0; i < count; i++) {
+            uint8_t vtag;
+            jvalue v;
+            st = ib_value(in, env, &vtag, &v);
+            if (st) return st;
+            if (!value_fits(tag, vtag)) return JVMTI_ERROR_TYPE_MISMATCH;
+            if (pass == 0) continue;
+            jint at = first + (jint)i;
+            switch (tag) {
+            case TAG_BYTE: (*env)->SetByteArrayRegion(env, o, at, 1, &v.b); break;
+            case TAG_BOOLEAN: (*env)->SetBooleanArrayRegion(env, o, at, 1, &v.z); break;
+            case TAG_CHAR: (*env)->SetCharArrayRegion(env, o, at, 1, &v.c); break;
+            case TAG_SHORT: (*env)->SetShortArrayRegion(env, o, at, 1, &v.s); break;
+            case TAG_INT: (*env)->SetIntArrayRegion(env, o, at, 1, &v.i); break;
+            case TAG_FLOAT: (*env)->SetFloatArrayRegion(env, o, at, 1, &v.f); break;
+            case TAG_LONG: (*env)->SetLongArrayRegion(env, o, at, 1, &v.j); break;
+            case TAG_DOUBLE: (*env)->SetDoubleArrayRegion(env, o, at, 1, &v.d); break;
+            default:
+                (*env)->SetObjectArrayElement(env, o, at, v.l);
+                if ((*env)->ExceptionCheck(env)) {  /* ArrayStoreException: wrong element type */
+                    (*env)->ExceptionClear(env);
+                    return JVMTI_ERROR_TYPE_MISMATCH;
+                }
+                break;
+            }
+        }
+        PARSED(in);
+    }
+    return 0;
+}
+
+static int x_array_new(JNIEnv *env, inbuf *in, outbuf *out) {
+    jclass cls;
+    uint64_t id = ib_u64(in);
+    jint length = ib_i32(in);
+    PARSED(in);
+    int st = class_from_id(env, id, &cls);
+    if (st) return st;
+    if (length < 0) return 504;
+    char *sig = NULL;
+    CHECK((*G.jvmti)->GetClassSignature(G.jvmti, cls, &sig, NULL));
+    jobject arr = NULL;
+    if (sig[0] != '[') {
+        st = JVMTI_ERROR_INVALID_CLASS;
+    } else {
+        switch (sig[1]) {
+        case 'Z': arr = (*env)->NewBooleanArray(env, length); break;
+        case 'B': arr = (*env)->NewByteArray(env, length); break;
+        case 'C': arr = (*env)->NewCharArray(env, length); break;
+        case 'S': arr = (*env)->NewShortArray(env, length); break;
+        case 'I': arr = (*env)->NewIntArray(env, length); break;
+        case 'J': arr = (*env)->NewLongArray(env, length); break;
+        case 'F': arr = (*env)->NewFloatArray(env, length); break;
+        case 'D': arr = (*env)->NewDoubleArray(env, length); break;
+        default: {
+            jclass comp = NULL;
+            /* The component class is not reachable from the array class through JNI; use Class.getComponentType. */
+            jmethodID gct = (*env)->GetMethodID(env, G.cls_class, "getComponentType", "()Ljava/lang/Class;");
+            if (gct) comp = (*env)->CallObjectMethod(env, cls, gct);
+            if (comp) arr = (*env)->NewObjectArray(env, length, comp, NULL);
+            break;
+        }
+        }
+        if (arr == NULL) {
+            (*env)->ExceptionClear(env);
+            st = JVMTI_ERROR_OUT_OF_MEMORY;
+        }
+    }
+    jvmti_free(sig);
+    if (st) return st;
+    ob_tagged(out, env, arr);
+    return 0;
+}
+
+executor_fn exec_objects_lookup(uint16_t kind) {
+    switch (kind) {
+    case LK_OBJECT_TYPE: return x_object_type;
+    case LK_OBJECT_GET_FIELDS: return x_object_get_fields;
+    case LK_OBJECT_SET_FIELDS: return x_object_set_fields;
+    case LK_OBJECT_MONITOR_INFO: return x_object_monitor_info;
+    case LK_OBJECT_PIN: return x_object_pin;
+    case LK_OBJECT_UNPIN: return x_object_unpin;
+    case LK_OBJECT_IS_COLLECTED: return x_object_is_collected;
+    case LK_STRING_VALUE: return x_string_value;
+    case LK_ARRAY_LENGTH: return x_array_length;
+    case LK_ARRAY_GET: return x_array_get;
+    case LK_ARRAY_SET: return x_array_set;
+    case LK_ARRAY_NEW: return x_array_new;
+    default: return NULL;
+    }
+}

@@ -1,0 +1,352 @@
+/* Executors: threads and frames. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+#define THREAD_ARG(th, rec)                                       \
+    jthread th;                                                   \
+    thread_rec *rec;                                              \
+    {                                                             \
+        uint64_t tid_ = ib_u64(in);                               \
+        if (in->bad) return LS_BAD_MESSAGE;                       \
+        int st_ = thread_from_id(env, tid_, &th, &rec);           \
+        if (st_) return st_;                                      \
+    }
+
+static bool is_suspended(thread_rec *t) {
+    lock_enter();
+    bool s = t->suspend_count > 0;
+    lock_exit();
+    return s;
+}
+
+/* Some JVMTI functions (PopFrame, ForceEarlyReturn) insist on a JVMTI-suspended thread; a thread
+ * parked in our callback is in a raw-monitor wait, where suspending it is safe. */
+static int hard_suspend(thread_rec *t) {
+    int st = 0;
+    lock_enter();
+    if (t->suspend_count == 0) {
+        st = LS_NOT_SUSPENDED;
+    } else if (!t->jvmti_suspended) {
+        if (!t->parked) {
+            st = JVMTI_ERROR_THREAD_NOT_SUSPENDED;
+        } else {
+            jvmtiError err = (*G.jvmti)->SuspendThread(G.jvmti, t->ref);
+            if (err == JVMTI_ERROR_NONE) t->jvmti_suspended = true;
+            else st = (int)err;
+        }
+    }
+    lock_exit();
+    return st;
+}
+
+static int x_thread_info(JNIEnv *env, inbuf *in, outbuf *out) {
+    THREAD_ARG(th, t);
+    PARSED(in);
+    (void)t;
+    jvmtiThreadInfo info;
+    CHECK((*G.jvmti)->GetThreadInfo(G.jvmti, th, &info));
+    ob_str(out, info.name);
+    ob_u64(out, obj_id(env, info.thread_group));
+    ob_u32(out, (uint32_t)info.priority);
+    ob_u8(out, info.is_daemon ? 1 : 0);
+    ob_u8(out, 0);
+    jvmti_free(info.name);
+    return 0;
+}
+
+static int x_thread_status(JNIEnv *env, inbuf *in, outbuf *out) {
+    THREAD_ARG(th, t);
+    PARSED(in);
+    jint state;
+    CHECK((*G.jvmti)->GetThreadState(G.jvmti, th, &state));
+    lock_enter();
+    int count = t->suspend_count;
+    bool at_event = t->parked && t->at_event;
+    lock_exit();
+    /* A parked thread is suspended as far as a debugger can tell, as with the reference agent. */
+    if (count > 0) state |= JVMTI_THREAD_STATE_SUSPENDED;
+    ob_u32(out, (uint32_t)state);
+    ob_u32(out, (uint32_t)count);
+    ob_u8(out, at_event);
+    return 0;
+}
+
+static int x_thread_suspend(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)out;
+    THREAD_ARG(th, t);
+    PARSED(in);
+    (void)th;
+    if (!G.caps.can_suspend) return LS_NOT_CAPABLE;
+    lock_enter();
+    int st = thread_suspend(env, t);
+    lock_exit();
+    return st;
+}
+
+static int x_thread_resume(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)out;
+    THREAD_ARG(th, t);
+    PARSED(in);
+    (void)th;
+    lock_enter();
+    int st = thread_resume(env, t);
+    lock_exit();
+    return st;
+}
+
+static int x_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
+    THREAD_ARG(th, t);
+    jint start = ib_i32(in), length = ib_i32(in);
+    PARSED(in);
+    if (!is_suspended(t)) return LS_NOT_SUSPENDED;
+    jint count;
+    CHECK((*G.jvmti)->GetFrameCount(G.jvmti, th, &count));
+    if (start < 0 || (start > count - 1 && start != 0) || start > count) return 503;  /* JDWP INVALID_INDEX */
+    if (length == -1) length = count - start;
+    if (length < 0 || length > count - start) return 504;  /* JDWP INVALID_LENGTH */
+    jvmtiFrameInfo *frames = calloc((size_t)length + 1, sizeof *frames);
+    if (frames == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
+    jint got = 0;
+    jvmtiError err = length ? (*G.jvmti)->GetStackTrace(G.jvmti, th, start, length, frames, &got) : JVMTI_ERROR_NONE;
+    if (err != JVMTI_ERROR_NONE) {
+        free(frames);
+        return (int)err;
+    }
+    ob_u32(out, (uint32_t)got);
+    for (jint i = 0; i < got; i++) ob_location(out, env, frames[i].method, frames[i].location);
+    free(frames);
+    return 0;
+}
+
+static int x_thread_frame_count(JNIEnv *env, inbuf *in, outbuf *out) {
+    THREAD_ARG(th, t);
+    PARSED(in);
+    if (!is_suspended(t)) return LS_NOT_SUSPENDED;
+    jint count;
+    CHECK((*G.jvmti)->GetFrameCount(G.jvmti, th, &count));
+    ob_u32(out, (uint32_t)count);
+    return 0;
+}
+
+static int x_thread_owned_monitors(JNIEnv *env, inbuf *in, outbuf *out) {
+    THREAD_ARG(th, t);
+    PARSED(in);
+    if (!G.caps.can_get_owned_monitor_info) return LS_NOT_CAPABLE;
+    if (!is_suspended(t)) return LS_NOT_SUSPENDED;
+    if (G.caps.can_get_owned_monitor_stack_depth_info) {
+        jint n;
+        jvmtiMonitorStackDepthInfo *info;
+        CHECK((*G.jvmti)->GetOwnedMonitorStackDepthInfo(G.jvmti, th, &n, &info));
+        ob_u32(out, (uint32_t)n);
+        for (jint i = 0; i < n; i++) {
+            ob_tagged(out, env, info[i].monitor);
+            ob_u32(out, (uint32_t)info[i].stack_depth);
+        }
+        jvmti_free(info);
+    } else {
+        jint n;
+        jobject *mons;
+        CHECK((*G.jvmti)->GetOwnedMonitorInfo(G.jvmti, th, &n, &mons));
+        ob_u32(out, (uint32_t)n);
+        for (jint i = 0; i < n; i++) {
+            ob_tagged(out, env, mons[i]);
+            ob_u32(out, (uint32_t)-1);
+        }
+        jvmti_free(mons);
+    }
+    return 0;
+}
+
+static int x_thread_contended_monitor(JNIEnv *env, inbuf *in, outbuf *out) {
+    THREAD_ARG(th, t);
+    PARSED(in);
+    if (!G.caps.can_get_current_contended_monitor) return LS_NOT_CAPABLE;
+    if (!is_suspended(t)) return LS_NOT_SUSPENDED;
+    jobject mon = NULL;
+    CHECK((*G.jvmti)->GetCurrentContendedMonitor(G.jvmti, th, &mon));
+    ob_tagged(out, env, mon);
+    return 0;
+}
+
+static int x_thread_stop(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)out;
+    THREAD_ARG(th, t);
+    uint64_t exc_id = ib_u64(in);
+    PARSED(in);
+    (void)t;
+    if (!G.caps.can_signal_thread) return LS_NOT_CAPABLE;
+    jobject exc;
+    int st = object_from_id(env, exc_id, &exc);
+    if (st) return st;
+    CHECK((*G.jvmti)->StopThread(G.jvmti, th, exc));
+    return 0;
+}
+
+static int x_thread_interrupt(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)out;
+    THREAD_ARG(th, t);
+    PARSED(in);
+    (void)t;
+    if (!G.caps.can_signal_thread) return LS_NOT_CAPABLE;
+    CHECK((*G.jvmti)->InterruptThread(G.jvmti, th));
+    return 0;
+}
+
+static int x_thread_pop_frames(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)out;
+    THREAD_ARG(th, t);
+    jint depth = ib_i32(in);
+    PARSED(in);
+    if (!G.caps.can_pop_frame) return LS_NOT_CAPABLE;
+    if (depth != 0) return LS_NOT_CAPABLE;  /* several frames need a resume between pops: not yet */
+    int st = hard_suspend(t);
+    if (st) return st;
+    CHECK((*G.jvmti)->PopFrame(G.jvmti, th));
+    return 0;
+}
+
+static int x_thread_force_early_return(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)out;
+    THREAD_ARG(th, t);
+    uint8_t tag;
+    jvalue v;
+    int st = ib_value(in, env, &tag, &v);
+    if (st) return st;
+    PARSED(in);
+    if (!G.caps.can_force_early_return) return LS_NOT_CAPABLE;
+    st = hard_suspend(t);
+    if (st) return st;
+    switch (tag) {
+    case TAG_VOID: CHECK((*G.jvmti)->ForceEarlyReturnVoid(G.jvmti, th)); break;
+    case TAG_BOOLEAN: CHECK((*G.jvmti)->ForceEarlyReturnInt(G.jvmti, th, v.z)); break;
+    case TAG_BYTE: CHECK((*G.jvmti)->ForceEarlyReturnInt(G.jvmti, th, v.b)); break;
+    case TAG_CHAR: CHECK((*G.jvmti)->ForceEarlyReturnInt(G.jvmti, th, v.c)); break;
+    case TAG_SHORT: CHECK((*G.jvmti)->ForceEarlyReturnInt(G.jvmti, th, v.s)); break;
+    case TAG_INT: CHECK((*G.jvmti)->ForceEarlyReturnInt(G.jvmti, th, v.i)); break;
+    case TAG_LONG: CHECK((*G.jvmti)->ForceEarlyReturnLong(G.jvmti, th, v.j)); break;
+    case TAG_FLOAT: CHECK((*G.jvmti)->ForceEarlyReturnFloat(G.jvmti, th, v.f)); break;
+    case TAG_DOUBLE: CHECK((*G.jvmti)->ForceEarlyReturnDouble(G.jvmti, th, v.d)); break;
+    default: CHECK((*G.jvmti)->ForceEarlyReturnObject(G.jvmti, th, v.l)); break;
+    }
+    return 0;
+}
+
+/* ---- frames ------------------------------------------------------------------------------ */
+
+static int frame_check(JNIEnv *env, jthread th, thread_rec *t, jint depth) {
+    (void)env;
+    if (!G.caps.can_access_local_variables) return LS_NOT_CAPABLE;
+    if (!is_suspended(t)) return LS_NOT_SUSPENDED;
+    jint count;
+    CHECK((*G.jvmti)->GetFrameCount(G.jvmti, th, &count));
+    if (depth < 0 || depth >= count) return JVMTI_ERROR_NO_MORE_FRAMES;
+    return 0;
+}
+
+static int x_frame_get_locals(JNIEnv *env, inbuf *in, outbuf *out) {
+    THREAD_ARG(th, t);
+    jint depth = ib_i32(in);
+    uint32_t n = ib_u32(in);
+    if (in->bad || (uint64_t)n * 5 != in->len - in->pos) return LS_BAD_MESSAGE;
+    int st = frame_check(env, th, t, depth);
+    if (st) return st;
+    ob_u32(out, n);
+    for (uint32_t i = 0; i < n; i++) {
+        jint slot = ib_i32(in);
+        uint8_t tag = ib_u8(in);
+        jvalue v;
+        memset(&v, 0, sizeof v);
+        jint iv = 0;
+        switch (tag) {
+        case TAG_BOOLEAN: case TAG_BYTE: case TAG_CHAR: case TAG_SHORT: case TAG_INT:
+            CHECK((*G.jvmti)->GetLocalInt(G.jvmti, th, depth, slot, &iv));
+            if (tag == TAG_BOOLEAN) v.z = (jboolean)(iv != 0);
+            else if (tag == TAG_BYTE) v.b = (jbyte)iv;
+            else if (tag == TAG_CHAR) v.c = (jchar)iv;
+            else if (tag == TAG_SHORT) v.s = (jshort)iv;
+            else v.i = iv;
+            break;
+        case TAG_LONG: CHECK((*G.jvmti)->GetLocalLong(G.jvmti, th, depth, slot, &v.j)); break;
+        case TAG_FLOAT: CHECK((*G.jvmti)->GetLocalFloat(G.jvmti, th, depth, slot, &v.f)); break;
+        case TAG_DOUBLE: CHECK((*G.jvmti)->GetLocalDouble(G.jvmti, th, depth, slot, &v.d)); break;
+        default:
+            if (!tag_is_object(tag)) return LS_BAD_MESSAGE;
+            CHECK((*G.jvmti)->GetLocalObject(G.jvmti, th, depth, slot, &v.l));
+            break;
+        }
+        ob_jvalue(out, env, tag, v);
+        if (tag_is_object(tag) && v.l) (*env)->DeleteLocalRef(env, v.l);
+    }
+    return 0;
+}
+
+static int x_frame_set_locals(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)out;
+    THREAD_ARG(th, t);
+    jint depth = ib_i32(in);
+    uint32_t n = ib_u32(in);
+    if (in->bad) return LS_BAD_MESSAGE;
+    int st = frame_check(env, th, t, depth);
+    if (st) return st;
+    for (uint32_t i = 0; i < n; i++) {
+        jint slot = ib_i32(in);
+        uint8_t tag;
+        jvalue v;
+        st = ib_value(in, env, &tag, &v);
+        if (st) return st;
+        switch (tag) {
+        case TAG_BOOLEAN: CHECK((*G.jvmti)->SetLocalInt(G.jvmti, th, depth, slot, v.z)); break;
+        case TAG_BYTE: CHECK((*G.jvmti)->SetLocalInt(G.jvmti, th, depth, slot, v.b)); break;
+        case TAG_CHAR: CHECK((*G.jvmti)->SetLocalInt(G.jvmti, th, depth, slot, v.c)); break;
+        case TAG_SHORT: CHECK((*G.jvmti)->SetLocalInt(G.jvmti, th, depth, slot, v.s)); break;
+        case TAG_INT: CHECK((*G.jvmti)->SetLocalInt(G.jvmti, th, depth, slot, v.i)); break;
+        case TAG_LONG: CHECK((*G.jvmti)->SetLocalLong(G.jvmti, th, depth, slot, v.j)); break;
+        case TAG_FLOAT: CHECK((*G.jvmti)->SetLocalFloat(G.jvmti, th, depth, slot, v.f)); break;
+        case TAG_DOUBLE: CHECK((*G.jvmti)->SetLocalDouble(G.jvmti, th, depth, slot, v.d)); break;
+        case TAG_VOID: return JVMTI_ERROR_TYPE_MISMATCH;
+        default: CHECK((*G.jvmti)->SetLocalObject(G.jvmti, th, depth, slot, v.l)); break;
+        }
+    }
+    PARSED(in);
+    return 0;
+}
+
+static int x_frame_this(JNIEnv *env, inbuf *in, outbuf *out) {
+    THREAD_ARG(th, t);
+    jint depth = ib_i32(in);
+    PARSED(in);
+    int st = frame_check(env, th, t, depth);
+    if (st) return st;
+    jmethodID m;
+    jlocation loc;
+    CHECK((*G.jvmti)->GetFrameLocation(G.jvmti, th, depth, &m, &loc));
+    jint mods;
+    CHECK((*G.jvmti)->GetMethodModifiers(G.jvmti, m, &mods));
+    jobject self = NULL;
+    if (!(mods & (0x0008 | 0x0100))) CHECK((*G.jvmti)->GetLocalInstance(G.jvmti, th, depth, &self));
+    ob_tagged(out, env, self);
+    return 0;
+}
+
+executor_fn exec_threads_lookup(uint16_t kind) {
+    switch (kind) {
+    case LK_THREAD_INFO: return x_thread_info;
+    case LK_THREAD_STATUS: return x_thread_status;
+    case LK_THREAD_SUSPEND: return x_thread_suspend;
+    case LK_THREAD_RESUME: return x_thread_resume;
+    case LK_THREAD_FRAMES: return x_thread_frames;
+    case LK_THREAD_FRAME_COUNT: return x_thread_frame_count;
+    case LK_THREAD_OWNED_MONITORS: return x_thread_owned_monitors;
+    case LK_THREAD_CONTENDED_MONITOR: return x_thread_contended_monitor;
+    case LK_THREAD_STOP: return x_thread_stop;
+    case LK_THREAD_INTERRUPT: return x_thread_interrupt;
+    case LK_THREAD_POP_FRAMES: return x_thread_pop_frames;
+    case LK_THREAD_FORCE_EARLY_RETURN: return x_thread_force_early_return;
+    case LK_FRAME_GET_LOCALS: return x_frame_get_locals;
+    case LK_FRAME_SET_LOCALS: return x_frame_set_locals;
+    case LK_FRAME_THIS: return x_frame_this;
+    default: return NULL;
+    }
+}

@@ -1,0 +1,429 @@
+/* Executors: the VM as a whole (properties, classes, threads, suspension, heap queries). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+static int x_vm_info(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)env;
+    PARSED(in);
+    jint n;
+    char **keys;
+    CHECK((*G.jvmti)->GetSystemProperties(G.jvmti, &n, &keys));
+    ob_u32(out, (uint32_t)G.hello_flags);
+    ob_u64(out, G.caps_mask);
+    size_t count_at = out->len;
+    ob_u32(out, 0);
+    uint32_t written = 0;
+    for (jint i = 0; i < n; i++) {
+        char *value = NULL;
+        if ((*G.jvmti)->GetSystemProperty(G.jvmti, keys[i], &value) == JVMTI_ERROR_NONE) {
+            ob_str(out, keys[i]);
+            ob_str(out, value);
+            written++;
+        }
+        jvmti_free(value);
+        jvmti_free(keys[i]);
+    }
+    jvmti_free(keys);
+    ob_put_u32_at(out, count_at, written);
+    return 0;
+}
+
+static int x_all_classes(JNIEnv *env, inbuf *in, outbuf *out) {
+    PARSED(in);
+    jint n;
+    jclass *classes;
+    CHECK((*G.jvmti)->GetLoadedClasses(G.jvmti, &n, &classes));
+    ob_u32(out, (uint32_t)n);
+    for (jint i = 0; i < n; i++) {
+        jint status = 0;
+        char *sig = NULL, *gen = NULL;
+        (*G.jvmti)->GetClassStatus(G.jvmti, classes[i], &status);
+        (*G.jvmti)->GetClassSignature(G.jvmti, classes[i], &sig, &gen);
+        ob_u64(out, obj_id(env, classes[i]));
+        ob_u8(out, ref_kind_of(classes[i]));
+        ob_u32(out, (uint32_t)status);
+        ob_str(out, sig);
+        ob_str(out, gen);
+        jvmti_free(sig);
+        jvmti_free(gen);
+        (*env)->DeleteLocalRef(env, classes[i]);
+    }
+    jvmti_free(classes);
+    return 0;
+}
+
+/* Writes a list of thread ids, leaving out the agent's own threads. */
+static void ob_threads(outbuf *out, JNIEnv *env, jint n, jthread *threads) {
+    size_t count_at = out->len;
+    uint32_t written = 0;
+    ob_u32(out, 0);
+    for (jint i = 0; i < n; i++) {
+        if (!is_agent_thread(env, threads[i])) {
+            ob_u64(out, obj_id(env, threads[i]));
+            written++;
+        }
+        (*env)->DeleteLocalRef(env, threads[i]);
+    }
+    ob_put_u32_at(out, count_at, written);
+}
+
+static int x_all_threads(JNIEnv *env, inbuf *in, outbuf *out) {
+    PARSED(in);
+    jint n;
+    jthread *threads;
+    CHECK((*G.jvmti)->GetAllThreads(G.jvmti, &n, &threads));
+    ob_threads(out, env, n, threads);
+    jvmti_free(threads);
+    return 0;
+}
+
+static int x_top_thread_groups(JNIEnv *env, inbuf *in, outbuf *out) {
+    PARSED(in);
+    jint n;
+    jthreadGroup *groups;
+    CHECK((*G.jvmti)->GetTopThreadGroups(G.jvmti, &n, &groups));
+    ob_u32(out, (uint32_t)n);
+    for (jint i = 0; i < n; i++) ob_u64(out, obj_id(env, groups[i]));
+    jvmti_free(groups);
+    return 0;
+}
+
+static int x_group_info(JNIEnv *env, inbuf *in, outbuf *out) {
+    uint64_t id = ib_u64(in);
+    PARSED(in);
+    jobject group;
+    int st = object_from_id(env, id, &group);
+    if (st) return st;
+    if (!(*env)->IsInstanceOf(env, group, G.cls_thread_group)) return JVMTI_ERROR_INVALID_THREAD_GROUP;
+    jvmtiThreadGroupInfo info;
+    CHECK((*G.jvmti)->GetThreadGroupInfo(G.jvmti, group, &info));
+    ob_str(out, info.name);
+    ob_u64(out, obj_id(env, info.parent));
+    jvmti_free(info.name);
+    return 0;
+}
+
+static int x_group_children(JNIEnv *env, inbuf *in, outbuf *out) {
+    uint64_t id = ib_u64(in);
+    PARSED(in);
+    jobject group;
+    int st = object_from_id(env, id, &group);
+    if (st) return st;
+    if (!(*env)->IsInstanceOf(env, group, G.cls_thread_group)) return JVMTI_ERROR_INVALID_THREAD_GROUP;
+    jint nt, ng;
+    jthread *threads;
+    jthreadGroup *groups;
+    CHECK((*G.jvmti)->GetThreadGroupChildren(G.jvmti, group, &nt, &threads, &ng, &groups));
+    ob_threads(out, env, nt, threads);
+    ob_u32(out, (uint32_t)ng);
+    for (jint i = 0; i < ng; i++) ob_u64(out, obj_id(env, groups[i]));
+    jvmti_free(threads);
+    jvmti_free(groups);
+    return 0;
+}
+
+static int x_suspend_all(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)out;
+    PARSED(in);
+    if (!G.caps.can_suspend) return LS_NOT_CAPABLE;
+    lock_enter();
+    int st = threads_suspend_all(env, NULL);
+    lock_exit();
+    return st;
+}
+
+static int x_resume_all(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)out;
+    PARSED(in);
+    lock_enter();
+    int st = threads_resume_all(env);
+    lock_exit();
+    return st;
+}
+
+static int x_create_string(JNIEnv *env, inbuf *in, outbuf *out) {
+    char *utf = ib_str(in);
+    if (!ib_done(in)) {
+        free(utf);
+        return LS_BAD_MESSAGE;
+    }
+    jstring s = (*env)->NewStringUTF(env, utf);
+    free(utf);
+    if (s == NULL) {
+        (*env)->ExceptionClear(env);
+        return JVMTI_ERROR_OUT_OF_MEMORY;
+    }
+    ob_u64(out, obj_id(env, s));
+    return 0;
+}
+
+static int x_release_ids(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)out;
+    uint32_t n = ib_u32(in);
+    if (in->bad || (uint64_t)n * 8 != in->len - in->pos) return LS_BAD_MESSAGE;
+    for (uint32_t i = 0; i < n; i++) obj_release(env, ib_u64(in));
+    return 0;
+}
+
+/* Heap walks: tag 0 objects get a negative marker, already-known ones are recorded by id. */
+#define MARK_TAG ((jlong)-7)
+
+typedef struct heap_walk {
+    jlong target;      /* referrers: the referee's tag */
+    jint max;          /* 0: no limit */
+    jint found;
+    uint64_t *known;   /* ids of found objects that had one already */
+    jint nknown, capknown;
+} heap_walk;
+
+static void walk_note(heap_walk *w, jlong *tag_ptr) {
+    if (*tag_ptr == MARK_TAG) return;
+    if (w->max > 0 && w->found >= w->max) return;
+    if (*tag_ptr > 0) {
+        for (jint i = 0; i < w->nknown; i++)
+            if (w->known[i] == (uint64_t)*tag_ptr) return;
+        if (w->nknown == w->capknown) {
+            jint cap = w->capknown ? w->capknown * 2 : 16;
+            uint64_t *p = realloc(w->known, (size_t)cap * sizeof *p);
+            if (p == NULL) return;
+            w->known = p;
+            w->capknown = cap;
+        }
+        w->known[w->nknown++] = (uint64_t)*tag_ptr;
+    } else {
+        *tag_ptr = MARK_TAG;
+    }
+    w->found++;
+}
+
+static jint JNICALL instances_cb(jvmtiHeapReferenceKind k, const jvmtiHeapReferenceInfo *ri, jlong class_tag,
+                                 jlong referrer_class_tag, jlong size, jlong *tag_ptr, jlong *referrer_tag_ptr,
+                                 jint length, void *user_data) {
+    (void)k; (void)ri; (void)class_tag; (void)referrer_class_tag; (void)size; (void)referrer_tag_ptr;
+    (void)length;
+    walk_note(user_data, tag_ptr);
+    return JVMTI_VISIT_OBJECTS;
+}
+
+static jint JNICALL referrers_cb(jvmtiHeapReferenceKind k, const jvmtiHeapReferenceInfo *ri, jlong class_tag,
+                                 jlong referrer_class_tag, jlong size, jlong *tag_ptr, jlong *referrer_tag_ptr,
+                                 jint length, void *user_data) {
+    (void)ri; (void)class_tag; (void)referrer_class_tag; (void)size; (void)length;
+    heap_walk *w = user_data;
+    /* Only object-to-object edges: roots (stacks, JNI) are not referrers. */
+    if (referrer_tag_ptr != NULL && *tag_ptr == w->target && k != JVMTI_HEAP_REFERENCE_CLASS)
+        walk_note(w, referrer_tag_ptr);
+    return JVMTI_VISIT_OBJECTS;
+}
+
+static int walk_and_reply(JNIEnv *env, heap_walk *w, outbuf *out) {
+    jint n = 0;
+    jobject *objs = NULL;
+    jlong mark = MARK_TAG;
+    jvmtiError err = (*G.jvmti)->GetObjectsWithTags(G.jvmti, 1, &mark, &n, &objs, NULL);
+    if (err != JVMTI_ERROR_NONE) {
+        free(w->known);
+        return (int)err;
+    }
+    ob_u32(out, (uint32_t)(n + w->nknown));
+    for (jint i = 0; i < w->nknown; i++) {
+        int st;
+        jobject o = obj_ref(env, w->known[i], &st);
+        ob_u8(out, o ? obj_kind(env, o) : OK_OBJECT);
+        ob_u64(out, w->known[i]);
+        if (o) (*env)->DeleteLocalRef(env, o);
+    }
+    for (jint i = 0; i < n; i++) {
+        (*G.jvmti)->SetTag(G.jvmti, objs[i], 0);
+        ob_tagged(out, env, objs[i]);
+        (*env)->DeleteLocalRef(env, objs[i]);
+    }
+    jvmti_free(objs);
+    free(w->known);
+    return 0;
+}
+
+static int x_instance_counts(JNIEnv *env, inbuf *in, outbuf *out) {
+    if (!G.caps.can_tag_objects) return LS_NOT_CAPABLE;
+    uint32_t n = ib_u32(in);
+    if (in->bad || (uint64_t)n * 8 != in->len - in->pos) return LS_BAD_MESSAGE;
+    ob_u32(out, n);
+    for (uint32_t i = 0; i < n; i++) {
+        jclass cls;
+        int st = class_from_id(env, ib_u64(in), &cls);
+        if (st) return st;
+        heap_walk w;
+        memset(&w, 0, sizeof w);
+        jvmtiHeapCallbacks cb;
+        memset(&cb, 0, sizeof cb);
+        cb.heap_reference_callback = instances_cb;
+        CHECK((*G.jvmti)->FollowReferences(G.jvmti, 0, cls, NULL, &cb, &w));
+        /* Clear the markers: the count is what the walk found, known or new. */
+        jint nm = 0;
+        jobject *objs = NULL;
+        jlong mark = MARK_TAG;
+        if ((*G.jvmti)->GetObjectsWithTags(G.jvmti, 1, &mark, &nm, &objs, NULL) == JVMTI_ERROR_NONE) {
+            for (jint k = 0; k < nm; k++) {
+                (*G.jvmti)->SetTag(G.jvmti, objs[k], 0);
+                (*env)->DeleteLocalRef(env, objs[k]);
+            }
+            jvmti_free(objs);
+        }
+        free(w.known);
+        ob_u64(out, (uint64_t)w.found);
+    }
+    return 0;
+}
+
+static int x_class_instances(JNIEnv *env, inbuf *in, outbuf *out) {
+    if (!G.caps.can_tag_objects) return LS_NOT_CAPABLE;
+    uint64_t id = ib_u64(in);
+    jint max = ib_i32(in);
+    PARSED(in);
+    if (max < 0) return JVMTI_ERROR_ILLEGAL_ARGUMENT;
+    jclass cls;
+    int st = class_from_id(env, id, &cls);
+    if (st) return st;
+    heap_walk w;
+    memset(&w, 0, sizeof w);
+    w.max = max;
+    jvmtiHeapCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.heap_reference_callback = instances_cb;
+    CHECK((*G.jvmti)->FollowReferences(G.jvmti, 0, cls, NULL, &cb, &w));
+    return walk_and_reply(env, &w, out);
+}
+
+static int x_object_referrers(JNIEnv *env, inbuf *in, outbuf *out) {
+    if (!G.caps.can_tag_objects) return LS_NOT_CAPABLE;
+    uint64_t id = ib_u64(in);
+    jint max = ib_i32(in);
+    PARSED(in);
+    if (max < 0) return JVMTI_ERROR_ILLEGAL_ARGUMENT;
+    jobject obj;
+    int st = object_from_id(env, id, &obj);
+    if (st) return st;
+    heap_walk w;
+    memset(&w, 0, sizeof w);
+    w.max = max;
+    w.target = (jlong)id;
+    jvmtiHeapCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.heap_reference_callback = referrers_cb;
+    CHECK((*G.jvmti)->FollowReferences(G.jvmti, 0, NULL, NULL, &cb, &w));
+    return walk_and_reply(env, &w, out);
+}
+
+static int x_redefine_classes(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)out;
+    if (!G.caps.can_redefine_classes) return LS_NOT_CAPABLE;
+    uint32_t n = ib_u32(in);
+    if (in->bad || n > in->len) return LS_BAD_MESSAGE;
+    jvmtiClassDefinition *defs = calloc(n ? n : 1, sizeof *defs);
+    if (defs == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
+    int st = 0;
+    for (uint32_t i = 0; i < n && !st; i++) {
+        uint64_t id = ib_u64(in);
+        uint32_t len;
+        const uint8_t *bytes = ib_blob(in, &len);
+        if (in->bad) st = LS_BAD_MESSAGE;
+        else st = class_from_id(env, id, &defs[i].klass);
+        defs[i].class_byte_count = (jint)len;
+        defs[i].class_bytes = bytes;
+    }
+    if (!st && !ib_done(in)) st = LS_BAD_MESSAGE;
+    if (!st) st = (int)(*G.jvmti)->RedefineClasses(G.jvmti, (jint)n, defs);
+    free(defs);
+    return st;
+}
+
+static int x_all_modules(JNIEnv *env, inbuf *in, outbuf *out) {
+    PARSED(in);
+    jint n;
+    jobject *mods;
+    CHECK((*G.jvmti)->GetAllModules(G.jvmti, &n, &mods));
+    ob_u32(out, (uint32_t)n);
+    for (jint i = 0; i < n; i++) ob_u64(out, obj_id(env, mods[i]));
+    jvmti_free(mods);
+    return 0;
+}
+
+static int x_module_info(JNIEnv *env, inbuf *in, outbuf *out) {
+    uint64_t id = ib_u64(in);
+    PARSED(in);
+    jobject mod;
+    int st = object_from_id(env, id, &mod);
+    if (st) return st;
+    jclass cls = (*env)->GetObjectClass(env, mod);
+    jmethodID get_name = (*env)->GetMethodID(env, cls, "getName", "()Ljava/lang/String;");
+    jmethodID get_loader = (*env)->GetMethodID(env, cls, "getClassLoader", "()Ljava/lang/ClassLoader;");
+    if (get_name == NULL || get_loader == NULL) {
+        (*env)->ExceptionClear(env);
+        return JVMTI_ERROR_INVALID_MODULE;
+    }
+    jstring name = (*env)->CallObjectMethod(env, mod, get_name);
+    jobject loader = (*env)->CallObjectMethod(env, mod, get_loader);
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        return LS_INTERNAL;
+    }
+    const char *utf = name ? (*env)->GetStringUTFChars(env, name, NULL) : NULL;
+    ob_str(out, utf ? utf : "");
+    if (utf) (*env)->ReleaseStringUTFChars(env, name, utf);
+    ob_u64(out, obj_id(env, loader));
+    return 0;
+}
+
+static int x_gc(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)env; (void)out;
+    PARSED(in);
+    CHECK((*G.jvmti)->ForceGarbageCollection(G.jvmti));
+    return 0;
+}
+
+static int x_agent_stats(JNIEnv *env, inbuf *in, outbuf *out) {
+    (void)env;
+    PARSED(in);
+    uint64_t live, pins;
+    obj_stats(&live, &pins);
+    lock_enter();
+    int nfilters = filters_count(), nbps = bp_count();
+    lock_exit();
+    struct { const char *name; uint64_t value; } c[] = {
+        {"ids", live}, {"pins", pins}, {"filters", (uint64_t)nfilters}, {"breakpoints", (uint64_t)nbps},
+        {"methods", methods_count()}, {"fields", fields_count()},
+        {"suspend_all_depth", (uint64_t)suspend_all_depth},
+    };
+    ob_u32(out, (uint32_t)ARRAY_LEN(c));
+    for (size_t i = 0; i < ARRAY_LEN(c); i++) {
+        ob_str(out, c[i].name);
+        ob_u64(out, c[i].value);
+    }
+    return 0;
+}
+
+executor_fn exec_vm_lookup(uint16_t kind) {
+    switch (kind) {
+    case LK_VM_INFO: return x_vm_info;
+    case LK_ALL_CLASSES: return x_all_classes;
+    case LK_ALL_THREADS: return x_all_threads;
+    case LK_TOP_THREAD_GROUPS: return x_top_thread_groups;
+    case LK_GROUP_INFO: return x_group_info;
+    case LK_GROUP_CHILDREN: return x_group_children;
+    case LK_SUSPEND_ALL: return x_suspend_all;
+    case LK_RESUME_ALL: return x_resume_all;
+    case LK_CREATE_STRING: return x_create_string;
+    case LK_RELEASE_IDS: return x_release_ids;
+    case LK_INSTANCE_COUNTS: return x_instance_counts;
+    case LK_CLASS_INSTANCES: return x_class_instances;
+    case LK_OBJECT_REFERRERS: return x_object_referrers;
+    case LK_REDEFINE_CLASSES: return x_redefine_classes;
+    case LK_ALL_MODULES: return x_all_modules;
+    case LK_MODULE_INFO: return x_module_info;
+    case LK_GC: return x_gc;
+    case LK_AGENT_STATS: return x_agent_stats;
+    default: return NULL;
+    }
+}

@@ -1,0 +1,456 @@
+/* Filters: one per JDWP event request, compiled from SET_REQUEST; matching in modifier order;
+ * enabling JVMTI events only while some filter needs them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "filters.h"
+
+#define MAX_KIND 128
+static filter *by_kind[MAX_KIND];
+static int nfilters;
+static int event_refs[JVMTI_MAX_EVENT_TYPE_VAL + 1];
+
+int filters_count(void) { return nfilters; }
+filter *filters_of(uint8_t kind) { return kind < MAX_KIND ? by_kind[kind] : NULL; }
+
+void event_enable(jvmtiEvent ev, jthread thread, bool on) {
+    if (thread != NULL) {
+        (*G.jvmti)->SetEventNotificationMode(G.jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, ev, thread);
+        return;
+    }
+    lock_enter();
+    if (on ? event_refs[ev]++ == 0 : (event_refs[ev] > 0 && --event_refs[ev] == 0)) {
+        jvmtiError err = (*G.jvmti)->SetEventNotificationMode(G.jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, ev, NULL);
+        if (err != JVMTI_ERROR_NONE) agent_log("SetEventNotificationMode(%d, %d): %d", on, ev, err);
+    }
+    lock_exit();
+}
+
+/* The JVMTI event a JDWP kind needs (0: none, the agent raises it itself) and the capability. */
+static jvmtiEvent jvmti_event_for(uint8_t kind, int *status) {
+    *status = 0;
+    switch (kind) {
+    case EK_BREAKPOINT:
+        if (!G.caps.can_generate_breakpoint_events) *status = LS_NOT_CAPABLE;
+        return JVMTI_EVENT_BREAKPOINT;
+    case EK_SINGLE_STEP:
+        if (!G.caps.can_generate_single_step_events) *status = LS_NOT_CAPABLE;
+        return 0;  /* per thread, by the step machine */
+    case EK_EXCEPTION:
+        if (!G.caps.can_generate_exception_events) *status = LS_NOT_CAPABLE;
+        return JVMTI_EVENT_EXCEPTION;
+    case EK_THREAD_START: return JVMTI_EVENT_THREAD_START;
+    case EK_THREAD_DEATH: return JVMTI_EVENT_THREAD_END;
+    case EK_CLASS_PREPARE: return JVMTI_EVENT_CLASS_PREPARE;
+    case EK_METHOD_ENTRY:
+        if (!G.caps.can_generate_method_entry_events) *status = LS_NOT_CAPABLE;
+        return JVMTI_EVENT_METHOD_ENTRY;
+    case EK_METHOD_EXIT:
+    case EK_METHOD_EXIT_WITH_RETURN_VALUE:
+        if (!G.caps.can_generate_method_exit_events) *status = LS_NOT_CAPABLE;
+        return JVMTI_EVENT_METHOD_EXIT;
+    case EK_FIELD_ACCESS:
+        if (!G.caps.can_generate_field_access_events) *status = LS_NOT_CAPABLE;
+        return JVMTI_EVENT_FIELD_ACCESS;
+    case EK_FIELD_MODIFICATION:
+        if (!G.caps.can_generate_field_modification_events) *status = LS_NOT_CAPABLE;
+        return JVMTI_EVENT_FIELD_MODIFICATION;
+    case EK_MONITOR_CONTENDED_ENTER:
+    case EK_MONITOR_CONTENDED_ENTERED:
+    case EK_MONITOR_WAIT:
+    case EK_MONITOR_WAITED:
+        if (!G.caps.can_generate_monitor_events) { *status = LS_NOT_CAPABLE; return 0; }
+        return kind == EK_MONITOR_CONTENDED_ENTER ? JVMTI_EVENT_MONITOR_CONTENDED_ENTER
+             : kind == EK_MONITOR_CONTENDED_ENTERED ? JVMTI_EVENT_MONITOR_CONTENDED_ENTERED
+             : kind == EK_MONITOR_WAIT ? JVMTI_EVENT_MONITOR_WAIT : JVMTI_EVENT_MONITOR_WAITED;
+    case EK_VM_DEATH:
+    case EK_CLASS_UNLOAD:  /* accepted; HotSpot offers no class unload event to JVMTI agents */
+        return 0;
+    default:
+        *status = JVMTI_ERROR_INVALID_EVENT_TYPE;
+        return 0;
+    }
+}
+
+static void free_filter(JNIEnv *env, filter *f) {
+    for (int i = 0; i < f->nmods; i++) {
+        modifier *m = &f->mods[i];
+        if (m->ref) (*env)->DeleteGlobalRef(env, m->ref);
+        free(m->pattern);
+    }
+    free(f->mods);
+    free(f);
+}
+
+/* Undo what installing did: breakpoints, watches, steps, event enabling. Lock held. */
+static void uninstall(JNIEnv *env, filter *f) {
+    for (int i = 0; i < f->nmods; i++) {
+        modifier *m = &f->mods[i];
+        if (m->kind == MK_LOCATION_ONLY && f->event_kind == EK_BREAKPOINT) bp_remove(m->method, m->loc);
+        if (m->kind == MK_FIELD_ONLY) watch_remove(env, m->ref, m->field, f->event_kind == EK_FIELD_ACCESS);
+    }
+    if (f->event_kind == EK_SINGLE_STEP) step_stop(env, f);
+    int st;
+    jvmtiEvent ev = jvmti_event_for(f->event_kind, &st);
+    if (ev && !st) event_enable(ev, NULL, false);
+}
+
+static int install(JNIEnv *env, filter *f) {
+    int st;
+    jvmtiEvent ev = jvmti_event_for(f->event_kind, &st);
+    if (st) return st;
+    bool has_location = false, has_field = false;
+    for (int i = 0; i < f->nmods; i++) {
+        modifier *m = &f->mods[i];
+        if (m->kind == MK_LOCATION_ONLY && f->event_kind == EK_BREAKPOINT) {
+            st = bp_add(m->method, m->loc);
+            if (st) {
+                m->kind = 0;  /* nothing to undo for this one */
+                break;
+            }
+            has_location = true;
+        }
+        if (m->kind == MK_FIELD_ONLY && (f->event_kind == EK_FIELD_ACCESS || f->event_kind == EK_FIELD_MODIFICATION)) {
+            st = watch_add(env, m->ref, m->field, f->event_kind == EK_FIELD_ACCESS);
+            if (st) {
+                m->kind = 0;
+                break;
+            }
+            has_field = true;
+        }
+    }
+    /* Breakpoints and watches exist only per location/field: without one the request could never fire. */
+    if (!st && f->event_kind == EK_BREAKPOINT && !has_location) st = JVMTI_ERROR_INVALID_LOCATION;
+    if (!st && (f->event_kind == EK_FIELD_ACCESS || f->event_kind == EK_FIELD_MODIFICATION) && !has_field)
+        st = JVMTI_ERROR_INVALID_FIELDID;
+    if (!st && f->event_kind == EK_SINGLE_STEP) {
+        modifier *step = NULL;
+        for (int i = 0; i < f->nmods; i++)
+            if (f->mods[i].kind == MK_STEP) step = &f->mods[i];
+        if (step == NULL) st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
+        else st = step_start(env, f, step->ref, step->size, step->depth);
+    }
+    if (st) {
+        for (int i = 0; i < f->nmods; i++) {
+            modifier *m = &f->mods[i];
+            if (m->kind == MK_LOCATION_ONLY && f->event_kind == EK_BREAKPOINT) bp_remove(m->method, m->loc);
+            if (m->kind == MK_FIELD_ONLY) watch_remove(env, m->ref, m->field, f->event_kind == EK_FIELD_ACCESS);
+        }
+        return st;
+    }
+    if (ev) event_enable(ev, NULL, true);
+    return 0;
+}
+
+static int parse_modifier(JNIEnv *env, inbuf *in, modifier *m) {
+    m->kind = ib_u8(in);
+    int st = 0;
+    switch (m->kind) {
+    case MK_COUNT:
+        m->count = ib_i32(in);
+        if (!in->bad && m->count <= 0) st = 512;  /* JDWP INVALID_COUNT */
+        break;
+    case MK_CONDITIONAL:
+        ib_i32(in);
+        st = LS_NOT_CAPABLE;
+        break;
+    case MK_THREAD_ONLY: {
+        uint64_t id = ib_u64(in);
+        jthread th;
+        if (!in->bad && !(st = thread_from_id(env, id, &th, NULL))) m->ref = (*env)->NewGlobalRef(env, th);
+        break;
+    }
+    case MK_CLASS_ONLY: {
+        uint64_t id = ib_u64(in);
+        jclass cls;
+        if (!in->bad && !(st = class_from_id(env, id, &cls))) m->ref = (*env)->NewGlobalRef(env, cls);
+        break;
+    }
+    case MK_CLASS_MATCH:
+    case MK_CLASS_EXCLUDE:
+    case MK_SOURCE_NAME_MATCH:
+        m->pattern = ib_str(in);
+        break;
+    case MK_LOCATION_ONLY: {
+        ib_u8(in);
+        uint64_t cls_id = ib_u64(in), mid = ib_u64(in), index = ib_u64(in);
+        (void)cls_id;
+        if (!in->bad) st = method_check(mid, &m->method);
+        m->loc = (jlocation)index;
+        break;
+    }
+    case MK_EXCEPTION_ONLY: {
+        uint64_t id = ib_u64(in);
+        m->caught = ib_u8(in) != 0;
+        m->uncaught = ib_u8(in) != 0;
+        jclass cls;
+        if (!in->bad && id != 0 && !(st = class_from_id(env, id, &cls))) m->ref = (*env)->NewGlobalRef(env, cls);
+        break;
+    }
+    case MK_FIELD_ONLY: {
+        uint64_t cls_id = ib_u64(in), fid = ib_u64(in);
+        jclass cls, decl;
+        bool ok = false;
+        if (!in->bad && !(st = class_from_id(env, cls_id, &cls))) {
+            /* The field must belong to that class itself (instance or static). */
+            ok = field_check(env, fid, NULL, false, &m->field, NULL, &decl) == 0 && (*env)->IsSameObject(env, decl, cls);
+            if (!ok) ok = field_check(env, fid, NULL, true, &m->field, NULL, &decl) == 0 &&
+                          (*env)->IsSameObject(env, decl, cls);
+            if (!ok) st = LS_INVALID_FIELD;
+            else m->ref = (*env)->NewGlobalRef(env, cls);
+        }
+        break;
+    }
+    case MK_STEP: {
+        uint64_t id = ib_u64(in);
+        m->size = ib_i32(in);
+        m->depth = ib_i32(in);
+        jthread th;
+        if (!in->bad && !(st = thread_from_id(env, id, &th, NULL))) m->ref = (*env)->NewGlobalRef(env, th);
+        if (!st && (m->size < SS_MIN || m->size > SS_LINE || m->depth < SD_INTO || m->depth > SD_OUT))
+            st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
+        break;
+    }
+    case MK_INSTANCE_ONLY: {
+        uint64_t id = ib_u64(in);
+        jobject o;
+        if (!in->bad && !(st = object_from_id(env, id, &o))) m->ref = (*env)->NewGlobalRef(env, o);
+        break;
+    }
+    case MK_PLATFORM_THREADS_ONLY:
+        break;
+    default:
+        st = LS_BAD_MESSAGE;
+        break;
+    }
+    if (in->bad) return LS_BAD_MESSAGE;
+    return st;
+}
+
+int filters_set(JNIEnv *env, inbuf *in) {
+    filter *f = calloc(1, sizeof *f);
+    if (f == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
+    f->request_id = ib_i32(in);
+    f->event_kind = ib_u8(in);
+    f->suspend_policy = ib_u8(in);
+    uint32_t n = ib_u32(in);
+    int st = 0;
+    if (in->bad || n > in->len) st = LS_BAD_MESSAGE;
+    if (!st && f->suspend_policy > SP_ALL) st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
+    if (!st) {
+        f->mods = calloc(n ? n : 1, sizeof *f->mods);
+        if (f->mods == NULL) st = JVMTI_ERROR_OUT_OF_MEMORY;
+    }
+    for (uint32_t i = 0; i < n && !st; i++) {
+        f->nmods++;
+        st = parse_modifier(env, in, &f->mods[i]);
+    }
+    if (!st && !ib_done(in)) st = LS_BAD_MESSAGE;
+    if (!st && f->event_kind >= MAX_KIND) st = JVMTI_ERROR_INVALID_EVENT_TYPE;
+    if (!st) {
+        lock_enter();
+        for (filter *g = by_kind[f->event_kind]; g && !st; g = g->next)
+            if (g->request_id == f->request_id) st = 40;  /* JDWP DUPLICATE: ids are the daemon's */
+        if (!st) st = install(env, f);
+        if (!st) {
+            f->next = by_kind[f->event_kind];
+            by_kind[f->event_kind] = f;
+            nfilters++;
+        }
+        lock_exit();
+    }
+    if (st) free_filter(env, f);
+    return st;
+}
+
+static void remove_where(JNIEnv *env, bool all, int32_t request_id, bool expired_only) {
+    lock_enter();
+    for (int k = 0; k < MAX_KIND; k++) {
+        filter **pp = &by_kind[k];
+        while (*pp) {
+            filter *f = *pp;
+            bool hit = all || (expired_only ? f->expired : f->request_id == request_id);
+            if (hit) {
+                *pp = f->next;
+                uninstall(env, f);
+                free_filter(env, f);
+                nfilters--;
+            } else {
+                pp = &f->next;
+            }
+        }
+    }
+    lock_exit();
+}
+
+void filters_clear(JNIEnv *env, int32_t request_id) { remove_where(env, false, request_id, false); }
+
+void filters_clear_all(JNIEnv *env) {
+    remove_where(env, true, 0, false);
+    lock_enter();
+    bp_clear_all();
+    watch_clear_all(env);
+    lock_exit();
+}
+
+void filter_expire_pending(JNIEnv *env) { remove_where(env, false, 0, true); }
+
+/* ---- matching ------------------------------------------------------------------------- */
+
+/* Patterns: exact, or one '*' at the start or the end. */
+static bool pattern_match(const char *pattern, const char *name) {
+    if (pattern == NULL || name == NULL) return false;
+    size_t pl = strlen(pattern), nl = strlen(name);
+    if (pl > 0 && pattern[0] == '*') return nl >= pl - 1 && strcmp(name + nl - (pl - 1), pattern + 1) == 0;
+    if (pl > 0 && pattern[pl - 1] == '*') return strncmp(name, pattern, pl - 1) == 0;
+    return strcmp(pattern, name) == 0;
+}
+
+static const char *ctx_class_name(ev_ctx *c) {
+    if (c->class_name || c->cls == NULL) return c->class_name;
+    char *sig = NULL;
+    if ((*G.jvmti)->GetClassSignature(G.jvmti, c->cls, &sig, NULL) != JVMTI_ERROR_NONE) return NULL;
+    /* Lpkg/Name; -> pkg.Name ; arrays keep their signature form with dots, as the reference does. */
+    size_t n = strlen(sig);
+    char *name = malloc(n + 1);
+    if (name) {
+        const char *s = sig;
+        size_t len = n;
+        if (sig[0] == 'L' && n >= 2) {
+            s = sig + 1;
+            len = n - 2;
+        }
+        for (size_t i = 0; i < len; i++) name[i] = s[i] == '/' ? '.' : s[i];
+        name[len] = 0;
+    }
+    jvmti_free(sig);
+    c->class_name = name;
+    return name;
+}
+
+static const char *ctx_source_name(ev_ctx *c) {
+    if (c->source_known) return c->source_name;
+    c->source_known = true;
+    char *s = NULL;
+    if (c->cls && (*G.jvmti)->GetSourceFileName(G.jvmti, c->cls, &s) == JVMTI_ERROR_NONE) {
+        c->source_name = strdup(s);
+        jvmti_free(s);
+    }
+    return c->source_name;
+}
+
+static jobject ctx_this(ev_ctx *c) {
+    if (c->object_known) return c->object;
+    c->object_known = true;
+    if (c->method == NULL || c->thread == NULL || !G.caps.can_access_local_variables) return NULL;
+    jint mods = 0;
+    if ((*G.jvmti)->GetMethodModifiers(G.jvmti, c->method, &mods) != JVMTI_ERROR_NONE) return NULL;
+    if (mods & (0x0008 | 0x0100)) return NULL;
+    jobject self = NULL;
+    if ((*G.jvmti)->GetLocalInstance(G.jvmti, c->thread, 0, &self) == JVMTI_ERROR_NONE) c->object = self;
+    return c->object;
+}
+
+void ctx_free(ev_ctx *c) {
+    free(c->class_name);
+    free(c->source_name);
+}
+
+bool filter_matches(filter *f, ev_ctx *c) {
+    JNIEnv *env = c->env;
+    if (f->expired) return false;
+    for (int i = 0; i < f->nmods; i++) {
+        modifier *m = &f->mods[i];
+        switch (m->kind) {
+        case MK_COUNT:
+            if (--m->count > 0) return false;
+            f->expired = true;
+            break;
+        case MK_THREAD_ONLY:
+            if (c->thread == NULL || !(*env)->IsSameObject(env, c->thread, m->ref)) return false;
+            break;
+        case MK_CLASS_ONLY:
+            if (c->cls == NULL || !(*env)->IsAssignableFrom(env, c->cls, m->ref)) return false;
+            break;
+        case MK_CLASS_MATCH:
+            if (!pattern_match(m->pattern, ctx_class_name(c))) return false;
+            break;
+        case MK_CLASS_EXCLUDE:
+            if (pattern_match(m->pattern, ctx_class_name(c))) return false;
+            break;
+        case MK_LOCATION_ONLY:
+            if (c->method != m->method || c->loc != m->loc) return false;
+            break;
+        case MK_EXCEPTION_ONLY:
+            if (c->exception == NULL) return false;
+            if (m->ref && !(*env)->IsInstanceOf(env, c->exception, m->ref)) return false;
+            if (c->caught ? !m->caught : !m->uncaught) return false;
+            break;
+        case MK_FIELD_ONLY:
+            if (c->field != m->field || c->field_class == NULL || !(*env)->IsSameObject(env, c->field_class, m->ref))
+                return false;
+            break;
+        case MK_STEP:
+            if (c->thread == NULL || !(*env)->IsSameObject(env, c->thread, m->ref)) return false;
+            break;
+        case MK_INSTANCE_ONLY: {
+            jobject o = (f->event_kind == EK_FIELD_ACCESS || f->event_kind == EK_FIELD_MODIFICATION ||
+                         (f->event_kind >= EK_MONITOR_CONTENDED_ENTER && f->event_kind <= EK_MONITOR_WAITED))
+                            ? c->object : ctx_this(c);
+            if (o == NULL || !(*env)->IsSameObject(env, o, m->ref)) return false;
+            break;
+        }
+        case MK_SOURCE_NAME_MATCH:
+            if (!pattern_match(m->pattern, ctx_source_name(c))) return false;
+            break;
+        default:
+            break;
+        }
+    }
+    return true;
+}
+
+void hits_init(hits *h) {
+    ob_init(&h->body, 128);
+    h->count = 0;
+    h->policy = SP_NONE;
+}
+
+void hits_free(hits *h) { ob_free(&h->body); }
+
+void hit_begin(hits *h, int32_t request_id, uint8_t kind, uint8_t policy) {
+    ob_u32(&h->body, (uint32_t)request_id);
+    ob_u8(&h->body, kind);
+    if (policy > h->policy) h->policy = policy;
+    h->count++;
+}
+
+void match_kind(uint8_t kind, ev_ctx *c, hits *h, hit_writer w, void *arg) {
+    bool expired = false;
+    for (filter *f = filters_of(kind); f; f = f->next) {
+        if (!filter_matches(f, c)) continue;
+        hit_begin(h, f->request_id, kind, f->suspend_policy);
+        if (w) w(&h->body, c, arg);
+        expired |= f->expired;
+    }
+    if (expired) filter_expire_pending(c->env);
+}
+
+void hits_send(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {
+    if (h->count == 0) return;
+    if (!link_connected()) return;
+    if (t != NULL) {
+        lock_enter();
+        apply_suspend_policy(env, t, h->policy);
+        lock_exit();
+    }
+    outbuf b;
+    ob_init(&b, LINK_HEADER_SIZE + 13 + h->body.len);
+    ob_frame_begin(&b);
+    ob_u64(&b, thread_id);
+    ob_u8(&b, h->policy);
+    ob_u32(&b, (uint32_t)h->count);
+    ob_bytes(&b, h->body.data, h->body.len);
+    ob_frame_end(&b, 0, LK_EVENT, 0);
+    link_send(&b, true);
+}

@@ -1,0 +1,74 @@
+/* Compiled event requests (filters) and the event context they are matched against. */
+#ifndef JDWPD_FILTERS_H
+#define JDWPD_FILTERS_H
+
+#include "agent.h"
+
+typedef struct modifier {
+    uint8_t kind;
+    int32_t count;        /* MK_COUNT: occurrences left */
+    jobject ref;          /* global ref: thread, class, exception class, field class, instance */
+    char *pattern;        /* class match/exclude, source name */
+    jmethodID method;     /* location only */
+    jlocation loc;
+    bool caught, uncaught;
+    jfieldID field;
+    int size, depth;      /* step */
+} modifier;
+
+typedef struct filter {
+    struct filter *next;
+    int32_t request_id;
+    uint8_t event_kind;
+    uint8_t suspend_policy;
+    bool expired;         /* a Count reached zero: the request matches nothing more */
+    int nmods;
+    modifier *mods;
+    thread_rec *step_thread;
+} filter;
+
+/* What one JVMTI callback knows; lazily filled parts are computed on first use. */
+typedef struct ev_ctx {
+    JNIEnv *env;
+    jthread thread;
+    jclass cls;           /* class of the location, or the prepared class */
+    jmethodID method;
+    jlocation loc;
+    jobject exception;
+    bool caught;
+    jfieldID field;
+    jclass field_class;
+    jobject object;       /* field events: the object; else this (lazy) */
+    bool object_known;
+    char *class_name;     /* dotted, lazy */
+    char *source_name;    /* lazy */
+    bool source_known;
+} ev_ctx;
+
+/* Hits collected for one EVENT frame. */
+typedef struct hits {
+    outbuf body;          /* encoded hits */
+    int count;
+    uint8_t policy;
+} hits;
+
+typedef void (*hit_writer)(outbuf *b, ev_ctx *c, void *arg);
+
+void hits_init(hits *h);
+void hits_free(hits *h);
+/* Matches every live filter of kind against c (lock held); each match appends a hit with writer's data. */
+void match_kind(uint8_t kind, ev_ctx *c, hits *h, hit_writer w, void *arg);
+bool filter_matches(filter *f, ev_ctx *c);
+filter *filters_of(uint8_t kind);
+void filter_expire_pending(JNIEnv *env);  /* remove expired filters (lock held) */
+void ctx_free(ev_ctx *c);
+/* Sends one EVENT frame: suspend policy applied first (lock taken inside). */
+void hits_send(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h);
+void hit_begin(hits *h, int32_t request_id, uint8_t kind, uint8_t policy);
+
+/* Field watches (breakpoints.c). */
+int watch_add(JNIEnv *env, jclass cls, jfieldID f, bool access);
+void watch_remove(JNIEnv *env, jclass cls, jfieldID f, bool access);
+void watch_clear_all(JNIEnv *env);
+
+#endif

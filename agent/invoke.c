@@ -1,0 +1,266 @@
+/* INVOKE: the executor hands the call to the thread parked at an event; that thread runs it (JNI),
+ * sends the reply itself and stays parked.  The executor never waits for an invoke. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+typedef struct invoke_req {
+    uint32_t reply_id;
+    uint8_t kind;
+    int options;
+    jclass cls;        /* global */
+    jobject object;    /* global */
+    jmethodID method;
+    uint8_t ret_tag;
+    jint nargs;
+    jvalue *args;      /* objects as global refs */
+    uint8_t *tags;
+    bool running;
+} invoke_req;
+
+static void free_req(JNIEnv *env, invoke_req *r) {
+    if (r->cls) (*env)->DeleteGlobalRef(env, r->cls);
+    if (r->object) (*env)->DeleteGlobalRef(env, r->object);
+    for (jint i = 0; i < r->nargs; i++)
+        if (tag_is_object(r->tags[i]) && r->args[i].l) (*env)->DeleteGlobalRef(env, r->args[i].l);
+    free(r->args);
+    free(r->tags);
+    free(r);
+}
+
+/* Parameter tags from a method signature; NULL on a malformed one. */
+static uint8_t *param_tags(const char *sig, jint *n, uint8_t *ret) {
+    size_t len = strlen(sig);
+    uint8_t *tags = malloc(len + 1);
+    if (tags == NULL || sig[0] != '(') {
+        free(tags);
+        return NULL;
+    }
+    jint k = 0;
+    const char *p = sig + 1;
+    while (*p && *p != ')') {
+        const char *start = p;
+        while (*p == '[') p++;
+        if (*p == 'L') {
+            p = strchr(p, ';');
+            if (p == NULL) break;
+        }
+        tags[k++] = *start == '[' ? TAG_ARRAY : tag_of_signature(start);
+        p++;
+    }
+    if (p == NULL || *p != ')') {
+        free(tags);
+        return NULL;
+    }
+    *ret = tag_of_signature(p + 1);
+    *n = k;
+    return tags;
+}
+
+int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in) {
+    uint64_t thread_id = ib_u64(in);
+    uint8_t kind = ib_u8(in);
+    uint64_t cls_id = ib_u64(in), obj_id_ = ib_u64(in), mid = ib_u64(in);
+    int32_t options = ib_i32(in);
+    uint32_t nargs = ib_u32(in);
+    if (in->bad || nargs > in->len) return LS_BAD_MESSAGE;
+    if ((*env)->PushLocalFrame(env, 32 + (jint)nargs) != 0) return JVMTI_ERROR_OUT_OF_MEMORY;
+    invoke_req *r = calloc(1, sizeof *r);
+    int st = r ? 0 : JVMTI_ERROR_OUT_OF_MEMORY;
+    jthread thread = NULL;
+    thread_rec *t = NULL;
+    char *name = NULL, *sig = NULL;
+    if (!st) {
+        r->reply_id = req_id;
+        r->kind = kind;
+        r->options = options;
+        r->args = calloc(nargs + 1, sizeof *r->args);
+        r->tags = calloc(nargs + 1, 1);
+        if (r->args == NULL || r->tags == NULL) st = JVMTI_ERROR_OUT_OF_MEMORY;
+    }
+    for (uint32_t i = 0; i < nargs && !st; i++) {
+        jvalue v;
+        st = ib_value(in, env, &r->tags[i], &v);
+        if (!st && tag_is_object(r->tags[i]) && v.l) v.l = (*env)->NewGlobalRef(env, v.l);
+        r->args[i] = v;
+        r->nargs = (jint)i + 1;
+    }
+    if (!st && !ib_done(in)) st = LS_BAD_MESSAGE;
+    if (!st && (kind < IK_STATIC || kind > IK_NEW_INSTANCE)) st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
+    if (!st) st = method_check(mid, &r->method);
+    if (!st) st = thread_from_id(env, thread_id, &thread, &t);
+    jclass decl = NULL;
+    jint mods = 0;
+    if (!st) st = (int)(*G.jvmti)->GetMethodDeclaringClass(G.jvmti, r->method, &decl);
+    if (!st) st = (int)(*G.jvmti)->GetMethodModifiers(G.jvmti, r->method, &mods);
+    if (!st) st = (int)(*G.jvmti)->GetMethodName(G.jvmti, r->method, &name, &sig, NULL);
+    jint nparams = 0;
+    uint8_t *ptags = NULL;
+    if (!st) {
+        ptags = param_tags(sig, &nparams, &r->ret_tag);
+        if (ptags == NULL) st = LS_INTERNAL;
+        else if (nparams != r->nargs) st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
+        for (jint i = 0; !st && i < nparams; i++)
+            if (!value_fits(ptags[i], r->tags[i])) st = JVMTI_ERROR_TYPE_MISMATCH;
+        if (!st) memcpy(r->tags, ptags, (size_t)nparams);  /* the declared tags drive the call */
+        free(ptags);
+    }
+    bool is_static = (mods & 0x0008) != 0;
+    bool is_ctor = name && strcmp(name, "<init>") == 0;
+    if (!st) {
+        jclass cls = NULL;
+        jobject obj = NULL;
+        if (kind == IK_STATIC || kind == IK_NEW_INSTANCE) {
+            st = class_from_id(env, cls_id, &cls);
+            if (!st && !(*env)->IsAssignableFrom(env, cls, decl)) st = JVMTI_ERROR_INVALID_METHODID;
+            if (!st && kind == IK_STATIC && (!is_static || is_ctor)) st = JVMTI_ERROR_INVALID_METHODID;
+            if (!st && kind == IK_NEW_INSTANCE && !is_ctor) st = JVMTI_ERROR_INVALID_METHODID;
+        } else {
+            st = object_from_id(env, obj_id_, &obj);
+            if (!st && (is_static || is_ctor)) st = JVMTI_ERROR_INVALID_METHODID;
+            if (!st && !(*env)->IsInstanceOf(env, obj, decl)) st = JVMTI_ERROR_INVALID_METHODID;
+            cls = decl;
+        }
+        if (!st && (mods & 0x0400) && kind == IK_NONVIRTUAL) st = JVMTI_ERROR_INVALID_METHODID;  /* abstract */
+        if (!st) {
+            r->cls = (*env)->NewGlobalRef(env, cls);
+            if (obj) r->object = (*env)->NewGlobalRef(env, obj);
+        }
+    }
+    jvmti_free(name);
+    jvmti_free(sig);
+    if (!st) {
+        lock_enter();
+        if (!(t->parked && t->at_event)) st = LS_NOT_AT_EVENT;
+        else if (t->invoke) st = LS_BUSY;
+        else {
+            t->invoke = r;
+            if (t->jvmti_suspended) {
+                (*G.jvmti)->ResumeThread(G.jvmti, t->ref);
+                t->jvmti_suspended = false;
+            }
+            lock_notify_all();
+        }
+        lock_exit();
+    }
+    if (st && r) free_req(env, r);
+    (*env)->PopLocalFrame(env, NULL);
+    return st;
+}
+
+static jvalue call(JNIEnv *env, invoke_req *r) {
+    jvalue v;
+    memset(&v, 0, sizeof v);
+    jvalue *a = r->args;
+    jmethodID m = r->method;
+    if (r->kind == IK_NEW_INSTANCE) {
+        v.l = (*env)->NewObjectA(env, r->cls, m, a);
+        return v;
+    }
+    if (r->kind == IK_STATIC) {
+        switch (r->ret_tag) {
+        case TAG_VOID: (*env)->CallStaticVoidMethodA(env, r->cls, m, a); break;
+        case TAG_BOOLEAN: v.z = (*env)->CallStaticBooleanMethodA(env, r->cls, m, a); break;
+        case TAG_BYTE: v.b = (*env)->CallStaticByteMethodA(env, r->cls, m, a); break;
+        case TAG_CHAR: v.c = (*env)->CallStaticCharMethodA(env, r->cls, m, a); break;
+        case TAG_SHORT: v.s = (*env)->CallStaticShortMethodA(env, r->cls, m, a); break;
+        case TAG_INT: v.i = (*env)->CallStaticIntMethodA(env, r->cls, m, a); break;
+        case TAG_LONG: v.j = (*env)->CallStaticLongMethodA(env, r->cls, m, a); break;
+        case TAG_FLOAT: v.f = (*env)->CallStaticFloatMethodA(env, r->cls, m, a); break;
+        case TAG_DOUBLE: v.d = (*env)->CallStaticDoubleMethodA(env, r->cls, m, a); break;
+        default: v.l = (*env)->CallStaticObjectMethodA(env, r->cls, m, a); break;
+        }
+        return v;
+    }
+    jobject o = r->object;
+    if (r->kind == IK_NONVIRTUAL || (r->options & IO_INVOKE_NONVIRTUAL)) {
+        switch (r->ret_tag) {
+        case TAG_VOID: (*env)->CallNonvirtualVoidMethodA(env, o, r->cls, m, a); break;
+        case TAG_BOOLEAN: v.z = (*env)->CallNonvirtualBooleanMethodA(env, o, r->cls, m, a); break;
+        case TAG_BYTE: v.b = (*env)->CallNonvirtualByteMethodA(env, o, r->cls, m, a); break;
+        case TAG_CHAR: v.c = (*env)->CallNonvirtualCharMethodA(env, o, r->cls, m, a); break;
+        case TAG_SHORT: v.s = (*env)->CallNonvirtualShortMethodA(env, o, r->cls, m, a); break;
+        case TAG_INT: v.i = (*env)->CallNonvirtualIntMethodA(env, o, r->cls, m, a); break;
+        case TAG_LONG: v.j = (*env)->CallNonvirtualLongMethodA(env, o, r->cls, m, a); break;
+        case TAG_FLOAT: v.f = (*env)->CallNonvirtualFloatMethodA(env, o, r->cls, m, a); break;
+        case TAG_DOUBLE: v.d = (*env)->CallNonvirtualDoubleMethodA(env, o, r->cls, m, a); break;
+        default: v.l = (*env)->CallNonvirtualObjectMethodA(env, o, r->cls, m, a); break;
+        }
+        return v;
+    }
+    switch (r->ret_tag) {
+    case TAG_VOID: (*env)->CallVoidMethodA(env, o, m, a); break;
+    case TAG_BOOLEAN: v.z = (*env)->CallBooleanMethodA(env, o, m, a); break;
+    case TAG_BYTE: v.b = (*env)->CallByteMethodA(env, o, m, a); break;
+    case TAG_CHAR: v.c = (*env)->CallCharMethodA(env, o, m, a); break;
+    case TAG_SHORT: v.s = (*env)->CallShortMethodA(env, o, m, a); break;
+    case TAG_INT: v.i = (*env)->CallIntMethodA(env, o, m, a); break;
+    case TAG_LONG: v.j = (*env)->CallLongMethodA(env, o, m, a); break;
+    case TAG_FLOAT: v.f = (*env)->CallFloatMethodA(env, o, m, a); break;
+    case TAG_DOUBLE: v.d = (*env)->CallDoubleMethodA(env, o, m, a); break;
+    default: v.l = (*env)->CallObjectMethodA(env, o, m, a); break;
+    }
+    return v;
+}
+
+void invoke_run_pending(JNIEnv *env, thread_rec *t) {
+    invoke_req *r = t->invoke;
+    if (r == NULL || r->running) return;
+    r->running = true;
+    bool single = (r->options & IO_INVOKE_SINGLE_THREADED) != 0;
+    /* The invoking thread runs with count 0 (events inside the call may suspend it anew); the
+     * others are resumed around the call unless single-threaded, as the reference does. */
+    int saved = t->suspend_count;
+    bool saved_at_event = t->at_event;
+    t->suspend_count = 0;
+    t->parked = false;
+    if (!single) threads_resume_all(env);
+    lock_exit();
+
+    if ((*env)->PushLocalFrame(env, 16) == 0) {
+        jvalue v = call(env, r);
+        jthrowable exc = (*env)->ExceptionOccurred(env);
+        if (exc) (*env)->ExceptionClear(env);
+        outbuf out;
+        ob_init(&out, 64);
+        ob_frame_begin(&out);
+        if (exc) {
+            memset(&v, 0, sizeof v);
+        }
+        ob_jvalue(&out, env, r->kind == IK_NEW_INSTANCE ? TAG_OBJECT : r->ret_tag, v);
+        ob_tagged(&out, env, exc);
+        ob_frame_end(&out, r->reply_id, LK_INVOKE, 0);
+        (*env)->PopLocalFrame(env, NULL);
+        lock_enter();
+        if (!single) threads_suspend_all(env, t);
+        t->suspend_count += saved;
+        t->at_event = saved_at_event;
+        t->parked = true;
+        t->invoke = NULL;
+        lock_exit();
+        /* Reply after the re-suspension, so the debugger never sees a half-resumed VM. */
+        link_send(&out, false);
+    } else {
+        (*env)->ExceptionClear(env);
+        lock_enter();
+        if (!single) threads_suspend_all(env, t);
+        t->suspend_count += saved;
+        t->at_event = saved_at_event;
+        t->parked = true;
+        t->invoke = NULL;
+        lock_exit();
+        outbuf out;
+        ob_init(&out, LINK_HEADER_SIZE);
+        ob_frame_begin(&out);
+        ob_frame_end(&out, r->reply_id, LK_INVOKE, JVMTI_ERROR_OUT_OF_MEMORY);
+        link_send(&out, false);
+    }
+    free_req(env, r);
+    lock_enter();
+}
+
+void invoke_abort_all(JNIEnv *env) {
+    (void)env;
+    /* Pending (not yet running) invokes are simply dropped when the link goes: nobody awaits them. */
+}

@@ -1,0 +1,400 @@
+/* The agent link: connect to the daemon, authenticate, read requests, write replies and events.
+ *
+ * Two JVMTI agent threads: the reader (connects, handshakes, reads and executes requests in arrival
+ * order) and the writer (drains the outbound queue).  Their waits are raw-monitor waits so that at VM
+ * exit neither sits in a blocking native call (HotSpot waits ~300 ms for such threads); the VMDeath
+ * callback shuts the socket down, which ends the reader's recv(). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+#define RETRY_MS 200
+#define QUEUE_LIMIT (32u * 1024 * 1024)  /* events wait beyond this many queued bytes */
+
+typedef struct out_frame {
+    struct out_frame *next;
+    uint8_t *data;
+    size_t len;
+} out_frame;
+
+static jrawMonitorID link_lock;      /* socket state and the outbound queue */
+static int sock = -1;
+static volatile bool authed;
+static uint64_t generation;
+static out_frame *q_head, *q_tail;
+static size_t q_bytes;
+static bool writer_busy;            /* holds a frame outside the queue */
+static jthread reader_thread, writer_thread;
+static int threads_out;             /* agent threads that have finished at VM death */
+
+static void ll_enter(void) { (*G.jvmti)->RawMonitorEnter(G.jvmti, link_lock); }
+static void ll_exit(void) { (*G.jvmti)->RawMonitorExit(G.jvmti, link_lock); }
+static void ll_wait(jlong ms) { (*G.jvmti)->RawMonitorWait(G.jvmti, link_lock, ms); }
+static void ll_notify(void) { (*G.jvmti)->RawMonitorNotifyAll(G.jvmti, link_lock); }
+
+bool link_connected(void) { return authed; }
+uint64_t link_generation(void) { return generation; }
+
+bool link_wait_connected(jlong timeout_ms) {
+    jlong waited = 0;
+    ll_enter();
+    while (!authed && !G.vm_dead && (timeout_ms == 0 || waited < timeout_ms)) {
+        ll_wait(50);
+        waited += 50;
+    }
+    bool ok = authed;
+    ll_exit();
+    return ok;
+}
+
+bool is_agent_thread(JNIEnv *env, jthread thread) {
+    return (reader_thread && (*env)->IsSameObject(env, thread, reader_thread)) ||
+           (writer_thread && (*env)->IsSameObject(env, thread, writer_thread));
+}
+
+static void free_queue_locked(void) {
+    while (q_head) {
+        out_frame *f = q_head;
+        q_head = f->next;
+        free(f->data);
+        free(f);
+    }
+    q_tail = NULL;
+    q_bytes = 0;
+}
+
+void link_send(outbuf *b, bool is_event) {
+    if (b->oom) {
+        ob_free(b);
+        return;
+    }
+    out_frame *f = malloc(sizeof *f);
+    if (f == NULL) {
+        ob_free(b);
+        return;
+    }
+    f->next = NULL;
+    f->data = b->data;
+    f->len = b->len;
+    b->data = NULL;
+    b->len = b->cap = 0;
+    ll_enter();
+    /* Events wait for room so a slow daemon slows the events' threads, never grows memory unbounded. */
+    while (is_event && authed && q_bytes > QUEUE_LIMIT && !G.vm_dead) ll_wait(10);
+    if (!authed) {
+        ll_exit();
+        free(f->data);
+        free(f);
+        return;
+    }
+    if (q_tail) q_tail->next = f; else q_head = f;
+    q_tail = f;
+    q_bytes += f->len;
+    ll_notify();
+    ll_exit();
+}
+
+void link_send_notice(int what, const char *detail) {
+    outbuf b;
+    ob_init(&b, 64);
+    ob_frame_begin(&b);
+    ob_u32(&b, (uint32_t)what);
+    ob_str(&b, detail);
+    ob_frame_end(&b, 0, LK_NOTICE, 0);
+    link_send(&b, true);
+}
+
+static bool send_all(int fd, const uint8_t *p, size_t n) {
+    while (n > 0) {
+        ssize_t k = send(fd, p, n, MSG_NOSIGNAL);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+static bool recv_all(int fd, uint8_t *p, size_t n) {
+    while (n > 0) {
+        ssize_t k = recv(fd, p, n, 0);
+        if (k < 0 && errno == EINTR) continue;
+        if (k <= 0) return false;
+        p += k;
+        n -= (size_t)k;
+    }
+    return true;
+}
+
+/* ---- writer -------------------------------------------------------------------------- */
+
+static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *env, void *arg) {
+    (void)jvmti; (void)env; (void)arg;
+    ll_enter();
+    for (;;) {
+        while (!G.vm_dead && (q_head == NULL || !authed)) ll_wait(0);
+        if (q_head == NULL || !authed) break;  /* VM death with nothing left to send */
+        out_frame *f = q_head;
+        q_head = f->next;
+        if (q_head == NULL) q_tail = NULL;
+        q_bytes -= f->len;
+        int fd = sock;
+        writer_busy = true;
+        ll_notify();
+        ll_exit();
+        bool ok = send_all(fd, f->data, f->len);
+        free(f->data);
+        free(f);
+        ll_enter();
+        writer_busy = false;
+        ll_notify();
+        if (!ok && fd == sock && sock >= 0) shutdown(sock, SHUT_RDWR);  /* the reader sees EOF and resets */
+    }
+    threads_out++;
+    ll_notify();
+    ll_exit();
+}
+
+/* ---- reader: connect, handshake, requests ------------------------------------------------ */
+
+static int connect_daemon(void) {
+    const char *addr = G.opts.link;
+    int fd;
+    if (strncmp(addr, "unix:", 5) == 0) {
+        struct sockaddr_un sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sun_family = AF_UNIX;
+        strncpy(sa.sun_path, addr + 5, sizeof sa.sun_path - 1);
+        fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) return -1;
+        if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+            close(fd);
+            return -1;
+        }
+    } else {
+        char host[128];
+        const char *colon = strrchr(addr, ':');
+        size_t n = (size_t)(colon - addr);
+        if (n >= sizeof host) return -1;
+        memcpy(host, addr, n);
+        host[n] = 0;
+        struct sockaddr_in sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sin_family = AF_INET;
+        sa.sin_port = htons((uint16_t)atoi(colon + 1));
+        if (inet_pton(AF_INET, strcmp(host, "localhost") == 0 ? "127.0.0.1" : host, &sa.sin_addr) != 1) return -1;
+        fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0) return -1;
+        if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+            close(fd);
+            return -1;
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    }
+    return fd;
+}
+
+static bool random_bytes(uint8_t *p, size_t n) {
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    bool ok = read(fd, p, n) == (ssize_t)n;
+    close(fd);
+    return ok;
+}
+
+/* Reads one frame into a malloc'd buffer (body only); false on EOF/error/oversize. */
+static bool read_frame(int fd, uint32_t *id, uint16_t *kind, uint16_t *status, uint8_t **body, size_t *len) {
+    uint8_t h[LINK_HEADER_SIZE];
+    if (!recv_all(fd, h, sizeof h)) return false;
+    uint32_t length = be32(h);
+    if (length < LINK_HEADER_SIZE || length > LINK_MAX_FRAME) return false;
+    *id = be32(h + 4);
+    *kind = be16(h + 8);
+    *status = be16(h + 10);
+    *len = length - LINK_HEADER_SIZE;
+    *body = malloc(*len ? *len : 1);
+    if (*body == NULL) return false;
+    if (!recv_all(fd, *body, *len)) {
+        free(*body);
+        return false;
+    }
+    return true;
+}
+
+static bool handshake(int fd) {
+    uint8_t nonce[LINK_NONCE_SIZE];
+    if (!random_bytes(nonce, sizeof nonce)) return false;
+    outbuf b;
+    ob_init(&b, 128);
+    ob_frame_begin(&b);
+    ob_blob(&b, LINK_MAGIC, LINK_MAGIC_SIZE);
+    ob_u32(&b, LINK_VERSION);
+    ob_u64(&b, (uint64_t)getpid());
+    ob_blob(&b, nonce, sizeof nonce);
+    ob_u32(&b, (uint32_t)G.hello_flags);
+    ob_u64(&b, G.caps_mask);
+    ob_str(&b, G.opts.profile);
+    ob_frame_end(&b, 0, LK_HELLO, 0);
+    bool ok = !b.oom && send_all(fd, b.data, b.len);
+    ob_free(&b);
+    if (!ok) return false;
+
+    uint32_t id;
+    uint16_t kind, status;
+    uint8_t *body;
+    size_t len;
+    if (!read_frame(fd, &id, &kind, &status, &body, &len)) return false;
+    inbuf in = {body, len, 0, false};
+    uint32_t dn_len, proof_len;
+    const uint8_t *dnonce = ib_blob(&in, &dn_len);
+    const uint8_t *claimed = ib_blob(&in, &proof_len);
+    uint8_t msg[64], expect[32];
+    ok = kind == LK_CHALLENGE && ib_done(&in) && dn_len == LINK_NONCE_SIZE && proof_len == LINK_PROOF_SIZE;
+    if (ok) {
+        size_t label = strlen(LINK_DAEMON_LABEL);
+        memcpy(msg, LINK_DAEMON_LABEL, label);
+        memcpy(msg + label, nonce, sizeof nonce);
+        hmac_sha256(G.secret, sizeof G.secret, msg, label + sizeof nonce, expect);
+        ok = ct_equal(expect, claimed, 32);
+    }
+    uint8_t daemon_nonce[LINK_NONCE_SIZE];
+    if (ok) memcpy(daemon_nonce, dnonce, sizeof daemon_nonce);
+    free(body);
+    if (!ok) {
+        agent_log("handshake: daemon failed to prove the secret");
+        return false;
+    }
+    size_t label = strlen(LINK_AGENT_LABEL);
+    memcpy(msg, LINK_AGENT_LABEL, label);
+    memcpy(msg + label, daemon_nonce, sizeof daemon_nonce);
+    hmac_sha256(G.secret, sizeof G.secret, msg, label + sizeof daemon_nonce, expect);
+    ob_init(&b, 64);
+    ob_frame_begin(&b);
+    ob_blob(&b, expect, 32);
+    ob_frame_end(&b, 0, LK_AUTH, 0);
+    ok = !b.oom && send_all(fd, b.data, b.len);
+    ob_free(&b);
+    if (!ok) return false;
+    if (!read_frame(fd, &id, &kind, &status, &body, &len)) return false;
+    free(body);
+    return kind == LK_WELCOME;
+}
+
+static void disconnect(JNIEnv *env) {
+    ll_enter();
+    bool was = authed;
+    authed = false;
+    free_queue_locked();
+    /* Let the writer finish a send already started before the socket goes. */
+    while (writer_busy) ll_wait(10);
+    if (sock >= 0) {
+        close(sock);
+        sock = -1;
+    }
+    ll_notify();
+    ll_exit();
+    if (was && !G.vm_dead) {
+        agent_log("link lost: resetting");
+        agent_reset_after_link_loss(env);
+    }
+}
+
+static void JNICALL reader_main(jvmtiEnv *jvmti, JNIEnv *env, void *arg) {
+    (void)jvmti; (void)arg;
+    while (!G.vm_dead) {
+        int fd = connect_daemon();
+        if (fd >= 0) {
+            ll_enter();
+            sock = fd;
+            ll_exit();
+            if (!G.vm_dead && handshake(fd)) {
+                ll_enter();
+                generation++;
+                authed = true;
+                ll_notify();
+                ll_exit();
+                agent_log("link authenticated");
+                uint32_t id;
+                uint16_t kind, status;
+                uint8_t *body;
+                size_t len;
+                while (!G.vm_dead && read_frame(fd, &id, &kind, &status, &body, &len)) {
+                    dispatch_request(env, id, kind, body, len);
+                    free(body);
+                    (*env)->ExceptionClear(env);
+                }
+            }
+            disconnect(env);
+        }
+        if (G.vm_dead) break;
+        ll_enter();
+        if (!G.vm_dead) ll_wait(RETRY_MS);
+        ll_exit();
+    }
+    ll_enter();
+    threads_out++;
+    ll_notify();
+    ll_exit();
+}
+
+static jthread new_thread(JNIEnv *env, const char *name) {
+    jmethodID ctor = (*env)->GetMethodID(env, G.cls_thread, "<init>", "(Ljava/lang/String;)V");
+    if (ctor == NULL) return NULL;
+    jstring jname = (*env)->NewStringUTF(env, name);
+    if (jname == NULL) return NULL;
+    jobject t = (*env)->NewObject(env, G.cls_thread, ctor, jname);
+    (*env)->DeleteLocalRef(env, jname);
+    if (t == NULL) {
+        (*env)->ExceptionClear(env);
+        return NULL;
+    }
+    jthread g = (*env)->NewGlobalRef(env, t);
+    (*env)->DeleteLocalRef(env, t);
+    return g;
+}
+
+int link_start(JNIEnv *env) {
+    if ((*G.jvmti)->CreateRawMonitor(G.jvmti, "jdwpd link", &link_lock) != JVMTI_ERROR_NONE) return -1;
+    reader_thread = new_thread(env, "jdwpd agent reader");
+    writer_thread = new_thread(env, "jdwpd agent writer");
+    if (reader_thread == NULL || writer_thread == NULL) return -1;
+    if ((*G.jvmti)->RunAgentThread(G.jvmti, writer_thread, writer_main, NULL, JVMTI_THREAD_MAX_PRIORITY)
+        != JVMTI_ERROR_NONE)
+        return -1;
+    if ((*G.jvmti)->RunAgentThread(G.jvmti, reader_thread, reader_main, NULL, JVMTI_THREAD_MAX_PRIORITY)
+        != JVMTI_ERROR_NONE)
+        return -1;
+    return 0;
+}
+
+void link_vm_death(JNIEnv *env) {
+    (void)env;
+    if (link_lock == NULL) return;
+    ll_enter();
+    /* Flush what is queued (the last events and the VM_DEATH notice), bounded. */
+    for (int i = 0; i < 50 && authed && (q_head != NULL || writer_busy); i++) ll_wait(10);
+    G.vm_dead = true;
+    if (sock >= 0) shutdown(sock, SHUT_RDWR);
+    ll_notify();
+    /* Wait until both threads are out of native code, so the VM's exit does not wait for them. */
+    for (int i = 0; i < 100 && threads_out < 2; i++) ll_wait(2);
+    ll_exit();
+}
+
+void link_flush(jlong timeout_ms) {
+    ll_enter();
+    for (jlong waited = 0; waited < timeout_ms && authed && (q_head != NULL || writer_busy); waited += 10)
+        ll_wait(10);
+    ll_exit();
+}

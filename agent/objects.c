@@ -1,0 +1,283 @@
+/* The object table: sequence IDs from 1, JVMTI tag == ID (object -> ID in O(1)), ID -> weak global
+ * reference in a hash table; pins are counted strong references.  Also the sets of method and field
+ * IDs handed out: a jmethodID/jfieldID the agent never produced must not reach JNI/JVMTI, where a
+ * bogus one can crash HotSpot. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+typedef struct entry {
+    struct entry *next;
+    uint64_t key;
+    jweak weak;        /* objects */
+    jobject strong;    /* pins (objects) / declaring class (methods, fields) */
+    int pins;
+    bool is_static;
+} entry;
+
+typedef struct table {
+    entry **buckets;
+    size_t nbuckets, count;
+} table;
+
+static jrawMonitorID obj_lock;
+static table objects, methods, fields;
+static uint64_t next_id = 1;
+static uint64_t pin_total;
+
+static void o_enter(void) { (*G.jvmti)->RawMonitorEnter(G.jvmti, obj_lock); }
+static void o_exit(void) { (*G.jvmti)->RawMonitorExit(G.jvmti, obj_lock); }
+
+static size_t hash64(uint64_t k, size_t n) {
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdULL;
+    k ^= k >> 33;
+    return (size_t)(k & (n - 1));
+}
+
+static entry *t_find(table *t, uint64_t key) {
+    if (t->nbuckets == 0) return NULL;
+    for (entry *e = t->buckets[hash64(key, t->nbuckets)]; e; e = e->next)
+        if (e->key == key) return e;
+    return NULL;
+}
+
+static void t_grow(table *t) {
+    size_t n = t->nbuckets ? t->nbuckets * 2 : 1024;
+    entry **b = calloc(n, sizeof *b);
+    if (b == NULL) return;
+    for (size_t i = 0; i < t->nbuckets; i++) {
+        entry *e = t->buckets[i];
+        while (e) {
+            entry *next = e->next;
+            size_t h = hash64(e->key, n);
+            e->next = b[h];
+            b[h] = e;
+            e = next;
+        }
+    }
+    free(t->buckets);
+    t->buckets = b;
+    t->nbuckets = n;
+}
+
+static entry *t_add(table *t, uint64_t key) {
+    if (t->count >= t->nbuckets) t_grow(t);
+    if (t->nbuckets == 0) return NULL;
+    entry *e = calloc(1, sizeof *e);
+    if (e == NULL) return NULL;
+    e->key = key;
+    size_t h = hash64(key, t->nbuckets);
+    e->next = t->buckets[h];
+    t->buckets[h] = e;
+    t->count++;
+    return e;
+}
+
+static entry *t_remove(table *t, uint64_t key) {
+    if (t->nbuckets == 0) return NULL;
+    entry **pp = &t->buckets[hash64(key, t->nbuckets)];
+    for (; *pp; pp = &(*pp)->next) {
+        if ((*pp)->key == key) {
+            entry *e = *pp;
+            *pp = e->next;
+            t->count--;
+            return e;
+        }
+    }
+    return NULL;
+}
+
+void objects_init(void) {
+    (*G.jvmti)->CreateRawMonitor(G.jvmti, "jdwpd objects", &obj_lock);
+}
+
+uint64_t obj_id(JNIEnv *env, jobject obj) {
+    if (obj == NULL) return 0;
+    jlong tag = 0;
+    o_enter();
+    if ((*G.jvmti)->GetTag(G.jvmti, obj, &tag) == JVMTI_ERROR_NONE && tag > 0 && t_find(&objects, (uint64_t)tag)) {
+        o_exit();
+        return (uint64_t)tag;
+    }
+    uint64_t id = 0;
+    jweak weak = (*env)->NewWeakGlobalRef(env, obj);
+    if (weak != NULL) {
+        entry *e = t_add(&objects, next_id);
+        if (e != NULL && (*G.jvmti)->SetTag(G.jvmti, obj, (jlong)next_id) == JVMTI_ERROR_NONE) {
+            e->weak = weak;
+            id = next_id++;
+        } else {
+            if (e) free(t_remove(&objects, next_id));
+            (*env)->DeleteWeakGlobalRef(env, weak);
+        }
+    }
+    o_exit();
+    return id;
+}
+
+jobject obj_ref(JNIEnv *env, uint64_t id, int *status) {
+    *status = 0;
+    if (id == 0) return NULL;
+    o_enter();
+    entry *e = t_find(&objects, id);
+    jobject local = NULL;
+    if (e == NULL) {
+        *status = LS_INVALID_ID;
+    } else {
+        local = (*env)->NewLocalRef(env, e->strong ? e->strong : e->weak);
+        if (local == NULL) *status = LS_COLLECTED;
+    }
+    o_exit();
+    return local;
+}
+
+uint8_t obj_kind(JNIEnv *env, jobject obj) {
+    if ((*env)->IsInstanceOf(env, obj, G.cls_string)) return OK_STRING;
+    if ((*env)->IsInstanceOf(env, obj, G.cls_thread)) return OK_THREAD;
+    if ((*env)->IsInstanceOf(env, obj, G.cls_thread_group)) return OK_THREAD_GROUP;
+    if ((*env)->IsInstanceOf(env, obj, G.cls_class_loader)) return OK_CLASS_LOADER;
+    if ((*env)->IsInstanceOf(env, obj, G.cls_class)) return OK_CLASS_OBJECT;
+    jclass cls = (*env)->GetObjectClass(env, obj);
+    jboolean is_array = JNI_FALSE;
+    (*G.jvmti)->IsArrayClass(G.jvmti, cls, &is_array);
+    (*env)->DeleteLocalRef(env, cls);
+    return is_array ? OK_ARRAY : OK_OBJECT;
+}
+
+int obj_pin(JNIEnv *env, uint64_t id) {
+    int status;
+    jobject local = obj_ref(env, id, &status);
+    if (local == NULL) return status ? status : LS_INVALID_ID;
+    o_enter();
+    entry *e = t_find(&objects, id);
+    if (e == NULL) {
+        status = LS_INVALID_ID;
+    } else if (e->pins++ == 0) {
+        e->strong = (*env)->NewGlobalRef(env, local);
+        pin_total++;
+    }
+    o_exit();
+    (*env)->DeleteLocalRef(env, local);
+    return status;
+}
+
+int obj_unpin(JNIEnv *env, uint64_t id) {
+    int status = 0;
+    o_enter();
+    entry *e = t_find(&objects, id);
+    if (e == NULL) {
+        status = LS_INVALID_ID;
+    } else if (e->pins > 0 && --e->pins == 0) {
+        (*env)->DeleteGlobalRef(env, e->strong);
+        e->strong = NULL;
+        pin_total--;
+    }
+    o_exit();
+    return status;
+}
+
+void obj_unpin_all(JNIEnv *env) {
+    o_enter();
+    for (size_t i = 0; i < objects.nbuckets; i++)
+        for (entry *e = objects.buckets[i]; e; e = e->next)
+            if (e->strong) {
+                (*env)->DeleteGlobalRef(env, e->strong);
+                e->strong = NULL;
+                e->pins = 0;
+            }
+    pin_total = 0;
+    o_exit();
+}
+
+void obj_release(JNIEnv *env, uint64_t id) {
+    o_enter();
+    entry *e = t_remove(&objects, id);
+    if (e != NULL) {
+        jobject local = (*env)->NewLocalRef(env, e->weak);
+        if (local != NULL) {
+            (*G.jvmti)->SetTag(G.jvmti, local, 0);
+            (*env)->DeleteLocalRef(env, local);
+        }
+        (*env)->DeleteWeakGlobalRef(env, e->weak);
+        if (e->strong) {
+            (*env)->DeleteGlobalRef(env, e->strong);
+            pin_total--;
+        }
+        free(e);
+    }
+    o_exit();
+}
+
+void obj_stats(uint64_t *live, uint64_t *pins) {
+    o_enter();
+    *live = objects.count;
+    *pins = pin_total;
+    o_exit();
+}
+
+/* ---- method and field ids ------------------------------------------------------------- */
+
+void method_remember(JNIEnv *env, jmethodID m, jclass declaring) {
+    if (m == NULL) return;
+    o_enter();
+    if (t_find(&methods, (uint64_t)(uintptr_t)m) == NULL) {
+        entry *e = t_add(&methods, (uint64_t)(uintptr_t)m);
+        /* The declaring class is held strongly so the jmethodID stays meaningful. */
+        if (e && declaring) e->strong = (*env)->NewGlobalRef(env, declaring);
+    }
+    o_exit();
+}
+
+int method_check(uint64_t id, jmethodID *out) {
+    o_enter();
+    entry *e = t_find(&methods, id);
+    o_exit();
+    if (e == NULL) return LS_INVALID_METHOD;
+    *out = (jmethodID)(uintptr_t)id;
+    return 0;
+}
+
+/* HotSpot's instance jfieldIDs encode a field offset, so the same value names different fields in
+ * unrelated classes: a field id is only meaningful with a class, and each (id, class) is kept. */
+void field_remember(JNIEnv *env, jfieldID f, jclass declaring, bool is_static, uint8_t tag) {
+    if (f == NULL) return;
+    uint64_t key = (uint64_t)(uintptr_t)f;
+    o_enter();
+    bool known = false;
+    if (fields.nbuckets)
+        for (entry *e = fields.buckets[hash64(key, fields.nbuckets)]; e && !known; e = e->next)
+            known = e->key == key && (*env)->IsSameObject(env, e->strong, declaring);
+    if (!known) {
+        entry *e = t_add(&fields, key);
+        if (e) {
+            e->strong = (*env)->NewGlobalRef(env, declaring);
+            e->is_static = is_static;
+            e->pins = tag;
+        }
+    }
+    o_exit();
+}
+
+int field_check(JNIEnv *env, uint64_t id, jclass target, bool want_static, jfieldID *out, uint8_t *tag,
+                jclass *declaring) {
+    int status = LS_INVALID_FIELD;
+    o_enter();
+    if (fields.nbuckets)
+        for (entry *e = fields.buckets[hash64(id, fields.nbuckets)]; e; e = e->next) {
+            if (e->key != id || e->is_static != want_static) continue;
+            if (target == NULL || (*env)->IsAssignableFrom(env, target, e->strong)) {
+                *out = (jfieldID)(uintptr_t)id;
+                if (tag) *tag = (uint8_t)e->pins;
+                if (declaring) *declaring = e->strong;
+                status = 0;
+                break;
+            }
+        }
+    o_exit();
+    return status;
+}
+
+uint64_t fields_count(void) { return fields.count; }
+uint64_t methods_count(void) { return methods.count; }

@@ -1,0 +1,216 @@
+/* Per-thread records: the agent's suspend count, parking, and the JVMTI suspension behind it.
+ *
+ * Locking rule that keeps SuspendThread deadlock-free: every SuspendThread is issued with G.lock held,
+ * and never on a thread that is inside one of our callbacks (in_agent > 0) or parked; such a thread
+ * only has its count raised and parks on its way out of the callback.  So no thread is ever suspended
+ * while it holds one of our locks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+static thread_rec *records;
+static thread_rec agent_marker;
+int suspend_all_depth;
+
+void threads_init(void) {
+    agent_marker.is_agent = true;
+}
+
+static thread_rec *find_rec(JNIEnv *env, jthread thread) {
+    void *tls = NULL;
+    if ((*G.jvmti)->GetThreadLocalStorage(G.jvmti, thread, &tls) == JVMTI_ERROR_NONE && tls) return tls;
+    for (thread_rec *r = records; r; r = r->next)
+        if ((*env)->IsSameObject(env, r->ref, thread)) return r;
+    return NULL;
+}
+
+thread_rec *thread_rec_of(JNIEnv *env, jthread thread) {
+    thread_rec *r = find_rec(env, thread);
+    if (r) return r;
+    if (is_agent_thread(env, thread)) {
+        (*G.jvmti)->SetThreadLocalStorage(G.jvmti, thread, &agent_marker);
+        return &agent_marker;
+    }
+    r = calloc(1, sizeof *r);
+    if (r == NULL) return NULL;
+    r->ref = (*env)->NewGlobalRef(env, thread);
+    r->id = obj_id(env, thread);
+    (*G.jvmti)->SetThreadLocalStorage(G.jvmti, thread, r);
+    r->next = records;
+    records = r;
+    return r;
+}
+
+thread_rec *callback_enter(JNIEnv *env, jthread thread) {
+    void *tls = NULL;
+    (*G.jvmti)->GetThreadLocalStorage(G.jvmti, NULL, &tls);
+    if (tls && ((thread_rec *)tls)->is_agent) return NULL;
+    if (thread == NULL) return NULL;
+    lock_enter();
+    thread_rec *t = tls ? (thread_rec *)tls : thread_rec_of(env, thread);
+    if (t == NULL || t->is_agent) {
+        lock_exit();
+        return NULL;
+    }
+    t->in_agent++;
+    lock_exit();
+    return t;
+}
+
+/* Lock held.  Waits while the count is positive, running invokes handed to this thread. */
+static void park(JNIEnv *env, thread_rec *t) {
+    t->parked = true;
+    while ((t->suspend_count > 0 || t->invoke) && !G.vm_dead) {
+        if (t->invoke) {
+            invoke_run_pending(env, t);
+            continue;
+        }
+        lock_wait(0);
+    }
+    t->parked = false;
+    t->at_event = false;
+}
+
+void callback_exit(JNIEnv *env, thread_rec *t) {
+    if (t == NULL) return;
+    lock_enter();
+    if (t->suspend_count > 0) park(env, t);
+    t->in_agent--;
+    lock_exit();
+}
+
+int thread_suspend(JNIEnv *env, thread_rec *t) {
+    (void)env;
+    if (t->suspend_count++ == 0 && t->in_agent == 0 && !t->parked && !t->jvmti_suspended) {
+        jvmtiError err = (*G.jvmti)->SuspendThread(G.jvmti, t->ref);
+        if (err == JVMTI_ERROR_NONE) {
+            t->jvmti_suspended = true;
+        } else if (err != JVMTI_ERROR_THREAD_NOT_ALIVE) {
+            t->suspend_count--;
+            return (int)err;
+        }
+    }
+    return 0;
+}
+
+int thread_resume(JNIEnv *env, thread_rec *t) {
+    (void)env;
+    if (t->suspend_count == 0) return 0;
+    if (--t->suspend_count == 0) {
+        if (t->jvmti_suspended) {
+            (*G.jvmti)->ResumeThread(G.jvmti, t->ref);
+            t->jvmti_suspended = false;
+        }
+        lock_notify_all();
+    }
+    return 0;
+}
+
+static void drop_dead_records(JNIEnv *env) {
+    thread_rec **pp = &records;
+    while (*pp) {
+        thread_rec *r = *pp;
+        jint state = 0;
+        jvmtiError err = (*G.jvmti)->GetThreadState(G.jvmti, r->ref, &state);
+        bool dead = err == JVMTI_ERROR_NONE && (state & JVMTI_THREAD_STATE_TERMINATED);
+        if (dead && r->in_agent == 0 && r->invoke == NULL && r->step == NULL) {
+            *pp = r->next;
+            (*env)->DeleteGlobalRef(env, r->ref);
+            ob_free(&r->deferred);
+            free(r);
+        } else {
+            pp = &r->next;
+        }
+    }
+}
+
+void thread_forget(JNIEnv *env, thread_rec *t) {
+    (void)env;
+    t->dead = true;
+}
+
+static void thread_start_ref(bool on) {
+    event_enable(JVMTI_EVENT_THREAD_START, NULL, on);
+}
+
+int threads_suspend_all(JNIEnv *env, thread_rec *except) {
+    jint n = 0;
+    jthread *threads = NULL;
+    jvmtiError err = (*G.jvmti)->GetAllThreads(G.jvmti, &n, &threads);
+    if (err != JVMTI_ERROR_NONE) return (int)err;
+    drop_dead_records(env);
+    jthread *to_suspend = calloc((size_t)n + 1, sizeof *to_suspend);
+    thread_rec **recs = calloc((size_t)n + 1, sizeof *recs);
+    jint k = 0;
+    for (jint i = 0; i < n; i++) {
+        thread_rec *t = thread_rec_of(env, threads[i]);
+        if (t && !t->is_agent && t != except) {
+            if (t->suspend_count++ == 0 && t->in_agent == 0 && !t->parked && !t->jvmti_suspended && to_suspend) {
+                to_suspend[k] = t->ref;
+                recs[k++] = t;
+            }
+        }
+        (*env)->DeleteLocalRef(env, threads[i]);
+    }
+    jvmti_free(threads);
+    if (k > 0 && to_suspend && recs) {
+        jvmtiError *results = calloc((size_t)k, sizeof *results);
+        if (results && (*G.jvmti)->SuspendThreadList(G.jvmti, k, to_suspend, results) == JVMTI_ERROR_NONE) {
+            for (jint i = 0; i < k; i++)
+                if (results[i] == JVMTI_ERROR_NONE) recs[i]->jvmti_suspended = true;
+        }
+        free(results);
+    }
+    free(to_suspend);
+    free(recs);
+    if (suspend_all_depth++ == 0) thread_start_ref(true);
+    return 0;
+}
+
+int threads_resume_all(JNIEnv *env) {
+    for (thread_rec *t = records; t; t = t->next)
+        if (!t->is_agent && t->suspend_count > 0) thread_resume(env, t);
+    if (suspend_all_depth > 0 && --suspend_all_depth == 0) thread_start_ref(false);
+    return 0;
+}
+
+void threads_reset(JNIEnv *env) {
+    for (thread_rec *t = records; t; t = t->next) {
+        t->suspend_count = 0;
+        if (t->jvmti_suspended) {
+            (*G.jvmti)->ResumeThread(G.jvmti, t->ref);
+            t->jvmti_suspended = false;
+        }
+        t->deferred_count = 0;
+    }
+    if (suspend_all_depth > 0) thread_start_ref(false);
+    suspend_all_depth = 0;
+    drop_dead_records(env);
+    lock_notify_all();
+}
+
+void apply_suspend_policy(JNIEnv *env, thread_rec *t, uint8_t policy) {
+    if (policy == SP_NONE) return;
+    if (policy == SP_ALL) threads_suspend_all(env, t);
+    t->suspend_count++;
+    t->at_event = true;
+}
+
+int thread_from_id(JNIEnv *env, uint64_t id, jthread *out, thread_rec **rec) {
+    int status;
+    jobject obj = obj_ref(env, id, &status);
+    if (obj == NULL) return status ? status : JVMTI_ERROR_INVALID_THREAD;
+    if (!(*env)->IsInstanceOf(env, obj, G.cls_thread) || is_agent_thread(env, obj)) {
+        (*env)->DeleteLocalRef(env, obj);
+        return JVMTI_ERROR_INVALID_THREAD;
+    }
+    *out = obj;
+    if (rec) {
+        lock_enter();
+        *rec = thread_rec_of(env, obj);
+        lock_exit();
+        if (*rec == NULL) return LS_INTERNAL;
+    }
+    return 0;
+}

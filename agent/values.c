@@ -1,0 +1,177 @@
+/* Shared helpers of the executors: ids to references, values and locations on the link. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+int object_from_id(JNIEnv *env, uint64_t id, jobject *out) {
+    int status;
+    if (id == 0) return LS_INVALID_ID;
+    *out = obj_ref(env, id, &status);
+    return *out ? 0 : (status ? status : LS_INVALID_ID);
+}
+
+int class_from_id(JNIEnv *env, uint64_t id, jclass *out) {
+    int status = object_from_id(env, id, out);
+    if (status) return status;
+    if (!(*env)->IsInstanceOf(env, *out, G.cls_class)) return JVMTI_ERROR_INVALID_CLASS;
+    return 0;
+}
+
+uint8_t ref_kind_of(jclass cls) {
+    jboolean b = JNI_FALSE;
+    if ((*G.jvmti)->IsArrayClass(G.jvmti, cls, &b) == JVMTI_ERROR_NONE && b) return RK_ARRAY;
+    if ((*G.jvmti)->IsInterface(G.jvmti, cls, &b) == JVMTI_ERROR_NONE && b) return RK_INTERFACE;
+    return RK_CLASS;
+}
+
+void ob_null_location(outbuf *b) {
+    ob_u8(b, 0);
+    ob_u64(b, 0);
+    ob_u64(b, 0);
+    ob_u64(b, 0);
+}
+
+void ob_location(outbuf *b, JNIEnv *env, jmethodID method, jlocation index) {
+    jclass cls = NULL;
+    if (method == NULL || (*G.jvmti)->GetMethodDeclaringClass(G.jvmti, method, &cls) != JVMTI_ERROR_NONE) {
+        ob_null_location(b);
+        return;
+    }
+    method_remember(env, method, cls);
+    ob_u8(b, ref_kind_of(cls));
+    ob_u64(b, obj_id(env, cls));
+    ob_u64(b, (uint64_t)(uintptr_t)method);
+    ob_u64(b, (uint64_t)index);
+    (*env)->DeleteLocalRef(env, cls);
+}
+
+bool tag_is_object(uint8_t tag) {
+    return tag == OK_OBJECT || tag == OK_STRING || tag == OK_THREAD || tag == OK_THREAD_GROUP ||
+           tag == OK_CLASS_LOADER || tag == OK_CLASS_OBJECT || tag == OK_ARRAY;
+}
+
+uint8_t tag_of_signature(const char *sig) {
+    if (sig == NULL || !*sig) return TAG_VOID;
+    if (sig[0] == 'L') return TAG_OBJECT;
+    return (uint8_t)sig[0];  /* [ B C D F I J S Z V are JDWP's tags too */
+}
+
+void ob_tagged(outbuf *b, JNIEnv *env, jobject obj) {
+    ob_u8(b, obj ? obj_kind(env, obj) : OK_OBJECT);
+    ob_u64(b, obj_id(env, obj));
+}
+
+void ob_object_value(outbuf *b, JNIEnv *env, jobject obj, uint8_t null_tag) {
+    ob_u8(b, obj ? obj_kind(env, obj) : (tag_is_object(null_tag) ? null_tag : OK_OBJECT));
+    ob_u64(b, obj_id(env, obj));
+}
+
+void ob_jvalue(outbuf *b, JNIEnv *env, uint8_t tag, jvalue v) {
+    if (tag_is_object(tag)) {
+        ob_object_value(b, env, v.l, tag);
+        return;
+    }
+    ob_u8(b, tag);
+    switch (tag) {
+    case TAG_BYTE: ob_u8(b, (uint8_t)v.b); break;
+    case TAG_BOOLEAN: ob_u8(b, v.z ? 1 : 0); break;
+    case TAG_CHAR: ob_u16(b, v.c); break;
+    case TAG_SHORT: ob_u16(b, (uint16_t)v.s); break;
+    case TAG_INT: ob_u32(b, (uint32_t)v.i); break;
+    case TAG_FLOAT: { uint32_t u; memcpy(&u, &v.f, 4); ob_u32(b, u); break; }
+    case TAG_LONG: ob_u64(b, (uint64_t)v.j); break;
+    case TAG_DOUBLE: { uint64_t u; memcpy(&u, &v.d, 8); ob_u64(b, u); break; }
+    default: break;  /* void: tag only */
+    }
+}
+
+int ib_value(inbuf *in, JNIEnv *env, uint8_t *tag, jvalue *v) {
+    memset(v, 0, sizeof *v);
+    *tag = ib_u8(in);
+    if (tag_is_object(*tag)) {
+        uint64_t id = ib_u64(in);
+        if (in->bad) return LS_BAD_MESSAGE;
+        if (id == 0) return 0;
+        int status;
+        v->l = obj_ref(env, id, &status);
+        return v->l ? 0 : (status ? status : LS_INVALID_ID);
+    }
+    switch (*tag) {
+    case TAG_BYTE: v->b = (jbyte)ib_u8(in); break;
+    case TAG_BOOLEAN: v->z = ib_u8(in) ? JNI_TRUE : JNI_FALSE; break;
+    case TAG_CHAR: v->c = ib_u16(in); break;
+    case TAG_SHORT: v->s = (jshort)ib_u16(in); break;
+    case TAG_INT: v->i = (jint)ib_u32(in); break;
+    case TAG_FLOAT: { uint32_t u = ib_u32(in); memcpy(&v->f, &u, 4); break; }
+    case TAG_LONG: v->j = (jlong)ib_u64(in); break;
+    case TAG_DOUBLE: { uint64_t u = ib_u64(in); memcpy(&v->d, &u, 8); break; }
+    case TAG_VOID: break;
+    default: return LS_BAD_MESSAGE;
+    }
+    return in->bad ? LS_BAD_MESSAGE : 0;
+}
+
+bool value_fits(uint8_t declared, uint8_t given) {
+    if (tag_is_object(declared)) return tag_is_object(given);
+    return declared == given;
+}
+
+jvalue get_field_value(JNIEnv *env, jobject obj, jclass cls, jfieldID f, uint8_t tag) {
+    jvalue v;
+    memset(&v, 0, sizeof v);
+    if (obj == NULL) {
+        switch (tag) {
+        case TAG_BYTE: v.b = (*env)->GetStaticByteField(env, cls, f); break;
+        case TAG_BOOLEAN: v.z = (*env)->GetStaticBooleanField(env, cls, f); break;
+        case TAG_CHAR: v.c = (*env)->GetStaticCharField(env, cls, f); break;
+        case TAG_SHORT: v.s = (*env)->GetStaticShortField(env, cls, f); break;
+        case TAG_INT: v.i = (*env)->GetStaticIntField(env, cls, f); break;
+        case TAG_FLOAT: v.f = (*env)->GetStaticFloatField(env, cls, f); break;
+        case TAG_LONG: v.j = (*env)->GetStaticLongField(env, cls, f); break;
+        case TAG_DOUBLE: v.d = (*env)->GetStaticDoubleField(env, cls, f); break;
+        default: v.l = (*env)->GetStaticObjectField(env, cls, f); break;
+        }
+    } else {
+        switch (tag) {
+        case TAG_BYTE: v.b = (*env)->GetByteField(env, obj, f); break;
+        case TAG_BOOLEAN: v.z = (*env)->GetBooleanField(env, obj, f); break;
+        case TAG_CHAR: v.c = (*env)->GetCharField(env, obj, f); break;
+        case TAG_SHORT: v.s = (*env)->GetShortField(env, obj, f); break;
+        case TAG_INT: v.i = (*env)->GetIntField(env, obj, f); break;
+        case TAG_FLOAT: v.f = (*env)->GetFloatField(env, obj, f); break;
+        case TAG_LONG: v.j = (*env)->GetLongField(env, obj, f); break;
+        case TAG_DOUBLE: v.d = (*env)->GetDoubleField(env, obj, f); break;
+        default: v.l = (*env)->GetObjectField(env, obj, f); break;
+        }
+    }
+    return v;
+}
+
+void set_field_value(JNIEnv *env, jobject obj, jclass cls, jfieldID f, uint8_t tag, jvalue v) {
+    if (obj == NULL) {
+        switch (tag) {
+        case TAG_BYTE: (*env)->SetStaticByteField(env, cls, f, v.b); break;
+        case TAG_BOOLEAN: (*env)->SetStaticBooleanField(env, cls, f, v.z); break;
+        case TAG_CHAR: (*env)->SetStaticCharField(env, cls, f, v.c); break;
+        case TAG_SHORT: (*env)->SetStaticShortField(env, cls, f, v.s); break;
+        case TAG_INT: (*env)->SetStaticIntField(env, cls, f, v.i); break;
+        case TAG_FLOAT: (*env)->SetStaticFloatField(env, cls, f, v.f); break;
+        case TAG_LONG: (*env)->SetStaticLongField(env, cls, f, v.j); break;
+        case TAG_DOUBLE: (*env)->SetStaticDoubleField(env, cls, f, v.d); break;
+        default: (*env)->SetStaticObjectField(env, cls, f, v.l); break;
+        }
+    } else {
+        switch (tag) {
+        case TAG_BYTE: (*env)->SetByteField(env, obj, f, v.b); break;
+        case TAG_BOOLEAN: (*env)->SetBooleanField(env, obj, f, v.z); break;
+        case TAG_CHAR: (*env)->SetCharField(env, obj, f, v.c); break;
+        case TAG_SHORT: (*env)->SetShortField(env, obj, f, v.s); break;
+        case TAG_INT: (*env)->SetIntField(env, obj, f, v.i); break;
+        case TAG_FLOAT: (*env)->SetFloatField(env, obj, f, v.f); break;
+        case TAG_LONG: (*env)->SetLongField(env, obj, f, v.j); break;
+        case TAG_DOUBLE: (*env)->SetDoubleField(env, obj, f, v.d); break;
+        default: (*env)->SetObjectField(env, obj, f, v.l); break;
+        }
+    }
+}

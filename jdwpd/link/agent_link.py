@@ -1,0 +1,307 @@
+"""The daemon's side of the agent link: handshake, request/reply correlation, the event stream.
+
+Nobody has to run a reader task for an :class:`AgentLink`: whoever needs input (a request waiting
+for its reply, or a consumer of :attr:`AgentLink.events`) takes the receive lock and reads frames,
+routing replies to their waiters and events to the event queue; the others wait to be woken.  So
+``link = await accept_agent(stream, secret)`` is usable at once, and a cancelled waiter loses
+nothing: bytes already read stay in the framer for the next reader.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import trio
+
+from protocol import link as L
+
+from ..errors import AgentError, AgentLinkClosed
+
+_EVENT = L.BY_NAME["EVENT"].kind
+_NOTICE = L.BY_NAME["NOTICE"].kind
+HANDSHAKE_TIMEOUT = 10.0
+
+
+class HandshakeError(Exception):
+    """The peer is not an agent holding our secret (or spoke nonsense)."""
+
+
+class _Slot:
+    __slots__ = ("kind", "name", "wake", "frame")
+
+    def __init__(self, kind: int, name: str) -> None:
+        self.kind = kind
+        self.name = name
+        self.wake = trio.Event()
+        self.frame: L.Frame | None = None
+
+
+class AgentEvents:
+    """Agent-initiated messages in arrival order: EVENT bodies and NOTICE dicts.
+
+    Behaves like a trio MemoryReceiveChannel for receiving (``receive``, ``async for``); iteration ends
+    when the link closes.
+    """
+
+    def __init__(self, link: AgentLink) -> None:
+        self._link = link
+
+    async def receive(self) -> dict[str, Any]:
+        return await self._link._next_event()
+
+    def receive_nowait(self) -> dict[str, Any]:
+        if self._link._events:
+            return self._link._events.pop(0)
+        if self._link._closed:
+            raise trio.EndOfChannel
+        raise trio.WouldBlock
+
+    def __aiter__(self) -> AgentEvents:
+        return self
+
+    async def __anext__(self) -> dict[str, Any]:
+        try:
+            return await self._link._next_event()
+        except (AgentLinkClosed, trio.EndOfChannel):
+            raise StopAsyncIteration from None
+
+
+class AgentLink:
+    """One authenticated agent.  ``hello``: the agent's HELLO fields (pid, flags, caps, profile)."""
+
+    def __init__(self, stream: trio.abc.Stream, hello: dict[str, Any], conn: L.LinkConnection | None = None) -> None:
+        self.stream = stream
+        self.hello = hello
+        self.events = AgentEvents(self)
+        self._conn = conn or L.LinkConnection()
+        self._send_lock = trio.StrictFIFOLock()
+        self._recv_lock = trio.Lock()
+        self._pending: dict[int, _Slot] = {}
+        self._events: list[dict[str, Any]] = []
+        self._event_waiters: list[trio.Event] = []
+        self._next_id = 1
+        self._closed = False
+        self.close_reason = ""
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    # -- requests ----------------------------------------------------------------------------
+    async def request(self, name: str, **fields: Any) -> dict[str, Any]:
+        """Send one request and wait for its reply (decoded fields).
+
+        Raises AgentError(status) for a non-zero status and AgentLinkClosed when the link is gone.
+        """
+        spec = L.BY_NAME[name]
+        if self._closed:
+            raise AgentLinkClosed(self.close_reason or "agent link closed")
+        msg_id = self._next_id
+        self._next_id = self._next_id + 1 if self._next_id < 0xFFFFFFFF else 1
+        data = L.encode_request(msg_id, name, **fields)
+        slot = _Slot(spec.kind, name)
+        self._pending[msg_id] = slot
+        try:
+            await self._send(data)
+            while slot.frame is None:
+                await self._pump_until(lambda: slot.frame is not None, slot)
+        finally:
+            self._pending.pop(msg_id, None)
+        frame = slot.frame
+        if frame.status != 0:
+            raise AgentError(frame.status, name)
+        if frame.kind != spec.kind:
+            raise AgentError(int(L.LinkStatus.BAD_MESSAGE), name)
+        return L.decode_reply(frame.kind, frame.body)
+
+    async def _send(self, data: bytes) -> None:
+        async with self._send_lock:
+            if self._closed:
+                raise AgentLinkClosed(self.close_reason or "agent link closed")
+            try:
+                await self.stream.send_all(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as e:
+                self._mark_closed(f"send failed: {e!r}")
+                raise AgentLinkClosed(self.close_reason) from None
+
+    # -- the cooperative reader ----------------------------------------------------------------
+    async def _pump_until(self, done: Callable[[], bool], slot: _Slot | None) -> None:
+        """Read frames until done() holds, or wait while someone else reads."""
+        if self._closed and not done():
+            raise AgentLinkClosed(self.close_reason or "agent link closed")
+        if self._recv_lock.locked():
+            waiter = slot.wake if slot is not None else self._new_event_waiter()
+            await waiter.wait()
+            if slot is not None:
+                slot.wake = trio.Event()
+            return
+        async with self._recv_lock:
+            try:
+                while not done():
+                    await self._read_some()
+            finally:
+                self._wake_all()
+
+    def _new_event_waiter(self) -> trio.Event:
+        ev = trio.Event()
+        self._event_waiters.append(ev)
+        return ev
+
+    def _wake_all(self) -> None:
+        for slot in self._pending.values():
+            slot.wake.set()
+        waiters, self._event_waiters = self._event_waiters, []
+        for ev in waiters:
+            ev.set()
+
+    async def _read_some(self) -> None:
+        try:
+            data = await self.stream.receive_some(65536)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as e:
+            data = b""
+            reason = f"receive failed: {e!r}"
+        else:
+            reason = "agent closed the link"
+        if not data:
+            self._mark_closed(reason)
+            raise AgentLinkClosed(reason)
+        self._conn.receive_data(data)
+        try:
+            frames = list(self._conn.frames())
+        except L.LinkError as e:
+            self._mark_closed(f"malformed frame from the agent: {e}")
+            raise AgentLinkClosed(self.close_reason) from None
+        for frame in frames:
+            self._route(frame)
+
+    def _route(self, frame: L.Frame) -> None:
+        if frame.id == 0:
+            try:
+                if frame.kind == _EVENT:
+                    self._events.append(L.decode_event(frame.body))
+                elif frame.kind == _NOTICE:
+                    body = L.decode_body(L.BY_NAME["NOTICE"].request, frame.body, "NOTICE")
+                    self._events.append({"notice": body["what"], "detail": body["detail"]})
+            except L.LinkError as e:  # a bad event is dropped, loudly, rather than killing the link
+                self._events.append({"notice": L.NOTICE_LOG, "detail": f"undecodable agent message: {e}"})
+            for ev in self._event_waiters:
+                ev.set()
+            self._event_waiters = []
+            return
+        slot = self._pending.get(frame.id)
+        if slot is not None and slot.frame is None:
+            slot.frame = frame
+            slot.wake.set()
+
+    async def _next_event(self) -> dict[str, Any]:
+        while not self._events:
+            if self._closed:
+                raise AgentLinkClosed(self.close_reason or "agent link closed")
+            await self._pump_until(lambda: bool(self._events), None)
+        return self._events.pop(0)
+
+    def _mark_closed(self, reason: str) -> None:
+        if not self._closed:
+            self._closed = True
+            self.close_reason = reason
+        self._wake_all()
+
+    async def aclose(self) -> None:
+        self._mark_closed("closed by the daemon")
+        with trio.CancelScope(shield=True):
+            await self.stream.aclose()
+
+    async def __aenter__(self) -> AgentLink:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+# -- handshake ----------------------------------------------------------------------------------
+async def _read_frame(stream: trio.abc.Stream, conn: L.LinkConnection) -> L.Frame:
+    while True:
+        for frame in conn.frames():
+            return frame
+        data = await stream.receive_some(4096)
+        if not data:
+            raise HandshakeError("peer closed during the handshake")
+        conn.receive_data(data)
+
+
+async def accept_agent(stream: trio.abc.Stream, secret: bytes, *, timeout: float = HANDSHAKE_TIMEOUT) -> AgentLink:
+    """Authenticate a freshly accepted agent connection (daemon side) and return its link.
+
+    A peer that does not prove the secret gets nothing but a closed socket: raises HandshakeError.
+    """
+    conn = L.LinkConnection(max_frame=64 * 1024)
+    try:
+        with trio.fail_after(timeout):
+            frame = await _read_frame(stream, conn)
+            if frame.kind != L.BY_NAME["HELLO"].kind or frame.id != 0:
+                raise HandshakeError(f"expected HELLO, got kind {frame.kind}")
+            hello = L.decode_body(L.BY_NAME["HELLO"].request, frame.body, "HELLO")
+            if hello["magic"] != L.MAGIC or hello["version"] != L.LINK_VERSION:
+                raise HandshakeError(f"not a jdwpd agent link (magic {hello['magic']!r}, version {hello['version']})")
+            if len(hello["nonce"]) != L.NONCE_SIZE:
+                raise HandshakeError("bad nonce size")
+            nonce = os.urandom(L.NONCE_SIZE)
+            await stream.send_all(L.encode_request(0, "CHALLENGE", nonce=nonce,
+                                                   proof=L.proof(secret, L.DAEMON_LABEL, hello["nonce"])))
+            frame = await _read_frame(stream, conn)
+            if frame.kind != L.BY_NAME["AUTH"].kind:
+                raise HandshakeError(f"expected AUTH, got kind {frame.kind}")
+            auth = L.decode_body(L.BY_NAME["AUTH"].request, frame.body, "AUTH")
+            if not L.check_proof(secret, L.AGENT_LABEL, nonce, auth["proof"]):
+                raise HandshakeError("the agent does not hold the secret")
+            await stream.send_all(L.encode_request(0, "WELCOME"))
+    except (trio.TooSlowError, L.LinkError, trio.BrokenResourceError, OSError) as e:
+        with trio.CancelScope(shield=True):
+            await stream.aclose()
+        raise HandshakeError(f"agent handshake failed: {e!r}") from None
+    except HandshakeError:
+        with trio.CancelScope(shield=True):
+            await stream.aclose()
+        raise
+    big = L.LinkConnection()
+    # Hand over whatever followed WELCOME (events may arrive right behind it).
+    big.receive_data(bytes(conn._buf))
+    return AgentLink(stream, {k: hello[k] for k in ("pid", "flags", "caps", "profile")}, big)
+
+
+async def serve_agent_links(listeners: list[trio.abc.Listener], secret: bytes,
+                            handler: Callable[[AgentLink], Awaitable[None]], *,
+                            task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+    """Accept agents forever; each authenticated one is passed to handler (in its own task), then closed."""
+
+    async def one(stream: trio.abc.Stream) -> None:
+        try:
+            link = await accept_agent(stream, secret)
+        except HandshakeError:
+            return
+        async with link:
+            await handler(link)
+
+    async with trio.open_nursery() as nursery:
+        for listener in listeners:
+            nursery.start_soon(_accept_loop, listener, one, nursery)
+        task_status.started()
+
+
+async def _accept_loop(listener: trio.abc.Listener, one: Callable[[trio.abc.Stream], Awaitable[None]],
+                       nursery: trio.Nursery) -> None:
+    while True:
+        stream = await listener.accept()
+        nursery.start_soon(one, stream)
+
+
+async def open_unix_listener(path: str) -> trio.SocketListener:
+    """A Unix-socket listener that only the owner may connect to (the directory should be 0700 too)."""
+    sock = trio.socket.socket(trio.socket.AF_UNIX, trio.socket.SOCK_STREAM)
+    await sock.bind(path)
+    os.chmod(path, 0o600)
+    sock.listen(16)
+    return trio.SocketListener(sock)
+
