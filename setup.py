@@ -35,8 +35,12 @@ def find_java_home():
 
 class BuildAgent(build_ext):
     def get_ext_filename(self, fullname):
+        # distutils asks with the last name part (get_ext_fullpath), setuptools' editable
+        # install with the full dotted name: both must land on the same plain .so name
         if fullname == AGENT_NAME:
             return os.path.join(*fullname.split(".")) + ".so"
+        if fullname == AGENT_NAME.rsplit(".", 1)[1]:
+            return fullname + ".so"
         return super().get_ext_filename(fullname)
 
     def build_extension(self, ext):
