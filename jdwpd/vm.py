@@ -8,6 +8,7 @@ for is undone when it leaves, and the VM runs on.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -46,6 +47,24 @@ def jdwp_thread_status(state: int, at_event: bool) -> int:
     if state & _WAITING:
         return 4
     return 1
+
+
+def complete_properties(props: dict[str, str], hello: dict) -> dict[str, str]:
+    """Fill in what JVMTI's GetSystemProperties lacks and the reference reads later through
+    System.getProperty: java.version, user.dir and path.separator are set by the class
+    library, after the VM's own property list is made."""
+    props = dict(props)
+    vm_version = props.get("java.vm.version", "")
+    if "java.version" not in props and vm_version:
+        # java.vm.version is $VERSION_NUMBER(-$PRE)?(+$BUILD)?(-$OPT)?; java.version is the part before "+".
+        props["java.version"] = vm_version.split("+")[0]
+    if "user.dir" not in props and hello.get("pid"):
+        try:
+            props["user.dir"] = os.readlink(f"/proc/{int(hello['pid'])}/cwd")
+        except OSError:
+            pass
+    props.setdefault("path.separator", os.pathsep)
+    return props
 
 
 class VM:
@@ -140,7 +159,8 @@ class VM:
             self._mark_dead()
             task_status.started()
             return
-        self.properties = {p["key"]: p["value"] for p in info["properties"]}
+        self.properties = complete_properties({p["key"]: p["value"] for p in info["properties"]},
+                                              getattr(self.link, "hello", None) or {})
         self.caps_mask = int(info["caps"])
         self.hello_flags |= int(info["flags"])
         task_status.started()
@@ -301,8 +321,9 @@ class VM:
                 return
             message = {**message, "hits": hits}
         routing = route(message, self.requests)
-        await self._apply_suspensions(routing)
         death = any(h["event_kind"] == EventKind.VM_DEATH for h in hits)
+        if not death:  # the agent never suspends for VM death: the VM is going away
+            await self._apply_suspensions(routing)
         for composite in routing.composites:
             await self._deliver(composite, death)
         for h in hits:

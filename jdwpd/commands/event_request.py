@@ -22,6 +22,7 @@ from jdwpd.model.requests import (
 )
 from protocol.constants import ErrorCode, EventKind, ModKind
 from protocol.link import ObjectKind
+from protocol.wire import encode_mutf8
 
 SET_NAME = "EventRequest"
 
@@ -59,7 +60,7 @@ async def to_modifier(ctx: Any, m: Any) -> Modifier:
     elif k == ModKind.CLASS_ONLY:
         args = {"ref": await _class(ctx, m.clazz)}
     elif k in (ModKind.CLASS_MATCH, ModKind.CLASS_EXCLUDE):
-        args = {"pattern": m.class_pattern}
+        args = {"pattern": encode_mutf8(m.class_pattern)}  # the agent compares JVM (modified UTF-8) names
     elif k == ModKind.LOCATION_ONLY:
         await _class(ctx, m.loc.class_id)
         args = {"location": location_for_link(m.loc)}
@@ -75,7 +76,7 @@ async def to_modifier(ctx: Any, m: Any) -> Modifier:
     elif k == ModKind.INSTANCE_ONLY:
         args = {"object": await _object(ctx, m.instance)}
     elif k == ModKind.SOURCE_NAME_MATCH:
-        args = {"pattern": m.source_name_pattern}
+        args = {"pattern": encode_mutf8(m.source_name_pattern)}
     elif k == ModKind.PLATFORM_THREADS_ONLY and ctx.vm.jvmti_version()[0] >= VIRTUAL_THREADS_SINCE:
         args = {}
     else:

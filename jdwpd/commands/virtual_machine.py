@@ -13,6 +13,7 @@ from typing import Any
 from jdwpd.commands._values import request
 from jdwpd.errors import AgentError, JdwpError
 from protocol.constants import ErrorCode
+from protocol.wire import encode_mutf8
 
 SET_NAME = "VirtualMachine"
 _DESCRIPTION_NAME = "Java Debug Wire Protocol (Reference Implementation)"
@@ -142,7 +143,8 @@ async def exit_vm(ctx: Any, cmd: Any) -> Any:
 
 async def create_string(ctx: Any, cmd: Any) -> Any:
     _alive(ctx)
-    r = await request(ctx.vm.link, "CREATE_STRING", utf=cmd.utf)
+    # JNI's NewStringUTF takes modified UTF-8, as the reference converts to before calling it.
+    r = await request(ctx.vm.link, "CREATE_STRING", utf=encode_mutf8(cmd.utf))
     return {"string_object": r["string"]}
 
 
