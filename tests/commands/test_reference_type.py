@@ -23,7 +23,7 @@ TYPES = [
 PER_TYPE = [
     "Signature", "SignatureWithGeneric", "ClassLoader", "Modifiers", "Fields", "FieldsWithGeneric", "Methods",
     "MethodsWithGeneric", "SourceFile", "Status", "Interfaces", "ClassObject", "SourceDebugExtension",
-    "ClassFileVersion", "Module", "NestedTypes",
+    "ClassFileVersion", "Module",
 ]
 
 
@@ -34,11 +34,13 @@ async def test_every_query_on_classes_interfaces_and_arrays(sample_classes, samp
             ref = await t.class_id(sig)
             for name in PER_TYPE:
                 await t.cmd("ReferenceType", name, ref_type=ref, note=sig)
+            await t.nested_types(ref, note=sig)
             await t.cmd("ClassObjectReference", "ReflectedType", class_object=ref, note=sig)
             await t.cmd("ClassType", "Superclass", clazz=ref, note=sig)
         sample = await t.class_id("LSample;")
-        code, nested = await t.cmd("ReferenceType", "NestedTypes", ref_type=sample, note="again")
-        assert code == 0 and len(nested.classes) >= 4  # Circle, Square, Shape, Inner
+        code, nested = await t.nested_types(sample, note="again")
+        assert code == 0 and sorted(s for _, s in nested) == [
+            "LSample$Circle;", "LSample$Inner;", "LSample$Shape;", "LSample$Square;"], nested
         code, pool = await t.cmd("ReferenceType", "ConstantPool", ref_type=await t.class_id("LSample$Circle;"))
         assert code == 0 and pool.count > 10
         await t.cmd("ReferenceType", "ConstantPool", ref_type=await t.class_id("[I"), note="array")

@@ -48,6 +48,18 @@ class Transcript:
         """Record something the scenario computed (normalized like a reply)."""
         self.entries.append((label, 0, self.norm(value)))
 
+    async def nested_types(self, ref: int, note: str = "") -> tuple[int, list[str]]:
+        """NestedTypes as sorted signatures: its order follows HotSpot's class dictionary, which
+        differs from run to run (even between two runs of the reference agent)."""
+        code, reply = await self.cmd("ReferenceType", "NestedTypes", ref_type=ref, record=False)
+        sigs = []
+        if reply is not None:
+            for c in reply.classes:
+                sig = await self.client.command("ReferenceType", "Signature", ref_type=c.type_id, timeout=TIMEOUT)
+                sigs.append((int(c.ref_type_tag), sig.signature))
+        self.note(f"ReferenceType.NestedTypes [{note}]", (code, sorted(sigs)))
+        return code, sorted(sigs)
+
     # ---------------------------------------------------------- getting somewhere
 
     async def class_id(self, signature: str) -> int:
