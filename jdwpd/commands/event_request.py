@@ -98,6 +98,8 @@ async def set_request(ctx: Any, cmd: Any) -> Any:
         check_modifier(kind, mod)
         mods.append(mod)
     check_request(kind, mods)
+    # The reference accepts Conditional (reserved "for the future") and filters nothing by it.
+    mods = [m for m in mods if m.mod_kind != ModKind.CONDITIONAL]
     req = vm.requests.new_request(ctx.session, kind, cmd.suspend_policy, tuple(mods),
                                   in_agent=kind not in NEVER_REPORTED)
     try:

@@ -49,11 +49,14 @@ class ThreadTable:
     def __init__(self) -> None:
         self._threads: dict[int, ThreadState] = {}
         self._all_by: dict[Session, int] = {}
+        # VM-wide resumes so far: a thread first seen now has run that often (the
+        # reference counts a generation per real resume of every thread).
+        self._vm_resumes = 0
 
     def get(self, thread_id: int) -> ThreadState:
         state = self._threads.get(thread_id)
         if state is None:
-            state = self._threads[thread_id] = ThreadState(thread_id)
+            state = self._threads[thread_id] = ThreadState(thread_id, self._vm_resumes)
         return state
 
     def known(self) -> list[int]:
@@ -86,6 +89,7 @@ class ThreadTable:
         """A VM-wide resume; threads in ``still_suspended`` did not run (nested suspensions)."""
         all_count = self._all_by.get(session, 0)
         new_all = max(all_count - 1, 0)
+        self._vm_resumes += 1
         for state in self._threads.values():
             claim = all_count + state.held_by.get(session, 0)
             self._set_claim(state, session, max(claim - 1, 0), new_all)

@@ -83,3 +83,10 @@ def test_vm_resume_keeps_frames_of_threads_still_suspended():
     assert t.generation(1) == g and t.generation(2) == 1
     t.resumed_all(A)
     assert t.generation(1) == g + 1 and t.with_frames_out() == []
+
+
+def test_a_thread_first_seen_after_vm_resumes_has_their_generation():
+    t = ThreadTable()
+    t.resumed_all(A)
+    t.resumed_all(A)
+    assert t.generation(42) == 2
