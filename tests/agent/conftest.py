@@ -1,0 +1,29 @@
+"""Session fixtures of tests/agent: the agent built from the tree, the debuggees compiled once."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from agent_support import build_agent, compile_java, markers
+
+HAVE_JDK = shutil.which("javac") is not None and shutil.which("gcc") is not None
+
+
+@pytest.fixture(scope="session")
+def agent_so(tmp_path_factory):
+    if not HAVE_JDK:
+        pytest.skip("needs gcc and a JDK")
+    return build_agent(tmp_path_factory.mktemp("agent"))
+
+
+@pytest.fixture(scope="session")
+def classes(tmp_path_factory):
+    if not HAVE_JDK:
+        pytest.skip("needs a JDK")
+    return compile_java(tmp_path_factory.mktemp("classes"))
+
+
+@pytest.fixture(scope="session")
+def lines():
+    return markers()

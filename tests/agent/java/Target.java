@@ -1,0 +1,85 @@
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+
+/* Debuggee of tests/agent: commands on stdin, one per line; "@NAME" comments mark lines the tests find. */
+public class Target {
+    static int counter = 7;
+    static String greeting = "hello";
+    int value = 42;
+    long big = 1L << 40;
+    double ratio = 2.5;
+    String name = "target";
+    int[] numbers = {1, 2, 3};
+    String[] words = {"a", "b"};
+
+    int add(int a, int b) {
+        int sum = a + b; // @ADD_1
+        return sum; // @ADD_2
+    }
+
+    static int twice(int x) {
+        return x * 2; // @TWICE
+    }
+
+    static int fail(int x) {
+        throw new IllegalStateException("boom " + x); // @FAIL
+    }
+
+    void run(int i) {
+        int local = i * 10; // @RUN_1
+        int r = add(local, 1); // @RUN_2
+        r = twice(r); // @RUN_3
+        counter += r; // @RUN_4
+    }
+
+    static void catcher() {
+        try {
+            fail(1); // @CATCH_CALL
+        } catch (IllegalStateException e) {
+            counter++; // @CAUGHT
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Target t = new Target();
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        System.out.println("ready");
+        System.out.flush();
+        String line;
+        while ((line = in.readLine()) != null) {
+            String[] cmd = line.trim().split(" ");
+            switch (cmd[0]) {
+                case "run":
+                    for (int i = 0; i < Integer.parseInt(cmd[1]); i++) t.run(i);
+                    break;
+                case "load":
+                    new Late().touch();
+                    break;
+                case "catch":
+                    catcher();
+                    break;
+                case "spin": {
+                    long end = System.currentTimeMillis() + Long.parseLong(cmd[1]);
+                    while (System.currentTimeMillis() < end) Thread.onSpinWait();
+                    break;
+                }
+                case "exit":
+                    System.out.println("bye " + counter);
+                    System.out.flush();
+                    return;
+                default:
+                    break;
+            }
+            System.out.println("ok " + cmd[0] + " " + counter);
+            System.out.flush();
+        }
+    }
+}
+
+class Late {
+    int touched;
+
+    void touch() {
+        touched++;
+    }
+}

@@ -1,0 +1,197 @@
+"""The link itself: handshake, refusal, options, link loss, malformed input, VM exit time."""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import time
+
+import pytest
+import trio
+from agent_support import run_jvm
+
+from jdwpd.errors import AgentError
+from jdwpd.link.agent_link import HandshakeError
+from jdwpd.link.launcher import agent_option_string, java_command_with_agent, new_secret_file
+from protocol import link as L
+
+pytestmark = pytest.mark.jvm
+
+
+async def test_handshake_hello_and_vm_info(agent_so, classes):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        hello = jvm.link.hello
+        assert hello["pid"] == jvm.proc.pid
+        assert hello["profile"] == "full"
+        assert hello["flags"] & L.HelloFlag.VM_STARTED
+        assert not hello["flags"] & L.HelloFlag.LIVE_ATTACH
+        assert hello["caps"] & (1 << L.CapBit.BREAKPOINTS)
+        info = await jvm.request("VM_INFO")
+        props = {p["key"]: p["value"] for p in info["properties"]}
+        assert props["java.vm.specification.version"].isdigit()
+        assert str(classes) in props["java.class.path"]
+        assert info["caps"] == hello["caps"]
+        await jvm.send("exit")
+        await jvm.expect("bye")
+        assert await jvm.wait_exit() == 0
+
+
+@pytest.mark.parametrize("profile,present,absent", [
+    ("nothrow", [L.CapBit.BREAKPOINTS, L.CapBit.SINGLE_STEP],
+     [L.CapBit.EXCEPTION_EVENTS, L.CapBit.METHOD_EXIT_EVENTS, L.CapBit.FRAME_POP_EVENTS]),
+    ("inspect", [L.CapBit.TAG_OBJECTS, L.CapBit.SUSPEND, L.CapBit.LINE_NUMBERS],
+     [L.CapBit.BREAKPOINTS, L.CapBit.SINGLE_STEP, L.CapBit.ACCESS_LOCAL_VARIABLES, L.CapBit.EXCEPTION_EVENTS]),
+])
+async def test_profiles_hold_what_they_say(agent_so, classes, profile, present, absent):
+    async with run_jvm(agent_so, classes, options={"profile": profile}) as jvm:
+        caps = jvm.link.hello["caps"]
+        assert jvm.link.hello["profile"] == profile
+        for bit in present:
+            assert caps & (1 << bit), bit
+        for bit in absent:
+            assert not caps & (1 << bit), bit
+        if profile == "inspect":
+            with pytest.raises(AgentError) as e:
+                await jvm.request("SET_REQUEST", request_id=5, event_kind=2, suspend_policy=0, modifiers=[])
+            assert e.value.status == L.LinkStatus.NOT_CAPABLE
+
+
+async def test_wrong_secret_is_refused_and_the_vm_runs_on(agent_so, classes):
+    async with run_jvm(agent_so, classes, connect=False) as jvm:
+        with pytest.raises(HandshakeError):
+            await jvm.accept(secret=os.urandom(32))
+        await jvm.expect("ready")
+        await jvm.send("run 3")
+        await jvm.expect("ok run")
+        # The agent retries; the daemon that holds the secret is accepted.
+        jvm.link = await jvm.accept()
+        assert (await jvm.request("ALL_THREADS"))["threads"]
+        await jvm.send("exit")
+        await jvm.expect("bye")
+        assert await jvm.wait_exit() == 0
+
+
+def _java(agent_so, classes, opts: str, main: str = "Hello") -> subprocess.CompletedProcess:
+    return subprocess.run(["java", f"-agentpath:{agent_so}={opts}", "-cp", str(classes), main],
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_bad_options_exit_2_with_one_line(agent_so, classes, tmp_path):
+    secret, secret_path = new_secret_file(tmp_path)
+    loose = tmp_path / "loose"
+    loose.write_text(secret.hex())
+    loose.chmod(0o644)
+    short = tmp_path / "short"
+    short.write_text("abcd")
+    short.chmod(0o600)
+    cases = {
+        f"link=unix:/tmp/x.sock,secretfile={secret_path},foo=1": "unknown option 'foo'",
+        f"secretfile={secret_path}": "missing required option 'link'",
+        "link=unix:/tmp/x.sock": "missing required option 'secretfile'",
+        f"link=unix:/tmp/x.sock,secretfile={secret_path},profile=fast": "'profile'",
+        f"link=unix:/tmp/x.sock,secretfile={secret_path},suspend=maybe": "'suspend'",
+        f"link=unix:/tmp/x.sock,secretfile={secret_path},timeout=soon": "'timeout'",
+        f"link=nowhere,secretfile={secret_path}": "'link'",
+        f"link=unix:/tmp/x.sock,secretfile={loose}": "readable by group or others",
+        f"link=unix:/tmp/x.sock,secretfile={short}": "hex characters",
+        f"link=unix:/tmp/x.sock,secretfile={tmp_path}/missing": "cannot read secretfile",
+    }
+    for opts, needle in cases.items():
+        result = _java(agent_so, classes, opts)
+        assert result.returncode == 2, (opts, result)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("jdwpd agent: ") and needle in lines[0], (opts, lines)
+        assert "hello" not in result.stdout
+
+
+def test_launcher_helpers(tmp_path):
+    secret, path = new_secret_file(tmp_path)
+    assert len(secret) == L.SECRET_SIZE
+    assert path.stat().st_mode & 0o077 == 0
+    assert L.parse_secret(path.read_text()) == secret
+    opts = agent_option_string(("127.0.0.1", 4000), path, profile="nothrow", suspend=True, timeout=500)
+    assert opts == f"link=127.0.0.1:4000,secretfile={path},profile=nothrow,suspend=y,timeout=500"
+    cmd = java_command_with_agent(["/usr/bin/java", "-cp", "x", "Main"], "link=unix:/s,secretfile=/f")
+    assert cmd[0] == "/usr/bin/java" and cmd[1].startswith("-agentpath:") and cmd[1].endswith("=link=unix:/s,secretfile=/f")
+    assert cmd[2:] == ["-cp", "x", "Main"]
+    with pytest.raises(ValueError):
+        java_command_with_agent(["python", "x.py"], opts)
+    with pytest.raises(ValueError):
+        agent_option_string("unix:/a,b", path)
+
+
+async def test_malformed_requests_answer_errors_and_never_crash(agent_so, classes):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        link = jvm.link
+        raw = link.stream
+
+        async def raw_reply(frame: bytes) -> L.Frame:
+            conn = L.LinkConnection()
+            # Bypass AgentLink's encoder to send what it would never produce.
+            await raw.send_all(frame)
+            with trio.fail_after(10):
+                while True:
+                    conn.receive_data(await raw.receive_some(65536))
+                    for f in conn.frames():
+                        if f.id == 0xABCDEF:
+                            return f
+
+        kinds = [spec.kind for spec in L.MESSAGES.values() if spec.kind >= 16 and spec.request]
+        for kind in kinds:
+            for body in (b"", b"\x01", b"\xff" * 7, b"\x00" * 40 + b"\xff" * 40):
+                f = await raw_reply(L.frame(0xABCDEF, kind, 0, body))
+                assert f.status != 0, (kind, body)
+                assert f.body == b""
+        f = await raw_reply(L.frame(0xABCDEF, 999, 0, b""))
+        assert f.status == L.LinkStatus.UNKNOWN_KIND
+        # Well-formed bodies with ids the agent never handed out.
+        for name, fields, status in [
+            ("CLASS_SIGNATURE", {"ref": 10**9}, L.LinkStatus.INVALID_ID),
+            ("OBJECT_TYPE", {"object": 0}, L.LinkStatus.INVALID_ID),
+            ("METHOD_LINE_TABLE", {"method": 0xDEADBEEF}, L.LinkStatus.INVALID_METHOD),
+            ("METHOD_DECLARING_CLASS", {"method": 8}, L.LinkStatus.INVALID_METHOD),
+        ]:
+            with pytest.raises(AgentError) as e:
+                await jvm.request(name, **fields)
+            assert e.value.status == status, name
+        cls = await jvm.class_id("LTarget;")
+        with pytest.raises(AgentError) as e:
+            await jvm.request("CLASS_GET_STATICS", ref=cls, fields=[{"field": 0x1234, "tag": ord("I")}])
+        assert e.value.status == L.LinkStatus.INVALID_FIELD
+        # The VM is alive and well.
+        await jvm.send("run 2")
+        await jvm.expect("ok run")
+        await jvm.send("exit")
+        await jvm.expect("bye")
+        assert await jvm.wait_exit() == 0
+
+
+def _timed(cmd: list[str]) -> float:
+    start = time.monotonic()
+    result = subprocess.run(cmd, capture_output=True, timeout=60)
+    assert result.returncode == 0, result
+    return time.monotonic() - start
+
+
+async def test_vm_exit_is_not_delayed(agent_so, classes, tmp_path):
+    """A short JVM with the agent (connected, or with no daemon at all) ends as fast as a plain one."""
+    secret, secret_path = new_secret_file(tmp_path)
+    plain = ["java", "-cp", str(classes), "Hello"]
+    nobody = ["java", f"-agentpath:{agent_so}=link=unix:{tmp_path}/none.sock,secretfile={secret_path}",
+              "-cp", str(classes), "Hello"]
+    plain_t = statistics.median([await trio.to_thread.run_sync(_timed, plain) for _ in range(3)])
+    nobody_t = statistics.median([await trio.to_thread.run_sync(_timed, nobody) for _ in range(3)])
+
+    connected = []
+    for _ in range(3):
+        async with run_jvm(agent_so, classes, "Hello") as jvm:
+            start = time.monotonic()
+            await jvm.wait_exit()
+            connected.append(time.monotonic() - start)
+    print(f"exit timing: plain {plain_t * 1000:.0f} ms, no daemon {nobody_t * 1000:.0f} ms, "
+          f"connected (from connect to exit) {statistics.median(connected) * 1000:.0f} ms")
+    assert nobody_t - plain_t < 0.150
+    assert statistics.median(connected) < plain_t + 0.150
