@@ -193,27 +193,31 @@ async def _check_object_arguments(vm: Any, method: MethodInfo, args: list[Value]
     """An object argument must be an instance of its parameter's type, as JDI checks.
 
     JNI does not check: a String passed for an int[] parameter would be used as an array.
-    Types are matched by name along the argument's supertypes (all cached after the first
-    time); two same-named classes from different loaders are not told apart, as JDI does not.
     """
     params, _ = split_method_signature(method.signature)
-    classes: ClassCache = vm.classes
     for p, a in zip(params, args, strict=True):
-        if not a.value or p == "Ljava/lang/Object;":
-            continue
-        _, arg_class, arg_kind = await object_kinds(vm).get(a.value)
-        if arg_kind == TypeTag.ARRAY:
-            arg_sig = (await cached(classes.signature(arg_class))).signature
-            ok = p in _ANY_ARRAY or arg_sig == p or (p.startswith("[") and p[1:2] in "L[" and arg_sig[1:2] in "L[")
-        else:
-            # The argument's own supertypes are usually cached already: look there by name first.
-            ok = False
-            for t in await cached(classes.supertypes(arg_class)):
-                if (await cached(classes.signature(t))).signature == p:
-                    ok = True
-                    break
-        if not ok:
+        if signature_tag(p) in OBJECT_TAGS and not await instance_of(vm, a.value, p):
             raise JdwpError(ErrorCode.TYPE_MISMATCH, f"argument is not a {p}")
+
+
+async def instance_of(vm: Any, obj: int, signature: str) -> bool:
+    """May ``obj`` (0: null) be stored where the type ``signature`` is declared?
+
+    Types are matched by name along the object's supertypes (all cached after the first
+    time); two same-named classes from different loaders are not told apart.
+    """
+    if not obj or signature == "Ljava/lang/Object;":
+        return True
+    classes: ClassCache = vm.classes
+    _, obj_class, obj_kind = await object_kinds(vm).get(obj)
+    if obj_kind == TypeTag.ARRAY:
+        sig = (await cached(classes.signature(obj_class))).signature
+        return (signature in _ANY_ARRAY or sig == signature
+                or (signature.startswith("[") and signature[1:2] in "L[" and sig[1:2] in "L["))
+    for t in await cached(classes.supertypes(obj_class)):
+        if (await cached(classes.signature(t))).signature == signature:
+            return True
+    return False
 
 
 async def invoke(ctx: Any, kind: int, *, clazz: int, thread: int, method_id: int, args: Any, options: int,
@@ -234,7 +238,7 @@ async def invoke(ctx: Any, kind: int, *, clazz: int, thread: int, method_id: int
             raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, "object is not an instance of the method's class")
     try:
         r = await request(vm.link, "INVOKE", thread=thread, kind=int(kind), ref=clazz, object=instance,
-                          method=method_id, options=options, args=[to_link(a) for a in arg_values])
+                          method=method_id, options=options, args=[{"value": to_link(a)} for a in arg_values])
     finally:
         _frames_moved(vm, thread, options)
     exception = tagged(r["exception"])

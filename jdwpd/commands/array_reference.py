@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jdwpd.commands._values import check_kind, decode_array_values, request, to_jdwp, to_link
+from jdwpd.commands._values import check_kind, decode_array_values, instance_of, object_kinds, request, to_jdwp, to_link
 from jdwpd.errors import JdwpError
 from jdwpd.model.classes import signature_tag
 from protocol.constants import OBJECT_TAGS, ErrorCode
@@ -12,6 +12,11 @@ from protocol.link import ObjectKind
 from protocol.wire import ArrayRegion
 
 SET_NAME = "ArrayReference"
+
+
+async def _component_signature(ctx: Any, array: int) -> str:
+    _, ref, _ = await object_kinds(ctx.vm).get(array)
+    return (await ctx.vm.classes.signature(ref)).signature[1:]
 
 
 async def _array(ctx: Any, array: int) -> tuple[int, int]:
@@ -53,9 +58,16 @@ async def set_values(ctx: Any, cmd: Any) -> Any:
     n, tag = await _array(ctx, cmd.array_object)
     _check_range(cmd.first_index, cmd.values.count, n)
     values = decode_array_values(cmd.values, tag)
+    if tag in OBJECT_TAGS:
+        # JNI's ArrayStoreException would leave the array half written; the reference answers
+        # TYPE_MISMATCH for it.  Checked before any element is stored.
+        component = await _component_signature(ctx, cmd.array_object)
+        for v in values:
+            if not await instance_of(ctx.vm, v.value, component):
+                raise JdwpError(ErrorCode.TYPE_MISMATCH, f"element is not a {component}")
     if values:
         await request(ctx.vm.link, "ARRAY_SET", array=cmd.array_object, first=cmd.first_index,
-                      values=[to_link(v) for v in values])
+                      values=[{"value": to_link(v)} for v in values])
     return {}
 
 

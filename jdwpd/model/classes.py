@@ -485,6 +485,8 @@ class ClassCache:
                 # Compiled without -g:lines: the reference still answers with the code range
                 # and an empty table.  HotSpot's range is [0, code length - 1].
                 code = (await self._request("METHOD_BYTECODES", method=method_id))["bytecodes"]
+                if not code:  # abstract: JVMTI's method location is (-1, -1)
+                    return LineTable(-1, -1, ())
                 return LineTable(0, len(code) - 1, ())
             return LineTable(r["start"], r["end"], tuple((ln["index"], ln["line"]) for ln in r["lines"]))
 
