@@ -17,7 +17,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-__all__ = ["CompileError", "compile_sources", "javac_version", "cache_root", "markers", "marker_line", "find_marker"]
+__all__ = ["CompileError", "compile_sources", "javac_version", "cache_root", "markers", "all_markers", "marker_line",
+           "find_marker"]
 
 _MARKER = re.compile(r"//\s*@marker\s+([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -125,6 +126,18 @@ def marker_line(source: str | os.PathLike, name: str) -> int:
     if name not in found:
         raise KeyError(f"no '// @marker {name}' in {source}; markers: {sorted(found)}")
     return found[name]
+
+
+def all_markers(src_dir: str | os.PathLike) -> dict[str, int]:
+    """Markers of every source under ``src_dir``; a name may appear in one file only."""
+    found: dict[str, int] = {}
+    where: dict[str, Path] = {}
+    for p in _sources(Path(src_dir)):
+        for name, line in markers(p).items():
+            if name in found:
+                raise ValueError(f"marker {name} in both {where[name]} and {p}")
+            found[name], where[name] = line, p
+    return found
 
 
 def find_marker(src_dir: str | os.PathLike, name: str) -> tuple[Path, int]:

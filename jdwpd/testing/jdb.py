@@ -122,12 +122,16 @@ class Jdb:
         return text
 
     def command(self, command: str, expect: str | re.Pattern | None = None, timeout: float | None = None,
-                prompt: bool = True) -> str:
-        """Send one command; return its output (up to and including the prompt that ends it)."""
+                prompt: bool = True, label: str | None = None) -> str:
+        """Send one command; return its output (up to and including the prompt that ends it).
+
+        ``label`` is what the transcript shows instead of the command, for commands that
+        carry a server-specific ID (``thread 0x1a6`` -> ``thread <main>``).
+        """
         mark = self._mark()
         self.send(command)
         text = self.wait_for(expect if expect is not None else r"", mark, timeout, prompt)
-        self.transcript.append(Step(command, text))
+        self.transcript.append(Step(label or command, text))
         return text
 
     def send(self, command: str) -> None:

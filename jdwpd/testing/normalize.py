@@ -181,9 +181,19 @@ class Normalizer:
         return normalize_text(text, self)
 
 
-# jdb writes object IDs in decimal as "(id=123)" and thread IDs in hex after a
-# cast, "(java.lang.Thread)0x1a3"; both are the same object ID space.
-_TEXT_IDS = re.compile(r"\(id=(\d+)\)|(?<=\))0x([0-9a-f]+)\b|(?<=\bthread )0x([0-9a-f]+)\b")
+# jdb writes object IDs in decimal as "(id=123)", and thread IDs after a cast,
+# "(java.lang.Thread)365" (hex "0x16d" in older jdbs); all are object IDs.
+# Default toString() output carries the identity hash, which differs per run.
+_TEXT_IDS = re.compile(r"\(id=(\d+)\)|(?<=\))(0x[0-9a-f]+|\d+)(?=\s)|(?<=\bthread )(0x[0-9a-f]+|\d+)\b")
+# Hidden classes (lambdas) are named after their address: Sample$$Lambda$2/0x00007fce2c009228.
+_HIDDEN_CLASS = re.compile(r"(?<=\$\$Lambda\$)(\d+)/0x[0-9a-f]+")
+# Column padding (jdb's `threads`) depends on how wide the IDs are printed.
+_PADDING = re.compile(r"(?<=\S) {2,}")
+_IDENTITY_HASH = re.compile(r"(?<=[\w$\]])@[0-9a-f]{1,8}\b")
+
+
+def _int(text: str) -> int:
+    return int(text, 16) if text.startswith("0x") else int(text)
 
 
 def normalize_text(text: str, normalizer: Normalizer | None = None) -> str:
@@ -192,6 +202,7 @@ def normalize_text(text: str, normalizer: Normalizer | None = None) -> str:
     def repl(m: re.Match) -> str:
         if m.group(1) is not None:
             return f"(id={n.name('obj', int(m.group(1)))})"
-        return str(n.name("obj", int(m.group(2) or m.group(3), 16)))
+        return str(n.name("obj", _int(m.group(2) or m.group(3))))
 
-    return _TEXT_IDS.sub(repl, text)
+    text = _HIDDEN_CLASS.sub(r"\1/ADDR", text)
+    return _PADDING.sub(" ", _IDENTITY_HASH.sub("@HASH", _TEXT_IDS.sub(repl, text)))

@@ -129,7 +129,7 @@ public class Sample {
     static int catcher() {
         try {
             thrower(2); // @marker CALL_THROWER
-        } catch (IllegalStateException e) {
+        } catch (IllegalStateException e) { // @marker CATCH_CLAUSE
             return e.getMessage().length(); // @marker CAUGHT
         }
         return -1;

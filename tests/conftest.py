@@ -1,0 +1,63 @@
+"""Session fixtures: the Java debuggees compiled once, marker lookup, and the two debuggers' servers.
+
+Tests that start JVMs are marked ``@pytest.mark.jvm`` and skip (with the reason)
+when no JDK is installed.  A test parametrized with ``server_kind`` runs once
+against the reference agent (-agentlib:jdwp) and once against jdwpd; the jdwpd
+variant skips until `python -m jdwpd launch --help` works.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from jdwpd.testing import debuggees, jvm
+
+TESTS = Path(__file__).resolve().parent
+JAVA_SOURCES = TESTS / "java"
+SAMPLE_SOURCE = JAVA_SOURCES / "Sample.java"
+
+HAVE_JDK = shutil.which("javac") is not None and shutil.which("java") is not None
+
+
+def pytest_collection_modifyitems(config, items):
+    if HAVE_JDK:
+        return
+    skip = pytest.mark.skip(reason="no JDK (java/javac) on PATH: apt-get install openjdk-17-jdk-headless")
+    for item in items:
+        if "jvm" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def java_sources() -> Path:
+    return JAVA_SOURCES
+
+
+@pytest.fixture(scope="session")
+def sample_classes() -> Path:
+    """Class directory of tests/java, compiled with -g once per source content and javac version."""
+    if not HAVE_JDK:
+        pytest.skip("no JDK (java/javac) on PATH")
+    return debuggees.compile_sources(JAVA_SOURCES)
+
+
+@pytest.fixture(scope="session")
+def sample_markers() -> dict[str, int]:
+    """``// @marker NAME`` -> line, over every source in tests/java (names are unique across files)."""
+    return debuggees.all_markers(JAVA_SOURCES)
+
+
+def skip_unless_jdwpd() -> None:
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+
+
+@pytest.fixture(params=["reference", "jdwpd"])
+def server_kind(request) -> str:
+    """Which JDWP server debugs the JVM: the reference agent or jdwpd (skipped until `jdwpd launch` exists)."""
+    if request.param == "jdwpd":
+        skip_unless_jdwpd()
+    return request.param
