@@ -58,6 +58,22 @@ def _build_parser() -> argparse.ArgumentParser:
                         help="how long to wait for the JVM's agent to connect (default 30)")
     launch.add_argument("java", nargs=argparse.REMAINDER, help="-- java [ARGS...]")
 
+    serve = sub.add_parser("serve", help="serve JVMs started on their own with the jdwpd agent",
+                           description="Listen for agents on --link; each JVM that proves the secret is "
+                                       "served on --jdwp. A restarted daemon re-adopts running JVMs.")
+    serve.add_argument("--link", required=True, metavar="unix:PATH|HOST:PORT", help="where agents connect")
+    serve.add_argument("--secret-file", required=True, metavar="FILE",
+                       help="the per-VM secret (64 hex chars, mode 600); created if missing")
+    serve.add_argument("--jdwp", default=DEFAULT_JDWP, metavar="HOST:PORT")
+    serve.add_argument("--allow", action="append", default=[], metavar="ADDR")
+    serve.add_argument("--read-only", action="store_true")
+
+    attach = sub.add_parser("attach", help="debug a running JVM: load the agent by HotSpot dynamic attach")
+    attach.add_argument("pid", type=int)
+    attach.add_argument("--jdwp", default=DEFAULT_JDWP, metavar="HOST:PORT")
+    attach.add_argument("--allow", action="append", default=[], metavar="ADDR")
+    attach.add_argument("--read-only", action="store_true")
+
     sub.add_parser("agent-path", help="print the absolute path of the native agent library")
 
     demo = sub.add_parser("demo", help="debug the bundled sample program end to end")
@@ -89,6 +105,17 @@ def main(argv: list[str] | None = None) -> int:
             host, port = _parse_address(args.jdwp, what="--jdwp")
             return run_launch(java, host=host, port=port, suspend=args.suspend, profile=args.profile,
                               allow=args.allow, read_only=args.read_only, agent_timeout=args.agent_timeout)
+        if args.command == "serve":
+            from .launch import run_serve
+
+            host, port = _parse_address(args.jdwp, what="--jdwp")
+            return run_serve(link=args.link, secret_file=args.secret_file, host=host, port=port, allow=args.allow,
+                             read_only=args.read_only)
+        if args.command == "attach":
+            from .launch import run_attach
+
+            host, port = _parse_address(args.jdwp, what="--jdwp")
+            return run_attach(args.pid, host=host, port=port, allow=args.allow, read_only=args.read_only)
         if args.command == "demo":
             from .demo import run_demo
 

@@ -1,4 +1,9 @@
-"""The daemon's top level: adopt an agent's link, serve JDWP, end with the JVM."""
+"""The daemon's top level: adopt an agent's link, serve JDWP for its VM, end with the VM.
+
+Three ways in, one way of serving: `launch` (we start the JVM), `serve` (JVMs
+started on their own connect to us; a restarted daemon re-adopts them) and
+`attach` (we load the agent into a running JVM).
+"""
 
 from __future__ import annotations
 
@@ -12,8 +17,8 @@ import trio
 from .link.agent_link import accept_agent
 
 
-class AgentNeverConnected(Exception):
-    pass
+def say(text: str) -> None:
+    print(f"jdwpd: {text}", file=sys.stderr, flush=True)
 
 
 async def _wait_process(proc: subprocess.Popen, done: trio.Event) -> None:
@@ -34,22 +39,49 @@ async def accept_authenticated(listener: trio.SocketListener, secret: bytes):
         try:
             return await accept_agent(stream, secret)
         except Exception as e:  # a refused peer never disturbs the wait for the real agent
-            print(f"jdwpd: refused an agent-link peer: {e}", file=sys.stderr)
+            say(f"refused an agent-link peer: {e}")
             await stream.aclose()
 
 
-async def _serve(proc: subprocess.Popen, jdwp_sock: socket.socket, link_sock: socket.socket, secret: bytes,
-                 allow: list[str], read_only: bool, agent_timeout: float) -> int:
+async def serve_vm(link, jdwp_listener: trio.SocketListener, *, read_only: bool, allow: list[str],
+                   until: trio.Event | None = None) -> None:
+    """Serve debuggers for one VM until its link ends (or ``until`` is set)."""
     from .server import serve_jdwp
     from .vm import VM
 
+    vm = VM(link, read_only=read_only)
+    async with trio.open_nursery() as nursery:
+        vm_done = trio.Event()
+
+        async def run_vm(task_status=trio.TASK_STATUS_IGNORED) -> None:
+            try:
+                await vm.run(task_status=task_status)
+            finally:
+                vm_done.set()
+
+        await nursery.start(run_vm)
+        await nursery.start(serve_jdwp, [jdwp_listener], vm)
+        host, port = jdwp_listener.socket.getsockname()[:2]
+        say(f"listening for debuggers at {host}:{port}")
+        if until is None:
+            await vm_done.wait()
+        else:
+            await until.wait()
+            # let the VM_DEATH events reach the debuggers before the sockets close
+            with trio.move_on_after(2):
+                await vm.wait_dead()
+        nursery.cancel_scope.cancel()
+
+
+async def _launched(proc: subprocess.Popen, jdwp_sock: socket.socket, link_sock: socket.socket, secret: bytes,
+                    allow: list[str], read_only: bool, agent_timeout: float) -> int:
     jvm_done = trio.Event()
     link_listener = trio.SocketListener(trio.socket.from_stdlib_socket(link_sock))
     jdwp_listener = trio.SocketListener(trio.socket.from_stdlib_socket(jdwp_sock))
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_wait_process, proc, jvm_done)
         link = None
-        with trio.move_on_after(agent_timeout) as timeout:
+        with trio.move_on_after(agent_timeout):
             async with trio.open_nursery() as race:
                 async def agent() -> None:
                     nonlocal link
@@ -66,25 +98,35 @@ async def _serve(proc: subprocess.Popen, jdwp_sock: socket.socket, link_sock: so
         if link is None:
             nursery.cancel_scope.cancel()
             if jvm_done.is_set():
-                print(f"jdwpd: the JVM exited with code {proc.returncode} before its agent connected",
-                      file=sys.stderr)
+                say(f"the JVM exited with code {proc.returncode} before its agent connected")
                 return proc.returncode or 1
-            assert timeout.cancelled_caught
-            print(f"jdwpd: the JVM's agent did not connect within {agent_timeout:g} s", file=sys.stderr)
+            say(f"the JVM's agent did not connect within {agent_timeout:g} s")
             return 1
-        vm = VM(link, read_only=read_only)
-        await nursery.start(vm.run)
-        host, port = jdwp_sock.getsockname()[:2]
-        await nursery.start(serve_jdwp, [jdwp_listener], vm)
-        print(f"jdwpd: listening for debuggers at {host}:{port}", file=sys.stderr, flush=True)
-        await jvm_done.wait()
-        # let the VM_DEATH events reach the debuggers before the sockets close
-        with trio.move_on_after(2):
-            await vm.wait_dead()
+        await serve_vm(link, jdwp_listener, read_only=read_only, allow=allow, until=jvm_done)
         nursery.cancel_scope.cancel()
     return proc.returncode
 
 
 def serve_launched(proc: subprocess.Popen, *, jdwp_sock: socket.socket, link_sock: socket.socket, secret: bytes,
                    allow: list[str], read_only: bool, agent_timeout: float) -> int:
-    return trio.run(_serve, proc, jdwp_sock, link_sock, secret, allow, read_only, agent_timeout)
+    return trio.run(_launched, proc, jdwp_sock, link_sock, secret, allow, read_only, agent_timeout)
+
+
+async def _serve_forever(link_sock: socket.socket, jdwp_sock: socket.socket, secret: bytes, allow: list[str],
+                         read_only: bool, once: bool) -> int:
+    """`serve` and `attach`: adopt VMs one after another on the same JDWP address."""
+    link_listener = trio.SocketListener(trio.socket.from_stdlib_socket(link_sock))
+    jdwp_listener = trio.SocketListener(trio.socket.from_stdlib_socket(jdwp_sock))
+    while True:
+        link = await accept_authenticated(link_listener, secret)
+        pid = (getattr(link, "hello", None) or {}).get("pid")
+        say(f"adopted the JVM with pid {pid}")
+        await serve_vm(link, jdwp_listener, read_only=read_only, allow=allow)
+        say(f"the JVM with pid {pid} is gone")
+        if once:
+            return 0
+
+
+def serve_adopted(*, link_sock: socket.socket, jdwp_sock: socket.socket, secret: bytes, allow: list[str],
+                  read_only: bool, once: bool) -> int:
+    return trio.run(_serve_forever, link_sock, jdwp_sock, secret, allow, read_only, once)

@@ -6,6 +6,7 @@ about as much as a small JVM's start-up, and both can happen at once.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
 import shutil
@@ -86,5 +87,102 @@ def run_launch(java: list[str], *, host: str, port: int, suspend: bool, profile:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+        jdwp_sock.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def _bind_link_address(address: str) -> socket.socket:
+    if address.startswith("unix:"):
+        path = address[5:]
+        if os.path.exists(path):
+            probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                probe.connect(path)
+            except OSError:
+                os.unlink(path)  # a stale socket of a daemon that died: ours to reuse
+            else:
+                raise UsageError(f"another daemon is listening on {path}")
+            finally:
+                probe.close()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)  # the socket is born owner-only, with no window in between
+        try:
+            sock.bind(path)
+        finally:
+            os.umask(old)
+        sock.listen(16)
+        return sock
+    from .cli import _parse_address
+
+    host, port = _parse_address(address, what="--link")
+    if not _is_loopback(host):
+        raise UsageError("--link must be a Unix socket or a loopback address")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        raise UsageError(f"cannot listen for agents on {address}: {e.strerror}") from None
+    sock.listen(16)
+    return sock
+
+
+def _load_or_create_secret(path: str) -> bytes:
+    from protocol.link import LinkError, parse_secret
+
+    from .link import launcher
+
+    if not os.path.exists(path):
+        directory = os.path.dirname(os.path.abspath(path))
+        secret, made = launcher.new_secret_file(directory)
+        os.replace(made, path)
+        return secret
+    st = os.stat(path)
+    if st.st_mode & 0o077:
+        raise UsageError(f"{path} is readable by others (mode {st.st_mode & 0o777:o}): chmod 600 it")
+    try:
+        return parse_secret(open(path).read())
+    except LinkError as e:
+        raise UsageError(f"{path}: {e}") from None
+
+
+def run_serve(*, link: str, secret_file: str, host: str, port: int, allow: list[str], read_only: bool) -> int:
+    from .link import launcher
+
+    secret = _load_or_create_secret(secret_file)
+    jdwp_sock = bind_jdwp(host, port)
+    link_sock = _bind_link_address(link)
+    options = launcher.agent_option_string(link, os.path.abspath(secret_file))
+    print(f"jdwpd: start JVMs with -agentpath:{launcher.agent_path()}={options}", file=sys.stderr, flush=True)
+    from .daemon import serve_adopted
+
+    try:
+        return serve_adopted(link_sock=link_sock, jdwp_sock=jdwp_sock, secret=secret, allow=allow,
+                             read_only=read_only, once=False)
+    finally:
+        if link.startswith("unix:"):
+            with contextlib.suppress(OSError):
+                os.unlink(link[5:])
+
+
+def run_attach(pid: int, *, host: str, port: int, allow: list[str], read_only: bool) -> int:
+    from .link import launcher
+    from .link.attach import AttachError, load_agent
+
+    jdwp_sock = bind_jdwp(host, port)
+    workdir = tempfile.mkdtemp(prefix="jdwpd-")
+    try:
+        secret, secret_path = launcher.new_secret_file(workdir)
+        link_sock, link_path = bind_link(workdir)
+        options = launcher.agent_option_string(f"unix:{link_path}", secret_path)
+        try:
+            load_agent(pid, str(launcher.agent_path()), options)
+        except AttachError as e:
+            raise UsageError(str(e)) from None
+        from .daemon import serve_adopted
+
+        return serve_adopted(link_sock=link_sock, jdwp_sock=jdwp_sock, secret=secret, allow=allow,
+                             read_only=read_only, once=True)
+    finally:
         jdwp_sock.close()
         shutil.rmtree(workdir, ignore_errors=True)
