@@ -193,6 +193,11 @@ class VM:
 
     async def attach(self, session: Session) -> None:
         self.sessions.append(session)
+        if self.dead:
+            # The VM ended before this debugger came: it learns so at once.
+            session.saw_vm_death = True
+            await session.send_event(SuspendPolicy.NONE, (Events.VMDeath(request_id=0),))
+            return
         if self.start_pending and self._start_owner is None:
             self._start_owner = session
             self.threads.suspended_all(session)
