@@ -331,9 +331,21 @@ class VM:
             await self._apply_suspensions(routing)
         for composite in routing.composites:
             await self._deliver(composite, death)
+        self._learn_from(message["thread"], hits)
+
+    def _learn_from(self, thread: int, hits: list) -> None:
+        """What events tell the model for free: threads that ended, classes prepared or unloaded."""
         for h in hits:
-            if h["event_kind"] == EventKind.THREAD_DEATH:
-                self.threads.forget(message["thread"])
+            kind = h["event_kind"]
+            if kind == EventKind.THREAD_DEATH:
+                self.threads.forget(thread)
+            elif kind == EventKind.CLASS_PREPARE and self._classes is not None:
+                d = h["data"]
+                self._classes.learn(d["ref"], d["ref_kind"], d["signature"])
+            elif kind == EventKind.CLASS_UNLOAD and self._classes is not None:
+                forget = getattr(self._classes, "forget_signature", None)
+                if forget is not None:
+                    forget(h["data"]["signature"])
 
     async def _apply_suspensions(self, routing: Routing) -> None:
         if routing.attributed is not None:
