@@ -115,7 +115,21 @@ static int x_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
         return (int)err;
     }
     ob_u32(out, (uint32_t)got);
-    for (jint i = 0; i < got; i++) ob_location(out, env, frames[i].method, frames[i].location);
+    for (jint i = 0; i < got; i++) {
+        /* Layout (ref, ref_kind, method, index): not a LOC, whose kind comes first. */
+        jclass cls = NULL;
+        jvmtiError e2 = (*G.jvmti)->GetMethodDeclaringClass(G.jvmti, frames[i].method, &cls);
+        if (e2 != JVMTI_ERROR_NONE) {
+            free(frames);
+            return (int)e2;
+        }
+        method_remember(env, frames[i].method, cls);
+        ob_u64(out, obj_id(env, cls));
+        ob_u8(out, ref_kind_of(cls));
+        ob_u64(out, (uint64_t)(uintptr_t)frames[i].method);
+        ob_u64(out, (uint64_t)frames[i].location);
+        (*env)->DeleteLocalRef(env, cls);
+    }
     free(frames);
     return 0;
 }

@@ -143,12 +143,51 @@ static int x_resume_all(JNIEnv *env, inbuf *in, outbuf *out) {
     return st;
 }
 
-static int x_create_string(JNIEnv *env, inbuf *in, outbuf *out) {
-    char *utf = ib_str(in);
-    if (!ib_done(in)) {
-        free(utf);
-        return LS_BAD_MESSAGE;
+/* Standard UTF-8 -> modified UTF-8 (4-byte sequences as surrogate pairs): JNI reads only the latter,
+ * and the daemon may pass either. Malformed input is rejected rather than guessed at. */
+static char *to_modified_utf8(const char *s, size_t n) {
+    char *out = malloc(n * 2 + 1);
+    if (out == NULL) return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0xF0 && i + 3 < n) {
+            uint32_t cp = ((uint32_t)(c & 0x07) << 18) | ((uint32_t)(s[i + 1] & 0x3F) << 12) |
+                          ((uint32_t)(s[i + 2] & 0x3F) << 6) | (uint32_t)(s[i + 3] & 0x3F);
+            cp -= 0x10000;
+            uint32_t hi = 0xD800 + (cp >> 10), lo = 0xDC00 + (cp & 0x3FF);
+            uint32_t units[2] = {hi, lo};
+            for (int k = 0; k < 2; k++) {
+                out[o++] = (char)(0xE0 | (units[k] >> 12));
+                out[o++] = (char)(0x80 | ((units[k] >> 6) & 0x3F));
+                out[o++] = (char)(0x80 | (units[k] & 0x3F));
+            }
+            i += 4;
+        } else if (c == 0) {
+            out[o++] = (char)0xC0;
+            out[o++] = (char)0x80;
+            i++;
+        } else {
+            out[o++] = (char)c;
+            i++;
+        }
     }
+    out[o] = 0;
+    return out;
+}
+
+static int x_create_string(JNIEnv *env, inbuf *in, outbuf *out) {
+    uint32_t n;
+    const uint8_t *raw = ib_blob(in, &n);
+    if (!ib_done(in)) return LS_BAD_MESSAGE;
+    for (uint32_t i = 0; i < n; i++) {
+        /* A 4-byte lead must have its three continuation bytes. */
+        if (raw[i] >= 0xF0 && (i + 3 >= n || (raw[i + 1] & 0xC0) != 0x80 || (raw[i + 2] & 0xC0) != 0x80 ||
+                               (raw[i + 3] & 0xC0) != 0x80))
+            return 506;  /* JDWP INVALID_STRING */
+    }
+    char *utf = to_modified_utf8((const char *)raw, n);
+    if (utf == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
     jstring s = (*env)->NewStringUTF(env, utf);
     free(utf);
     if (s == NULL) {
