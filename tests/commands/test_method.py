@@ -61,3 +61,67 @@ async def test_classes_without_debug_attributes(sample_classes, sample_markers, 
                 assert code == ErrorCode.ABSENT_INFORMATION
 
     await differential(nodebug_classpath(tmp_path, sample_classes), "NoDebug", scenario)
+
+
+REDEF_V1 = """\
+public class Redef {
+    static int twice(int x) {
+        return x * 2;
+    }
+
+    public static void main(String[] args) throws Exception {
+        twice(3);
+        Sample.main(args);
+    }
+}
+"""
+# Same methods and fields (a legal redefinition), different lines and locals.
+REDEF_V2 = """\
+public class Redef {
+
+
+    static int twice(int x) {
+        int doubled = x + x;
+        return doubled;
+    }
+
+    public static void main(String[] args) throws Exception {
+        twice(3);
+        Sample.main(args);
+    }
+}
+"""
+
+
+def _compile_redef(tmp_path, sample_classes, name, source):
+    from jdwpd.testing import debuggees
+
+    src = tmp_path / name
+    src.mkdir()
+    (src / "Redef.java").write_text(source)
+    return debuggees.compile_sources(src, extra_args=("-cp", str(sample_classes)))
+
+
+async def test_tables_follow_a_redefinition(sample_classes, sample_markers, tmp_path):
+    """The cache drops a redefined class's tables: what follows RedefineClasses is the new class."""
+    v1 = _compile_redef(tmp_path, sample_classes, "v1", REDEF_V1)
+    v2 = _compile_redef(tmp_path, sample_classes, "v2", REDEF_V2)
+    new_bytes = (v2 / "Redef.class").read_bytes()
+
+    async def scenario(t):
+        await t.run_to_line("Sample", sample_markers["TOTAL_AREA_LOOP"])
+        ref = await t.class_id("LRedef;")
+        methods = (await t.ok("ReferenceType", "Methods", ref_type=ref)).declared
+        twice = next(m.method_id for m in methods if m.name == "twice")
+        before = await t.ok("Method", "LineTable", ref_type=ref, method_id=twice)
+        await t.cmd("Method", "VariableTable", ref_type=ref, method_id=twice)
+        await t.cmd("Method", "Bytecodes", ref_type=ref, method_id=twice)
+        await t.ok("VirtualMachine", "RedefineClasses", classes=[{"ref_type": ref, "classfile": new_bytes}])
+        after = await t.ok("Method", "LineTable", ref_type=ref, method_id=twice)
+        assert [ln.line_number for ln in after.lines] != [ln.line_number for ln in before.lines]
+        await t.cmd("Method", "VariableTable", ref_type=ref, method_id=twice, note="after")
+        await t.cmd("Method", "Bytecodes", ref_type=ref, method_id=twice, note="after")
+        await t.cmd("Method", "IsObsolete", ref_type=ref, method_id=twice, note="after")
+        await t.cmd("ReferenceType", "Methods", ref_type=ref, note="after")
+
+    await differential(f"{v1}:{sample_classes}", "Redef", scenario)

@@ -101,3 +101,34 @@ async def test_jdwpd_refuses_what_crashes_the_reference(sample_classes, sample_m
                 r = await t.ok("ObjectReference", "InvokeMethod", object=obj, clazz=sample,
                                method_id=methods[("compute", "(I)I")], arguments=[(Tag.INT, 1)], **invoke)
                 assert r.return_value.value == 2 + 123456
+
+
+async def test_two_debuggers_asking_at_once_get_the_same_answers(sample_classes, sample_markers):
+    """The class cache is shared by sessions: concurrent first questions still give each its answer."""
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    sigs = ["LSample;", "LSample$Circle;", "Ljava/lang/String;", "Ljava/util/ArrayList;", "[I"]
+    with trio.fail_after(3 * TIMEOUT):
+        async with jvm.open_jdwpd_jvm(sample_classes, "Sample") as debuggee:
+            async with open_jdwp_client(debuggee.host, debuggee.port, timeout=TIMEOUT) as first:
+                await Transcript(first, "jdwpd").run_to_line("Sample", sample_markers["TOTAL_AREA_LOOP"])
+                async with open_jdwp_client(debuggee.host, debuggee.port, timeout=TIMEOUT) as second:
+                    results: dict[str, list] = {}
+
+                    async def ask(name, client):
+                        t = Transcript(client, name)
+                        for sig in sigs:
+                            ref = await t.class_id(sig)
+                            for cmd in ("SignatureWithGeneric", "FieldsWithGeneric", "MethodsWithGeneric",
+                                        "SourceFile", "Interfaces", "ClassLoader"):
+                                await t.cmd("ReferenceType", cmd, ref_type=ref, note=sig)
+                            if sig.startswith("L"):
+                                for m in (await t.ok("ReferenceType", "Methods", ref_type=ref)).declared:
+                                    await t.cmd("Method", "LineTable", ref_type=ref, method_id=m.method_id)
+                        results[name] = t.entries
+
+                    async with trio.open_nursery() as nursery:
+                        nursery.start_soon(ask, "first", first)
+                        nursery.start_soon(ask, "second", second)
+    assert results["first"] == results["second"]
+    assert len(results["first"]) > 100
