@@ -81,3 +81,67 @@ async def test_dispose_then_another_debugger(need_jdwpd, sample_classes):
                 _, events = await b.next_event(TIMEOUT)
                 assert [e.event_kind for e in events] == [EventKind.VM_DEATH]
             assert await vm.wait_exit(TIMEOUT) == 0
+
+
+SLOW_SOURCE = """\
+public class Slow {
+    static int nap(int ms) throws Exception {
+        Thread.sleep(ms);
+        return ms;
+    }
+
+    public static void main(String[] args) throws Exception {
+        int x = 1; // @marker SLOW_MAIN
+        System.out.println(nap(10) + x);
+    }
+}
+"""
+
+
+@pytest.fixture
+def slow_classes(tmp_path):
+    from jdwpd.testing import debuggees
+
+    src = tmp_path / "slow"
+    src.mkdir()
+    (src / "Slow.java").write_text(SLOW_SOURCE)
+    return debuggees.compile_sources(src), debuggees.markers(src / "Slow.java")["SLOW_MAIN"]
+
+
+async def test_queries_are_answered_while_an_invoke_runs_and_changes_keep_their_order(need_jdwpd, slow_classes):
+    from tests.commands.types_support import Transcript
+
+    classes, line = slow_classes
+    with trio.fail_after(3 * TIMEOUT):
+        async with jvm.open_jdwpd_jvm(classes, "Slow") as vm:
+            async with open_jdwp_client(vm.host, vm.port) as c:
+                t = Transcript(c, "jdwpd")
+                thread, slow = await t.run_to_line("Slow", line)
+                methods = (await c.command("ReferenceType", "Methods", ref_type=slow)).declared
+                nap = next(m.method_id for m in methods if m.name == "nap")
+                # Suspend and SuspendCount sent back to back: the query sees the change before it
+                s1 = await c.send_packet(11, 2, thread.to_bytes(8, "big"))
+                s2 = await c.send_packet(11, 12, thread.to_bytes(8, "big"))
+                assert (await c.reply(s1, TIMEOUT)).error_code == 0
+                assert int.from_bytes((await c.reply(s2, TIMEOUT)).data, "big") == 2
+                await c.command("ThreadReference", "Resume", thread=thread)
+                # a 1.5 s invoke does not hold up queries sent after it
+                from protocol import messages, spec
+
+                cs = spec.by_name("ClassType", "InvokeMethod")
+                data = messages.encode_command(cs, dict(clazz=slow, thread=thread, method_id=nap,
+                                                        arguments=[{"tag": ord("I"), "value": 1500}], options=1))
+                invoke = await c.send_packet(cs.set_id, cs.cmd_id, data)
+                started = trio.current_time()
+                await c.command("VirtualMachine", "Version")
+                await c.command("VirtualMachine", "AllThreads")
+                await c.command("ThreadReference", "Name", thread=thread)
+                assert trio.current_time() - started < 1.0
+                reply = await c.reply(invoke, TIMEOUT)
+                assert reply.error_code == 0
+                result = messages.decode_reply(cs, reply.data)
+                assert result.return_value.value == 1500 and result.exception.object_id == 0
+                assert trio.current_time() - started >= 1.4
+                await c.command("VirtualMachine", "Resume")
+                await c.wait_for_event(EventKind.VM_DEATH, TIMEOUT)
+            assert await vm.wait_exit(TIMEOUT) == 0
