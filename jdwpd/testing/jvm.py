@@ -51,7 +51,11 @@ HOST = "127.0.0.1"
 
 
 class JvmStartError(Exception):
-    pass
+    """The JVM exited or did not get ready in time; it has been killed (``pid`` says which one)."""
+
+    def __init__(self, message: str, pid: int) -> None:
+        super().__init__(message)
+        self.pid = pid
 
 
 def java_executable() -> str:
@@ -254,7 +258,7 @@ def _start_sync(kind: str, command: list[str], timeout: float, ready: re.Pattern
             m = log.wait_for(pattern, stream, 0.5)
         if m is None:
             state = f"exited with {popen.poll()}" if popen.poll() is not None else f"not ready after {timeout}s"
-            raise JvmStartError(f"{kind} JVM {state}: {' '.join(command)}\n{log.describe()}")
+            raise JvmStartError(f"{kind} JVM {state}: {' '.join(command)}\n{log.describe()}", popen.pid)
         host, port = _port_of(kind, m)
         return Debuggee(kind, command, popen.pid, host, port, log, popen)
     except BaseException:
@@ -350,7 +354,7 @@ async def _open_trio(kind: str, command: list[str], timeout: float, ready: re.Pa
             if m is None:
                 rc = proc.returncode
                 state = f"exited with {rc}" if rc is not None else f"not ready after {timeout}s"
-                raise JvmStartError(f"{kind} JVM {state}: {' '.join(command)}\n{log.describe()}")
+                raise JvmStartError(f"{kind} JVM {state}: {' '.join(command)}\n{log.describe()}", proc.pid)
             host, port = _port_of(kind, m)
             jvm = Debuggee(kind, command, proc.pid, host, port, log, None, proc)
             try:

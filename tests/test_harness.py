@@ -1,0 +1,222 @@
+"""The harness itself: CI runs the README's command, the compile cache hits, JVMs die, the normalizer normalizes."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import time
+from pathlib import Path
+
+import pytest
+import trio
+
+from jdwpd.testing import debuggees, jvm
+from jdwpd.testing.normalize import Normalizer, normalize_text
+from protocol import messages, spec
+from protocol.wire import Location, TaggedObjectID, Value
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ---------------------------------------------------------------- README and CI
+
+
+def readme_commands() -> list[str]:
+    text = (ROOT / "README.md").read_text()
+    m = re.search(r"```\n(.*?)```", text, re.S)
+    assert m, "README.md has no code block"
+    return m.group(1).strip().splitlines()
+
+
+def test_readme_opens_with_two_commands():
+    first_block = readme_commands()
+    assert first_block == ["pip install . && jdwpd demo", "pip install -e '.[test]' && python -m pytest -q"]
+    # "opens with": the title, then the commands, before any prose.
+    body = (ROOT / "README.md").read_text().split("\n", 1)[1].lstrip()
+    assert body.startswith("```\n")
+
+
+def test_ci_runs_the_readme_test_command_verbatim():
+    ci = ROOT / ".ci" / "run"
+    assert ci.stat().st_mode & stat.S_IXUSR, ".ci/run must be executable"
+    lines = ci.read_text().splitlines()
+    assert lines[0].startswith("#!") and "bash" in lines[0]
+    assert "set -euo pipefail" in lines
+    assert readme_commands()[1] in lines, "the README's test command must be a line of .ci/run"
+    assert any("openjdk-17-jdk-headless" in line for line in lines)
+
+
+# ---------------------------------------------------------------- compile cache and markers
+
+
+@pytest.fixture
+def tiny_sources(tmp_path: Path) -> Path:
+    src = tmp_path / "tiny"
+    src.mkdir()
+    (src / "Tiny.java").write_text(
+        "public class Tiny {\n"
+        "    public static void main(String[] a) {\n"
+        "        System.out.println(\"tiny\"); // @marker TINY_PRINT\n"
+        "    }\n"
+        "}\n"
+    )
+    return src
+
+
+@pytest.mark.jvm
+def test_compile_cache_hits_and_misses(tiny_sources: Path, tmp_path: Path):
+    cache = tmp_path / "cache"
+    first = debuggees.compile_sources(tiny_sources, cache=cache)
+    assert (first / "Tiny.class").is_file()
+    stamp = (first / "Tiny.class").stat().st_mtime_ns
+    t0 = time.monotonic()
+    again = debuggees.compile_sources(tiny_sources, cache=cache)
+    assert again == first
+    assert (again / "Tiny.class").stat().st_mtime_ns == stamp, "a cache hit must not recompile"
+    assert time.monotonic() - t0 < 0.5, "a cache hit costs a hash, not a javac run"
+    # A changed source is a different key, compiled aside; the old tree stays valid.
+    (tiny_sources / "Tiny.java").write_text((tiny_sources / "Tiny.java").read_text().replace("tiny", "tiny2"))
+    changed = debuggees.compile_sources(tiny_sources, cache=cache)
+    assert changed != first and (changed / "Tiny.class").is_file() and (first / "Tiny.class").is_file()
+    assert sorted(p.name for p in cache.iterdir() if not p.name.startswith(".")) == sorted([first.name, changed.name])
+
+
+@pytest.mark.jvm
+def test_compile_error_is_reported(tmp_path: Path):
+    src = tmp_path / "broken"
+    src.mkdir()
+    (src / "Broken.java").write_text("public class Broken { int x = ; }\n")
+    with pytest.raises(debuggees.CompileError, match="Broken.java"):
+        debuggees.compile_sources(src, cache=tmp_path / "cache")
+    assert not [p for p in (tmp_path / "cache").iterdir() if not p.name.startswith(".")]
+
+
+def test_markers(tiny_sources: Path):
+    assert debuggees.markers(tiny_sources / "Tiny.java") == {"TINY_PRINT": 3}
+    assert debuggees.marker_line(tiny_sources / "Tiny.java", "TINY_PRINT") == 3
+    with pytest.raises(KeyError, match="NOPE"):
+        debuggees.marker_line(tiny_sources / "Tiny.java", "NOPE")
+    (tiny_sources / "Other.java").write_text("class Other {} // @marker TINY_PRINT\n")
+    with pytest.raises(ValueError, match="TINY_PRINT"):
+        debuggees.all_markers(tiny_sources)
+
+
+def test_sample_markers_are_unique_and_present(sample_markers):
+    for name in ("MAIN_LOCALS", "COMPUTE_START", "THROW", "CATCH_CLAUSE", "WORKERS_JOINED", "LATE_CTOR"):
+        assert name in sample_markers
+
+
+# ---------------------------------------------------------------- JVMs are always killed
+
+
+def gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+@pytest.mark.jvm
+def test_jvm_killed_when_not_ready_in_time(sample_classes):
+    t0 = time.monotonic()
+    with pytest.raises(jvm.JvmStartError, match="not ready after 2") as info:
+        jvm.start_reference_jvm(sample_classes, "Sample", timeout=2, ready=re.compile("never printed"))
+    assert time.monotonic() - t0 < 15
+    assert gone(info.value.pid)
+    assert "Listening for transport" in str(info.value), "the JVM's output goes into the error"
+
+
+@pytest.mark.jvm
+def test_jvm_that_exits_early_is_reported(sample_classes):
+    with pytest.raises(jvm.JvmStartError, match="exited with 1") as info:
+        jvm.start_reference_jvm(sample_classes, "NoSuchMainClass", suspend=False, timeout=30,
+                                ready=re.compile("never printed"))
+    assert gone(info.value.pid)
+    assert "NoSuchMainClass" in str(info.value)
+
+
+@pytest.mark.jvm
+def test_sync_jvm_killed_on_exception(sample_classes):
+    with pytest.raises(RuntimeError, match="test body failed"):
+        with jvm.reference_jvm(sample_classes, "Sample") as vm:
+            pid = vm.pid
+            assert vm.port > 0 and not gone(pid)
+            raise RuntimeError("test body failed")
+    assert gone(pid)
+
+
+@pytest.mark.jvm
+async def test_trio_jvm_killed_on_cancel_and_timeout(sample_classes):
+    with trio.move_on_after(20) as scope:
+        async with jvm.open_reference_jvm(sample_classes, "Sample") as vm:
+            pid = vm.pid
+            assert not gone(pid)
+            await trio.sleep_forever()
+    assert scope.cancelled_caught
+    assert gone(pid)
+    with pytest.raises(jvm.JvmStartError) as info:
+        async with jvm.open_reference_jvm(sample_classes, "Sample", timeout=1.5, ready=re.compile("never")):
+            pytest.fail("not ready, so never entered")
+    assert gone(info.value.pid)
+
+
+@pytest.mark.jvm
+async def test_trio_jvm_runs_to_exit(sample_classes):
+    async with jvm.open_reference_jvm(sample_classes, "Sample", suspend=False) as vm:
+        assert await vm.wait_exit(60) == 0
+        assert "done" in vm.output.lines("stdout")
+
+
+# ---------------------------------------------------------------- normalizer
+
+
+def test_normalizer_names_ids_by_first_appearance():
+    cs = spec.by_name("VirtualMachine", "AllThreads")
+
+    def transcript(ids):
+        reply = messages.decode_reply(cs, messages.encode_reply(cs, {"threads": ids}))
+        return Normalizer()(reply)
+
+    assert transcript([501, 77, 501]) == transcript([9, 1000, 9]) == {"threads": [
+        {"thread": "obj#1"}, {"thread": "obj#2"}, {"thread": "obj#1"}]}
+    assert transcript([501, 77, 77]) != transcript([9, 1000, 9])
+
+
+def test_normalizer_spaces_values_and_nulls():
+    n = Normalizer()
+    cs = spec.by_name("StackFrame", "GetValues")
+    reply = messages.decode_reply(cs, messages.encode_reply(cs, {"values": [
+        Value(ord("L"), 0x1234), Value(ord("I"), 0x1234), Value(ord("s"), 0), Value(ord("V"), None)]}))
+    assert n(reply) == {"values": [{"slot_value": "L:obj#1"}, {"slot_value": "I:4660"}, {"slot_value": "s:0"},
+                                   {"slot_value": "V"}]}
+    # Methods have their own space; a class ID is an object ID (ReferenceType.ClassObject answers it).
+    assert n.location(Location(1, 0x1234, 0x1234, 7)) == "loc(1,obj#1,method#1,7)"
+    assert n(TaggedObjectID(ord("t"), 99)) == "t:obj#2"
+    assert n({"request_id": 5, "thread": 99, "frame_id": 99}) == {"request_id": "req#1", "thread": "obj#2",
+                                                                  "frame_id": "frame#1"}
+
+
+def test_normalizer_keeps_event_kind():
+    cs_events = messages.decode_composite(messages.encode_composite(2, [
+        messages.Events.VMStart(request_id=0, thread=42)]))
+    assert Normalizer()(cs_events) == [2, [{"event_kind": "VM_START", "request_id": 0, "thread": "obj#1"}]]
+
+
+def test_normalize_text_for_jdb():
+    a = normalize_text(
+        "  (java.lang.Thread)365   Signal Dispatcher running\n"
+        "  (java.lang.Thread)1     main              running\n"
+        " sample = instance of Sample(id=440)\n this = \"Sample@74a14482\"\n"
+        "  [2] Sample$$Lambda$2/0x00007fce2c009228.run (null)\n"
+        "  [1] Sample.compute (Sample.java:109)\n")
+    b = normalize_text(
+        "  (java.lang.Thread)0x9    Signal Dispatcher running\n"
+        "  (java.lang.Thread)0x21   main running\n"
+        " sample = instance of Sample(id=12)\n this = \"Sample@1f\"\n"
+        "  [2] Sample$$Lambda$2/0x0000000800c03000.run (null)\n"
+        "  [1] Sample.compute (Sample.java:109)\n")
+    assert a == b
+    assert "(java.lang.Thread)obj#1 Signal Dispatcher running" in a
+    assert "(id=obj#3)" in a and "Sample@HASH" in a and "(Sample.java:109)" in a
