@@ -114,7 +114,8 @@ def test_launcher_helpers(tmp_path):
     opts = agent_option_string(("127.0.0.1", 4000), path, profile="nothrow", suspend=True, timeout=500)
     assert opts == f"link=127.0.0.1:4000,secretfile={path},profile=nothrow,suspend=y,timeout=500"
     cmd = java_command_with_agent(["/usr/bin/java", "-cp", "x", "Main"], "link=unix:/s,secretfile=/f")
-    assert cmd[0] == "/usr/bin/java" and cmd[1].startswith("-agentpath:") and cmd[1].endswith("=link=unix:/s,secretfile=/f")
+    assert cmd[0] == "/usr/bin/java" and cmd[1].startswith("-agentpath:")
+    assert cmd[1].endswith("=link=unix:/s,secretfile=/f")
     assert cmd[2:] == ["-cp", "x", "Main"]
     with pytest.raises(ValueError):
         java_command_with_agent(["python", "x.py"], opts)

@@ -35,7 +35,7 @@ public class Target {
     static void catcher() {
         try {
             fail(1); // @CATCH_CALL
-        } catch (IllegalStateException e) {
+        } catch (IllegalStateException e) { // @CATCH_CLAUSE
             counter++; // @CAUGHT
         }
     }
@@ -50,10 +50,10 @@ public class Target {
             String[] cmd = line.trim().split(" ");
             switch (cmd[0]) {
                 case "run":
-                    for (int i = 0; i < Integer.parseInt(cmd[1]); i++) t.run(i);
+                    for (int i = 0; i < Integer.parseInt(cmd[1]); i++) t.run(i); // @RUN_LOOP
                     break;
                 case "load":
-                    new Late().touch();
+                    new Late().touch(); // @LOAD
                     break;
                 case "catch":
                     catcher();

@@ -1,0 +1,315 @@
+"""Filters, events, suspension, stepping and invoke against a real JVM (tests/agent/java/Target.java)."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+from agent_support import Jvm, run_jvm
+
+from jdwpd.errors import AgentError, AgentLinkClosed
+from protocol import link as L
+
+pytestmark = pytest.mark.jvm
+BREAKPOINT, SINGLE_STEP, EXCEPTION, CLASS_PREPARE, VM_START, VM_DEATH = 2, 1, 4, 8, 90, 99
+NONE, EVENT_THREAD, ALL = 0, 1, 2
+LINE, MIN = 1, 0
+INTO, OVER, OUT = 0, 1, 2
+
+
+def loc_mod(loc: L.LinkLocation) -> dict:
+    return {"mod_kind": 7, "args": {"location": loc}}
+
+
+async def set_request(jvm: Jvm, request_id: int, kind: int, policy: int, *mods: dict) -> None:
+    await jvm.request("SET_REQUEST", request_id=request_id, event_kind=kind, suspend_policy=policy,
+                      modifiers=list(mods))
+
+
+async def line_at(jvm: Jvm, loc: L.LinkLocation) -> tuple[str, int]:
+    """(method name, source line) of a location."""
+    methods = (await jvm.request("CLASS_METHODS", ref=loc.ref))["methods"]
+    name = next(m["name"] for m in methods if m["method"] == loc.method)
+    table = (await jvm.request("METHOD_LINE_TABLE", method=loc.method))["lines"]
+    line = max((e for e in table if e["index"] <= loc.index), key=lambda e: e["index"])["line"]
+    return name, line
+
+
+async def no_event(jvm: Jvm, within: float = 0.3) -> None:
+    with trio.move_on_after(within):
+        msg = await jvm.link.events.receive()
+        raise AssertionError(f"unexpected event {msg}")
+
+
+async def test_breakpoint_count_thread_only_and_locals(agent_so, classes, lines):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        target = await jvm.class_id("LTarget;")
+        main = await jvm.thread_named("main")
+        other = await jvm.thread_named("Reference Handler")
+        loc = await jvm.location_of_line(target, "add", lines["ADD_1"])
+        await set_request(jvm, 10, BREAKPOINT, EVENT_THREAD, {"mod_kind": 1, "args": {"count": 3}}, loc_mod(loc))
+        await set_request(jvm, 11, BREAKPOINT, EVENT_THREAD, {"mod_kind": 3, "args": {"thread": other}}, loc_mod(loc))
+        stats = {c["name"]: c["value"] for c in (await jvm.request("AGENT_STATS"))["counters"]}
+        assert stats["breakpoints"] == 1 and stats["filters"] == 2  # one physical breakpoint, two filters
+        await jvm.send("run 5")
+        ev = await jvm.event()
+        assert ev["thread"] == main and ev["suspend_policy"] == EVENT_THREAD
+        assert [(h["request_id"], h["event_kind"]) for h in ev["hits"]] == [(10, BREAKPOINT)]
+        assert ev["hits"][0]["data"]["location"] == loc
+        status = await jvm.request("THREAD_STATUS", thread=main)
+        assert status["suspend_count"] == 1 and status["at_event"] is True
+        frames = (await jvm.request("THREAD_FRAMES", thread=main, start=0, length=2))["frames"]
+        assert (frames[0]["method"], frames[0]["index"]) == (loc.method, loc.index)
+        assert await line_at(jvm, L.LinkLocation(1, frames[1]["ref"], frames[1]["method"], frames[1]["index"])) == \
+            ("run", lines["RUN_2"])
+        # Third call: i == 2, so add(20, 1).
+        values = (await jvm.request("FRAME_GET_LOCALS", thread=main, depth=0,
+                                    slots=[{"slot": 1, "tag": ord("I")}, {"slot": 2, "tag": ord("I")}]))["values"]
+        assert [v["value"].value for v in values] == [20, 1]
+        this = (await jvm.request("FRAME_THIS", thread=main, depth=0))["object"]
+        assert this.kind == L.ObjectKind.OBJECT and this.object != 0
+        await jvm.request("FRAME_SET_LOCALS", thread=main, depth=0,
+                          values=[{"slot": 2, "value": L.LinkValue(ord("I"), 1000)}])
+        await jvm.request("THREAD_RESUME", thread=main)
+        # Count expired: no more events; the change to b shows in the counter.
+        out = await jvm.expect("ok run")
+        await no_event(jvm)
+        # counter = 7 + sum(twice(10*i + 1)) for i < 5, plus twice(+999) for the patched call.
+        assert int(out.split()[-1]) == 7 + sum(2 * (10 * i + 1) for i in range(5)) + 2 * 999
+        stats = {c["name"]: c["value"] for c in (await jvm.request("AGENT_STATS"))["counters"]}
+        assert stats["filters"] == 1 and stats["breakpoints"] == 1
+        await jvm.request("CLEAR_REQUEST", request_id=11)
+        stats = {c["name"]: c["value"] for c in (await jvm.request("AGENT_STATS"))["counters"]}
+        assert stats["filters"] == 0 and stats["breakpoints"] == 0
+
+
+async def test_two_requests_one_composite_and_suspend_all(agent_so, classes, lines):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        target = await jvm.class_id("LTarget;")
+        loc = await jvm.location_of_line(target, "twice", lines["TWICE"])
+        await set_request(jvm, 1, BREAKPOINT, NONE, loc_mod(loc))
+        await set_request(jvm, 2, BREAKPOINT, ALL, loc_mod(loc), {"mod_kind": 5, "args": {"pattern": "Tar*"}})
+        await set_request(jvm, 3, BREAKPOINT, EVENT_THREAD, loc_mod(loc), {"mod_kind": 6, "args": {"pattern": "*get"}})
+        await jvm.send("run 1")
+        ev = await jvm.event()
+        assert sorted(h["request_id"] for h in ev["hits"]) == [1, 2]
+        assert ev["suspend_policy"] == ALL
+        other = await jvm.thread_named("Reference Handler")
+        assert (await jvm.request("THREAD_STATUS", thread=other))["suspend_count"] == 1
+        await jvm.request("RESUME_ALL")
+        await jvm.expect("ok run")
+        assert (await jvm.request("THREAD_STATUS", thread=other))["suspend_count"] == 0
+        await jvm.request("CLEAR_ALL_REQUESTS")
+        stats = {c["name"]: c["value"] for c in (await jvm.request("AGENT_STATS"))["counters"]}
+        assert stats["filters"] == 0 and stats["breakpoints"] == 0 and stats["suspend_all_depth"] == 0
+
+
+async def test_class_prepare_with_pattern(agent_so, classes):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        await set_request(jvm, 7, CLASS_PREPARE, EVENT_THREAD, {"mod_kind": 5, "args": {"pattern": "*ate"}})
+        await jvm.send("load")
+        ev = await jvm.event()
+        hit = ev["hits"][0]
+        assert hit["request_id"] == 7 and hit["event_kind"] == CLASS_PREPARE
+        assert hit["data"]["signature"] == "LLate;" and hit["data"]["ref_kind"] == L.RefKind.CLASS
+        assert hit["data"]["status"] & 0x2  # prepared
+        assert (await jvm.request("CLASS_SIGNATURE", ref=hit["data"]["ref"]))["signature"] == "LLate;"
+        with pytest.raises(trio.TooSlowError):
+            await jvm.expect("ok load", timeout=0.3)
+        await jvm.request("THREAD_RESUME", thread=ev["thread"])
+        await jvm.expect("ok load")
+
+
+async def step(jvm: Jvm, thread: int, size: int, depth: int, request_id: int = 50) -> L.LinkLocation:
+    await set_request(jvm, request_id, SINGLE_STEP, EVENT_THREAD,
+                      {"mod_kind": 10, "args": {"thread": thread, "size": size, "depth": depth}})
+    await jvm.request("THREAD_RESUME", thread=thread)
+    ev = await jvm.event()
+    assert ev["thread"] == thread
+    hit = next(h for h in ev["hits"] if h["event_kind"] == SINGLE_STEP)
+    await jvm.request("CLEAR_REQUEST", request_id=request_id)
+    return hit["data"]["location"]
+
+
+@pytest.mark.parametrize("profile", ["full", "nothrow"])
+async def test_step_into_over_out(agent_so, classes, lines, profile):
+    async with run_jvm(agent_so, classes, options={"profile": profile}) as jvm:
+        await jvm.expect("ready")
+        target = await jvm.class_id("LTarget;")
+        main = await jvm.thread_named("main")
+        run_2 = await jvm.location_of_line(target, "run", lines["RUN_2"])
+        await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD, loc_mod(run_2), {"mod_kind": 1, "args": {"count": 1}})
+        await jvm.send("run 2")
+        assert (await jvm.event())["hits"][0]["request_id"] == 1
+        assert await line_at(jvm, await step(jvm, main, LINE, INTO)) == ("add", lines["ADD_1"])
+        assert await line_at(jvm, await step(jvm, main, LINE, OVER)) == ("add", lines["ADD_2"])
+        assert await line_at(jvm, await step(jvm, main, LINE, OUT)) == ("run", lines["RUN_2"])
+        assert await line_at(jvm, await step(jvm, main, LINE, OVER)) == ("run", lines["RUN_3"])
+        assert await line_at(jvm, await step(jvm, main, LINE, OVER)) == ("run", lines["RUN_4"])
+        loc = await step(jvm, main, MIN, INTO)
+        name, line = await line_at(jvm, loc)
+        assert name == "run" and line == lines["RUN_4"]
+        # Stepping over the end of a method stops in its caller.
+        assert (await line_at(jvm, await step(jvm, main, LINE, OVER)))[0] == "run"
+        assert await line_at(jvm, await step(jvm, main, LINE, OVER)) == ("main", lines["RUN_LOOP"])
+        await jvm.request("THREAD_RESUME", thread=main)
+        await jvm.expect("ok run")
+        # Step over a call that throws and is caught in the stepping frame.
+        await set_request(jvm, 2, BREAKPOINT, EVENT_THREAD,
+                          loc_mod(await jvm.location_of_line(target, "catcher", lines["CATCH_CALL"])))
+        await jvm.send("catch")
+        await jvm.event()
+        # javac puts the handler's first instruction (storing the exception) on the catch clause's line.
+        assert await line_at(jvm, await step(jvm, main, LINE, OVER)) == ("catcher", lines["CATCH_CLAUSE"])
+        assert await line_at(jvm, await step(jvm, main, LINE, OVER)) == ("catcher", lines["CAUGHT"])
+        await jvm.request("CLEAR_ALL_REQUESTS")
+        await jvm.request("THREAD_RESUME", thread=main)
+        await jvm.expect("ok catch")
+
+
+async def test_step_into_is_filtered_by_class_exclude(agent_so, classes, lines):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        target = await jvm.class_id("LTarget;")
+        main = await jvm.thread_named("main")
+        load = await jvm.location_of_line(target, "main", lines["LOAD"])
+        await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD, loc_mod(load))
+        await jvm.send("load")
+        await jvm.event()
+        await jvm.request("CLEAR_REQUEST", request_id=1)
+        # INTO from `new Late().touch()`: class loading code (java.*) is excluded; the step lands in Late.
+        await set_request(jvm, 9, SINGLE_STEP, EVENT_THREAD,
+                          {"mod_kind": 10, "args": {"thread": main, "size": LINE, "depth": INTO}},
+                          {"mod_kind": 6, "args": {"pattern": "java.*"}},
+                          {"mod_kind": 6, "args": {"pattern": "jdk.*"}},
+                          {"mod_kind": 6, "args": {"pattern": "sun.*"}})
+        await jvm.request("THREAD_RESUME", thread=main)
+        ev = await jvm.event()
+        loc = ev["hits"][0]["data"]["location"]
+        assert (await jvm.request("CLASS_SIGNATURE", ref=loc.ref))["signature"] == "LLate;"
+        await jvm.request("CLEAR_REQUEST", request_id=9)
+        await jvm.request("THREAD_RESUME", thread=main)
+        await jvm.expect("ok load")
+
+
+async def test_exception_event_with_catch_location(agent_so, classes, lines):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        target = await jvm.class_id("LTarget;")
+        ise = None
+        await set_request(jvm, 4, EXCEPTION, EVENT_THREAD,
+                          {"mod_kind": 8, "args": {"ref": 0, "caught": True, "uncaught": True}},
+                          {"mod_kind": 4, "args": {"ref": target}})
+        await jvm.send("catch")
+        ev = await jvm.event()
+        data = ev["hits"][0]["data"]
+        assert await line_at(jvm, data["location"]) == ("fail", lines["FAIL"])
+        assert await line_at(jvm, data["catch_location"]) == ("catcher", lines["CATCH_CLAUSE"])
+        ise = (await jvm.request("OBJECT_TYPE", object=data["exception"].object))["ref"]
+        assert (await jvm.request("CLASS_SIGNATURE", ref=ise))["signature"] == "Ljava/lang/IllegalStateException;"
+        await jvm.request("THREAD_RESUME", thread=ev["thread"])
+        await jvm.expect("ok catch")
+
+
+async def test_invoke_on_the_event_thread(agent_so, classes, lines):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        target = await jvm.class_id("LTarget;")
+        main = await jvm.thread_named("main")
+        await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD,
+                          loc_mod(await jvm.location_of_line(target, "add", lines["ADD_1"])),
+                          {"mod_kind": 1, "args": {"count": 1}})
+        await jvm.send("run 1")
+        await jvm.event()
+        this = (await jvm.request("FRAME_THIS", thread=main, depth=0))["object"].object
+        twice = (await jvm.method(target, "twice"))["method"]
+        add = (await jvm.method(target, "add"))["method"]
+        fail = (await jvm.method(target, "fail"))["method"]
+        init = (await jvm.method(target, "<init>"))["method"]
+        i = lambda v: {"value": L.LinkValue(ord("I"), v)}  # noqa: E731
+        r = await jvm.request("INVOKE", thread=main, kind=L.InvokeKind.STATIC, ref=target, object=0, method=twice,
+                              options=0, args=[i(21)])
+        assert r["result"] == L.LinkValue(ord("I"), 42) and r["exception"].object == 0
+        r = await jvm.request("INVOKE", thread=main, kind=L.InvokeKind.INSTANCE, ref=target, object=this,
+                              method=add, options=1, args=[i(2), i(3)])
+        assert r["result"] == L.LinkValue(ord("I"), 5)
+        r = await jvm.request("INVOKE", thread=main, kind=L.InvokeKind.STATIC, ref=target, object=0, method=fail,
+                              options=0, args=[i(3)])
+        assert r["exception"].object != 0
+        exc_type = (await jvm.request("OBJECT_TYPE", object=r["exception"].object))["ref"]
+        assert (await jvm.request("CLASS_SIGNATURE", ref=exc_type))["signature"] == \
+            "Ljava/lang/IllegalStateException;"
+        r = await jvm.request("INVOKE", thread=main, kind=L.InvokeKind.NEW_INSTANCE, ref=target, object=0,
+                              method=init, options=0, args=[])
+        assert r["result"].tag == ord("L") and r["result"].value not in (0, this)
+        # Wrong arity and wrong types are refused before JNI sees them.
+        with pytest.raises(AgentError):
+            await jvm.request("INVOKE", thread=main, kind=L.InvokeKind.STATIC, ref=target, object=0, method=twice,
+                              options=0, args=[])
+        with pytest.raises(AgentError):
+            await jvm.request("INVOKE", thread=main, kind=L.InvokeKind.STATIC, ref=target, object=0, method=twice,
+                              options=0, args=[{"value": L.LinkValue(ord("J"), 1)}])
+        # Only a thread parked at an event can invoke.
+        other = await jvm.thread_named("Reference Handler")
+        await jvm.request("THREAD_SUSPEND", thread=other)
+        with pytest.raises(AgentError) as e:
+            await jvm.request("INVOKE", thread=other, kind=L.InvokeKind.STATIC, ref=target, object=0,
+                              method=twice, options=0, args=[i(1)])
+        assert e.value.status == L.LinkStatus.NOT_AT_EVENT
+        await jvm.request("THREAD_RESUME", thread=other)
+        status = await jvm.request("THREAD_STATUS", thread=main)
+        assert status["suspend_count"] == 1 and status["at_event"] is True
+        await jvm.request("THREAD_RESUME", thread=main)
+        await jvm.expect("ok run")
+
+
+async def test_link_loss_resumes_everything_and_the_agent_reconnects(agent_so, classes, lines):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        target = await jvm.class_id("LTarget;")
+        main = await jvm.thread_named("main")
+        other = await jvm.thread_named("Reference Handler")
+        await set_request(jvm, 1, BREAKPOINT, ALL, loc_mod(await jvm.location_of_line(target, "add", lines["ADD_1"])))
+        await jvm.request("THREAD_SUSPEND", thread=other)
+        await jvm.send("run 3")
+        await jvm.event()
+        s = (await jvm.request("CREATE_STRING", utf="pinned"))["string"]
+        await jvm.request("OBJECT_PIN", object=s)
+        await jvm.link.aclose()
+        with pytest.raises(AgentLinkClosed):
+            await jvm.link.request("VM_INFO")
+        # The breakpoint is gone and every thread runs: the command completes.
+        await jvm.expect("ok run", timeout=5)
+        jvm.link = await jvm.accept()
+        stats = {c["name"]: c["value"] for c in (await jvm.request("AGENT_STATS"))["counters"]}
+        assert stats["filters"] == 0 and stats["breakpoints"] == 0 and stats["pins"] == 0
+        assert (await jvm.request("THREAD_STATUS", thread=main))["suspend_count"] == 0
+        assert (await jvm.request("THREAD_STATUS", thread=other))["suspend_count"] == 0
+        # Object ids survive the reconnect.
+        assert (await jvm.request("CLASS_SIGNATURE", ref=target))["signature"] == "LTarget;"
+        await jvm.send("exit")
+        await jvm.expect("bye")
+        assert await jvm.wait_exit() == 0
+
+
+async def test_suspend_on_start_and_vm_death(agent_so, classes):
+    async with run_jvm(agent_so, classes, options={"suspend": True}) as jvm:
+        assert jvm.link.hello["flags"] & L.HelloFlag.SUSPEND_ON_START
+        ev = await jvm.event()
+        assert ev["suspend_policy"] == ALL and ev["hits"] == [{"request_id": 0, "event_kind": VM_START, "data": {}}]
+        assert (await jvm.request("THREAD_INFO", thread=ev["thread"]))["name"] == "main"
+        with pytest.raises(trio.TooSlowError):
+            await jvm.expect("ready", timeout=0.5)
+        await set_request(jvm, 99, VM_DEATH, NONE)
+        await jvm.request("RELEASE_START")
+        await jvm.request("RESUME_ALL")
+        await jvm.expect("ready")
+        await jvm.send("exit")
+        ev = await jvm.event()
+        assert ev["thread"] == 0 and ev["hits"] == [{"request_id": 99, "event_kind": VM_DEATH, "data": {}}]
+        with trio.fail_after(10):
+            notice = await jvm.link.events.receive()
+        assert notice == {"notice": L.NOTICE_VM_DEATH, "detail": ""}
+        assert await jvm.wait_exit() == 0
