@@ -227,7 +227,7 @@ async def invoke(ctx: Any, kind: int, *, clazz: int, thread: int, method_id: int
     classes: ClassCache = vm.classes
     ref_kind = await check_type(classes, clazz)
     if thread == 0:
-        raise JdwpError(ErrorCode.INVALID_OBJECT, "null thread")
+        raise JdwpError(ErrorCode.INVALID_THREAD, "null thread")
     method = await _invoke_target(classes, kind, clazz, ref_kind, method_id)
     arg_values = [a.arg if hasattr(a, "arg") else a for a in args]
     _check_arguments(method, arg_values)

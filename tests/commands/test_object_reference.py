@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from types_support import differential, field_ids
+from types_support import differential, field_ids, method_ids
 
 from protocol.constants import Tag
 
@@ -58,5 +58,34 @@ async def test_fields_monitors_and_collection(sample_classes, sample_markers):
                 await t.cmd("ObjectReference", name, object=bad, note=note)
             await t.cmd("ObjectReference", "GetValues", object=bad, fields=[{"field_id": ids["fInt"]}], note=note)
         await t.cmd("ObjectReference", "IsCollected", object=0, note="null")
+
+    await differential(sample_classes, "Sample", scenario)
+
+
+async def test_values_carry_the_runtime_kind_of_the_object(sample_classes, sample_markers):
+    """Thread ('t'), thread group ('g'), class loader ('l') and class object ('c') values, as tagged."""
+
+    async def scenario(t):
+        thread, sample = await t.run_to_line("Sample", sample_markers["TOTAL_AREA_LOOP"])
+        await t.cmd("ObjectReference", "ReferenceType", object=thread, note="thread")
+        thread_class = await t.class_id("Ljava/lang/Thread;")
+        fields = {f.name: f.field_id for f in (await t.ok("ReferenceType", "Fields", ref_type=thread_class)).declared}
+        wanted = ["name", "priority", "daemon", "group", "contextClassLoader", "tid"]
+        code, values = await t.cmd("ObjectReference", "GetValues", object=thread,
+                                   fields=[{"field_id": fields[n]} for n in wanted if n in fields])
+        assert code == 0
+        tags = {chr(g.value.tag) for g in values.values}
+        assert {"s", "g", "l"} <= tags, tags
+        _, obj = await _sample_object(t)
+        object_class = await t.class_id("Ljava/lang/Object;")
+        get_class = method_ids(await t.ok("ReferenceType", "Methods", ref_type=object_class))[
+            ("getClass", "()Ljava/lang/Class;")]
+        code, r = await t.cmd("ObjectReference", "InvokeMethod", object=obj, thread=thread, clazz=sample,
+                              method_id=get_class, arguments=[], options=1)
+        assert code == 0 and chr(r.return_value.tag) == "c"
+        await t.cmd("ClassObjectReference", "ReflectedType", class_object=r.return_value.value)
+        await t.cmd("ObjectReference", "ReferenceType", object=r.return_value.value, note="class object")
+        group = next(g.value.value for g in values.values if chr(g.value.tag) == "g")
+        await t.cmd("ObjectReference", "ReferenceType", object=group, note="group")
 
     await differential(sample_classes, "Sample", scenario)
