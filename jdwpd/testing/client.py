@@ -136,9 +136,12 @@ class JdwpClient:
                     await self._reply_arrived.wait()
                 return self._replies.pop(packet_id)
 
-    async def command_raw(self, set_name: str, cmd_name: str, fields: Any = None, *,
+    async def command_raw(self, set_name: str, cmd_name: str, fields: Any = None, /, *,
                           timeout: float = DEFAULT_TIMEOUT, **kw: Any) -> tuple[int, Any]:
-        """(error code, decoded reply or None).  Fields as keywords, or one Mapping/tuple/instance."""
+        """(error code, decoded reply or None).  Fields as keywords, or one Mapping/tuple/instance.
+
+        The leading parameters are positional-only, so a JDWP field may be called ``fields``.
+        """
         cs = spec.by_name(set_name, cmd_name)
         if kw:
             if fields is not None:
@@ -151,7 +154,7 @@ class JdwpClient:
             return reply.error_code, None
         return 0, messages.decode_reply(cs, reply.data, self.sizes)
 
-    async def command(self, set_name: str, cmd_name: str, fields: Any = None, *,
+    async def command(self, set_name: str, cmd_name: str, fields: Any = None, /, *,
                       timeout: float = DEFAULT_TIMEOUT, **kw: Any) -> Any:
         """The decoded reply; ``JdwpReplyError(code)`` on an error reply."""
         code, reply = await self.command_raw(set_name, cmd_name, fields, timeout=timeout, **kw)
