@@ -82,9 +82,13 @@ class ObjectKinds:
         self._cache: collections.OrderedDict[int, tuple[int, int, int]] = collections.OrderedDict()
         self._capacity = capacity
 
-    async def get(self, obj: int) -> tuple[int, int, int]:
-        """(ObjectKind, class ref, class ref kind).  INVALID_OBJECT for 0, unknown or collected ids."""
-        hit = self._cache.get(obj)
+    async def get(self, obj: int, *, fresh: bool = False) -> tuple[int, int, int]:
+        """(ObjectKind, class ref, class ref kind).  INVALID_OBJECT for 0, unknown or collected ids.
+
+        A remembered answer may outlive its object: callers that answer from it alone, without
+        a later agent request that would notice the collection, ask ``fresh``.
+        """
+        hit = None if fresh else self._cache.get(obj)
         if hit is not None:
             self._cache.move_to_end(obj)
             return hit

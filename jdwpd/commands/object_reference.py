@@ -24,7 +24,7 @@ SET_NAME = "ObjectReference"
 
 
 async def reference_type(ctx: Any, cmd: Any) -> Any:
-    _, ref, ref_kind = await object_kinds(ctx.vm).get(cmd.object)
+    _, ref, ref_kind = await object_kinds(ctx.vm).get(cmd.object, fresh=True)
     return {"ref_type_tag": ref_kind, "type_id": ref}
 
 
