@@ -8,6 +8,7 @@ for is undone when it leaves, and the VM runs on.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
@@ -389,6 +390,60 @@ class VM:
     async def thread_name(self, thread: int) -> str:
         return (await self.link.request("THREAD_INFO", thread=thread))["name"]
 
+    def script_session(self, name: str = "script") -> ScriptSession:
+        """A debugger without a socket: ``async with vm.script_session() as s:``."""
+        return ScriptSession(self, name)
+
     def statistics(self) -> dict[str, Any]:
         return {"sessions": len(self.sessions), "requests": len(self.requests), "dead": self.dead,
                 "start_pending": self.start_pending}
+
+
+class ScriptSession:
+    """A scripted client of the VM, owning requests and suspensions like a debugger does.
+
+    Events arrive as the same ``protocol.messages.Events`` objects a debugger's composites
+    hold, as (suspend_policy, events) pairs on ``events``; leaving undoes what it did.
+    """
+
+    def __init__(self, vm: VM, name: str) -> None:
+        self.vm = vm
+        self.name = name
+        self.saw_vm_death = False
+        self._send, self.events = trio.open_memory_channel(math.inf)
+
+    async def __aenter__(self) -> ScriptSession:
+        await self.vm.attach(self)
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        with trio.CancelScope(shield=True):
+            await self.vm.detach(self)
+        self._send.close()
+
+    async def send_event(self, suspend_policy: int, events: tuple) -> None:
+        self._send.send_nowait((int(suspend_policy), tuple(events)))
+
+    async def suspend(self, thread: int | None = None) -> None:
+        if thread is None:
+            await self.vm.suspend_all(self)
+        else:
+            await self.vm.suspend_thread(self, thread)
+
+    async def resume(self, thread: int | None = None) -> None:
+        if thread is None:
+            await self.vm.resume_all(self)
+        else:
+            await self.vm.resume_thread(self, thread)
+
+    async def request(self, event_kind: int, suspend_policy: int = SuspendPolicy.NONE,
+                      modifiers: Iterable[Any] = ()) -> EventRequest:
+        """An event request owned by this script; modifiers are ``model.requests.Modifier``s."""
+        req = self.vm.requests.new_request(self, event_kind, suspend_policy, tuple(modifiers))
+        await self.vm.add_request(req)
+        return req
+
+    async def frames(self, thread: int) -> list[dict]:
+        """The suspended thread's frames: dicts with ref, ref_kind, method, index."""
+        r = await self.vm.link.request("THREAD_FRAMES", thread=thread, start=0, length=-1)
+        return r["frames"]
