@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from types_support import differential, field_ids, method_ids
 
-from protocol.constants import Tag
+from protocol.constants import InvokeOptions, Tag
 
 pytestmark = pytest.mark.jvm
 
@@ -87,5 +87,47 @@ async def test_values_carry_the_runtime_kind_of_the_object(sample_classes, sampl
         await t.cmd("ObjectReference", "ReferenceType", object=r.return_value.value, note="class object")
         group = next(g.value.value for g in values.values if chr(g.value.tag) == "g")
         await t.cmd("ObjectReference", "ReferenceType", object=group, note="group")
+
+    await differential(sample_classes, "Sample", scenario)
+
+
+@pytest.mark.xfail(strict=True, reason="the reference keeps objects the debugger created or was handed (NewInstance, "
+                   "invoke results, new arrays) through System.gc(); jdwpd's object table lets them go")
+async def test_debugger_made_objects_through_gc(sample_classes, sample_markers):
+    """Objects only a debugger holds, then System.gc(): the reference still has them all (observed on 17)."""
+
+    async def scenario(t):
+        thread, _ = await t.run_to_line("Sample", sample_markers["TOTAL_AREA_LOOP"])
+        circle = await t.class_id("LSample$Circle;")
+        ctor = method_ids(await t.ok("ReferenceType", "Methods", ref_type=circle))[("<init>", "(D)V")]
+        invoke = {"thread": thread, "options": InvokeOptions.INVOKE_SINGLE_THREADED}
+        loose = (await t.ok("ClassType", "NewInstance", clazz=circle, method_id=ctor,
+                            arguments=[(Tag.DOUBLE, 1.0)], **invoke)).new_object.object_id
+        kept = (await t.ok("ClassType", "NewInstance", clazz=circle, method_id=ctor,
+                           arguments=[(Tag.DOUBLE, 2.0)], **invoke)).new_object.object_id
+        string = await t.class_id("Ljava/lang/String;")
+        value_of = method_ids(await t.ok("ReferenceType", "Methods", ref_type=string))[
+            ("valueOf", "(I)Ljava/lang/String;")]
+        returned = (await t.ok("ClassType", "InvokeMethod", clazz=string, method_id=value_of,
+                               arguments=[(Tag.INT, 12345)], **invoke)).return_value.value
+        array = (await t.ok("ArrayType", "NewInstance", arr_type=await t.class_id("[I"), length=5)).new_array.object_id
+        await t.cmd("ObjectReference", "ReferenceType", object=loose, note="before gc")
+        await t.ok("ObjectReference", "DisableCollection", object=kept)
+        system = await t.class_id("Ljava/lang/System;")
+        gc = method_ids(await t.ok("ReferenceType", "Methods", ref_type=system))[("gc", "()V")]
+        await t.ok("ClassType", "InvokeMethod", clazz=system, method_id=gc, arguments=[], **invoke)
+        code, r = await t.cmd("ObjectReference", "IsCollected", object=loose)
+        assert code == 0 and not r.is_collected
+        await t.cmd("ObjectReference", "IsCollected", object=returned, note="invoke result")
+        await t.cmd("ObjectReference", "IsCollected", object=array, note="new array")
+        for name in ("ReferenceType", "MonitorInfo"):
+            await t.cmd("ObjectReference", name, object=loose, note="collected")
+        fields = (await t.ok("ReferenceType", "Fields", ref_type=circle)).declared
+        await t.cmd("ObjectReference", "GetValues", object=loose, fields=[{"field_id": fields[0].field_id}],
+                    note="collected")
+        await t.cmd("ObjectReference", "IsCollected", object=kept, note="pinned")
+        await t.cmd("ObjectReference", "GetValues", object=kept, fields=[{"field_id": fields[0].field_id}],
+                    note="pinned")
+        await t.ok("ObjectReference", "EnableCollection", object=kept)
 
     await differential(sample_classes, "Sample", scenario)
