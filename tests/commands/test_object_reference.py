@@ -91,10 +91,10 @@ async def test_values_carry_the_runtime_kind_of_the_object(sample_classes, sampl
     await differential(sample_classes, "Sample", scenario)
 
 
-@pytest.mark.xfail(strict=True, reason="the reference keeps objects the debugger created or was handed (NewInstance, "
-                   "invoke results, new arrays) through System.gc(); jdwpd's object table lets them go")
+@pytest.mark.xfail(strict=True, reason="while every thread is suspended (here by a SUSPEND_ALL breakpoint) the "
+                   "reference makes every ID strong (commonRef pinAll, JDK-8255987); jdwpd's object table does not")
 async def test_debugger_made_objects_through_gc(sample_classes, sample_markers):
-    """Objects only a debugger holds, then System.gc(): the reference still has them all (observed on 17)."""
+    """Objects only a debugger holds, then System.gc() with the VM suspended: the reference keeps them all."""
 
     async def scenario(t):
         thread, _ = await t.run_to_line("Sample", sample_markers["TOTAL_AREA_LOOP"])
