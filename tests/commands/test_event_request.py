@@ -99,3 +99,27 @@ async def test_events_reach_the_session_that_asked(sample_classes, sample_marker
         t.note("death", (policy, events))
 
     await differential(sample_classes, "Sample", scenario)
+
+
+async def test_held_events_come_after_release(sample_classes):
+    import trio
+
+    async def scenario(t):
+        c = t.client
+        await c.next_event(TIMEOUT)  # VMStart
+        await t.ok("EventRequest", "Set", event_kind=EventKind.CLASS_PREPARE, suspend_policy=SuspendPolicy.ALL,
+                   modifiers=[{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": "LateLoaded"}])
+        await t.ok("VirtualMachine", "HoldEvents")
+        await t.ok("VirtualMachine", "Resume")
+        with trio.move_on_after(1.0):
+            await c.next_event(TIMEOUT)
+            raise AssertionError("an event went out while events were held")
+        await t.ok("VirtualMachine", "ReleaseEvents")
+        policy, events = await c.wait_for_event(EventKind.CLASS_PREPARE, TIMEOUT)
+        t.note("released", (policy, events))
+        await t.ok("ThreadReference", "SuspendCount", thread=events[0].thread)
+        await t.ok("VirtualMachine", "Resume")
+        policy, events = await c.wait_for_event(EventKind.VM_DEATH, TIMEOUT)
+        t.note("death", (policy, events))
+
+    await differential(sample_classes, "Sample", scenario)

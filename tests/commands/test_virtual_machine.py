@@ -75,3 +75,18 @@ async def test_instance_counts_and_redefinition(sample_classes, sample_markers):
         await t.ok("VirtualMachine", "Resume")
 
     await differential(sample_classes, "Sample", scenario)
+
+
+async def test_exit_answers_then_ends_the_vm_with_the_code(server_kind, sample_classes):
+    import trio
+
+    from jdwpd.testing import jvm
+    from jdwpd.testing.client import open_jdwp_client
+
+    with trio.fail_after(3 * TIMEOUT):
+        async with jvm.open_jvm(server_kind, sample_classes, "Sample") as debuggee:
+            async with open_jdwp_client(debuggee.host, debuggee.port, timeout=TIMEOUT) as c:
+                await c.next_event(TIMEOUT)
+                await c.command("VirtualMachine", "Exit", exit_code=7)
+                await c.wait_closed(TIMEOUT)
+            assert await debuggee.wait_exit(TIMEOUT) == 7
