@@ -157,6 +157,10 @@ typedef struct thread_rec {
     bool at_event;        /* parked because of an event */
     bool is_agent;
     bool dead;
+    /* PopFrames: the parked thread leaves its callback once so the pop takes effect, and parks again at
+     * the single step that follows (the caller's invoke instruction). */
+    bool pop_release;
+    bool pop_pending;
     /* invoke slot (invoke.c) */
     struct invoke_req *invoke;
     /* step (step.c) */

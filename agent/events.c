@@ -98,7 +98,15 @@ static void JNICALL cb_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
     (void)jvmti;
     thread_rec *t = callback_enter(env, thread);
     if (t == NULL) return;
-    step_single_step(env, t, thread, method, loc);
+    lock_enter();
+    bool popped = t->pop_pending;
+    if (popped) {
+        t->pop_pending = false;
+        if (t->step == NULL) event_enable(JVMTI_EVENT_SINGLE_STEP, thread, false);
+        lock_notify_all();
+    }
+    lock_exit();
+    if (!popped) step_single_step(env, t, thread, method, loc);
     callback_exit(env, t);
 }
 

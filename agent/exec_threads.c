@@ -208,17 +208,42 @@ static int x_thread_interrupt(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
+/* One PopFrame, then let the thread run just far enough for the pop to happen: the next single step
+ * (at the caller's invoke instruction) parks it again.  Lock held on entry and exit. */
+static int pop_one(jthread th, thread_rec *t) {
+    jvmtiError err = (*G.jvmti)->PopFrame(G.jvmti, th);
+    if (err != JVMTI_ERROR_NONE) return (int)err;
+    t->pop_pending = true;
+    event_enable(JVMTI_EVENT_SINGLE_STEP, th, true);
+    (*G.jvmti)->ResumeThread(G.jvmti, t->ref);
+    t->jvmti_suspended = false;
+    if (t->parked) t->pop_release = true;
+    lock_notify_all();
+    for (int waited = 0; t->pop_pending && waited < 5000; waited += 10) lock_wait(10);
+    if (t->pop_pending) return LS_INTERNAL;
+    /* Parked again; suspend it for the next PopFrame. */
+    for (int waited = 0; !t->parked && waited < 5000; waited += 10) lock_wait(10);
+    return 0;
+}
+
 static int x_thread_pop_frames(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     THREAD_ARG(th, t);
     jint depth = ib_i32(in);
     PARSED(in);
-    if (!G.caps.can_pop_frame) return LS_NOT_CAPABLE;
-    if (depth != 0) return LS_NOT_CAPABLE;  /* several frames need a resume between pops: not yet */
-    int st = hard_suspend(t);
-    if (st) return st;
-    CHECK((*G.jvmti)->PopFrame(G.jvmti, th));
-    return 0;
+    if (!G.caps.can_pop_frame || !G.caps.can_generate_single_step_events) return LS_NOT_CAPABLE;
+    jint count;
+    CHECK((*G.jvmti)->GetFrameCount(G.jvmti, th, &count));
+    if (depth < 0 || depth >= count - 1) return JVMTI_ERROR_NO_MORE_FRAMES;  /* the last frame cannot go */
+    int st = 0;
+    for (jint i = 0; i <= depth && !st; i++) {
+        st = hard_suspend(t);
+        if (st) break;
+        lock_enter();
+        st = pop_one(th, t);
+        lock_exit();
+    }
+    return st;
 }
 
 static int x_thread_force_early_return(JNIEnv *env, inbuf *in, outbuf *out) {

@@ -61,7 +61,7 @@ thread_rec *callback_enter(JNIEnv *env, jthread thread) {
 /* Lock held.  Waits while the count is positive, running invokes handed to this thread. */
 static void park(JNIEnv *env, thread_rec *t) {
     t->parked = true;
-    while ((t->suspend_count > 0 || t->invoke) && !G.vm_dead) {
+    while ((t->suspend_count > 0 || t->invoke) && !G.vm_dead && !t->pop_release) {
         if (t->invoke) {
             invoke_run_pending(env, t);
             continue;
@@ -69,6 +69,10 @@ static void park(JNIEnv *env, thread_rec *t) {
         lock_wait(0);
     }
     t->parked = false;
+    if (t->pop_release) {
+        t->pop_release = false;  /* at_event stays: the thread parks again right after the pop */
+        return;
+    }
     t->at_event = false;
 }
 

@@ -313,3 +313,30 @@ async def test_suspend_on_start_and_vm_death(agent_so, classes):
             notice = await jvm.link.events.receive()
         assert notice == {"notice": L.NOTICE_VM_DEATH, "detail": ""}
         assert await jvm.wait_exit() == 0
+
+
+@pytest.mark.parametrize("depth", [0, 1])
+async def test_pop_frames_completes_before_the_reply(agent_so, classes, lines, depth):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        target = await jvm.class_id("LTarget;")
+        main = await jvm.thread_named("main")
+        add_1 = await jvm.location_of_line(target, "add", lines["ADD_1"])
+        await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD, loc_mod(add_1))
+        await jvm.send("run 1")
+        await jvm.event()
+        before = (await jvm.request("THREAD_FRAMES", thread=main, start=0, length=-1))["frames"]
+        await jvm.request("THREAD_POP_FRAMES", thread=main, depth=depth)
+        after = (await jvm.request("THREAD_FRAMES", thread=main, start=0, length=-1))["frames"]
+        assert after == before[depth + 1:][:1] + after[1:] and len(after) == len(before) - depth - 1
+        top = L.LinkLocation(1, after[0]["ref"], after[0]["method"], after[0]["index"])
+        assert await line_at(jvm, top) == (("run", lines["RUN_2"]) if depth == 0 else ("main", lines["RUN_LOOP"]))
+        status = await jvm.request("THREAD_STATUS", thread=main)
+        assert status["suspend_count"] == 1
+        # Resumed, the popped call is made again and hits the breakpoint again.
+        await jvm.request("THREAD_RESUME", thread=main)
+        ev = await jvm.event()
+        assert ev["hits"][0]["data"]["location"] == add_1
+        await jvm.request("CLEAR_ALL_REQUESTS")
+        await jvm.request("THREAD_RESUME", thread=main)
+        await jvm.expect("ok run")
