@@ -1,0 +1,98 @@
+"""A scripted JDI session (tests/clients/JdiClient.java), reference agent vs jdwpd: identical transcripts.
+
+The client attaches with the socket attaching connector and exercises what IDEs
+use: class prepare with patterns, breakpoints with count and thread filters,
+step into/over/out by line and by bytecode, method entry/exit with class
+filters and return values, caught and uncaught exception events with catch
+locations, thread start/death, SUSPEND_ALL vs SUSPEND_EVENT_THREAD, locals,
+fields, arrays, strings, mirrorOf, thread listings.  It prints no raw IDs and
+sorts what JDWP leaves unordered, so the transcript is a pure function of
+what the server answers.
+"""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from conftest import TESTS
+
+from jdwpd.testing import debuggees, jvm
+
+pytestmark = pytest.mark.jvm
+
+CLIENT_SOURCES = TESTS / "clients"
+
+
+@pytest.fixture(scope="session")
+def jdi_client_classes(sample_classes):
+    return debuggees.compile_sources(CLIENT_SOURCES)
+
+
+def run_jdi(kind: str, client_classes, sample_classes, markers: dict[str, int]) -> tuple[str, str]:
+    """(client transcript, debuggee stdout)."""
+    with jvm.debuggee_jvm(kind, sample_classes, "Sample") as vm:
+        args = [f"{k}={v}" for k, v in sorted(markers.items())]
+        cmd = [jvm.java_executable(), "-Duser.language=en", "-Duser.country=US", "-cp", str(client_classes),
+               "JdiClient", vm.host, str(vm.port), *args]
+        client = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  start_new_session=True)
+        try:
+            out, err = client.communicate(timeout=120)
+        except subprocess.TimeoutExpired:
+            client.kill()
+            out, err = client.communicate(timeout=10)
+            pytest.fail(f"JDI client ({kind}) timed out:\n{out}\n{err}\n{vm.output.describe()}")
+        finally:
+            if client.poll() is None:
+                client.kill()
+                client.wait(10)
+        assert client.returncode == 0, f"JDI client ({kind}) failed:\n{out}\n{err}\n{vm.output.describe()}"
+        assert vm.wait(30) == 0
+        stdout = "".join(line + "\n" for line in vm.output.lines("stdout") if not jvm.REFERENCE_READY.search(line))
+        return out, stdout
+
+
+@pytest.fixture(scope="module")
+def reference_jdi(jdi_client_classes, sample_classes, sample_markers) -> tuple[str, str]:
+    return run_jdi("reference", jdi_client_classes, sample_classes, sample_markers)
+
+
+def test_reference_jdi_transcript_is_sane(reference_jdi, sample_markers):
+    out, stdout = reference_jdi
+    m = sample_markers
+    assert out.startswith("vm OpenJDK") and out.rstrip().endswith("end")
+    assert f"event Breakpoint ALL MAIN_LOCALS thread=main at Sample.main:{m['MAIN_LOCALS']}" in out
+    assert "local lString (java.lang.String) = \"local \u00e7a \U0001F680\"" in out
+    assert "field Sample.fShape LSample$Shape; = instance of Sample$Circle" in out
+    assert "field Sample.sInts [I static = int[] #" in out and "[int 1, int 2, int 3, int -4]" in out
+    assert f"event Step EVENT_THREAD line/over -> Sample.compute:{m['COMPUTE_TOTAL']}" in out
+    assert f"line/out -> Sample.main:{m['CALL_COMPUTE']}" in out
+    assert f"line/into -> Sample$Inner.outerSum:{m['INNER_SUM']}" in out
+    assert "n = int 3 (count filter 3)" in out
+    assert f"FACT_RECURSE thread=main at Sample.factorial:{m['FACT_RECURSE']}" in out
+    assert "WORK_LOOP worker-1 5th thread=worker-1" in out and "local i (int) = int 4" in out
+    assert "main suspended=false (EVENT_THREAD policy)" in out
+    assert ("event Exception EVENT_THREAD caught in Sample instance of java.lang.IllegalStateException"
+            in out and f"catch=Sample.catcher:{m['CATCH_CLAUSE']}" in out)
+    assert "event Exception ALL uncaught instance of java.lang.UnsupportedOperationException" in out
+    assert "catch=none" in out
+    assert "event ClassPrepare ALL LateLoaded thread=main" in out
+    assert f"LATE_CTOR thread=main at LateLoaded.<init>:{m['LATE_CTOR']}" in out
+    started = next(line for line in out.splitlines() if line.startswith("threads started: "))
+    died = next(line for line in out.splitlines() if line.startswith("threads died: "))
+    for name in ("doomed", "worker-0", "worker-1", "worker-2"):
+        assert name in started and name in died
+    assert "Sample$Circle by main" in out and "Sample$$Lambda$1/ADDR by main" in out
+    assert "entry NONE Sample$Circle.area()D thread=main" in out
+    assert "exit EVENT_THREAD Sample$Square.area returns double 9.0" in out
+    assert "event VMDeath" in out
+    assert stdout.splitlines()[-1] == "done"
+
+
+def test_jdi_session_matches_reference(server_kind, reference_jdi, jdi_client_classes, sample_classes,
+                                       sample_markers):
+    """Against the reference itself this checks that the transcript is deterministic."""
+    out, stdout = run_jdi(server_kind, jdi_client_classes, sample_classes, sample_markers)
+    assert out.splitlines() == reference_jdi[0].splitlines()
+    assert stdout == reference_jdi[1]
