@@ -31,6 +31,21 @@ COMMAND_MODULES = (
 
 _TRAILING = re.compile(r"^(\d+) trailing bytes$")
 
+# What a read-only daemon refuses: commands that change program state (values, code, objects,
+# control flow).  Suspension and breakpoints stay: they change no state, and a debugger that
+# leaves takes them back.  Refused as NOT_IMPLEMENTED, which JDI turns into an
+# UnsupportedOperationException that debuggers show politely.
+CHANGES_STATE = frozenset({
+    (1, 10), (1, 11), (1, 18),  # VirtualMachine.Exit, CreateString, RedefineClasses
+    (3, 2), (3, 3), (3, 4),  # ClassType.SetValues, InvokeMethod, NewInstance
+    (4, 1),  # ArrayType.NewInstance
+    (5, 1),  # InterfaceType.InvokeMethod
+    (9, 3), (9, 6),  # ObjectReference.SetValues, InvokeMethod
+    (11, 10), (11, 11), (11, 14),  # ThreadReference.Stop, Interrupt, ForceEarlyReturn
+    (13, 3),  # ArrayReference.SetValues
+    (16, 2), (16, 4),  # StackFrame.SetValues, PopFrames
+})
+
 
 def build_table(modules: tuple[str, ...] = COMMAND_MODULES) -> dict[tuple[int, int], Handler]:
     table: dict[tuple[int, int], Handler] = {}
@@ -90,6 +105,8 @@ async def dispatch(vm: Any, session: Any, packet: CommandPacket) -> ReplyPacket:
     # VirtualMachine commands decide for themselves (some answer, some are quietly ignored).
     if vm.dead and packet.command_set != CommandSet.VIRTUAL_MACHINE:
         return _error(packet, ErrorCode.VM_DEAD)
+    if key in CHANGES_STATE and getattr(vm, "read_only", False):
+        return _error(packet, ErrorCode.NOT_IMPLEMENTED)
     try:
         cmd = decode(cs, packet.data, vm.id_sizes)
     except DecodeError as e:

@@ -26,11 +26,6 @@ def _alive(ctx: Any) -> None:
         raise JdwpError(ErrorCode.VM_DEAD)
 
 
-def _no_changes(ctx: Any) -> None:
-    if getattr(ctx.vm, "read_only", False):
-        raise JdwpError(ErrorCode.ACCESS_DENIED, "the daemon serves this VM read-only")
-
-
 async def version(ctx: Any, cmd: Any) -> Any:
     _alive(ctx)
     props = ctx.vm.properties
@@ -116,7 +111,6 @@ async def id_sizes(ctx: Any, cmd: Any) -> Any:
 
 async def suspend(ctx: Any, cmd: Any) -> Any:
     _alive(ctx)
-    _no_changes(ctx)
     await ctx.vm.suspend_all(ctx.session)
 
 
@@ -128,7 +122,6 @@ async def resume(ctx: Any, cmd: Any) -> Any:
 async def exit_vm(ctx: Any, cmd: Any) -> Any:
     if ctx.vm.dead:
         return None
-    _no_changes(ctx)
     code = cmd.exit_code
 
     async def do_exit() -> None:
@@ -194,7 +187,6 @@ async def release_events(ctx: Any, cmd: Any) -> Any:
 async def redefine_classes(ctx: Any, cmd: Any) -> Any:
     if ctx.vm.dead or not cmd.classes:
         return None
-    _no_changes(ctx)
     for c in cmd.classes:
         if len(c.classfile) == 0:
             raise JdwpError(ErrorCode.INVALID_CLASS_FORMAT, "empty class file")

@@ -82,3 +82,10 @@ def test_queries_are_not_ordered():
     for key in [(1, 1), (11, 6), (16, 1), (2, 1), (9, 6), (3, 3)]:
         assert key not in MUTATING
     assert trio  # the module is importable without a VM
+
+
+async def test_read_only_refuses_state_changes_but_not_questions():
+    vm = LinklessVM(read_only=True)
+    assert (await _reply(vm, 1, 10, bytes(4))).error_code == ErrorCode.NOT_IMPLEMENTED  # Exit
+    assert (await _reply(vm, 16, 2, bytes(20))).error_code == ErrorCode.NOT_IMPLEMENTED  # StackFrame.SetValues
+    assert (await _reply(vm, 1, 7)).error_code == 0  # IDSizes
