@@ -1,6 +1,6 @@
 """Helpers shared by the type and object command sets: values between JDWP and the link, id checks, invoke.
 
-Not a command set (no HANDLERS): the leading underscore keeps the dispatcher's module scan off it.
+Not a command set (no HANDLERS, not in dispatch.COMMAND_MODULES): the other command modules import it.
 
 The reference agent tags every object value with the *runtime* kind of the object (string,
 thread, class object, array...), except a null, which is always tagged OBJECT; the one
@@ -124,7 +124,7 @@ async def check_kind(vm: Any, obj: int, kind: int, error: int) -> tuple[int, int
 async def check_type(classes: ClassCache, ref: int) -> int:
     """Validate a reference type id (INVALID_CLASS / INVALID_OBJECT); returns its TypeTag."""
     try:
-        return (await classes.signature(ref)).ref_kind
+        return await classes.ref_kind(ref)  # free for classes already seen (events, AllClasses)
     except AgentError as e:
         raise_agent(e)
         raise
