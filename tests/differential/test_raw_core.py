@@ -18,7 +18,7 @@ import trio
 from jdwpd.testing import jvm
 from jdwpd.testing.client import JdwpClient, open_jdwp_client
 from jdwpd.testing.normalize import Normalizer
-from protocol import messages
+from protocol import messages, spec
 from protocol.constants import EventKind, SuspendPolicy, Tag, TypeTag
 from protocol.wire import Location
 
@@ -39,11 +39,42 @@ class Transcript:
         self.steps.append((label, self.n(value)))
 
     async def cmd(self, c: JdwpClient, set_name: str, cmd_name: str, label: str = "", **fields):
-        """Run a command; record its normalized reply or error code; return the raw reply (None on error)."""
-        code, reply = await c.command_raw(set_name, cmd_name, **fields)
-        self.steps.append((f"{set_name}.{cmd_name}{' ' + label if label else ''}",
-                           self.n(reply) if code == 0 else {"error": code}))
+        """Run a command; record its normalized reply or error code; return the decoded reply (None on error).
+
+        Replies that carry no IDs are compared byte for byte as well: decoding would hide
+        differences such as modified vs standard UTF-8 in strings.
+        """
+        cs = spec.by_name(set_name, cmd_name)
+        pid = await c.send_packet(cs.set_id, cs.cmd_id, messages.encode_command(cs, fields, c.sizes))
+        packet = await c.reply(pid)
+        label = f"{set_name}.{cmd_name}{' ' + label if label else ''}"
+        if packet.error_code:
+            self.steps.append((label, {"error": packet.error_code}))
+            return None
+        reply = messages.decode_reply(cs, packet.data, c.sizes)
+        entry = self.n(reply)
+        if id_free(cs.reply):
+            entry["bytes"] = packet.data.hex()
+        self.steps.append((label, entry))
         return reply
+
+
+_ID_BEARING = set(spec.ID_TYPES) | {"value", "location", "tagged-object", "typed-sequence", "untagged-value"}
+
+
+def id_free(layout) -> bool:
+    for el in layout:
+        if isinstance(el, spec.Field) and el.type in _ID_BEARING:
+            return False
+        if isinstance(el, spec.Repeat):
+            item = el.item
+            if isinstance(item, spec.Field) and item.type in _ID_BEARING:
+                return False
+            if isinstance(item, spec.Group) and not id_free(item.fields):
+                return False
+            if isinstance(item, spec.Select):
+                return False
+    return True
 
 
 async def class_facts(t: Transcript, c: JdwpClient, sig: str) -> None:
@@ -207,16 +238,20 @@ def test_reference_transcript_is_sane(reference_steps, sample_markers):
     steps = dict(reference_steps)
     assert steps["first event"][1][0]["event_kind"] == "VM_START"
     assert steps["VirtualMachine.IDSizes"] == {"field_idsize": 8, "method_idsize": 8, "object_idsize": 8,
-                                               "reference_type_idsize": 8, "frame_idsize": 8}
+                                               "reference_type_idsize": 8, "frame_idsize": 8,
+                                               "bytes": "00000008" * 5}
     event = steps["Breakpoint event"][1][0]
     assert event["event_kind"] == "BREAKPOINT" and event["location"].startswith("loc(1,")
-    assert steps["ReferenceType.Signature LSample;"] == {"signature": "LSample;"}
-    assert steps["ReferenceType.SourceFile LSample;"] == {"source_file": "Sample.java"}
+    assert steps["ReferenceType.Signature LSample;"] == {"signature": "LSample;", "bytes": b"\0\0\0\x08LSample;".hex()}
+    assert steps["ReferenceType.SourceFile LSample;"]["source_file"] == "Sample.java"
     names = [f["name"] for f in steps["ReferenceType.Fields LSample;"]["declared"]]
     assert names[:3] == ["sBoolean", "sByte", "sChar"] and "fList" in names
     lines = [x["line_number"] for x in steps["Method.LineTable LSample;.main([Ljava/lang/String;)V"]["lines"]]
     assert sample_markers["MAIN_LOCALS"] in lines
-    assert steps["StringReference.Value sSupplementary"] == {"string_value": "clef \U0001D11E smile \U0001F600"}
+    supplementary = steps["StringReference.Value sSupplementary"]
+    assert supplementary["string_value"] == "clef \U0001D11E smile \U0001F600"
+    # The reference converts the JVM's modified UTF-8 to standard UTF-8 on the wire (4-byte sequences).
+    assert "f09d849e" in supplementary["bytes"]
     assert steps["ArrayReference.GetValues sInts"] == {"values": {"tag": "I", "values": [1, 2, 3, -4]}}
     assert steps["ReferenceType.Signature bogus"] == {"error": 20}  # INVALID_OBJECT
     assert steps["ThreadReference.Name a class"] == {"error": 10}  # INVALID_THREAD
