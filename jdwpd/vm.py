@@ -263,34 +263,35 @@ class VM:
         self.threads.suspended_all(session)
 
     async def resume_all(self, session: Session) -> None:
-        await self.link.request("RESUME_ALL")
-        # Frame ids stay valid for a thread that is still suspended (the reference moves a
-        # thread's generation on only when it really runs); only threads whose frame ids
-        # are out with a debugger are worth the question.
+        # Frame ids stay valid for a thread that stays suspended (the reference moves a
+        # thread's generation on only when it really runs).  Counts are read before the
+        # resume: afterwards a thread that ran may already sit at its next event.  Only
+        # threads whose frame ids are out with a debugger are worth the question.
         still = []
         for thread in self.threads.with_frames_out():
-            try:
-                if (await self.link.request("THREAD_STATUS", thread=thread))["suspend_count"] > 0:
-                    still.append(thread)
-            except AgentError:
-                pass
+            if await self._suspend_count(thread) > 1:
+                still.append(thread)
+        await self.link.request("RESUME_ALL")
         self.threads.resumed_all(session, frozenset(still))
         if self.start_pending and self._start_owner is session and self.threads.all_claims(session) == 0:
             await self._release_start_if(session, True)
+
+    async def _suspend_count(self, thread: int) -> int:
+        try:
+            return (await self.link.request("THREAD_STATUS", thread=thread))["suspend_count"]
+        except AgentError:
+            return 0
 
     async def suspend_thread(self, session: Session, thread: int) -> None:
         await self.link.request("THREAD_SUSPEND", thread=thread)
         self.threads.suspended(session, thread)
 
     async def resume_thread(self, session: Session, thread: int) -> None:
+        # Frames stay valid while the thread stays suspended (nested suspensions); the
+        # count is read first, as in resume_all.
+        before = await self._suspend_count(thread)
         await self.link.request("THREAD_RESUME", thread=thread)
-        # Frames stay valid while the thread stays suspended (nested suspensions).
-        try:
-            status = await self.link.request("THREAD_STATUS", thread=thread)
-            running = status["suspend_count"] == 0
-        except AgentError:
-            running = True
-        self.threads.resumed(session, thread, now_running=running)
+        self.threads.resumed(session, thread, now_running=before == 1)
 
     async def thread_status(self, thread: int) -> dict:
         return await self.link.request("THREAD_STATUS", thread=thread)

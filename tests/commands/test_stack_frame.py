@@ -84,8 +84,6 @@ def _pop_scenario(popped):
     return scenario
 
 
-@pytest.mark.xfail(reason="the agent's PopFrame shows only once the thread is resumed; the reference completes "
-                          "the pop before answering (agent/exec_threads.c)", strict=True)
 async def test_stale_frame_after_a_resume_and_pop_one_frame(sample_classes, sample_markers):
     scenario = _pop_scenario(1)
 
@@ -96,7 +94,6 @@ async def test_stale_frame_after_a_resume_and_pop_one_frame(sample_classes, samp
     await differential(sample_classes, "Sample", with_markers)
 
 
-@pytest.mark.xfail(reason="the agent pops one frame per request so far (agent/exec_threads.c)", strict=True)
 async def test_pop_two_frames(sample_classes, sample_markers):
     scenario = _pop_scenario(2)
 
