@@ -340,3 +340,86 @@ async def test_pop_frames_completes_before_the_reply(agent_so, classes, lines, d
         await jvm.request("CLEAR_ALL_REQUESTS")
         await jvm.request("THREAD_RESUME", thread=main)
         await jvm.expect("ok run")
+
+
+async def test_step_and_breakpoint_at_one_place_make_one_composite(agent_so, classes, lines):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        target = await jvm.class_id("LTarget;")
+        main = await jvm.thread_named("main")
+        run_2 = await jvm.location_of_line(target, "run", lines["RUN_2"])
+        add_1 = await jvm.location_of_line(target, "add", lines["ADD_1"])
+        await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD, loc_mod(run_2), {"mod_kind": 1, "args": {"count": 1}})
+        await set_request(jvm, 2, BREAKPOINT, EVENT_THREAD, loc_mod(add_1))
+        await set_request(jvm, 3, 40, NONE, {"mod_kind": 4, "args": {"ref": target}},
+                          {"mod_kind": 3, "args": {"thread": main}})  # METHOD_ENTRY in Target, on main
+        await jvm.send("run 1")
+        ev = await jvm.event()  # entry of run() comes first, alone (no breakpoint at its start)
+        assert [h["request_id"] for h in ev["hits"]] == [3]
+        assert (await line_at(jvm, ev["hits"][0]["data"]["location"]))[0] == "run"
+        ev = await jvm.event()
+        assert [h["request_id"] for h in ev["hits"]] == [1]
+        await set_request(jvm, 50, SINGLE_STEP, ALL, {"mod_kind": 10, "args": {"thread": main, "size": LINE,
+                                                                                "depth": INTO}})
+        await jvm.request("THREAD_RESUME", thread=main)
+        ev = await jvm.event()
+        # Entry of add(), the step into it and the breakpoint at its first line: one composite.
+        assert [(h["request_id"], h["event_kind"]) for h in ev["hits"]] == [(3, 40), (50, SINGLE_STEP), (2, BREAKPOINT)]
+        assert all(h["data"]["location"] == add_1 for h in ev["hits"])
+        assert ev["suspend_policy"] == ALL
+        await jvm.request("CLEAR_ALL_REQUESTS")
+        await jvm.request("RESUME_ALL")
+        await jvm.expect("ok run")
+
+
+async def test_method_exit_with_return_value_and_field_watches(agent_so, classes, lines):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        target = await jvm.class_id("LTarget;")
+        fields = {f["name"]: f["field"] for f in (await jvm.request("CLASS_FIELDS", ref=target))["fields"]}
+        await set_request(jvm, 1, 42, NONE, {"mod_kind": 5, "args": {"pattern": "Target"}},
+                          {"mod_kind": 1, "args": {"count": 2}})  # METHOD_EXIT_WITH_RETURN_VALUE, 2nd exit
+        await jvm.send("run 1")
+        ev = await jvm.event()
+        data = ev["hits"][0]["data"]
+        # run(0): add(0, 1) returns 1 (first exit), twice(1) returns 2 (second).
+        assert await line_at(jvm, data["location"]) == ("twice", lines["TWICE"])
+        assert data["value"] == L.LinkValue(ord("I"), 2)
+        await jvm.expect("ok run")
+        await set_request(jvm, 2, 20, EVENT_THREAD, {"mod_kind": 9, "args": {"ref": target, "field": fields["value"]}})
+        await set_request(jvm, 3, 21, EVENT_THREAD, {"mod_kind": 9, "args": {"ref": target, "field": fields["value"]}})
+        await jvm.send("touch")
+        ev = await jvm.event()
+        access = ev["hits"][0]
+        assert access["event_kind"] == 20 and access["data"]["field"] == fields["value"]
+        assert await line_at(jvm, access["data"]["location"]) == ("main", lines["TOUCH"])
+        assert access["data"]["ref"] == target and access["data"]["object"].object != 0
+        await jvm.request("THREAD_RESUME", thread=ev["thread"])
+        ev = await jvm.event()
+        mod = ev["hits"][0]
+        assert mod["event_kind"] == 21 and mod["data"]["value"] == L.LinkValue(ord("I"), 43)
+        await jvm.request("THREAD_RESUME", thread=ev["thread"])
+        await jvm.expect("ok touch")
+
+
+async def test_threads_started_during_suspend_all_start_suspended(agent_so, classes):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        main = await jvm.thread_named("main")
+        await set_request(jvm, 6, 6, NONE)  # THREAD_START
+        await set_request(jvm, 7, 7, NONE)  # THREAD_DEATH
+        await jvm.request("SUSPEND_ALL")
+        await jvm.request("THREAD_RESUME", thread=main)
+        await jvm.send("thread")
+        ev = await jvm.event()
+        assert ev["hits"][0]["event_kind"] == 6
+        child = ev["thread"]
+        assert (await jvm.request("THREAD_INFO", thread=child))["name"] == "child"
+        assert (await jvm.request("THREAD_STATUS", thread=child))["suspend_count"] == 1
+        with pytest.raises(trio.TooSlowError):
+            await jvm.expect("child says hi", timeout=0.5)
+        await jvm.request("RESUME_ALL")
+        await jvm.expect("child says hi")
+        ev = await jvm.event()
+        assert ev["thread"] == child and ev["hits"][0]["event_kind"] == 7
+        await jvm.expect("ok thread")

@@ -55,6 +55,15 @@ public class Target {
                 case "load":
                     new Late().touch(); // @LOAD
                     break;
+                case "touch":
+                    t.value = t.value + 1; // @TOUCH
+                    break;
+                case "thread": {
+                    Thread child = new Thread(() -> System.out.println("child says hi"), "child");
+                    child.start();
+                    child.join();
+                    break;
+                }
                 case "catch":
                     catcher();
                     break;
