@@ -220,3 +220,50 @@ def test_normalize_text_for_jdb():
     assert a == b
     assert "(java.lang.Thread)obj#1 Signal Dispatcher running" in a
     assert "(id=obj#3)" in a and "Sample@HASH" in a and "(Sample.java:109)" in a
+
+
+# ---------------------------------------------------------------- raw client
+
+
+@pytest.mark.jvm
+async def test_client_many_commands_in_flight(sample_classes):
+    """Replies are matched to commands by id, whatever order they are awaited in."""
+    from jdwpd.testing.client import JdwpClosedError, JdwpReplyError, open_jdwp_client
+    from protocol import spec as jspec
+
+    async with jvm.open_reference_jvm(sample_classes, "Sample") as vm:
+        async with open_jdwp_client(vm.host, vm.port) as c:
+            policy, events = await c.next_event(timeout=30)
+            assert events[0].event_kind == 90  # VM_START
+            sigs = ["Ljava/lang/String;", "Ljava/lang/Object;", "Ljava/lang/Thread;", "[I", "LNoSuch;"] * 4
+            cs = jspec.by_name("VirtualMachine", "ClassesBySignature")
+            ids = [await c.send_packet(cs.set_id, cs.cmd_id, messages.encode_command(cs, {"signature": s}, c.sizes))
+                   for s in sigs]
+            replies = {}
+            for pid in reversed(ids):  # awaited in the opposite order
+                packet = await c.reply(pid, timeout=30)
+                replies[pid] = messages.decode_reply(cs, packet.data, c.sizes)
+            for pid, sig in zip(ids, sigs, strict=True):
+                expected = await c.command("VirtualMachine", "ClassesBySignature", signature=sig)
+                assert replies[pid] == expected
+            assert len(replies[ids[-1]].classes) == 0 and len(replies[ids[0]].classes) == 1
+
+            async with trio.open_nursery() as nursery:
+                results = {}
+
+                async def ask(i):
+                    results[i] = await c.command("ReferenceType", "Signature",
+                                                 ref_type=replies[ids[i]].classes[0].type_id)
+
+                for i in range(4):
+                    nursery.start_soon(ask, i)
+            assert [results[i].signature for i in range(4)] == sigs[:4]
+
+            with pytest.raises(JdwpReplyError) as info:
+                await c.command("ReferenceType", "Signature", ref_type=0x7FFF_0000_0000_0001)
+            assert info.value.code == 20  # INVALID_OBJECT
+
+            # Garbage ends the connection: the reference drops a packet with bad flags.
+            await c.send_raw(b"\x00\x00\x00\x0b\x00\x00\x00\x63\x42\x01\x01")
+            with pytest.raises((JdwpClosedError, trio.TooSlowError)):
+                await c.command("VirtualMachine", "Version", timeout=10)
