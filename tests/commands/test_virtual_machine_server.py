@@ -114,3 +114,18 @@ async def test_held_events_wait_for_release(server):
         policy, events = await c.next_event(TIMEOUT)
         assert policy == SuspendPolicy.NONE
         assert events[0].event_kind == EventKind.THREAD_START and events[0].thread == 42
+
+
+async def test_a_broken_packet_drops_that_debugger_only(server):
+    vm, port = server
+    async with open_jdwp_client("127.0.0.1", port) as good:
+        await _wait_sessions(vm, 1)
+        async with open_jdwp_client("127.0.0.1", port) as bad:
+            await _wait_sessions(vm, 2)
+            await bad.send_raw(struct.pack(">IIBBB", 5, 9, 0, 1, 7))  # length shorter than a header
+            await bad.wait_closed(TIMEOUT)
+        async with open_jdwp_client("127.0.0.1", port) as bad:
+            await bad.send_raw(struct.pack(">IIBH", 11, 9, 0x80, 0))  # a reply sent to the server
+            await bad.wait_closed(TIMEOUT)
+        await _wait_sessions(vm, 1)
+        assert (await good.command("VirtualMachine", "IDSizes")).frame_idsize == 8
