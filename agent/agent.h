@@ -197,6 +197,7 @@ int filters_set(JNIEnv *env, inbuf *in);
 void filters_clear(JNIEnv *env, int32_t request_id);
 void filters_clear_all(JNIEnv *env);
 int filters_count(void);
+int events_enabled_count(void);  /* JVMTI event kinds enabled globally by filters/suspend-all */
 void events_vm_death(JNIEnv *env);
 void events_vm_start(JNIEnv *env, jthread thread);
 void event_enable(jvmtiEvent ev, jthread thread, bool on);

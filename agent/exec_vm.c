@@ -428,12 +428,12 @@ static int x_agent_stats(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t live, pins;
     obj_stats(&live, &pins);
     lock_enter();
-    int nfilters = filters_count(), nbps = bp_count();
+    int nfilters = filters_count(), nbps = bp_count(), nevents = events_enabled_count();
     lock_exit();
     struct { const char *name; uint64_t value; } c[] = {
         {"ids", live}, {"pins", pins}, {"filters", (uint64_t)nfilters}, {"breakpoints", (uint64_t)nbps},
         {"methods", methods_count()}, {"fields", fields_count()},
-        {"suspend_all_depth", (uint64_t)suspend_all_depth},
+        {"suspend_all_depth", (uint64_t)suspend_all_depth}, {"events_enabled", (uint64_t)nevents},
     };
     ob_u32(out, (uint32_t)ARRAY_LEN(c));
     for (size_t i = 0; i < ARRAY_LEN(c); i++) {

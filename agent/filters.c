@@ -11,6 +11,12 @@ static int nfilters;
 static int event_refs[JVMTI_MAX_EVENT_TYPE_VAL + 1];
 
 int filters_count(void) { return nfilters; }
+
+int events_enabled_count(void) {
+    int n = 0;
+    for (size_t i = 0; i < ARRAY_LEN(event_refs); i++) n += event_refs[i] > 0;
+    return n;
+}
 filter *filters_of(uint8_t kind) { return kind < MAX_KIND ? by_kind[kind] : NULL; }
 
 void event_enable(jvmtiEvent ev, jthread thread, bool on) {

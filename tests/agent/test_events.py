@@ -100,9 +100,12 @@ async def test_two_requests_one_composite_and_suspend_all(agent_so, classes, lin
         await jvm.request("RESUME_ALL")
         await jvm.expect("ok run")
         assert (await jvm.request("THREAD_STATUS", thread=other))["suspend_count"] == 0
+        stats = {c["name"]: c["value"] for c in (await jvm.request("AGENT_STATS"))["counters"]}
+        assert stats["events_enabled"] == 1  # BREAKPOINT only
         await jvm.request("CLEAR_ALL_REQUESTS")
         stats = {c["name"]: c["value"] for c in (await jvm.request("AGENT_STATS"))["counters"]}
         assert stats["filters"] == 0 and stats["breakpoints"] == 0 and stats["suspend_all_depth"] == 0
+        assert stats["events_enabled"] == 0  # idle again: nothing but VMInit/VMDeath
 
 
 async def test_class_prepare_with_pattern(agent_so, classes):
@@ -285,6 +288,7 @@ async def test_link_loss_resumes_everything_and_the_agent_reconnects(agent_so, c
         jvm.link = await jvm.accept()
         stats = {c["name"]: c["value"] for c in (await jvm.request("AGENT_STATS"))["counters"]}
         assert stats["filters"] == 0 and stats["breakpoints"] == 0 and stats["pins"] == 0
+        assert stats["events_enabled"] == 0 and stats["suspend_all_depth"] == 0
         assert (await jvm.request("THREAD_STATUS", thread=main))["suspend_count"] == 0
         assert (await jvm.request("THREAD_STATUS", thread=other))["suspend_count"] == 0
         # Object ids survive the reconnect.
