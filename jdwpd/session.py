@@ -46,6 +46,7 @@ MUTATING = frozenset({
 })
 
 _session_numbers = itertools.count(1)
+DETACH_TIMEOUT = 10.0
 
 
 class Session:
@@ -88,7 +89,8 @@ class Session:
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         finally:
-            with trio.CancelScope(shield=True):
+            # Undo even when cancelled, but never wait forever on an agent that stopped answering.
+            with trio.CancelScope(shield=True), trio.move_on_after(DETACH_TIMEOUT):
                 try:
                     await self.vm.detach(self)
                 finally:
