@@ -187,11 +187,10 @@ async def release_events(ctx: Any, cmd: Any) -> Any:
 async def redefine_classes(ctx: Any, cmd: Any) -> Any:
     if ctx.vm.dead or not cmd.classes:
         return None
-    for c in cmd.classes:
+    for c in cmd.classes:  # in the reference's reading order: the class, then its bytes
+        await _check_class(ctx, c.ref_type)
         if len(c.classfile) == 0:
             raise JdwpError(ErrorCode.INVALID_CLASS_FORMAT, "empty class file")
-    for c in cmd.classes:
-        await _check_class(ctx, c.ref_type)
     await request(ctx.vm.link, "REDEFINE_CLASSES",
                   classes=[{"ref": c.ref_type, "bytes": bytes(c.classfile)} for c in cmd.classes])
     redefined = getattr(ctx.vm.classes, "redefined", None)
