@@ -179,6 +179,9 @@ class ClassCache:
         # are therefore always resolved through a class and its supertypes.
         self._field_maps: dict[int, dict[int, FieldInfo]] = {}
         self._methods_by_id: dict[int, MethodInfo] = {}
+        # Indexes that keep invalidation cheap when classes unload by the thousand.
+        self._refs_by_signature: dict[str, set[int]] = {}
+        self._methods_of: dict[int, set[int]] = {}
         self.round_trips = 0  # agent requests made on behalf of the cache: tests count them
 
     # ---------------------------------------------------------------- the fetch machinery
@@ -229,19 +232,34 @@ class ClassCache:
 
     # ---------------------------------------------------------------- invalidation
 
+    def _set_signature(self, sig: ClassSignature) -> None:
+        old = self._signatures.get(sig.ref)
+        if old is not None and old.signature != sig.signature:
+            self._refs_by_signature.get(old.signature, set()).discard(sig.ref)
+        self._signatures[sig.ref] = sig
+        self._refs_by_signature.setdefault(sig.signature, set()).add(sig.ref)
+
+    def _drop_signature(self, ref: int) -> None:
+        old = self._signatures.pop(ref, None)
+        if old is not None:
+            refs = self._refs_by_signature.get(old.signature)
+            if refs is not None:
+                refs.discard(ref)
+                if not refs:
+                    del self._refs_by_signature[old.signature]
+
     def forget(self, ref: int) -> None:
         """The class was unloaded: its id is dead, drop everything known about it."""
-        methods = [m for m, info in self._methods_by_id.items() if info.declaring == ref]
-        for m in methods:
+        for m in self._methods_of.pop(ref, ()):
             self._drop_scope(("method", m))
-            del self._methods_by_id[m]
+            self._methods_by_id.pop(m, None)
         self._field_maps.pop(ref, None)
-        self._signatures.pop(ref, None)
+        self._drop_signature(ref)
         self._drop_scope(ref)
 
     def forget_signature(self, signature: str) -> None:
         """ClassUnload names the class by signature only: forget every class known by that name."""
-        for ref in [r for r, s in self._signatures.items() if s.signature == signature]:
+        for ref in list(self._refs_by_signature.get(signature, ())):
             self.forget(ref)
 
     def redefined(self, refs: Iterable[int]) -> None:
@@ -255,7 +273,7 @@ class ClassCache:
             sig = self._signatures.get(ref)
             self.forget(ref)
             if sig is not None:
-                self._signatures[ref] = sig
+                self._set_signature(sig)
         # A method id we met only through a frame is not in _methods_by_id; its tables may be
         # stale too.  Redefinition is rare: drop every method-level fact.
         for scope in [s for s in self._by_scope if isinstance(s, tuple) and s[0] == "method"]:
@@ -273,9 +291,9 @@ class ClassCache:
                 return
             # Without the generic signature the record is incomplete; keep the kind and the
             # signature for name lookups, and let signature() fetch the rest when asked.
-            self._signatures[ref] = ClassSignature(ref, ref_kind, signature, None)
+            self._set_signature(ClassSignature(ref, ref_kind, signature, None))
             return
-        self._signatures[ref] = ClassSignature(ref, ref_kind, signature, generic)
+        self._set_signature(ClassSignature(ref, ref_kind, signature, generic))
 
     def known_signature(self, ref: int) -> ClassSignature | None:
         return self._signatures.get(ref)
@@ -299,7 +317,7 @@ class ClassCache:
         epoch = self._epoch.get(ref, 0)
         sig = await self._fact(ref, "signature", fetch)
         if self._epoch.get(ref, 0) == epoch:  # not forgotten meanwhile
-            self._signatures[ref] = sig
+            self._set_signature(sig)
         return sig
 
     async def ref_kind(self, ref: int) -> int:
@@ -409,6 +427,7 @@ class ClassCache:
         if self._epoch.get(ref, 0) == epoch:
             for m in result:
                 self._methods_by_id.setdefault(m.method_id, m)
+                self._methods_of.setdefault(ref, set()).add(m.method_id)
         return result
 
     def known_method(self, method_id: int) -> MethodInfo | None:
@@ -524,7 +543,7 @@ class ClassCache:
         out = []
         for c in r["classes"]:
             sig = ClassSignature(c["ref"], c["ref_kind"], c["signature"], c["generic"])
-            self._signatures[c["ref"]] = sig
+            self._set_signature(sig)
             out.append((sig, jdwp_class_status(c["status"])))
         return out
 

@@ -223,3 +223,17 @@ def test_signature_helpers():
 )
 def test_nested_type_rule(candidate, nested):
     assert is_nested_signature("Lp/Outer;", candidate, "$") is nested
+
+
+async def test_class_unload_by_signature_forgets_that_class_only():
+    link = GatedLink(base_answers())
+    cache = ClassCache(link)
+    cache.learn(8, 1, "LGone;", "")
+    cache.learn(9, 1, "LStays;", "")
+    await cache.methods(8)
+    await cache.line_table(21)
+    cache.forget_signature("LGone;")
+    assert cache.known_signature(8) is None and cache.known_signature(9) is not None
+    assert cache.known_method(21) is None
+    await cache.methods(8)
+    assert link.count("CLASS_METHODS") == 2
