@@ -12,16 +12,18 @@ cont to the end.  IDs, identity hashes and column padding are normalized
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import attrs
 import pytest
-from conftest import JAVA_SOURCES
 
 from jdwpd.testing import jvm
 from jdwpd.testing.jdb import Jdb, open_jdb
 from jdwpd.testing.normalize import Normalizer
 
 pytestmark = pytest.mark.jvm
+
+JAVA_SOURCES = Path(__file__).resolve().parents[1] / "java"
 
 HIT = r"Breakpoint hit:"
 STEPPED = r"Step completed:"

@@ -13,15 +13,15 @@ what the server answers.
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import pytest
-from conftest import TESTS
 
 from jdwpd.testing import debuggees, jvm
 
 pytestmark = pytest.mark.jvm
 
-CLIENT_SOURCES = TESTS / "clients"
+CLIENT_SOURCES = Path(__file__).resolve().parents[1] / "clients"
 
 
 @pytest.fixture(scope="session")
