@@ -13,6 +13,7 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+import attrs
 import trio
 
 from protocol.constants import EventKind, SuspendPolicy
@@ -307,6 +308,12 @@ class VM:
         self.requests.remove(request.agent_id)
         if request.in_agent:
             await self.link.request("CLEAR_REQUEST", request_id=request.agent_id)
+
+    async def retire_request(self, request: EventRequest) -> None:
+        """Take a request out of the agent but keep it for its debugger (it just never fires)."""
+        if request.in_agent:
+            await self.link.request("CLEAR_REQUEST", request_id=request.agent_id)
+            self.requests.add(attrs.evolve(request, in_agent=False))
 
     async def clear_requests(self, requests: Iterable[EventRequest]) -> None:
         for r in list(requests):

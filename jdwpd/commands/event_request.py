@@ -100,6 +100,8 @@ async def set_request(ctx: Any, cmd: Any) -> Any:
     check_request(kind, mods)
     # The reference accepts Conditional (reserved "for the future") and filters nothing by it.
     mods = [m for m in mods if m.mod_kind != ModKind.CONDITIONAL]
+    if kind == EventKind.SINGLE_STEP:
+        await _replace_own_step(ctx, mods)
     req = vm.requests.new_request(ctx.session, kind, cmd.suspend_policy, tuple(mods),
                                   in_agent=kind not in NEVER_REPORTED)
     try:
@@ -107,6 +109,20 @@ async def set_request(ctx: Any, cmd: Any) -> Any:
     except AgentError as e:
         raise_agent(e)
     return {"request_id": req.request_id}
+
+
+def _step_thread(mods: Any) -> int | None:
+    return next((m.args["thread"] for m in mods if m.mod_kind == ModKind.STEP), None)
+
+
+async def _replace_own_step(ctx: Any, mods: list[Modifier]) -> None:
+    """A new step of a thread replaces the debugger's earlier one, as in the reference (the old
+    request stays, and never fires).  Another debugger's step of the thread stays: the agent
+    then answers DUPLICATE."""
+    thread = _step_thread(mods)
+    for req in ctx.vm.requests.owned_by(ctx.session, EventKind.SINGLE_STEP):
+        if req.in_agent and _step_thread(req.modifiers) == thread:
+            await ctx.vm.retire_request(req)
 
 
 async def clear(ctx: Any, cmd: Any) -> Any:

@@ -123,3 +123,40 @@ async def test_held_events_come_after_release(sample_classes):
         t.note("death", (policy, events))
 
     await differential(sample_classes, "Sample", scenario)
+
+
+async def test_breakpoint_watch_and_step_validation(sample_classes, sample_markers):
+    async def scenario(t):
+        thread, sample = await t.run_to_line("Sample", sample_markers["COMPUTE_TOTAL"])
+        frame = (await t.ok("ThreadReference", "Frames", thread=thread, start_frame=0, length=1)).frames[0]
+        loc = frame.location
+
+        def bp(**changes):
+            where = {"type_tag": 1, "class_id": loc.class_id, "method_id": loc.method_id, "index": loc.index}
+            where.update(changes)
+            return [{"mod_kind": ModKind.LOCATION_ONLY, "loc": where}]
+
+        for note, mods in [("ok", bp()), ("bad index", bp(index=99999)),
+                           ("bad class", bp(class_id=0x7FFFFFF0)), ("thread as class", bp(class_id=thread))]:
+            await t.cmd("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.ALL,
+                        modifiers=mods, note=note)
+        fields = (await t.ok("ReferenceType", "Fields", ref_type=sample)).declared
+        f_int = next(f.field_id for f in fields if f.name == "fInt")
+        for note, field in [("ok", f_int), ("bad field", 424242)]:
+            await t.cmd("EventRequest", "Set", event_kind=EventKind.FIELD_ACCESS, suspend_policy=SuspendPolicy.NONE,
+                        modifiers=[{"mod_kind": ModKind.FIELD_ONLY, "declaring": sample, "field_id": field}],
+                        note=note)
+        step = [{"mod_kind": ModKind.STEP, "thread": thread, "size": 1, "depth": 1}]
+        code, first = await t.cmd("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
+                                  suspend_policy=SuspendPolicy.EVENT_THREAD, modifiers=step)
+        assert code == 0
+        await t.cmd("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
+                    suspend_policy=SuspendPolicy.EVENT_THREAD, modifiers=step, note="second step")
+        await t.ok("EventRequest", "Clear", event_kind=EventKind.SINGLE_STEP, request_id=first.request_id)
+        await t.ok("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP, suspend_policy=SuspendPolicy.EVENT_THREAD,
+                   modifiers=step)
+        await t.ok("VirtualMachine", "Resume")
+        policy, events = await t.client.wait_for_event(EventKind.SINGLE_STEP, TIMEOUT)
+        t.note("step", (policy, events))
+
+    await differential(sample_classes, "Sample", scenario)
