@@ -220,7 +220,7 @@ int line_of(jmethodID m, jlocation loc);
 /* ---- invoke.c ------------------------------------------------------------------------- */
 int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in);
 void invoke_run_pending(JNIEnv *env, thread_rec *t);  /* in the parked thread, lock held */
-void invoke_abort_all(JNIEnv *env);
+void invoke_drop_pending(JNIEnv *env, thread_rec *t);  /* lock held */
 
 /* ---- dispatch.c ------------------------------------------------------------------------- */
 /* Execute one request; writes the reply frame (or takes over the reply, for INVOKE). */

@@ -105,7 +105,6 @@ void dispatch_request(JNIEnv *env, uint32_t id, uint16_t kind, const uint8_t *bo
 
 void agent_reset_after_link_loss(JNIEnv *env) {
     filters_clear_all(env);
-    invoke_abort_all(env);
     lock_enter();
     threads_reset(env);
     lock_exit();

@@ -444,12 +444,15 @@ void match_kind(uint8_t kind, ev_ctx *c, hits *h, hit_writer w, void *arg) {
 
 void hits_send(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {
     if (h->count == 0) return;
-    if (!link_connected()) return;
-    if (t != NULL) {
-        lock_enter();
-        apply_suspend_policy(env, t, h->policy);
+    /* Checked under the lock that a link-loss reset also takes: either the reset comes after this
+     * suspension and undoes it, or the event is dropped here without suspending anything. */
+    lock_enter();
+    if (!link_connected()) {
         lock_exit();
+        return;
     }
+    if (t != NULL) apply_suspend_policy(env, t, h->policy);
+    lock_exit();
     outbuf b;
     ob_init(&b, LINK_HEADER_SIZE + 13 + h->body.len);
     ob_frame_begin(&b);

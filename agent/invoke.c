@@ -260,7 +260,11 @@ void invoke_run_pending(JNIEnv *env, thread_rec *t) {
     lock_enter();
 }
 
-void invoke_abort_all(JNIEnv *env) {
-    (void)env;
-    /* Pending (not yet running) invokes are simply dropped when the link goes: nobody awaits them. */
+void invoke_drop_pending(JNIEnv *env, thread_rec *t) {
+    /* Lock held.  An invoke not yet started is dropped when the link goes: nobody awaits its reply, and
+     * a call the debugger asked of a VM it has left must not run. */
+    if (t->invoke != NULL && !t->invoke->running) {
+        free_req(env, t->invoke);
+        t->invoke = NULL;
+    }
 }

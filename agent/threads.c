@@ -181,6 +181,7 @@ int threads_resume_all(JNIEnv *env) {
 
 void threads_reset(JNIEnv *env) {
     for (thread_rec *t = records; t; t = t->next) {
+        invoke_drop_pending(env, t);
         t->suspend_count = 0;
         if (t->jvmti_suspended) {
             (*G.jvmti)->ResumeThread(G.jvmti, t->ref);

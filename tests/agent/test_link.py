@@ -196,3 +196,56 @@ async def test_vm_exit_is_not_delayed(agent_so, classes, tmp_path):
           f"connected (from connect to exit) {statistics.median(connected) * 1000:.0f} ms")
     assert nobody_t - plain_t < 0.150
     assert statistics.median(connected) < plain_t + 0.150
+
+
+async def test_exit_request_replies_then_exits_with_the_code(agent_so, classes):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        assert await jvm.request("EXIT", code=42) == {}
+        assert await jvm.wait_exit() == 42
+
+
+def test_suspend_with_timeout_and_no_daemon_runs_anyway(agent_so, classes, tmp_path):
+    _, secret_path = new_secret_file(tmp_path)
+    start = time.monotonic()
+    result = _java(agent_so, classes, f"link=unix:{tmp_path}/none.sock,secretfile={secret_path},suspend=y,timeout=300")
+    assert result.returncode == 0 and result.stdout == "hello\n", result
+    assert time.monotonic() - start >= 0.3
+
+
+async def test_random_requests_never_crash_the_vm(agent_so, classes):
+    """Seeded random bodies for every request kind (but EXIT) from an authenticated daemon."""
+    import random
+
+    rng = random.Random(1234)
+    kinds = [spec.kind for spec in L.MESSAGES.values() if spec.kind >= 16 and spec.name != "EXIT"]
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        target = await jvm.class_id("LTarget;")
+        real_ids = [target, await jvm.thread_named("main"), (await jvm.method(target, "add"))["method"]]
+        conn = L.LinkConnection()
+        stream = jvm.link.stream
+        for n in range(1500):
+            kind = rng.choice(kinds)
+            body = bytearray(rng.randbytes(rng.choice([0, 1, 4, 8, 9, 13, 17, 24, 40, 100])))
+            if len(body) >= 8 and rng.random() < 0.5:  # sometimes a real id up front, to get deeper
+                body[:8] = rng.choice(real_ids).to_bytes(8, "big")
+            await stream.send_all(L.frame(n + 1, kind, 0, bytes(body)))
+            with trio.fail_after(10):
+                got = None
+                while got is None:
+                    for f in conn.frames():
+                        got = f
+                    if got is None:
+                        conn.receive_data(await stream.receive_some(65536))
+            assert got.id == n + 1 or got.id == 0
+        # Whatever the noise did (suspensions, pins), the VM still answers and runs.
+        stats = {c["name"]: c["value"] for c in (await jvm.request("AGENT_STATS"))["counters"]}
+        for _ in range(stats["suspend_all_depth"]):
+            await jvm.request("RESUME_ALL")
+        await jvm.request("CLEAR_ALL_REQUESTS")
+        main = await jvm.thread_named("main")
+        while (await jvm.request("THREAD_STATUS", thread=main))["suspend_count"]:
+            await jvm.request("THREAD_RESUME", thread=main)
+        await jvm.send("run 2")
+        await jvm.expect("ok run")
