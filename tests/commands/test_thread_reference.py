@@ -73,3 +73,47 @@ async def test_force_early_return_and_not_suspended(sample_classes, sample_marke
             assert code in (0, ErrorCode.THREAD_NOT_SUSPENDED, ErrorCode.INVALID_THREAD)
 
     await differential(sample_classes, "Sample", scenario)
+
+
+@pytest.mark.xfail(reason="jdwpd.errors.jdwp_code_for passes JVMTI THREAD_NOT_ALIVE (15) through; the reference "
+                          "maps it to INVALID_THREAD (as NOT_AVAILABLE 98 and UNSUPPORTED_OPERATION 73 to "
+                          "NOT_IMPLEMENTED): reported to the lead, who owns errors.py", strict=True)
+async def test_a_thread_that_ended(sample_classes):
+    from protocol.constants import EventKind, SuspendPolicy
+    from tests.commands.types_support import TIMEOUT
+
+    async def scenario(t):
+        c = t.client
+        await c.next_event(TIMEOUT)  # VMStart
+        death = await t.ok("EventRequest", "Set", event_kind=EventKind.THREAD_DEATH,
+                           suspend_policy=SuspendPolicy.EVENT_THREAD, modifiers=[])
+        await t.ok("VirtualMachine", "Resume")
+        _, events = await c.wait_for_event(EventKind.THREAD_DEATH, TIMEOUT)
+        thread = events[0].thread
+        # at its death event the thread is still alive, and suspended
+        await t.ok("ThreadReference", "Status", thread=thread)
+        await t.ok("ThreadReference", "SuspendCount", thread=thread)
+        await t.ok("ThreadReference", "Name", thread=thread)
+        await t.ok("EventRequest", "Clear", event_kind=EventKind.THREAD_DEATH, request_id=death.request_id)
+        await t.ok("ThreadReference", "Resume", thread=thread)
+        await t.ok("VirtualMachine", "Suspend")
+        for _ in range(100):  # until the thread is gone (it is past its last Java code)
+            status = (await t.ok("ThreadReference", "Status", thread=thread, record=False)).thread_status
+            if status == 0:
+                break
+            await t.ok("VirtualMachine", "Resume", record=False)
+            await trio_sleep(0.02)
+            await t.ok("VirtualMachine", "Suspend", record=False)
+        for cmd in ("Status", "SuspendCount", "Name", "FrameCount", "Suspend", "Resume", "Interrupt",
+                    "OwnedMonitors", "CurrentContendedMonitor"):
+            await t.cmd("ThreadReference", cmd, thread=thread, note="ended")
+        await t.cmd("ThreadReference", "Frames", thread=thread, start_frame=0, length=-1, note="ended")
+        await t.ok("VirtualMachine", "Resume")
+
+    await differential(sample_classes, "Sample", scenario)
+
+
+async def trio_sleep(seconds):
+    import trio
+
+    await trio.sleep(seconds)
