@@ -158,8 +158,13 @@ class Session:
     # ------------------------------------------------------------------ writing
 
     async def _send(self, data: bytes) -> None:
-        async with self._send_lock:
-            await self.stream.send_all(data)
+        """Write one packet; a debugger that went away ends the session instead of raising."""
+        try:
+            async with self._send_lock:
+                await self.stream.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            await self._close()
+            await trio.lowlevel.checkpoint()  # we are cancelled now
 
     async def send_event(self, suspend_policy: int, events: tuple) -> None:
         """Queue one composite; never blocks the VM's event pump on a slow debugger."""

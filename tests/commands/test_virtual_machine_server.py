@@ -4,6 +4,7 @@ No JVM here: the VM object is the real one, with no agent link behind it, so onl
 that never reach the agent are used.  Everything that needs a JVM is in test_virtual_machine.py.
 """
 
+import socket
 import struct
 
 import pytest
@@ -129,3 +130,17 @@ async def test_a_broken_packet_drops_that_debugger_only(server):
             await bad.wait_closed(TIMEOUT)
         await _wait_sessions(vm, 1)
         assert (await good.command("VirtualMachine", "IDSizes")).frame_idsize == 8
+
+
+async def test_a_debugger_that_leaves_without_reading_its_replies(server):
+    vm, port = server
+    for _ in range(5):
+        with trio.fail_after(TIMEOUT):
+            s = await trio.open_tcp_stream("127.0.0.1", port)
+            await s.send_all(HANDSHAKE)
+            await s.send_all(b"".join(struct.pack(">IIBBB", 11, i, 0, 1, 7) for i in range(1, 200)))
+            s.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # close with a reset
+            await s.aclose()
+    await _wait_sessions(vm, 0)
+    async with open_jdwp_client("127.0.0.1", port) as c:
+        assert (await c.command("VirtualMachine", "IDSizes")).object_idsize == 8
