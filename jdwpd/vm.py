@@ -8,6 +8,7 @@ for is undone when it leaves, and the VM runs on.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 from collections.abc import Iterable
@@ -26,6 +27,8 @@ from .events import Composite, Routing, route
 from .model.objects import ObjectRefs
 from .model.requests import EventRequest, RequestTable
 from .model.threads import ThreadTable
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session
@@ -168,7 +171,12 @@ class VM:
         task_status.started()
         try:
             async for message in self.link.events:
-                await self._on_agent_message(message)
+                try:
+                    await self._on_agent_message(message)
+                except (AgentLinkClosed, trio.ClosedResourceError, trio.BrokenResourceError):
+                    raise
+                except Exception:  # one odd event must not stop the delivery of the others
+                    log.exception("agent message %r could not be delivered", message)
         except (AgentLinkClosed, trio.ClosedResourceError, trio.BrokenResourceError):
             pass
         await self._vm_died()
