@@ -26,6 +26,9 @@ static bool is_suspended(thread_rec *t) {
 static int hard_suspend(thread_rec *t) {
     int st = 0;
     lock_enter();
+    /* A thread stopped by an event may still be on its way to its park: give it a moment. */
+    for (int waited = 0; t->suspend_count > 0 && t->in_agent > 0 && !t->parked && waited < 2000; waited += 5)
+        lock_wait(5);
     if (t->suspend_count == 0) {
         st = LS_NOT_SUSPENDED;
     } else if (!t->jvmti_suspended) {
@@ -63,7 +66,7 @@ static int x_thread_status(JNIEnv *env, inbuf *in, outbuf *out) {
     CHECK((*G.jvmti)->GetThreadState(G.jvmti, th, &state));
     lock_enter();
     int count = t->suspend_count;
-    bool at_event = t->parked && t->at_event;
+    bool at_event = t->at_event && count > 0;  /* set before the event is sent, before it parks */
     lock_exit();
     /* A parked thread is suspended as far as a debugger can tell, as with the reference agent. */
     if (count > 0) state |= JVMTI_THREAD_STATE_SUSPENDED;

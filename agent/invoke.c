@@ -132,7 +132,8 @@ int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in) {
     jvmti_free(sig);
     if (!st) {
         lock_enter();
-        if (!(t->parked && t->at_event)) st = LS_NOT_AT_EVENT;
+        /* at_event is set before the event leaves; the thread runs the invoke once it has parked. */
+        if (!(t->at_event && t->suspend_count > 0)) st = LS_NOT_AT_EVENT;
         else if (t->invoke) st = LS_BUSY;
         else {
             t->invoke = r;

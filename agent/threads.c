@@ -61,6 +61,7 @@ thread_rec *callback_enter(JNIEnv *env, jthread thread) {
 /* Lock held.  Waits while the count is positive, running invokes handed to this thread. */
 static void park(JNIEnv *env, thread_rec *t) {
     t->parked = true;
+    lock_notify_all();  /* requests that need a parked thread may be waiting for this */
     while ((t->suspend_count > 0 || t->invoke) && !G.vm_dead && !t->pop_release) {
         if (t->invoke) {
             invoke_run_pending(env, t);
