@@ -320,6 +320,14 @@ class ClassCache:
             self._set_signature(sig)
         return sig
 
+    async def _check(self, ref: int) -> None:
+        """The validity check of a reference type id, with the error the reference gives.
+
+        A class whose signature was learned (ClassPrepare, AllClasses) is known to be a class.
+        """
+        if ref not in self._signatures:
+            await self.signature(ref)
+
     async def ref_kind(self, ref: int) -> int:
         known = self._signatures.get(ref)
         if known is not None:
@@ -327,7 +335,7 @@ class ClassCache:
         return (await self.signature(ref)).ref_kind
 
     async def _simple(self, ref: int, name: str, field: str) -> Any:
-        await self.signature(ref)  # the validity check, and the error the reference gives
+        await self._check(ref)
 
         async def fetch() -> Any:
             return (await self._request(name, ref=ref))[field]
@@ -344,7 +352,7 @@ class ClassCache:
         return await self._simple(ref, "CLASS_SUPERCLASS", "superclass")
 
     async def interfaces(self, ref: int) -> tuple[int, ...]:
-        await self.signature(ref)
+        await self._check(ref)
 
         async def fetch() -> tuple[int, ...]:
             r = await self._request("CLASS_INTERFACES", ref=ref)
@@ -363,7 +371,7 @@ class ClassCache:
         return await self._simple(ref, "CLASS_MODULE", "module")
 
     async def class_version(self, ref: int) -> tuple[int, int]:
-        await self.signature(ref)
+        await self._check(ref)
 
         async def fetch() -> tuple[int, int]:
             r = await self._request("CLASS_VERSION", ref=ref)
@@ -372,7 +380,7 @@ class ClassCache:
         return await self._fact(ref, "CLASS_VERSION", fetch)
 
     async def constant_pool(self, ref: int) -> tuple[int, bytes]:
-        await self.signature(ref)
+        await self._check(ref)
 
         async def fetch() -> tuple[int, bytes]:
             r = await self._request("CLASS_CONSTANT_POOL", ref=ref)
@@ -382,14 +390,14 @@ class ClassCache:
 
     async def status(self, ref: int) -> int:
         """JDWP class status, fetched every time: it changes as the class is initialized."""
-        await self.signature(ref)
+        await self._check(ref)
         r = await self._request("CLASS_STATUS", ref=ref)
         return jdwp_class_status(r["status"])
 
     # ---------------------------------------------------------------- members
 
     async def fields(self, ref: int) -> tuple[FieldInfo, ...]:
-        await self.signature(ref)
+        await self._check(ref)
 
         async def fetch() -> tuple[FieldInfo, ...]:
             r = await self._request("CLASS_FIELDS", ref=ref)
@@ -412,7 +420,7 @@ class ClassCache:
         return found
 
     async def methods(self, ref: int) -> tuple[MethodInfo, ...]:
-        await self.signature(ref)
+        await self._check(ref)
 
         async def fetch() -> tuple[MethodInfo, ...]:
             r = await self._request("CLASS_METHODS", ref=ref)

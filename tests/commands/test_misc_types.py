@@ -132,3 +132,63 @@ async def test_two_debuggers_asking_at_once_get_the_same_answers(sample_classes,
                         nursery.start_soon(ask, "second", second)
     assert results["first"] == results["second"]
     assert len(results["first"]) > 100
+
+
+async def test_the_class_cache_costs_one_round_trip_per_fact_on_a_real_vm(sample_classes):
+    """In-process (jdwpd.vm.VM over a real agent link): concurrent and repeated questions share fetches."""
+    import subprocess
+
+    from jdwpd.link import launcher
+    from jdwpd.model.requests import Modifier
+    from jdwpd.testing.jvm import java_executable
+    from jdwpd.vm import VM
+    from protocol.constants import EventKind, ModKind, SuspendPolicy
+
+    try:
+        launcher.agent_path()
+    except launcher.AgentNotBuilt as e:
+        pytest.skip(str(e))
+    argv = [java_executable(), "-cp", str(sample_classes), "Sample"]
+    with trio.fail_after(3 * TIMEOUT):
+        async with trio.open_nursery() as nursery:
+            started = await nursery.start(lambda task_status: launcher.start_jvm(
+                argv, suspend=True, stdout=subprocess.DEVNULL, task_status=task_status))
+            vm = VM(started.link)
+            await nursery.start(vm.run)
+            classes = vm.classes  # exists before the event, as it does once a debugger asked anything
+            async with vm.script_session() as s:
+                await s.events.receive()  # VMStart
+                await s.request(EventKind.CLASS_PREPARE, SuspendPolicy.EVENT_THREAD,
+                                [Modifier(ModKind.CLASS_MATCH, {"pattern": "Sample"})])
+                await s.resume()
+                while True:
+                    _, events = await s.events.receive()
+                    if events[0].event_kind == EventKind.CLASS_PREPARE:
+                        break
+                ref = events[0].type_id
+                before = classes.round_trips
+                results = []
+
+                async def ask():
+                    results.append(await classes.methods(ref))
+
+                async with trio.open_nursery() as askers:
+                    for _ in range(10):
+                        askers.start_soon(ask)
+                assert all(r is results[0] for r in results)
+                names = {m.name for m in results[0]}
+                assert {"main", "factorial", "compute", "<clinit>"} <= names
+                # the signature was learned from the ClassPrepare event: one request, CLASS_METHODS
+                assert classes.round_trips - before == 1
+                for _ in range(2):
+                    async with trio.open_nursery() as askers:
+                        for m in results[0]:
+                            askers.start_soon(classes.line_table, m.method_id)
+                            askers.start_soon(classes.line_table, m.method_id)
+                assert classes.round_trips - before == 1 + len(results[0])
+                factorial = next(m for m in results[0] if m.name == "factorial")
+                assert (await classes.line_table(factorial.method_id)).lines
+                await s.resume()
+            assert await started.process.wait() == 0
+            await vm.wait_dead()
+            nursery.cancel_scope.cancel()
