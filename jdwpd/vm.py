@@ -250,6 +250,11 @@ class VM:
             if orphans:
                 await self._quiet("RELEASE_IDS", ids=[{"id": i} for i in orphans])
             await self._release_start_if(session, plan.resume_all > 0)
+            if not plan.empty:
+                # Threads the undo set running: other debuggers' frame ids of them are stale.
+                for thread in self.threads.with_frames_out():
+                    if await self._suspend_count(thread) == 0:
+                        self.threads.invalidate_frames(thread)
         except AgentLinkClosed:
             pass
 
