@@ -64,6 +64,23 @@ public class Target {
                     child.join();
                     break;
                 }
+                case "contend": {
+                    final Object lock = new Object();
+                    final java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+                    Thread holder = new Thread(() -> {
+                        synchronized (lock) {
+                            held.countDown();
+                            try { Thread.sleep(300); } catch (InterruptedException e) { }
+                        }
+                    }, "holder");
+                    holder.start();
+                    held.await();
+                    synchronized (lock) { // @CONTEND
+                        lock.wait(50); // @WAIT
+                    }
+                    holder.join();
+                    break;
+                }
                 case "catch":
                     catcher();
                     break;
