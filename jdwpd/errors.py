@@ -42,10 +42,18 @@ _LINK_TO_JDWP = {
     LinkStatus.BUSY: ErrorCode.ALREADY_INVOKING,
     LinkStatus.INTERNAL: ErrorCode.INTERNAL,
 }
-# JVMTI errors whose JDWP counterpart differs from the number (jvmti.h vs jdwp.spec).
+# The JVMTI errors the reference passes on as the JDWP error of the same number;
+# JVMTI numbers it does not list become INTERNAL there, and so here.
+_JVMTI_SAME_NUMBER = frozenset({
+    0, 10, 11, 12, 13, 14, 20, 21, 22, 23, 24, 25, 31, 32, 34, 35, 40, 41, 50, 51, 52,
+    60, 61, 62, 63, 64, 65, 66, 67, 68, 69, 70, 71, 72, 100, 101, 102, 103, 110, 111, 112, 113, 115,
+})
+# Numbers no JVMTI error uses: the agent answers these JDWP errors itself (array bounds, counts).
+_JDWP_ONLY = frozenset({30, 33, 42, 500, 502, 503, 504, 506, 507, 508, 511, 512})
 _JVMTI_TO_JDWP = {
+    15: ErrorCode.INVALID_THREAD,  # JVMTI_ERROR_THREAD_NOT_ALIVE
+    98: ErrorCode.NOT_IMPLEMENTED,  # JVMTI_ERROR_NOT_AVAILABLE
     99: ErrorCode.NOT_IMPLEMENTED,  # JVMTI_ERROR_MUST_POSSESS_CAPABILITY
-    112: ErrorCode.VM_DEAD,  # JVMTI_ERROR_WRONG_PHASE
 }
 
 
@@ -55,7 +63,6 @@ def jdwp_code_for(status: int) -> int:
         return int(_LINK_TO_JDWP[status])
     if status in _JVMTI_TO_JDWP:
         return int(_JVMTI_TO_JDWP[status])
-    try:
-        return int(ErrorCode(status))
-    except ValueError:
-        return int(ErrorCode.INTERNAL)
+    if status in _JVMTI_SAME_NUMBER or status in _JDWP_ONLY:
+        return status
+    return int(ErrorCode.INTERNAL)

@@ -75,9 +75,6 @@ async def test_force_early_return_and_not_suspended(sample_classes, sample_marke
     await differential(sample_classes, "Sample", scenario)
 
 
-@pytest.mark.xfail(reason="jdwpd.errors.jdwp_code_for passes JVMTI THREAD_NOT_ALIVE (15) through; the reference "
-                          "maps it to INVALID_THREAD (as NOT_AVAILABLE 98 and UNSUPPORTED_OPERATION 73 to "
-                          "NOT_IMPLEMENTED): reported to the lead, who owns errors.py", strict=True)
 async def test_a_thread_that_ended(sample_classes):
     from protocol.constants import EventKind, SuspendPolicy
     from tests.commands.types_support import TIMEOUT
