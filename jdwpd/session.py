@@ -71,6 +71,9 @@ class Session:
         self._nursery: trio.Nursery | None = None
         self.commands_answered = 0
         self.events_sent = 0
+        self._events_queued = 0
+        self._drained = trio.Event()
+        self._drained.set()
 
     def __repr__(self) -> str:
         return f"<Session {self.number} {self.peer}>"
@@ -89,6 +92,7 @@ class Session:
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         finally:
+            self._drained.set()  # nothing more will be written
             # Undo even when cancelled, but never wait forever on an agent that stopped answering.
             with trio.CancelScope(shield=True), trio.move_on_after(DETACH_TIMEOUT):
                 try:
@@ -105,6 +109,7 @@ class Session:
 
     async def _close(self) -> None:
         self._closing = True
+        self._drained.set()  # nothing more will be written
         if self._nursery is not None:
             self._nursery.cancel_scope.cancel()
 
@@ -172,7 +177,10 @@ class Session:
         try:
             self._events_out.send_nowait(data)
         except (trio.ClosedResourceError, trio.BrokenResourceError):
-            pass
+            return
+        self._events_queued += 1
+        if self._drained.is_set():
+            self._drained = trio.Event()
 
     async def _event_writer(self) -> None:
         async for data in self._events_in:
@@ -180,6 +188,12 @@ class Session:
             packet = CommandPacket(next(self._event_ids), 0, CommandSet.EVENT, 100, data)
             await self._send(self.conn.send(packet))
             self.events_sent += 1
+            if self.events_sent == self._events_queued:
+                self._drained.set()
+
+    async def drained(self) -> None:
+        """Every event queued so far has been written (or the debugger is gone)."""
+        await self._drained.wait()
 
     def hold_events(self) -> None:
         if self._released.is_set():

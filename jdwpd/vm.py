@@ -182,7 +182,12 @@ class VM:
         await self._vm_died()
 
     async def wait_dead(self) -> None:
+        """The VM is dead and every debugger has been sent what it was owed (VMDeath last)."""
         await self._dead_event.wait()
+        for session in list(self.sessions):
+            drained = getattr(session, "drained", None)
+            if drained is not None:
+                await drained()
 
     def _mark_dead(self) -> None:
         if not self.dead:

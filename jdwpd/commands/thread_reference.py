@@ -15,6 +15,7 @@ from jdwpd.errors import JdwpError
 from jdwpd.model.frames import make_frame_id
 from jdwpd.vm import _SUSPENDED, jdwp_thread_status
 from protocol.constants import ErrorCode
+from protocol.link import CapBit
 from protocol.wire import Location
 
 SET_NAME = "ThreadReference"
@@ -112,6 +113,8 @@ async def owned_monitors_stack_depth_info(ctx: Any, cmd: Any) -> Any:
     if not cmd.thread:
         raise JdwpError(ErrorCode.INVALID_THREAD, "null thread")
     await _require_suspended(ctx, cmd.thread)
+    if not ctx.vm.has(CapBit.GET_OWNED_MONITOR_STACK_DEPTH_INFO):
+        raise JdwpError(ErrorCode.NOT_IMPLEMENTED, "this VM's capability profile has no monitor depths")
     r = await request(ctx.vm.link, "THREAD_OWNED_MONITORS", thread=cmd.thread)
     return {"owned": [{"monitor": tagged(m["object"]), "stack_depth": m["depth"]} for m in r["monitors"]]}
 

@@ -90,3 +90,48 @@ async def test_exit_answers_then_ends_the_vm_with_the_code(server_kind, sample_c
                 await c.command("VirtualMachine", "Exit", exit_code=7)
                 await c.wait_closed(TIMEOUT)
             assert await debuggee.wait_exit(TIMEOUT) == 7
+
+
+@pytest.mark.parametrize("profile", ["inspect", "nothrow"])
+async def test_capabilities_say_what_the_profile_cannot_do(profile, sample_classes, sample_markers):
+    import sys
+
+    import trio
+
+    from jdwpd.testing import jvm
+    from jdwpd.testing.client import open_jdwp_client
+    from protocol.constants import ModKind
+
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    cmd = [sys.executable, "-m", "jdwpd", "launch", "--profile", profile, "--jdwp", "127.0.0.1:0", "--suspend",
+           "--", jvm.java_executable(), "-cp", str(sample_classes), "Sample"]
+    with trio.fail_after(3 * TIMEOUT):
+        async with jvm._open_trio("jdwpd", cmd, TIMEOUT, None) as debuggee:
+            async with open_jdwp_client(debuggee.host, debuggee.port, timeout=TIMEOUT) as c:
+                await c.next_event(TIMEOUT)
+                caps = await c.command("VirtualMachine", "CapabilitiesNew")
+                full_only = ("can_watch_field_modification", "can_watch_field_access", "can_pop_frames",
+                             "can_force_early_return", "can_request_monitor_events", "can_get_monitor_frame_info")
+                for name in full_only:
+                    assert getattr(caps, name) is (profile != "inspect"), name
+                for name in ("can_get_bytecodes", "can_redefine_classes", "can_get_instance_info",
+                             "can_get_owned_monitor_info", "can_use_instance_filters"):
+                    assert getattr(caps, name) is True, name
+                thread = (await c.command("VirtualMachine", "AllThreads")).threads[0].thread
+                code, _ = await c.command_raw("ThreadReference", "OwnedMonitorsStackDepthInfo", thread=thread)
+                assert code == (ErrorCode.NOT_IMPLEMENTED if profile == "inspect" else 0)
+                code, _ = await c.command_raw(
+                    "EventRequest", "Set", event_kind=EventKind.EXCEPTION, suspend_policy=SuspendPolicy.NONE,
+                    modifiers=[{"mod_kind": ModKind.EXCEPTION_ONLY, "exception_or_null": 0, "caught": True,
+                                "uncaught": True}])
+                assert code == ErrorCode.NOT_IMPLEMENTED  # neither profile pays for exception events
+                code, entry = await c.command_raw("EventRequest", "Set", event_kind=EventKind.METHOD_ENTRY,
+                                                  suspend_policy=SuspendPolicy.NONE, modifiers=[])
+                assert code == (ErrorCode.NOT_IMPLEMENTED if profile == "inspect" else 0)
+                if entry is not None:
+                    await c.command("EventRequest", "Clear", event_kind=EventKind.METHOD_ENTRY,
+                                    request_id=entry.request_id)
+                await c.command("VirtualMachine", "Resume")
+                await c.wait_for_event(EventKind.VM_DEATH, TIMEOUT)
+            assert await debuggee.wait_exit(TIMEOUT) == 0
