@@ -91,6 +91,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
+        if getattr(args, "allow", None):
+            from .daemon import parse_allow
+
+            try:
+                args.allow = parse_allow(args.allow)
+            except ValueError as e:
+                raise UsageError(str(e)) from None
         if args.command == "agent-path":
             from .link.launcher import agent_path
 

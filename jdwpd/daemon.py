@@ -7,6 +7,7 @@ started on their own connect to us; a restarted daemon re-adopts them) and
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import socket
 import subprocess
@@ -43,6 +44,44 @@ async def accept_authenticated(listener: trio.SocketListener, secret: bytes):
             await stream.aclose()
 
 
+class AllowListener(trio.abc.Listener):
+    """Accepts only peers whose address is in the allow list; others are closed before the handshake."""
+
+    def __init__(self, inner: trio.SocketListener, allow: list[str]) -> None:
+        self.inner = inner
+        self.socket = inner.socket
+        self.networks = [ipaddress.ip_network(a, strict=False) for a in allow]
+
+    def admits(self, host: str) -> bool:
+        address = ipaddress.ip_address(host.split("%", 1)[0])
+        if address.version == 6 and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        return any(address in network for network in self.networks)
+
+    async def accept(self) -> trio.SocketStream:
+        while True:
+            stream = await self.inner.accept()
+            host = stream.socket.getpeername()[0]
+            if self.admits(host):
+                return stream
+            say(f"refused a debugger from {host}: not in --allow")
+            await stream.aclose()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def parse_allow(allow: list[str]) -> list[str]:
+    """Validate --allow entries (addresses or CIDR ranges; ';' separates several, as the reference's allow=)."""
+    entries = [part.strip() for item in allow for part in item.split(";") if part.strip()]
+    for entry in entries:
+        try:
+            ipaddress.ip_network(entry, strict=False)
+        except ValueError:
+            raise ValueError(f"--allow: '{entry}' is not an address or a network") from None
+    return entries
+
+
 async def serve_vm(link, jdwp_listener: trio.SocketListener, *, read_only: bool, allow: list[str],
                    until: trio.Event | None = None) -> None:
     """Serve debuggers for one VM until its link ends (or ``until`` is set)."""
@@ -60,7 +99,8 @@ async def serve_vm(link, jdwp_listener: trio.SocketListener, *, read_only: bool,
                 vm_done.set()
 
         await nursery.start(run_vm)
-        await nursery.start(serve_jdwp, [jdwp_listener], vm)
+        listener = AllowListener(jdwp_listener, allow) if allow else jdwp_listener
+        await nursery.start(serve_jdwp, [listener], vm)
         host, port = jdwp_listener.socket.getsockname()[:2]
         say(f"listening for debuggers at {host}:{port}")
         if until is None:

@@ -1,0 +1,80 @@
+"""Who may debug: --allow refuses other peers before the handshake; --read-only refuses every change."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import trio
+
+from jdwpd.testing.client import open_jdwp_client
+from protocol.constants import ErrorCode
+
+pytestmark = pytest.mark.jvm
+SAMPLE = Path(__file__).resolve().parents[2] / "jdwpd" / "samples" / "Sample.java"
+READY = re.compile(r"listening for debuggers at (\S+):(\d+)")
+
+
+@pytest.fixture(scope="module")
+def classes(tmp_path_factory):
+    out = tmp_path_factory.mktemp("sample")
+    subprocess.run(["javac", "-g", "-d", str(out), str(SAMPLE)], check=True, timeout=120)
+    return out
+
+
+@contextmanager
+def launched(classes, *daemon_args):
+    proc = subprocess.Popen([sys.executable, "-m", "jdwpd", "launch", "--jdwp", "127.0.0.1:0", "--suspend",
+                             *daemon_args, "--", "java", "-cp", str(classes), "Sample"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        for line in proc.stderr:
+            if m := READY.search(line):
+                break
+        else:
+            raise AssertionError(f"jdwpd launch never listened: {proc.stderr.read()}")
+        yield int(m.group(2)), proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait(30)
+
+
+async def test_allow_list_refuses_others_before_the_handshake(classes):
+    with launched(classes, "--allow", "10.9.8.7") as (port, proc):
+        with trio.fail_after(20):
+            stream = await trio.open_tcp_stream("127.0.0.1", port)
+            await stream.send_all(b"JDWP-Handshake")
+            data = b""
+            while chunk := await stream.receive_some(100):  # closed without a handshake answer
+                data += chunk
+            assert data == b""
+        assert proc.poll() is None  # the refusal harmed nothing
+    with launched(classes, "--allow", "127.0.0.0/8;10.0.0.0/8") as (port, _):
+        async with open_jdwp_client("127.0.0.1", port, timeout=20) as c:
+            assert (await c.command("VirtualMachine", "Version")).jdwp_major >= 1
+
+
+def test_allow_rejects_what_is_no_address():
+    result = subprocess.run([sys.executable, "-m", "jdwpd", "launch", "--allow", "not-an-address", "--", "java"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2
+    assert result.stderr.strip() == "jdwpd: --allow: 'not-an-address' is not an address or a network"
+
+
+async def test_read_only_refuses_every_change_and_answers_queries(classes):
+    with launched(classes, "--read-only") as (port, proc):
+        async with open_jdwp_client("127.0.0.1", port, timeout=20) as c:
+            assert (await c.command("VirtualMachine", "AllThreads")).threads
+            code, _ = await c.command_raw("VirtualMachine", "CreateString", utf="x")
+            assert code == ErrorCode.NOT_IMPLEMENTED
+            code, _ = await c.command_raw("VirtualMachine", "Exit", exit_code=3)
+            assert code == ErrorCode.NOT_IMPLEMENTED
+            code, _ = await c.command_raw("VirtualMachine", "RedefineClasses", classes=[])
+            assert code == ErrorCode.NOT_IMPLEMENTED
+            await c.command("VirtualMachine", "Resume")
+        assert proc.wait(30) == 0  # Exit was refused: the program ran to its own end
