@@ -47,6 +47,11 @@ CHANGES_STATE = frozenset({
 })
 
 
+# (set, cmd) -> async fn(ctx, data, error): what a command answers when its body does not
+# decode, for the few commands whose reference implementation looks at a prefix first.
+DECODE_FALLBACKS: dict[tuple[int, int], Any] = {}
+
+
 def build_table(modules: tuple[str, ...] = COMMAND_MODULES) -> dict[tuple[int, int], Handler]:
     table: dict[tuple[int, int], Handler] = {}
     for name in modules:
@@ -59,6 +64,9 @@ def build_table(modules: tuple[str, ...] = COMMAND_MODULES) -> dict[tuple[int, i
         for cmd_name, handler in module.HANDLERS.items():
             cs = jdwp_spec.by_name(module.SET_NAME, cmd_name)
             table[(cs.set_id, cs.cmd_id)] = handler
+        for cmd_name, fallback in getattr(module, "DECODE_FALLBACKS", {}).items():
+            cs = jdwp_spec.by_name(module.SET_NAME, cmd_name)
+            DECODE_FALLBACKS[(cs.set_id, cs.cmd_id)] = fallback
     return table
 
 
@@ -70,6 +78,13 @@ def table() -> dict[tuple[int, int], Handler]:
     if _TABLE is None:
         _TABLE = build_table()
     return _TABLE
+
+
+def _fallback_handler(fallback: Any, data: bytes, code: int) -> Handler:
+    async def run(ctx: Context, cmd: Any) -> Any:
+        return await fallback(ctx, data, code)
+
+    return run
 
 
 def _error(packet: CommandPacket, code: int) -> ReplyPacket:
@@ -91,8 +106,13 @@ def decode_error_code(e: DecodeError) -> int:
     """The reference's answer to a body it cannot read: INTERNAL for a short read, INVALID_TAG for a bad tag."""
     if "tag" in e.reason and "unknown" in e.reason:
         return ErrorCode.INVALID_TAG
+    if e.reason.startswith("unknown modKind"):
+        return ErrorCode.ILLEGAL_ARGUMENT  # the reference's answer to a modifier it does not know
     if "negative count" in e.reason:
         return ErrorCode.ILLEGAL_ARGUMENT
+    if "negative string length" in e.reason:
+        # The reference allocates length + 1 bytes for a string, fails, and reports no memory.
+        return ErrorCode.OUT_OF_MEMORY
     return ErrorCode.INTERNAL
 
 
@@ -107,11 +127,15 @@ async def dispatch(vm: Any, session: Any, packet: CommandPacket) -> ReplyPacket:
         return _error(packet, ErrorCode.VM_DEAD)
     if key in CHANGES_STATE and getattr(vm, "read_only", False):
         return _error(packet, ErrorCode.NOT_IMPLEMENTED)
+    ctx = Context(vm, session, packet.id)
     try:
         cmd = decode(cs, packet.data, vm.id_sizes)
     except DecodeError as e:
-        return _error(packet, decode_error_code(e))
-    ctx = Context(vm, session, packet.id)
+        fallback = DECODE_FALLBACKS.get(key)
+        if fallback is None:
+            return _error(packet, decode_error_code(e))
+        handler = _fallback_handler(fallback, packet.data, decode_error_code(e))
+        cmd = None
     try:
         reply = await handler(ctx, cmd)
         body = encode_reply(cs, reply if reply is not None else (), vm.id_sizes)

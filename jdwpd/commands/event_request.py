@@ -137,6 +137,17 @@ async def clear_all_breakpoints(ctx: Any, cmd: Any) -> Any:
     await ctx.vm.clear_requests(ctx.vm.requests.owned_by(ctx.session, EventKind.BREAKPOINT))
 
 
+async def set_undecodable(ctx: Any, data: bytes, code: int) -> Any:
+    """A Set whose modifiers do not decode: the reference judges the kind before reading them."""
+    if data and data[0] not in ACCEPTED_KINDS:
+        raise JdwpError(ErrorCode.INVALID_EVENT_TYPE, f"event kind {data[0]}")
+    if len(data) >= 6 and data[0] == EventKind.VM_START:
+        return {"request_id": ctx.vm.requests.allocate_request_id(ctx.session)}
+    raise JdwpError(code, "EventRequest.Set body does not decode")
+
+
+DECODE_FALLBACKS = {"Set": set_undecodable}
+
 HANDLERS = {
     "Set": set_request,
     "Clear": clear,

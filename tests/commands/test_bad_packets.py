@@ -1,0 +1,44 @@
+"""Malformed command bodies: the same error codes as the reference (raw bytes, differential)."""
+
+import struct
+
+import pytest
+
+from tests.commands.types_support import TIMEOUT, differential
+
+pytestmark = pytest.mark.jvm
+
+CASES = [
+    ("unknown set", 77, 1, b""),
+    ("unknown command", 1, 99, b""),
+    ("Event.Composite sent to the VM", 64, 100, b""),
+    ("short thread id", 11, 1, b"\0\0"),
+    ("no thread id", 11, 4, b""),
+    ("string length past the end", 1, 11, struct.pack(">i", 50) + b"abc"),
+    ("negative string length", 1, 2, struct.pack(">i", -1)),
+    ("negative InstanceCounts", 1, 21, struct.pack(">i", -1)),
+    ("InstanceCounts short", 1, 21, struct.pack(">i", 2) + bytes(8)),
+    ("Set: bad kind, junk after", 15, 1, b"\x05\x00" + struct.pack(">i", 3) + b"\xff"),
+    ("Set: modifiers cut", 15, 1, b"\x08\x00" + struct.pack(">i", 2) + b"\x05" + struct.pack(">i", 1) + b"x"),
+    ("Set: unknown modifier", 15, 1, b"\x08\x00" + struct.pack(">i", 1) + b"\x63"),
+    ("Clear: short", 15, 2, b"\x08"),
+    ("GetValues: slots cut", 16, 1, bytes(16) + struct.pack(">i", 3)),
+    ("Frames: no length", 11, 6, bytes(8) + struct.pack(">i", 0)),
+    ("DisposeObjects short", 1, 14, struct.pack(">i", 1) + bytes(4)),
+    ("IDSizes with junk", 1, 7, b"junk"),
+]
+
+
+async def test_malformed_bodies(sample_classes):
+    async def scenario(t):
+        await t.client.next_event(TIMEOUT)
+        main = (await t.ok("VirtualMachine", "AllThreads", record=False)).threads[0].thread
+        for note, set_id, cmd_id, data in CASES:
+            if data.startswith(bytes(8)) and set_id in (11, 16):
+                data = struct.pack(">Q", main) + data[8:]
+            pid = await t.client.send_packet(set_id, cmd_id, data)
+            reply = await t.client.reply(pid, TIMEOUT)
+            t.note(note, reply.error_code)
+        await t.ok("VirtualMachine", "Resume")
+
+    await differential(sample_classes, "Sample", scenario)
