@@ -11,7 +11,7 @@ from typing import Any
 from jdwpd.commands._values import request, tagged, to_jdwp, to_link
 from jdwpd.errors import JdwpError
 from jdwpd.model.frames import frame_depth
-from protocol.constants import ErrorCode
+from protocol.constants import OBJECT_TAGS, PRIMITIVE_TAGS, ErrorCode
 
 SET_NAME = "StackFrame"
 
@@ -26,9 +26,19 @@ async def _depth(ctx: Any, thread: int, frame: int) -> int:
         raise
 
 
+_SLOT_TAGS = frozenset(OBJECT_TAGS | PRIMITIVE_TAGS)
+
+
 async def get_values(ctx: Any, cmd: Any) -> Any:
     depth = await _depth(ctx, cmd.thread, cmd.frame)
     slots = [{"slot": s.slot, "tag": s.sigbyte} for s in cmd.slots]
+    # The reference reads slot by slot: the slots before an unknown tag are read (and may
+    # fail) first, then the tag is INVALID_TAG.
+    bad = next((i for i, s in enumerate(slots) if s["tag"] not in _SLOT_TAGS), None)
+    if bad is not None:
+        if bad:
+            await request(ctx.vm.link, "FRAME_GET_LOCALS", thread=cmd.thread, depth=depth, slots=slots[:bad])
+        raise JdwpError(ErrorCode.INVALID_TAG, f"slot tag {slots[bad]['tag']}")
     r = await request(ctx.vm.link, "FRAME_GET_LOCALS", thread=cmd.thread, depth=depth, slots=slots)
     return {"values": [to_jdwp(v["value"]) for v in r["values"]]}
 

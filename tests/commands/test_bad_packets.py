@@ -26,6 +26,10 @@ CASES = [
     ("Frames: no length", 11, 6, bytes(8) + struct.pack(">i", 0)),
     ("DisposeObjects short", 1, 14, struct.pack(">i", 1) + bytes(4)),
     ("IDSizes with junk", 1, 7, b"junk"),
+    ("SetValues: bad value tag", 16, 2, bytes(16) + struct.pack(">ii", 1, 0) + b"\x01" + bytes(4)),
+    ("ForceEarlyReturn: bad value tag", 11, 14, bytes(8) + b"\x01"),
+    ("GetValues: unknown sigbyte", 16, 1, bytes(16) + struct.pack(">ii", 1, 0) + b"Q"),
+    ("Suspend: unknown id", 11, 2, struct.pack(">Q", 0x7FFFFFF0)),
 ]
 
 
