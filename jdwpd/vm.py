@@ -40,9 +40,9 @@ _SUSPENDED = 0x100000
 
 
 def jdwp_thread_status(state: int, at_event: bool) -> int:
-    """JDWP ThreadStatus as the reference derives it from the JVMTI state."""
+    """JDWP ThreadStatus as the reference derives it from the JVMTI state (-1: not started or unknown)."""
     if not state & _ALIVE:
-        return 0  # ZOMBIE (the reference says so for terminated threads)
+        return 0 if state & _TERMINATED else -1  # ZOMBIE
     if at_event:
         return 1  # a thread inside an event callback counts as RUNNING in the reference
     if state & _SLEEPING:
@@ -51,7 +51,7 @@ def jdwp_thread_status(state: int, at_event: bool) -> int:
         return 3
     if state & _WAITING:
         return 4
-    return 1
+    return 1 if state & _RUNNABLE else -1
 
 
 def complete_properties(props: dict[str, str], hello: dict) -> dict[str, str]:

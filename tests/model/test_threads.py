@@ -90,3 +90,17 @@ def test_a_thread_first_seen_after_vm_resumes_has_their_generation():
     t.resumed_all(A)
     t.resumed_all(A)
     assert t.generation(42) == 2
+
+
+def test_thread_status_as_the_reference_maps_jvmti_states():
+    from jdwpd.vm import jdwp_thread_status
+
+    alive, runnable, sleeping, waiting, blocked, terminated = 0x1, 0x4, 0x40, 0x80, 0x400, 0x2
+    assert jdwp_thread_status(terminated, False) == 0
+    assert jdwp_thread_status(0, False) == -1  # not started
+    assert jdwp_thread_status(alive | runnable, False) == 1
+    assert jdwp_thread_status(alive | waiting | sleeping | 0x100000, False) == 2
+    assert jdwp_thread_status(alive | blocked, False) == 3
+    assert jdwp_thread_status(alive | waiting, False) == 4
+    assert jdwp_thread_status(alive | waiting, True) == 1  # parked at an event: RUNNING
+    assert jdwp_thread_status(alive, False) == -1
