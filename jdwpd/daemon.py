@@ -139,12 +139,17 @@ async def _launched(proc: subprocess.Popen, jdwp_sock: socket.socket, link_sock:
             nursery.cancel_scope.cancel()
             if jvm_done.is_set():
                 say(f"the JVM exited with code {proc.returncode} before its agent connected")
-                return proc.returncode or 1
+                return exit_status(proc.returncode) or 1
             say(f"the JVM's agent did not connect within {agent_timeout:g} s")
             return 1
         await serve_vm(link, jdwp_listener, read_only=read_only, allow=allow, until=jvm_done)
         nursery.cancel_scope.cancel()
-    return proc.returncode
+    return exit_status(proc.returncode)
+
+
+def exit_status(returncode: int) -> int:
+    """The JVM's exit code, or 128 + N for a JVM killed by signal N, as a shell reports it."""
+    return returncode if returncode >= 0 else 128 - returncode
 
 
 def serve_launched(proc: subprocess.Popen, *, jdwp_sock: socket.socket, link_sock: socket.socket, secret: bytes,
