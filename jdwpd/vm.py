@@ -29,6 +29,7 @@ from .model.requests import EventRequest, RequestTable
 from .model.threads import ThreadTable
 
 log = logging.getLogger(__name__)
+DRAIN_TIMEOUT = 5.0
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session
@@ -180,6 +181,10 @@ class VM:
         except (AgentLinkClosed, trio.ClosedResourceError, trio.BrokenResourceError):
             pass
         await self._vm_died()
+        # run() ending is the daemon's cue to close the sockets: first let the debuggers
+        # have what they are owed, VMDeath last, within reason.
+        with trio.move_on_after(DRAIN_TIMEOUT):
+            await self.wait_dead()
 
     async def wait_dead(self) -> None:
         """The VM is dead and every debugger has been sent what it was owed (VMDeath last)."""
