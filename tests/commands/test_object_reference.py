@@ -98,10 +98,12 @@ async def test_values_carry_the_runtime_kind_of_the_object(sample_classes, sampl
     await differential(sample_classes, "Sample", scenario)
 
 
-@pytest.mark.xfail(strict=False, reason="while every thread is suspended (here by a SUSPEND_ALL breakpoint) the "
-                   "reference makes every ID strong (commonRef pinAll, JDK-8255987); jdwpd's object table does not")
 async def test_debugger_made_objects_through_gc(sample_classes, sample_markers):
-    """Objects only a debugger holds, then System.gc() with the VM suspended: the reference keeps them all."""
+    """Objects only a debugger holds, then System.gc() with the VM suspended: the reference keeps them all.
+
+    (While every thread is suspended, here by a SUSPEND_ALL breakpoint, the reference makes every
+    ID strong.)
+    """
 
     async def scenario(t):
         thread, _ = await t.run_to_line("Sample", sample_markers["TOTAL_AREA_LOOP"])
