@@ -5,9 +5,9 @@ command that arrived before it has been answered; queries run concurrently with
 each other, after the last change before them.  So a query that waits on the
 VM never holds up the reading and answering of later queries (IntelliJ
 pipelines; Eclipse gives up after 3 s), while Suspend-then-Frames or
-Frames-then-Resume keep their meaning.  Invokes are ordered like changes but do
-not hold up later commands, as in the reference, which answers other commands
-while an invoke runs.
+Frames-then-Resume keep their meaning.  Invokes come after the changes before
+them but hold up nothing, as in the reference, which answers other commands
+(Resume and Dispose included) while an invoke runs.
 
 Leaving.  On Dispose or a closed socket the VM undoes this session's requests,
 suspensions and pins (vm.detach); the VM runs on and another debugger may attach.
@@ -44,6 +44,11 @@ MUTATING = frozenset({
     (_ER, 1), (_ER, 2), (_ER, 3),
     (_SF, 2), (_SF, 4),
 })
+
+# Invokes run user code on a suspended thread for as long as it takes: ordered after the
+# changes before them, holding up nothing after them (the reference's command loop goes on
+# while an invoke runs, and a debugger may resume or dispose meanwhile).
+INVOKES = frozenset({(3, 3), (3, 4), (5, 1), (9, 6)})
 
 _session_numbers = itertools.count(1)
 DETACH_TIMEOUT = 10.0
@@ -140,9 +145,10 @@ class Session:
             prior = [*self._since_barrier, self._barrier]
             self._since_barrier = []
             self._barrier = done
+        elif key in INVOKES:
+            prior = [self._barrier]
         else:
-            # Queries and invokes: after the last change; later changes wait for them,
-            # later queries do not.
+            # Queries: after the last change; later changes wait for them, later queries do not.
             prior = [self._barrier]
             self._since_barrier = [e for e in self._since_barrier if not e.is_set()]
             self._since_barrier.append(done)

@@ -136,6 +136,9 @@ async def test_queries_are_answered_while_an_invoke_runs_and_changes_keep_their_
                 await c.command("VirtualMachine", "Version")
                 await c.command("VirtualMachine", "AllThreads")
                 await c.command("ThreadReference", "Name", thread=thread)
+                # ... nor changes: the reference's command loop goes on while an invoke runs
+                r = await c.command("EventRequest", "Set", _prepare("Nothing*", SuspendPolicy.NONE))
+                await c.command("EventRequest", "Clear", event_kind=EventKind.CLASS_PREPARE, request_id=r.request_id)
                 assert trio.current_time() - started < 1.0
                 reply = await c.reply(invoke, TIMEOUT)
                 assert reply.error_code == 0
