@@ -119,3 +119,32 @@ async def trio_sleep(seconds):
     import trio
 
     await trio.sleep(seconds)
+
+
+async def test_counts_after_an_all_suspending_event(sample_classes, sample_markers):
+    async def scenario(t):
+        thread, _ = await t.run_to_line("Sample", sample_markers["WORKERS_JOINED"])
+        threads = (await t.ok("VirtualMachine", "AllThreads", record=False)).threads
+        names = {}
+        for th in threads:
+            names[th.thread] = (await t.ok("ThreadReference", "Name", thread=th.thread, record=False)).thread_name
+        order = sorted(names, key=lambda k: names[k])
+
+        async def counts(note):
+            t.note(note, [(names[k], (await t.ok("ThreadReference", "SuspendCount", thread=k, record=False))
+                           .suspend_count) for k in order])
+
+        await counts("at the breakpoint")
+        await t.ok("VirtualMachine", "Suspend")
+        await counts("suspended again")
+        await t.ok("ThreadReference", "Resume", thread=thread)
+        await t.ok("ThreadReference", "Resume", thread=thread)
+        await counts("event thread let go")
+        await t.ok("VirtualMachine", "Resume")
+        await counts("one resume")
+        await t.ok("ThreadReference", "Suspend", thread=thread)
+        await t.ok("VirtualMachine", "Resume")
+        await counts("all resumed")
+        await t.ok("ThreadReference", "Resume", thread=thread)
+
+    await differential(sample_classes, "Sample", scenario)
