@@ -55,6 +55,12 @@ def jdwp_thread_status(state: int, at_event: bool) -> int:
     return 1 if state & _RUNNABLE else -1
 
 
+def jdwp_suspend_status(state: int, suspend_count: int) -> int:
+    """SUSPEND_STATUS_SUSPENDED for a thread suspended by a debugger (the agent's count; a thread
+    parked at an event is not JVMTI-suspended) or by anyone through JVMTI."""
+    return int(suspend_count > 0 or bool(state & _SUSPENDED))
+
+
 def complete_properties(props: dict[str, str], hello: dict) -> dict[str, str]:
     """Fill in what JVMTI's GetSystemProperties lacks and the reference reads later through
     System.getProperty: java.version, user.dir and path.separator are set by the class

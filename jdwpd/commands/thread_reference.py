@@ -13,7 +13,7 @@ from typing import Any
 from jdwpd.commands._values import request, tagged, to_link
 from jdwpd.errors import JdwpError
 from jdwpd.model.frames import make_frame_id
-from jdwpd.vm import _SUSPENDED, jdwp_thread_status
+from jdwpd.vm import jdwp_suspend_status, jdwp_thread_status
 from protocol.constants import ErrorCode
 from protocol.link import CapBit
 from protocol.wire import Location
@@ -30,23 +30,17 @@ async def name(ctx: Any, cmd: Any) -> Any:
 
 
 async def suspend(ctx: Any, cmd: Any) -> Any:
-    await _call(ctx.vm.suspend_thread(ctx.session, cmd.thread))
+    await ctx.vm.suspend_thread(ctx.session, cmd.thread)
 
 
 async def resume(ctx: Any, cmd: Any) -> Any:
-    await _call(ctx.vm.resume_thread(ctx.session, cmd.thread))
-
-
-async def _call(coro: Any) -> Any:
-    from jdwpd.commands._values import cached
-
-    return await cached(coro)
+    await ctx.vm.resume_thread(ctx.session, cmd.thread)
 
 
 async def status(ctx: Any, cmd: Any) -> Any:
     s = await request(ctx.vm.link, "THREAD_STATUS", thread=cmd.thread)
-    suspended = s["suspend_count"] > 0 or bool(s["state"] & _SUSPENDED)
-    return {"thread_status": jdwp_thread_status(s["state"], s["at_event"]), "suspend_status": int(suspended)}
+    return {"thread_status": jdwp_thread_status(s["state"], s["at_event"]),
+            "suspend_status": jdwp_suspend_status(s["state"], s["suspend_count"])}
 
 
 async def thread_group(ctx: Any, cmd: Any) -> Any:
