@@ -528,7 +528,7 @@ enum jdwp_tag {
  *   reply    referrers: u32 count, then per item:
  *   reply        object: tagged
  */
-/* STRING_VALUE (72): modified UTF-8 as the JVM holds it
+/* STRING_VALUE (72): standard UTF-8: the agent converts the JVM's modified UTF-8 (all link strings are standard UTF-8)
  *   request  string: id
  *   reply    utf: str
  */
