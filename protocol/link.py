@@ -258,7 +258,8 @@ _msg(68, "OBJECT_PIN", [("object", ID)], [], "DisableCollection: a strong global
 _msg(69, "OBJECT_UNPIN", [("object", ID)], [], "EnableCollection")
 _msg(70, "OBJECT_IS_COLLECTED", [("object", ID)], [("collected", BOOL)], "")
 _msg(71, "OBJECT_REFERRERS", [("object", ID), ("max", I32)], [("referrers", lst(("object", TAGGED),))], "")
-_msg(72, "STRING_VALUE", [("string", ID)], [("utf", STR)], "standard UTF-8: the agent converts the JVM's modified UTF-8 (all link strings are standard UTF-8)")
+_msg(72, "STRING_VALUE", [("string", ID)], [("utf", STR)],
+     "standard UTF-8: the agent converts the JVM's modified UTF-8 (all link strings are standard UTF-8)")
 _msg(73, "ARRAY_LENGTH", [("array", ID)], [("length", I32)], "")
 _msg(74, "ARRAY_GET", [("array", ID), ("first", I32), ("length", I32)],
      [("tag", U8), ("values", lst(("value", VALUE),))],
