@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from jdwpd.commands._values import FieldValueReader, cached, check_type, invoke, request, to_link
+from jdwpd.commands._values import FieldValueReader, cached, check_type, instance_of, invoke, request, to_link
 from jdwpd.errors import JdwpError
-from protocol.constants import ErrorCode, TypeTag
+from protocol.constants import OBJECT_TAGS, ErrorCode, TypeTag
 from protocol.link import InvokeKind
 
 SET_NAME = "ClassType"
@@ -42,7 +42,11 @@ async def set_values(ctx: Any, cmd: Any) -> Any:
             raise
         if not f.is_static:
             break
-        writes.append({"field": field_id, "value": to_link(reader.value(f.tag))})
+        value = reader.value(f.tag)
+        # JNI stores any object into any reference field; the heap would then lie.
+        if f.tag in OBJECT_TAGS and not await instance_of(ctx.vm, value.value, f.signature):
+            raise JdwpError(ErrorCode.TYPE_MISMATCH, f"value is not a {f.signature}")
+        writes.append({"field": field_id, "value": to_link(value)})
     if writes:
         await request(ctx.vm.link, "CLASS_SET_STATICS", ref=cmd.clazz, values=writes)
     return {}

@@ -8,6 +8,7 @@ from jdwpd.commands._values import (
     FieldValueReader,
     cached,
     instance_kind,
+    instance_of,
     invoke,
     object_kinds,
     request,
@@ -17,7 +18,7 @@ from jdwpd.commands._values import (
 )
 from jdwpd.errors import AgentError, JdwpError
 from jdwpd.model.classes import ClassCache, FieldInfo
-from protocol.constants import ErrorCode
+from protocol.constants import OBJECT_TAGS, ErrorCode
 from protocol.link import LinkStatus
 
 SET_NAME = "ObjectReference"
@@ -78,7 +79,11 @@ async def set_values(ctx: Any, cmd: Any) -> Any:
     writes = []
     for _ in range(reader.count):
         f = await _instance_field(classes, obj_class, reader.field_id())
-        writes.append((f, reader.value(f.tag)))
+        value = reader.value(f.tag)
+        # JNI stores any object into any reference field; the heap would then lie.
+        if f.tag in OBJECT_TAGS and not await instance_of(ctx.vm, value.value, f.signature):
+            raise JdwpError(ErrorCode.TYPE_MISMATCH, f"value is not a {f.signature}")
+        writes.append((f, value))
     instance_writes = [{"field": f.field_id, "value": to_link(v)} for f, v in writes if not f.is_static]
     if instance_writes:
         await request(ctx.vm.link, "OBJECT_SET_FIELDS", object=cmd.object, values=instance_writes)

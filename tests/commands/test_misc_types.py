@@ -93,6 +93,13 @@ async def test_jdwpd_refuses_what_crashes_the_reference(sample_classes, sample_m
                      ErrorCode.INVALID_METHODID),
                     (("Method", "LineTable"), {"ref_type": sample, "method_id": 0x7EADBEEF},
                      ErrorCode.INVALID_METHODID),
+                    # a String into an int[] field: JNI would store it
+                    (("ClassType", "SetValues"),
+                     {"clazz": sample, "values": [{"field_id": fields["sInts"], "value": (Tag.STRING, ascii_id)}]},
+                     ErrorCode.TYPE_MISMATCH),
+                    (("ObjectReference", "SetValues"),
+                     {"object": obj, "values": [{"field_id": fields["fShape"], "value": (Tag.STRING, ascii_id)}]},
+                     ErrorCode.TYPE_MISMATCH),
                 ]
                 for (set_name, cmd_name), fields_, want in expectations:
                     code, _ = await t.cmd(set_name, cmd_name, **fields_)
