@@ -118,6 +118,8 @@ int obj_pin(JNIEnv *env, uint64_t id);
 int obj_unpin(JNIEnv *env, uint64_t id);
 void obj_release(JNIEnv *env, uint64_t id);
 void obj_unpin_all(JNIEnv *env);
+void obj_pin_all(JNIEnv *env);              /* a suspend-all began: every id strong */
+void obj_unpin_all_suspended(JNIEnv *env);  /* the matching resume-all */
 void obj_stats(uint64_t *live, uint64_t *pins);
 /* Handed-out method and field ids. */
 void method_remember(JNIEnv *env, jmethodID m, jclass declaring);

@@ -59,10 +59,37 @@ void ob_u64(outbuf *b, uint64_t v) {
     ob_u32(b, (uint32_t)v);
 }
 
+/* The JVM hands out modified UTF-8 (U+0000 as C0 80, supplementary characters as two 3-byte
+ * surrogates); the link carries standard UTF-8, which is what JDWP strings are.  Lone surrogates are
+ * left as they are (the daemon decodes with surrogatepass). */
 void ob_str(outbuf *b, const char *s) {
     size_t n = s ? strlen(s) : 0;
-    ob_u32(b, (uint32_t)n);
-    ob_bytes(b, s, n);
+    size_t at = b->len;
+    ob_u32(b, 0);
+    uint32_t written = 0;
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        if (p[i] == 0xC0 && i + 1 < n && p[i + 1] == 0x80) {
+            ob_u8(b, 0);
+            written++;
+            i += 2;
+        } else if (p[i] == 0xED && i + 5 < n && (p[i + 1] & 0xF0) == 0xA0 && (p[i + 2] & 0xC0) == 0x80 &&
+                   p[i + 3] == 0xED && (p[i + 4] & 0xF0) == 0xB0 && (p[i + 5] & 0xC0) == 0x80) {
+            uint32_t hi = 0xD000u | ((uint32_t)(p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F);
+            uint32_t lo = 0xD000u | ((uint32_t)(p[i + 4] & 0x3F) << 6) | (p[i + 5] & 0x3F);
+            uint32_t cp = 0x10000u + ((hi - 0xD800u) << 10) + (lo - 0xDC00u);
+            uint8_t u[4] = {(uint8_t)(0xF0 | (cp >> 18)), (uint8_t)(0x80 | ((cp >> 12) & 0x3F)),
+                            (uint8_t)(0x80 | ((cp >> 6) & 0x3F)), (uint8_t)(0x80 | (cp & 0x3F))};
+            ob_bytes(b, u, 4);
+            written += 4;
+            i += 6;
+        } else {
+            ob_u8(b, p[i]);
+            written++;
+            i++;
+        }
+    }
+    ob_put_u32_at(b, at, written);
 }
 
 void ob_blob(outbuf *b, const void *p, uint32_t n) {

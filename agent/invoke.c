@@ -232,14 +232,15 @@ void invoke_run_pending(JNIEnv *env, thread_rec *t) {
         ob_jvalue(&out, env, r->kind == IK_NEW_INSTANCE ? TAG_OBJECT : r->ret_tag, v);
         ob_tagged(&out, env, exc);
         ob_frame_end(&out, r->reply_id, LK_INVOKE, 0);
-        (*env)->PopLocalFrame(env, NULL);
         lock_enter();
+        /* Re-suspend (and so re-pin every id) while the result is still held by a local ref. */
         if (!single) threads_suspend_all(env, t);
         t->suspend_count += saved;
         t->at_event = saved_at_event;
         t->parked = true;
         t->invoke = NULL;
         lock_exit();
+        (*env)->PopLocalFrame(env, NULL);
         /* Reply after the re-suspension, so the debugger never sees a half-resumed VM. */
         link_send(&out, false);
     } else {

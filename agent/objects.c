@@ -14,6 +14,7 @@ typedef struct entry {
     jobject strong;    /* pins (objects) / declaring class (methods, fields) */
     int pins;
     bool is_static;
+    bool by_all;       /* strong because every thread is suspended (see obj_pin_all) */
 } entry;
 
 typedef struct table {
@@ -25,6 +26,7 @@ static jrawMonitorID obj_lock;
 static table objects, methods, fields;
 static uint64_t next_id = 1;
 static uint64_t pin_total;
+static int pin_all_depth;
 
 static void o_enter(void) { (*G.jvmti)->RawMonitorEnter(G.jvmti, obj_lock); }
 static void o_exit(void) { (*G.jvmti)->RawMonitorExit(G.jvmti, obj_lock); }
@@ -107,6 +109,10 @@ uint64_t obj_id(JNIEnv *env, jobject obj) {
         entry *e = t_add(&objects, next_id);
         if (e != NULL && (*G.jvmti)->SetTag(G.jvmti, obj, (jlong)next_id) == JVMTI_ERROR_NONE) {
             e->weak = weak;
+            if (pin_all_depth > 0) {
+                e->strong = (*env)->NewGlobalRef(env, obj);
+                e->by_all = true;
+            }
             id = next_id++;
         } else {
             if (e) free(t_remove(&objects, next_id));
@@ -155,7 +161,7 @@ int obj_pin(JNIEnv *env, uint64_t id) {
     if (e == NULL) {
         status = LS_INVALID_ID;
     } else if (e->pins++ == 0) {
-        e->strong = (*env)->NewGlobalRef(env, local);
+        if (e->strong == NULL) e->strong = (*env)->NewGlobalRef(env, local);
         pin_total++;
     }
     o_exit();
@@ -170,8 +176,10 @@ int obj_unpin(JNIEnv *env, uint64_t id) {
     if (e == NULL) {
         status = LS_INVALID_ID;
     } else if (e->pins > 0 && --e->pins == 0) {
-        (*env)->DeleteGlobalRef(env, e->strong);
-        e->strong = NULL;
+        if (!e->by_all) {
+            (*env)->DeleteGlobalRef(env, e->strong);
+            e->strong = NULL;
+        }
         pin_total--;
     }
     o_exit();
@@ -186,8 +194,10 @@ void obj_unpin_all(JNIEnv *env) {
                 (*env)->DeleteGlobalRef(env, e->strong);
                 e->strong = NULL;
                 e->pins = 0;
+                e->by_all = false;
             }
     pin_total = 0;
+    pin_all_depth = 0;
     o_exit();
 }
 
@@ -201,11 +211,45 @@ void obj_release(JNIEnv *env, uint64_t id) {
             (*env)->DeleteLocalRef(env, local);
         }
         (*env)->DeleteWeakGlobalRef(env, e->weak);
-        if (e->strong) {
-            (*env)->DeleteGlobalRef(env, e->strong);
-            pin_total--;
-        }
+        if (e->strong) (*env)->DeleteGlobalRef(env, e->strong);
+        if (e->pins > 0) pin_total--;
         free(e);
+    }
+    o_exit();
+}
+
+/* While every thread is suspended (a suspend-all is in force) every id is held strongly, as the
+ * reference agent does (commonRef pinAll): a debugger looking at a stopped VM must not see its
+ * objects vanish.  Counted with the suspend-alls; the explicit pins stay as they are. */
+void obj_pin_all(JNIEnv *env) {
+    o_enter();
+    if (pin_all_depth++ == 0) {
+        for (size_t i = 0; i < objects.nbuckets; i++)
+            for (entry *e = objects.buckets[i]; e; e = e->next) {
+                if (e->strong == NULL) {
+                    jobject local = (*env)->NewLocalRef(env, e->weak);
+                    if (local == NULL) continue;  /* already collected */
+                    e->strong = (*env)->NewGlobalRef(env, local);
+                    (*env)->DeleteLocalRef(env, local);
+                }
+                e->by_all = true;
+            }
+    }
+    o_exit();
+}
+
+void obj_unpin_all_suspended(JNIEnv *env) {
+    o_enter();
+    if (pin_all_depth > 0 && --pin_all_depth == 0) {
+        for (size_t i = 0; i < objects.nbuckets; i++)
+            for (entry *e = objects.buckets[i]; e; e = e->next) {
+                if (!e->by_all) continue;
+                e->by_all = false;
+                if (e->pins == 0 && e->strong) {
+                    (*env)->DeleteGlobalRef(env, e->strong);
+                    e->strong = NULL;
+                }
+            }
     }
     o_exit();
 }

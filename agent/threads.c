@@ -170,13 +170,17 @@ int threads_suspend_all(JNIEnv *env, thread_rec *except) {
     free(to_suspend);
     free(recs);
     if (suspend_all_depth++ == 0) thread_start_ref(true);
+    obj_pin_all(env);
     return 0;
 }
 
 int threads_resume_all(JNIEnv *env) {
     for (thread_rec *t = records; t; t = t->next)
         if (!t->is_agent && t->suspend_count > 0) thread_resume(env, t);
-    if (suspend_all_depth > 0 && --suspend_all_depth == 0) thread_start_ref(false);
+    if (suspend_all_depth > 0) {
+        obj_unpin_all_suspended(env);
+        if (--suspend_all_depth == 0) thread_start_ref(false);
+    }
     return 0;
 }
 

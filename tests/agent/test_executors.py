@@ -191,9 +191,10 @@ async def test_objects_strings_arrays(agent_so, classes):
         # Strings created by the daemon, and object identity.
         s = (await jvm.request("CREATE_STRING", utf="héllo \U0001F600"))["string"]
         assert (await jvm.request("OBJECT_TYPE", object=s))["kind"] == L.ObjectKind.STRING
-        # The JVM holds modified UTF-8: the emoji comes back as a surrogate pair.
-        value = (await jvm.request("STRING_VALUE", string=s))["utf"]
-        assert value.encode("utf-16", "surrogatepass").decode("utf-16") == "héllo \U0001F600"
+        # The link carries standard UTF-8 both ways (the JVM's modified UTF-8 is converted).
+        assert (await jvm.request("STRING_VALUE", string=s))["utf"] == "héllo \U0001F600"
+        nul = (await jvm.request("CREATE_STRING", utf="a\x00b"))["string"]
+        assert (await jvm.request("STRING_VALUE", string=nul))["utf"] == "a\x00b"
         again = (await jvm.request("OBJECT_GET_FIELDS", object=t, fields=[
             {"field": fields["numbers"], "tag": ord("[")}]))["values"][0]["value"].value
         assert again == numbers
@@ -226,3 +227,27 @@ async def test_objects_strings_arrays(agent_so, classes):
         await jvm.request("THREAD_RESUME", thread=main)
         await jvm.send("exit")
         await jvm.expect("bye")
+
+
+async def test_ids_are_strong_while_every_thread_is_suspended(agent_so, classes):
+    """As the reference (commonRef pinAll): a suspended VM's objects do not vanish under the debugger."""
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        before = (await jvm.request("CREATE_STRING", utf="made before"))["string"]
+        await jvm.request("SUSPEND_ALL")
+        during = (await jvm.request("CREATE_STRING", utf="made during"))["string"]
+        await jvm.request("GC")
+        for s in (before, during):
+            assert (await jvm.request("OBJECT_IS_COLLECTED", object=s))["collected"] is False
+        await jvm.request("SUSPEND_ALL")
+        await jvm.request("RESUME_ALL")  # still suspended once: still strong
+        await jvm.request("GC")
+        assert (await jvm.request("OBJECT_IS_COLLECTED", object=during))["collected"] is False
+        await jvm.request("OBJECT_PIN", object=during)
+        await jvm.request("RESUME_ALL")
+        await jvm.request("GC")
+        assert (await jvm.request("OBJECT_IS_COLLECTED", object=before))["collected"] is True
+        assert (await jvm.request("OBJECT_IS_COLLECTED", object=during))["collected"] is False  # pinned
+        await jvm.request("OBJECT_UNPIN", object=during)
+        await jvm.request("GC")
+        assert (await jvm.request("OBJECT_IS_COLLECTED", object=during))["collected"] is True
