@@ -106,10 +106,12 @@ async def test_a_thread_that_ended(sample_classes):
             await t.ok("VirtualMachine", "Resume", record=False)
             await trio_sleep(0.02)
             await t.ok("VirtualMachine", "Suspend", record=False)
-        for cmd in ("Status", "SuspendCount", "Name", "FrameCount", "Suspend", "Resume", "Interrupt",
-                    "OwnedMonitors", "CurrentContendedMonitor"):
+        for cmd in ("Status", "SuspendCount", "Name", "FrameCount", "Interrupt", "OwnedMonitors",
+                    "CurrentContendedMonitor"):
             await t.cmd("ThreadReference", cmd, thread=thread, note="ended")
         await t.cmd("ThreadReference", "Frames", thread=thread, start_frame=0, length=-1, note="ended")
+        for cmd in ("Suspend", "Resume"):
+            await t.cmd("ThreadReference", cmd, thread=thread, note="ended")
         await t.ok("VirtualMachine", "Resume")
 
     await differential(sample_classes, "Sample", scenario)
@@ -134,17 +136,18 @@ async def test_counts_after_an_all_suspending_event(sample_classes, sample_marke
             t.note(note, [(names[k], (await t.ok("ThreadReference", "SuspendCount", thread=k, record=False))
                            .suspend_count) for k in order])
 
+        # the event thread never runs before the last resume: the VM must not end under the questions
         await counts("at the breakpoint")
         await t.ok("VirtualMachine", "Suspend")
         await counts("suspended again")
         await t.ok("ThreadReference", "Resume", thread=thread)
-        await t.ok("ThreadReference", "Resume", thread=thread)
-        await counts("event thread let go")
-        await t.ok("VirtualMachine", "Resume")
-        await counts("one resume")
+        await counts("event thread resumed once")
+        await t.ok("ThreadReference", "Suspend", thread=thread)
         await t.ok("ThreadReference", "Suspend", thread=thread)
         await t.ok("VirtualMachine", "Resume")
-        await counts("all resumed")
+        await counts("one VM resume")
+        await t.ok("VirtualMachine", "Resume")
+        await counts("two VM resumes")
         await t.ok("ThreadReference", "Resume", thread=thread)
 
     await differential(sample_classes, "Sample", scenario)
