@@ -136,6 +136,16 @@ def scenario(jdb: Jdb, m: dict[str, int]) -> None:
     c("cont", r"The application exited", prompt=False)
 
 
+_BARE_PROMPT = re.compile(r"(?m)(?:^|(?<=VM Started: ))> ")
+_BLANK_LINES = re.compile(r"\n{2,}")
+
+
+def canonical(output: str) -> str:
+    """jdb's own races removed: its bare prompt "> " and blank lines are printed by the command
+    thread while the event thread prints "VM Started:" or "Breakpoint hit:", in either order."""
+    return _BLANK_LINES.sub("\n", _BARE_PROMPT.sub("", output.replace("\r", "")))
+
+
 def run_session(kind: str, classes, markers: dict[str, int]) -> Session:
     with jvm.debuggee_jvm(kind, classes, "Sample") as vm:
         with open_jdb(vm.host, vm.port, jdb_args=("-sourcepath", str(JAVA_SOURCES))) as jdb:
@@ -148,7 +158,7 @@ def run_session(kind: str, classes, markers: dict[str, int]) -> Session:
             jdb.quit()
             vm.wait(30)
         n = Normalizer()
-        steps = tuple((s.command, n.text(s.output).replace("\r", "")) for s in jdb.transcript if s.command != "quit")
+        steps = tuple((s.command, canonical(n.text(s.output))) for s in jdb.transcript if s.command != "quit")
         return Session(steps, program_stdout(vm))
 
 
