@@ -66,11 +66,17 @@ async def test_force_early_return_and_not_suspended(sample_classes, sample_marke
                               value={"tag": Tag.LONG, "value": 5})
         assert code == ErrorCode.TYPE_MISMATCH
         await t.ok("ThreadReference", "ForceEarlyReturn", thread=thread, value={"tag": Tag.INT, "value": 77})
-        await t.ok("VirtualMachine", "Resume")
-        # the thread runs now: questions that need it suspended say so
+        # a thread that runs and never ends (so the VM cannot end under the questions): the Finalizer
+        for th in (await t.ok("VirtualMachine", "AllThreads", record=False)).threads:
+            if (await t.ok("ThreadReference", "Name", thread=th.thread, record=False)).thread_name == "Finalizer":
+                finalizer = th.thread
+        await t.ok("ThreadReference", "Resume", thread=finalizer)
         for cmd in ("FrameCount", "OwnedMonitors", "CurrentContendedMonitor", "OwnedMonitorsStackDepthInfo"):
-            code, _ = await t.cmd("ThreadReference", cmd, thread=thread)
-            assert code in (0, ErrorCode.THREAD_NOT_SUSPENDED, ErrorCode.INVALID_THREAD)
+            code, _ = await t.cmd("ThreadReference", cmd, thread=finalizer)
+            assert code == ErrorCode.THREAD_NOT_SUSPENDED
+        await t.cmd("ThreadReference", "Frames", thread=finalizer, start_frame=0, length=-1)
+        await t.ok("ThreadReference", "Status", thread=finalizer)
+        await t.ok("VirtualMachine", "Resume")
 
     await differential(sample_classes, "Sample", scenario)
 
@@ -97,15 +103,14 @@ async def test_a_thread_that_ended(sample_classes):
         await t.ok("ThreadReference", "SuspendCount", thread=thread)
         await t.ok("ThreadReference", "Name", thread=thread)
         await t.ok("EventRequest", "Clear", event_kind=EventKind.THREAD_DEATH, request_id=death.request_id)
-        await t.ok("ThreadReference", "Resume", thread=thread)
+        # everything else stays suspended (so the VM cannot end under the questions); the thread ends
         await t.ok("VirtualMachine", "Suspend")
-        for _ in range(100):  # until the thread is gone (it is past its last Java code)
-            status = (await t.ok("ThreadReference", "Status", thread=thread, record=False)).thread_status
-            if status == 0:
+        await t.ok("ThreadReference", "Resume", thread=thread)
+        await t.ok("ThreadReference", "Resume", thread=thread)
+        for _ in range(200):
+            if (await t.ok("ThreadReference", "Status", thread=thread, record=False)).thread_status == 0:
                 break
-            await t.ok("VirtualMachine", "Resume", record=False)
-            await trio_sleep(0.02)
-            await t.ok("VirtualMachine", "Suspend", record=False)
+            await trio_sleep(0.01)
         for cmd in ("Status", "SuspendCount", "Name", "FrameCount", "Interrupt", "OwnedMonitors",
                     "CurrentContendedMonitor"):
             await t.cmd("ThreadReference", cmd, thread=thread, note="ended")
