@@ -60,3 +60,29 @@ async def test_invoke_static_instance_interface_and_new_instance(sample_classes,
         assert code == ErrorCode.INVALID_THREAD
 
     await differential(sample_classes, "Sample", scenario)
+
+
+async def test_nonvirtual_invoke_skips_the_override(sample_classes, sample_markers):
+    async def scenario(t):
+        thread, sample = await t.run_to_line("Sample", sample_markers["TOTAL_AREA_LOOP"])
+        fields = {f.name: f.field_id for f in (await t.ok("ReferenceType", "Fields", ref_type=sample)).declared}
+        text = (await t.ok("ReferenceType", "GetValues", ref_type=sample,
+                           fields=[{"field_id": fields["sAscii"]}])).values[0].value.value
+        obj = await t.class_id("Ljava/lang/Object;")
+        to_string = method_ids(await t.ok("ReferenceType", "Methods", ref_type=obj))[
+            ("toString", "()Ljava/lang/String;")]
+        string = await t.class_id("Ljava/lang/String;")
+        results = {}
+        for options, label in ((InvokeOptions.INVOKE_SINGLE_THREADED, "virtual"),
+                               (InvokeOptions.INVOKE_SINGLE_THREADED | InvokeOptions.INVOKE_NONVIRTUAL, "nonvirtual")):
+            code, r = await t.cmd("ObjectReference", "InvokeMethod", object=text, thread=thread, clazz=string,
+                                  method_id=to_string, arguments=[], options=options, record=False)
+            assert code == 0
+            reply = await t.client.command("StringReference", "Value", string_object=r.return_value.value)
+            value = reply.string_value
+            # Object.toString carries the identity hash, which differs from run to run.
+            results[label] = value.split("@")[0]
+        t.note("toString", results)
+        assert results == {"virtual": "hello", "nonvirtual": "java.lang.String"}
+
+    await differential(sample_classes, "Sample", scenario)
