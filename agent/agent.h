@@ -247,4 +247,8 @@ jvalue get_field_value(JNIEnv *env, jobject obj, jclass cls, jfieldID f, uint8_t
 void set_field_value(JNIEnv *env, jobject obj, jclass cls, jfieldID f, uint8_t tag, jvalue v);
 /* Values match a declared tag: primitives exactly, objects by assignability to the declared type. */
 bool value_fits(uint8_t declared, uint8_t given);
+/* JNI stores objects unchecked: an object must be an instance of the declared type (sig, resolved
+ * like the holder class would) before it is written anywhere.  0 or JVMTI TYPE_MISMATCH. */
+int object_fits(JNIEnv *env, jobject obj, const char *sig, jclass holder);
+int field_value_fits(JNIEnv *env, jclass decl, jfieldID f, uint8_t tag, jvalue v);
 void link_flush(jlong timeout_ms);

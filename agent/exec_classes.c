@@ -244,6 +244,7 @@ static int x_class_set_statics(JNIEnv *env, inbuf *in, outbuf *out) {
             st = field_check(env, fid, cls, true, &f, &tag, &decl);
             if (st) return st;
             if (!value_fits(tag, vtag)) return JVMTI_ERROR_TYPE_MISMATCH;
+            if (pass == 0 && (st = field_value_fits(env, decl, f, tag, v))) return st;
             if (pass == 1) set_field_value(env, NULL, decl, f, tag, v);
         }
         PARSED(in);

@@ -67,6 +67,7 @@ static int x_object_set_fields(JNIEnv *env, inbuf *in, outbuf *out) {
             st = field_check(env, fid, cls, false, &f, &tag, &decl);
             if (st) return st;
             if (!value_fits(tag, vtag)) return JVMTI_ERROR_TYPE_MISMATCH;
+            if (pass == 0 && (st = field_value_fits(env, decl, f, tag, v))) return st;
             if (pass == 1) set_field_value(env, o, decl, f, tag, v);
         }
         PARSED(in);

@@ -270,7 +270,22 @@ static int x_thread_force_early_return(JNIEnv *env, inbuf *in, outbuf *out) {
     case TAG_LONG: CHECK((*G.jvmti)->ForceEarlyReturnLong(G.jvmti, th, v.j)); break;
     case TAG_FLOAT: CHECK((*G.jvmti)->ForceEarlyReturnFloat(G.jvmti, th, v.f)); break;
     case TAG_DOUBLE: CHECK((*G.jvmti)->ForceEarlyReturnDouble(G.jvmti, th, v.d)); break;
-    default: CHECK((*G.jvmti)->ForceEarlyReturnObject(G.jvmti, th, v.l)); break;
+    default: {
+        /* The value must fit the method's declared return type (JVMTI checks only that it is an object). */
+        jmethodID m;
+        jlocation loc;
+        char *msig = NULL;
+        jclass decl = NULL;
+        CHECK((*G.jvmti)->GetFrameLocation(G.jvmti, th, 0, &m, &loc));
+        CHECK((*G.jvmti)->GetMethodName(G.jvmti, m, NULL, &msig, NULL));
+        CHECK((*G.jvmti)->GetMethodDeclaringClass(G.jvmti, m, &decl));
+        const char *ret = strchr(msig, ')');
+        st = object_fits(env, v.l, ret ? ret + 1 : "V", decl);
+        jvmti_free(msig);
+        if (st) return st;
+        CHECK((*G.jvmti)->ForceEarlyReturnObject(G.jvmti, th, v.l));
+        break;
+    }
     }
     return 0;
 }

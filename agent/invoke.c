@@ -106,6 +106,22 @@ int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in) {
         if (!st) memcpy(r->tags, ptags, (size_t)nparams);  /* the declared tags drive the call */
         free(ptags);
     }
+    /* Object arguments must be instances of their parameter types: JNI passes them unchecked. */
+    if (!st) {
+        const char *p = strchr(sig, '(') + 1;
+        char *one = malloc(strlen(sig) + 1);
+        for (jint i = 0; !st && i < nparams && one; i++) {
+            const char *start = p;
+            while (*p == '[') p++;
+            if (*p == 'L') p = strchr(p, ';');
+            p++;
+            memcpy(one, start, (size_t)(p - start));
+            one[p - start] = 0;
+            if (tag_is_object(r->tags[i])) st = object_fits(env, r->args[i].l, one, decl);
+        }
+        if (one == NULL) st = JVMTI_ERROR_OUT_OF_MEMORY;
+        free(one);
+    }
     bool is_static = (mods & 0x0008) != 0;
     bool is_ctor = name && strcmp(name, "<init>") == 0;
     if (!st) {

@@ -175,3 +175,68 @@ void set_field_value(JNIEnv *env, jobject obj, jclass cls, jfieldID f, uint8_t t
         }
     }
 }
+
+static bool has_signature(JNIEnv *env, jclass c, const char *sig, int depth) {
+    if (c == NULL || depth > 64) return false;
+    char *s = NULL;
+    bool found = false;
+    if ((*G.jvmti)->GetClassSignature(G.jvmti, c, &s, NULL) == JVMTI_ERROR_NONE) found = strcmp(s, sig) == 0;
+    jvmti_free(s);
+    jint n = 0;
+    jclass *ifaces = NULL;
+    if (!found && (*G.jvmti)->GetImplementedInterfaces(G.jvmti, c, &n, &ifaces) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < n && !found; i++) found = has_signature(env, ifaces[i], sig, depth + 1);
+        for (jint i = 0; i < n; i++) (*env)->DeleteLocalRef(env, ifaces[i]);
+        jvmti_free(ifaces);
+    }
+    if (!found) {
+        jclass sup = (*env)->GetSuperclass(env, c);
+        found = has_signature(env, sup, sig, depth + 1);
+        if (sup) (*env)->DeleteLocalRef(env, sup);
+    }
+    return found;
+}
+
+/* Array types are matched through the declaring class's loader (covariance needs a real class). */
+static jclass array_type(JNIEnv *env, const char *sig, jclass holder) {
+    size_t n = strlen(sig);
+    char *name = malloc(n + 1);
+    if (name == NULL) return NULL;
+    for (size_t i = 0; i <= n; i++) name[i] = sig[i] == '/' ? '.' : sig[i];
+    jobject loader = NULL;
+    (*G.jvmti)->GetClassLoader(G.jvmti, holder, &loader);
+    jmethodID for_name = (*env)->GetStaticMethodID(env, G.cls_class, "forName",
+                                                   "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;");
+    jstring jname = for_name ? (*env)->NewStringUTF(env, name) : NULL;
+    jclass cls = jname ? (*env)->CallStaticObjectMethod(env, G.cls_class, for_name, jname, JNI_FALSE, loader) : NULL;
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        cls = NULL;
+    }
+    free(name);
+    return cls;
+}
+
+int object_fits(JNIEnv *env, jobject obj, const char *sig, jclass holder) {
+    if (obj == NULL) return 0;
+    if (sig == NULL || (sig[0] != 'L' && sig[0] != '[')) return JVMTI_ERROR_TYPE_MISMATCH;
+    if (strcmp(sig, "Ljava/lang/Object;") == 0) return 0;
+    jclass cls = (*env)->GetObjectClass(env, obj);
+    bool fits = has_signature(env, cls, sig, 0);
+    (*env)->DeleteLocalRef(env, cls);
+    if (!fits && sig[0] == '[') {
+        jclass want = array_type(env, sig, holder);
+        fits = want != NULL && (*env)->IsInstanceOf(env, obj, want);
+    }
+    return fits ? 0 : JVMTI_ERROR_TYPE_MISMATCH;
+}
+
+int field_value_fits(JNIEnv *env, jclass decl, jfieldID f, uint8_t tag, jvalue v) {
+    if (!tag_is_object(tag) || v.l == NULL) return 0;
+    char *sig = NULL;
+    jvmtiError err = (*G.jvmti)->GetFieldName(G.jvmti, decl, f, NULL, &sig, NULL);
+    if (err != JVMTI_ERROR_NONE) return (int)err;
+    int st = object_fits(env, v.l, sig, decl);
+    jvmti_free(sig);
+    return st;
+}

@@ -259,6 +259,19 @@ async def test_invoke_on_the_event_thread(agent_so, classes, lines):
         with pytest.raises(AgentError):
             await jvm.request("INVOKE", thread=main, kind=L.InvokeKind.STATIC, ref=target, object=0, method=twice,
                               options=0, args=[{"value": L.LinkValue(ord("J"), 1)}])
+        # Object arguments must fit the parameter type (CharSequence): a String does, an int[] does not.
+        length = (await jvm.method(target, "len"))["method"]
+        name = (await jvm.request("CREATE_STRING", utf="four"))["string"]
+        r = await jvm.request("INVOKE", thread=main, kind=L.InvokeKind.STATIC, ref=target, object=0, method=length,
+                              options=0, args=[{"value": L.LinkValue(ord("s"), name)}])
+        assert r["result"] == L.LinkValue(ord("I"), 4)
+        fields = {f["name"]: f["field"] for f in (await jvm.request("CLASS_FIELDS", ref=target))["fields"]}
+        numbers = (await jvm.request("OBJECT_GET_FIELDS", object=this, fields=[
+            {"field": fields["numbers"], "tag": ord("[")}]))["values"][0]["value"]
+        with pytest.raises(AgentError) as e:
+            await jvm.request("INVOKE", thread=main, kind=L.InvokeKind.STATIC, ref=target, object=0, method=length,
+                              options=0, args=[{"value": numbers}])
+        assert e.value.status == 34
         # Only a thread parked at an event can invoke.
         other = await jvm.thread_named("Reference Handler")
         await jvm.request("THREAD_SUSPEND", thread=other)

@@ -184,6 +184,16 @@ async def test_objects_strings_arrays(agent_so, classes):
             await jvm.request("OBJECT_SET_FIELDS", object=t, values=[
                 {"field": fields["big"], "value": L.LinkValue(ord("I"), 1)}])
         assert e.value.status == 34  # TYPE_MISMATCH
+        # Objects of the wrong type are refused before JNI (which would store them unchecked).
+        for field, value in (("numbers", got[3]), ("name", got[4]), ("words", got[4]), ("numbers", got[5])):
+            with pytest.raises(AgentError) as e:
+                await jvm.request("OBJECT_SET_FIELDS", object=t, values=[{"field": fields[field], "value": value}])
+            assert e.value.status == 34, field
+        with pytest.raises(AgentError) as e:
+            await jvm.request("CLASS_SET_STATICS", ref=target, values=[
+                {"field": fields["greeting"], "value": L.LinkValue(ord("L"), t)}])
+        assert e.value.status == 34
+        await jvm.request("CLASS_SET_STATICS", ref=target, values=[{"field": fields["greeting"], "value": got[3]}])
         values = (await jvm.request("OBJECT_GET_FIELDS", object=t, fields=[
             {"field": fields["value"], "tag": ord("I")}, {"field": fields["big"], "tag": ord("J")}]))["values"]
         assert [v["value"].value for v in values] == [-5, 1 << 40]

@@ -21,6 +21,10 @@ public class Target {
         return x * 2; // @TWICE
     }
 
+    static int len(CharSequence s) {
+        return s.length();
+    }
+
     static int fail(int x) {
         throw new IllegalStateException("boom " + x); // @FAIL
     }
