@@ -249,3 +249,25 @@ async def test_random_requests_never_crash_the_vm(agent_so, classes):
             await jvm.request("THREAD_RESUME", thread=main)
         await jvm.send("run 2")
         await jvm.expect("ok run")
+
+
+async def test_start_jvm_task_owns_the_jvm_and_its_link(agent_so, classes, monkeypatch):
+    from jdwpd.link import launcher
+
+    monkeypatch.setattr(launcher, "agent_path", lambda: agent_so)
+    with trio.fail_after(30):
+        async with trio.open_nursery() as nursery:
+            codes = []
+
+            async def run(task_status=trio.TASK_STATUS_IGNORED):
+                codes.append(await launcher.start_jvm(["java", "-cp", str(classes), "Hello"], suspend=True,
+                                                      stdout=subprocess.DEVNULL, task_status=task_status))
+
+            launched = await nursery.start(run)
+            assert launched.link.hello["pid"] == launched.process.pid
+            assert launched.workdir.stat().st_mode & 0o077 == 0
+            ev = await launched.link.events.receive()
+            assert ev["hits"][0]["event_kind"] == 90 and ev["suspend_policy"] == 2
+            await launched.link.request("RESUME_ALL")
+        assert codes == [0]
+        assert not launched.workdir.exists()
