@@ -81,9 +81,13 @@ class Debugger:
         return events[0].thread, events[0].location
 
     async def step(self, thread: int, size: int, depth: int = StepDepth.INTO, excludes=()) -> Location:
-        """One step as jdb takes it: a Count(1) step request, resume all, the event, clear."""
-        mods = [M.Count(count=1), *(M.ClassExclude(class_pattern=p) for p in excludes),
-                M.Step(thread=thread, size=size, depth=depth)]
+        """One step as jdb takes it: a Count(1) step request, resume all, the event, clear.
+
+        jdb's modifier order: Step, ClassExcludes, Count last.  (Count first makes the reference
+        spend the count on the first raw single step, so a LINE step never reports.)
+        """
+        mods = [M.Step(thread=thread, size=size, depth=depth), *(M.ClassExclude(class_pattern=p) for p in excludes),
+                M.Count(count=1)]
         req = await self.c.command("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
                                    suspend_policy=SuspendPolicy.ALL, modifiers=mods)
         await self.c.command("VirtualMachine", "Resume")

@@ -17,6 +17,7 @@ from .common import Config, Measurement, MeasurementFailed, Target
 from .dbg import Debugger, M, debug_target, drain_events, now, wait_stdout
 
 SERVERS = ("reference", "jdwpd")
+JDB_EXCLUDES = ("java.*", "javax.*", "sun.*", "com.sun.*", "jdk.*")  # jdb's default step exclusions
 
 
 # ---------------------------------------------------------------- round trips
@@ -197,7 +198,7 @@ def run_steps(variant: str, cfg: Config) -> dict[str, float]:
         variant, ["over"], lambda d: _timed_steps_from(d, "HEAVY_CALL", cfg.pick(5, 15), StepDepth.OVER))
     out["step_into_excluding_jdk"] = debug_target(
         variant, ["jdk"], lambda d: _timed_steps_from(d, "JDK_CALL", cfg.pick(5, 15), StepDepth.INTO,
-                                                      ("java.*", "jdk.*", "sun.*")))
+                                                      JDB_EXCLUDES))
     return out
 
 
@@ -273,5 +274,6 @@ FRAMES = Measurement(
 
 
 from .classes import CLASSES  # noqa: E402
+from .ide import IDE  # noqa: E402
 
-DEBUGGER_MEASUREMENTS = [ROUNDTRIP, HITS, FILTERS, STEPS, FRAMES, CLASSES]
+DEBUGGER_MEASUREMENTS = [ROUNDTRIP, HITS, FILTERS, STEPS, FRAMES, CLASSES, IDE]

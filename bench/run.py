@@ -145,7 +145,7 @@ def format_table(rows: list[dict]) -> str:
         if (r["measurement"], v) in seen:
             continue
         seen.add((r["measurement"], v))
-        out.append(f"FAILED {r['measurement']}/{v}: {e.splitlines()[-1][:300]}")
+        out.append(f"FAILED {r['measurement']}/{v}: {e.splitlines()[0][:300]}")
     return "\n".join(out)
 
 
