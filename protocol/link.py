@@ -29,6 +29,8 @@ from typing import Any
 
 import attrs
 
+from .wire import decode_mutf8, encode_mutf8
+
 MAGIC = b"JDWPDLNK"
 LINK_VERSION = 1
 HEADER = struct.Struct(">IIHH")
@@ -416,7 +418,8 @@ def _encode(fields: Sequence[tuple], values: Mapping[str, Any], out: list[bytes]
         elif ftype == ID:
             out.append(_U64.pack(v))
         elif ftype == STR:
-            b = v if isinstance(v, bytes) else v.encode("utf-8", "surrogatepass")
+            # JNI and JVMTI speak modified UTF-8; the agent passes these bytes to them as they are
+            b = v if isinstance(v, bytes) else encode_mutf8(v)
             out.append(_U32.pack(len(b)))
             out.append(b)
         elif ftype == BYTES:
@@ -492,7 +495,11 @@ def _decode(fields: Sequence[tuple], r: _Reader) -> dict[str, Any]:
             out[name] = r.unpack(_U64, name)
         elif ftype == STR:
             n = r.unpack(_U32, name)
-            out[name] = r.take(n, name).decode("utf-8", "surrogatepass")
+            raw = r.take(n, name)
+            try:
+                out[name] = raw.decode("ascii") if raw.isascii() else decode_mutf8(raw)
+            except ValueError:
+                raise LinkError(f"{r.what}: {name!r} is not modified UTF-8") from None
         elif ftype == BYTES:
             n = r.unpack(_U32, name)
             out[name] = r.take(n, name)

@@ -45,7 +45,7 @@ from .wire import (
     _as_value,
     _reason,
     decode_mutf8,
-    encode_mutf8,
+    encode_jdwp_string,
     value_codec,
 )
 
@@ -526,7 +526,7 @@ class _Compiler:
             TaggedObjectID=TaggedObjectID,
             RawValues=RawValues,
             OBJECT_TAGS=OBJECT_TAGS,
-            _mutf8=encode_mutf8,
+            _mutf8=encode_jdwp_string,
             _codec=self.codec,
             _cls=cls,
             _names=names,
@@ -577,7 +577,7 @@ class _Compiler:
                 elif t == "string":
                     s = g.var()
                     g.line(f"f = {g.info([(name, None, v)])}")
-                    g.line(f"{s} = {v}.encode() if {v}.isascii() and '\\x00' not in {v} else _mutf8({v})")
+                    g.line(f"{s} = {v}.encode() if {v}.isascii() else _mutf8({v})")
                     run.append((name, "i", f"len({s})"))
                     flush()
                     g.line(f"ap({s})")

@@ -33,6 +33,7 @@ __all__ = [
     "Reader",
     "Writer",
     "encode_mutf8",
+    "encode_jdwp_string",
     "decode_mutf8",
     "ValueCodec",
     "value_codec",
@@ -170,6 +171,15 @@ def encode_mutf8(s: str) -> bytes:
         return s.encode("ascii")
     s = _SUPPLEMENTARY.sub(_split_pair, s)
     return s.encode("utf-8", "surrogatepass").replace(b"\0", b"\xc0\x80")
+
+
+def encode_jdwp_string(s: str) -> bytes:
+    """A string as JDWP carries it: standard UTF-8, as the reference writes it (NUL as one 00 byte,
+    supplementary characters as 4 bytes); a lone surrogate, which UTF-8 cannot express, as the
+    3-byte sequence the JVM would write."""
+    if s.isascii():
+        return s.encode("ascii")
+    return s.encode("utf-8", "surrogatepass")
 
 
 def decode_mutf8(b: bytes) -> str:
@@ -519,7 +529,7 @@ class Writer:
         return self
 
     def string(self, s: str) -> Writer:
-        b = encode_mutf8(s)
+        b = encode_jdwp_string(s)
         self.parts.append(_I32.pack(len(b)))
         self.parts.append(b)
         return self

@@ -25,8 +25,6 @@ async def test_string_values(sample_classes, sample_markers):
     await differential(sample_classes, "Sample", scenario)
 
 
-@pytest.mark.xfail(strict=True, reason="protocol.messages writes JDWP strings as modified UTF-8 (surrogate pairs); "
-                   "the reference agent converts to standard UTF-8 (4-byte sequences)")
 async def test_string_bytes_on_the_wire(sample_classes, sample_markers):
     async def scenario(t):
         await t.run_to_line("Sample", sample_markers["TOTAL_AREA_LOOP"])
