@@ -118,6 +118,36 @@ def gone(pid: int) -> bool:
     return False
 
 
+def group_members(pgid: int) -> list[int]:
+    """Live (non-zombie) processes of a process group, read from /proc."""
+    members = []
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat_file.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            members.append(int(stat_file.parent.name))
+    return members
+
+
+@pytest.mark.jvm
+@pytest.mark.parametrize("kind", ["reference", "jdwpd"])
+def test_whole_process_group_is_killed(kind, sample_classes):
+    """jdwpd launch runs the JVM as its child: killing must take both (the group), not just the launcher."""
+    if kind == "jdwpd" and not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    with jvm.debuggee_jvm(kind, sample_classes, "Sample") as vm:
+        members = group_members(vm.pid)
+        assert vm.pid in members
+        if kind == "jdwpd":
+            assert len(members) >= 2, "the launcher and its JVM"
+    deadline = time.monotonic() + 10
+    while group_members(vm.pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert group_members(vm.pid) == []
+
+
 @pytest.mark.jvm
 def test_jvm_killed_when_not_ready_in_time(sample_classes):
     t0 = time.monotonic()
