@@ -134,7 +134,7 @@ async def _filtered(d: Debugger, how: str) -> float:
 
 
 def run_filters(variant: str, cfg: Config) -> dict[str, float]:
-    n = cfg.pick(300_000, 1_000_000)
+    n = cfg.pick(500_000, 1_500_000)
     out = {}
     for metric, mode, how in (("no_request", "filter", "none"), ("count_1000", "filter", "count"),
                               ("thread_only", "filter", "thread"), ("entry_match_1pct", "entry", "entry")):

@@ -1,0 +1,116 @@
+"""Profile the jdwpd daemon with py-spy on the command path and on the event path.
+
+    python -m bench.profile [--what commands|events|both] [--seconds 8] [--top 25]
+
+Starts bench/java's Target under `jdwpd launch`, attaches `py-spy record` (pip install py-spy)
+to the daemon's PID, drives one workload through the raw client while it samples, and prints
+the functions with the most samples: self (where the time is spent) and inclusive (which call
+paths cost it).  The collapsed stacks are kept in bench/results/profile-WHAT.txt.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import trio
+
+from protocol.constants import EventKind, SuspendPolicy
+
+from .common import BENCH, kill_group
+from .dbg import Debugger, debug_target, now
+
+
+async def commands_workload(d: Debugger, seconds: float) -> str:
+    thread, loc = await d.run_to("HIT")
+    c, n, t0 = d.c, 0, now()
+    while now() - t0 < seconds:
+        await c.command("ReferenceType", "Signature", ref_type=d.target)
+        await c.command("Method", "LineTable", ref_type=d.target, method_id=loc.method_id)
+        await c.command("ThreadReference", "Name", thread=thread)
+        await c.command("ThreadReference", "FrameCount", thread=thread)
+        n += 4
+    return f"{n} commands in {now() - t0:.1f} s: {(now() - t0) / n * 1e6:.0f} us each"
+
+
+async def events_workload(d: Debugger, seconds: float) -> str:
+    await d.breakpoint("HIT", SuspendPolicy.EVENT_THREAD)
+    await d.c.command("VirtualMachine", "Resume")
+    _, events = await d.c.wait_for_event(EventKind.BREAKPOINT, timeout=30)
+    n, t0 = 0, now()
+    while now() - t0 < seconds:
+        await d.c.command("ThreadReference", "Resume", thread=events[0].thread)
+        _, events = await d.c.wait_for_event(EventKind.BREAKPOINT, timeout=30)
+        n += 1
+    return f"{n} breakpoint hits in {now() - t0:.1f} s: {(now() - t0) / n * 1e6:.0f} us each"
+
+
+def profiled(what: str, seconds: float, out: Path) -> str:
+    pyspy = shutil.which("py-spy")
+    if pyspy is None:
+        raise SystemExit("py-spy is not installed: pip install py-spy")
+    workload = {"commands": commands_workload, "events": events_workload}[what]
+
+    async def body(d: Debugger) -> str:
+        # The launch process is the daemon (the JVM is its child): that is the PID to sample.
+        spy = await trio.lowlevel.open_process(
+            [pyspy, "record", "--pid", str(d.vm.pid), "--rate", "500", "--format", "raw", "--output", str(out),
+             "--nonblocking", "--duration", str(int(seconds) + 2)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            await trio.sleep(1.0)  # py-spy attaching
+            summary = await workload(d, seconds)
+            with trio.fail_after(30):
+                await spy.wait()
+        finally:
+            kill_group(spy.pid)
+        return summary
+
+    return debug_target("jdwpd", ["hits"], body, timeout=seconds + 90)
+
+
+def summarize(collapsed: Path, top: int) -> str:
+    self_counts: collections.Counter[str] = collections.Counter()
+    incl_counts: collections.Counter[str] = collections.Counter()
+    total = 0
+    for line in collapsed.read_text().splitlines():
+        stack, _, count = line.rpartition(" ")
+        if not stack:
+            continue
+        n = int(count)
+        frames = [f.split(" (")[0] + " " + f.split(" (")[1].split(":")[0].rsplit("/", 1)[-1]
+                  if " (" in f else f for f in stack.split(";")]
+        total += n
+        self_counts[frames[-1]] += n
+        for f in set(frames):
+            incl_counts[f] += n
+    lines = [f"{total} samples", "", "self:"]
+    lines += [f"  {c / total:6.1%}  {f}" for f, c in self_counts.most_common(top)]
+    lines += ["", "inclusive (jdwpd/protocol frames):"]
+    ours = [(f, c) for f, c in incl_counts.most_common() if any(k in f for k in (".py",))
+            and not f.startswith(("run ", "_run", "<module>"))]
+    lines += [f"  {c / total:6.1%}  {f}" for f, c in ours[:top]]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m bench.profile", description=__doc__.split("\n\n")[0])
+    p.add_argument("--what", choices=["commands", "events", "both"], default="both")
+    p.add_argument("--seconds", type=float, default=8.0)
+    p.add_argument("--top", type=int, default=25)
+    args = p.parse_args(argv)
+    results = BENCH / "results"
+    results.mkdir(exist_ok=True)
+    for what in (["commands", "events"] if args.what == "both" else [args.what]):
+        out = results / f"profile-{what}.txt"
+        summary = profiled(what, args.seconds, out)
+        print(f"== {what}: {summary}\n{summarize(out, args.top)}\n", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
