@@ -7,6 +7,11 @@ public class Ticker {
         System.out.println("tick " + n);
     }
 
+    static int slow(int millis) throws InterruptedException {
+        Thread.sleep(millis);
+        return millis;
+    }
+
     public static void main(String[] args) throws Exception {
         int count = Integer.parseInt(args[0]);
         long pause = Long.parseLong(args[1]);
