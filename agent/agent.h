@@ -204,6 +204,11 @@ void events_vm_death(JNIEnv *env);
 void events_vm_start(JNIEnv *env, jthread thread);
 void event_enable(jvmtiEvent ev, jthread thread, bool on);
 
+/* ---- unload.c ----------------------------------------------------------------------------- */
+int unload_tracking_start(JNIEnv *env);
+bool unload_tracking_active(void);
+void unload_report_pending(JNIEnv *env);  /* writer thread */
+
 /* ---- breakpoints.c ------------------------------------------------------------------ */
 int bp_add(jmethodID m, jlocation loc);
 void bp_remove(jmethodID m, jlocation loc);

@@ -70,7 +70,7 @@ static jvmtiEvent jvmti_event_for(uint8_t kind, int *status) {
              : kind == EK_MONITOR_CONTENDED_ENTERED ? JVMTI_EVENT_MONITOR_CONTENDED_ENTERED
              : kind == EK_MONITOR_WAIT ? JVMTI_EVENT_MONITOR_WAIT : JVMTI_EVENT_MONITOR_WAITED;
     case EK_VM_DEATH:
-    case EK_CLASS_UNLOAD:  /* accepted; HotSpot offers no class unload event to JVMTI agents */
+    case EK_CLASS_UNLOAD:  /* unload.c tracks classes in a second environment */
         return 0;
     default:
         *status = JVMTI_ERROR_INVALID_EVENT_TYPE;
@@ -129,6 +129,7 @@ static int install(JNIEnv *env, filter *f) {
     if (!st && f->event_kind == EK_BREAKPOINT && !has_location) st = JVMTI_ERROR_INVALID_LOCATION;
     if (!st && (f->event_kind == EK_FIELD_ACCESS || f->event_kind == EK_FIELD_MODIFICATION) && !has_field)
         st = JVMTI_ERROR_INVALID_FIELDID;
+    if (!st && f->event_kind == EK_CLASS_UNLOAD) st = unload_tracking_start(env);
     if (!st && f->event_kind == EK_SINGLE_STEP) {
         modifier *step = NULL;
         for (int i = 0; i < f->nmods; i++)

@@ -139,10 +139,21 @@ static bool recv_all(int fd, uint8_t *p, size_t n) {
 /* ---- writer -------------------------------------------------------------------------- */
 
 static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *env, void *arg) {
-    (void)jvmti; (void)env; (void)arg;
+    (void)jvmti; (void)arg;
     ll_enter();
     for (;;) {
-        while (!G.vm_dead && (q_head == NULL || !authed)) ll_wait(0);
+        while (!G.vm_dead && (q_head == NULL || !authed)) {
+            /* Class unloads are queued by GC (unload.c) without waking anyone: look every 100 ms. */
+            if (unload_tracking_active() && authed) {
+                ll_exit();
+                unload_report_pending(env);
+                ll_enter();
+                if (q_head != NULL) break;
+                ll_wait(100);
+            } else {
+                ll_wait(0);
+            }
+        }
         if (q_head == NULL || !authed) break;  /* VM death with nothing left to send */
         out_frame *f = q_head;
         q_head = f->next;

@@ -501,3 +501,17 @@ async def test_instance_only_and_source_name_filters(agent_so, classes, lines):
         await jvm.request("CLEAR_ALL_REQUESTS")
         await jvm.request("THREAD_RESUME", thread=main)
         await jvm.expect("ok run")
+
+
+async def test_class_unload(agent_so, classes):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        await set_request(jvm, 9, 9, NONE, {"mod_kind": 5, "args": {"pattern": "La*"}})  # CLASS_UNLOAD
+        await jvm.send("unload")
+        await jvm.expect("loaded by URLClassLoader")
+        ev = await jvm.event(timeout=20)
+        assert ev["thread"] == 0 and ev["hits"] == [{"request_id": 9, "event_kind": 9, "data": {"signature": "LLate;"}}]
+        await jvm.expect("ok unload")
+        # The app loader's Late is still there.
+        await jvm.send("load")
+        await jvm.expect("ok load")

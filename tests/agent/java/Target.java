@@ -85,6 +85,21 @@ public class Target {
                     holder.join();
                     break;
                 }
+                case "unload": {
+                    // A loader of its own (no parent) defines its own Late; dropping both lets GC unload it.
+                    java.net.URL here = Target.class.getProtectionDomain().getCodeSource().getLocation();
+                    java.net.URLClassLoader loader = new java.net.URLClassLoader(new java.net.URL[] {here}, null);
+                    Class<?> late = Class.forName("Late", true, loader); // prepared: unloads are of prepared classes
+                    System.out.println("loaded by " + late.getClassLoader().getClass().getSimpleName());
+                    loader.close();
+                    loader = null;
+                    late = null;
+                    for (int i = 0; i < 5; i++) {
+                        System.gc();
+                        Thread.sleep(50);
+                    }
+                    break;
+                }
                 case "catch":
                     catcher();
                     break;
