@@ -41,11 +41,14 @@ def bind_jdwp(host: str, port: int) -> socket.socket:
     return sock
 
 
-def bind_link(directory: str) -> tuple[socket.socket, str]:
-    path = os.path.join(directory, "link.sock")
+def bind_link(directory: str, name: str = "link.sock") -> tuple[socket.socket, str]:
+    path = os.path.join(directory, name)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.bind(path)
-    os.chmod(path, 0o600)
+    old = os.umask(0o177)  # born owner-only: no moment in which others may connect
+    try:
+        sock.bind(path)
+    finally:
+        os.umask(old)
     sock.listen(4)
     return sock, path
 
@@ -104,13 +107,7 @@ def _bind_link_address(address: str) -> socket.socket:
                 raise UsageError(f"another daemon is listening on {path}")
             finally:
                 probe.close()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old = os.umask(0o177)  # the socket is born owner-only, with no window in between
-        try:
-            sock.bind(path)
-        finally:
-            os.umask(old)
-        sock.listen(16)
+        sock, _ = bind_link(os.path.dirname(path) or ".", os.path.basename(path))
         return sock
     from .cli import _parse_address
 

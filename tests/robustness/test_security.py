@@ -78,3 +78,24 @@ async def test_read_only_refuses_every_change_and_answers_queries(classes):
             assert code == ErrorCode.NOT_IMPLEMENTED
             await c.command("VirtualMachine", "Resume")
         assert proc.wait(30) == 0  # Exit was refused: the program ran to its own end
+
+
+async def test_the_secret_stays_out_of_process_listings_and_the_link_is_owner_only(classes):
+    with launched(classes) as (port, proc):
+        children = open(f"/proc/{proc.pid}/task/{proc.pid}/children").read().split()
+        cmdline = open(f"/proc/{children[0]}/cmdline", "rb").read().decode().split("\0")
+        agent = next(arg for arg in cmdline if arg.startswith("-agentpath:"))
+        options = dict(item.split("=", 1) for item in agent.split("=", 1)[1].split(","))
+        secret_file = options["secretfile"]
+        secret = open(secret_file).read().strip()
+        assert len(secret) == 64
+        for pid in (proc.pid, int(children[0])):
+            assert secret not in open(f"/proc/{pid}/cmdline", "rb").read().decode(errors="replace")
+            assert secret not in open(f"/proc/{pid}/environ", "rb").read().decode(errors="replace")
+        link = options["link"].removeprefix("unix:")
+        import os
+        import stat
+
+        assert stat.S_ISSOCK(os.stat(link).st_mode) and os.stat(link).st_mode & 0o077 == 0
+        assert os.stat(secret_file).st_mode & 0o077 == 0
+        assert os.stat(os.path.dirname(link)).st_mode & 0o077 == 0
