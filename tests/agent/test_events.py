@@ -515,3 +515,49 @@ async def test_class_unload(agent_so, classes):
         # The app loader's Late is still there.
         await jvm.send("load")
         await jvm.expect("ok load")
+
+
+async def test_redefine_force_early_return_and_stop(agent_so, classes, lines, tmp_path):
+    import subprocess
+
+    from agent_support import JAVA
+
+    text = (JAVA / "Target.java").read_text().replace("return x * 2; // @TWICE", "return x * 3; // @TWICE")
+    (tmp_path / "Target.java").write_text(text)
+    subprocess.run(["javac", "-g", "-d", str(tmp_path), str(tmp_path / "Target.java")], check=True, timeout=120)
+    new_bytes = (tmp_path / "Target.class").read_bytes()
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        target = await jvm.class_id("LTarget;")
+        main = await jvm.thread_named("main")
+        await jvm.send("run 1")  # counter = 7 + twice(1) = 9
+        assert (await jvm.expect("ok run")).split()[-1] == "9"
+        await jvm.request("REDEFINE_CLASSES", classes=[{"ref": target, "bytes": new_bytes}])
+        await jvm.send("run 1")  # + 3 * 1
+        assert (await jvm.expect("ok run")).split()[-1] == "12"
+        with pytest.raises(AgentError):
+            await jvm.request("REDEFINE_CLASSES", classes=[{"ref": target, "bytes": b"not a class file"}])
+        # Force early return from twice(): the caller gets 100.
+        await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD,
+                          loc_mod(await jvm.location_of_line(target, "twice", lines["TWICE"])),
+                          {"mod_kind": 1, "args": {"count": 1}})
+        await jvm.send("run 1")
+        await jvm.event()
+        with pytest.raises(AgentError) as e:  # wrong type for an int method
+            await jvm.request("THREAD_FORCE_EARLY_RETURN", thread=main, value=L.LinkValue(ord("J"), 1))
+        assert e.value.status == 34  # JVMTI TYPE_MISMATCH
+        await jvm.request("THREAD_FORCE_EARLY_RETURN", thread=main, value=L.LinkValue(ord("I"), 100))
+        await jvm.request("THREAD_RESUME", thread=main)
+        assert (await jvm.expect("ok run")).split()[-1] == "112"
+        # Stop: main gets an exception thrown at it and dies with it; so does the VM (uncaught in main).
+        fail = (await jvm.method(target, "fail"))["method"]
+        await set_request(jvm, 2, BREAKPOINT, EVENT_THREAD,
+                          loc_mod(await jvm.location_of_line(target, "add", lines["ADD_1"])))
+        await jvm.send("run 1")
+        await jvm.event()
+        exc = (await jvm.request("INVOKE", thread=main, kind=L.InvokeKind.STATIC, ref=target, object=0, method=fail,
+                                 options=1, args=[{"value": L.LinkValue(ord("I"), 5)}]))["exception"].object
+        await jvm.request("THREAD_STOP", thread=main, throwable=exc)
+        await jvm.request("CLEAR_ALL_REQUESTS")
+        await jvm.request("THREAD_RESUME", thread=main)
+        assert await jvm.wait_exit() == 1

@@ -261,3 +261,20 @@ async def test_ids_are_strong_while_every_thread_is_suspended(agent_so, classes)
         await jvm.request("OBJECT_UNPIN", object=during)
         await jvm.request("GC")
         assert (await jvm.request("OBJECT_IS_COLLECTED", object=during))["collected"] is True
+
+
+async def test_modules(agent_so, classes):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        modules = [m["module"] for m in (await jvm.request("ALL_MODULES"))["modules"]]
+        names = {(await jvm.request("MODULE_INFO", module=m))["name"] for m in modules}
+        assert {"java.base", ""} <= names  # "" is the unnamed module of the class path
+        string = await jvm.class_id("Ljava/lang/String;")
+        base = (await jvm.request("CLASS_MODULE", ref=string))["module"]
+        info = await jvm.request("MODULE_INFO", module=base)
+        assert info == {"name": "java.base", "loader": 0}
+        target = await jvm.class_id("LTarget;")
+        unnamed = (await jvm.request("CLASS_MODULE", ref=target))["module"]
+        assert unnamed in modules
+        assert (await jvm.request("MODULE_INFO", module=unnamed))["loader"] == \
+            (await jvm.request("CLASS_LOADER", ref=target))["loader"]
