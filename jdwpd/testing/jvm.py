@@ -108,6 +108,20 @@ def jdwpd_available() -> bool:
     return _available
 
 
+_workdir: str | None = None
+
+
+def jvm_workdir() -> str:
+    """The directory debuggees run in: one temporary directory per test process, so that crash
+    files (hs_err_pid*.log) never land in the repository and both servers see the same cwd."""
+    global _workdir
+    if _workdir is None:
+        import tempfile
+
+        _workdir = tempfile.mkdtemp(prefix="jdwpd-jvm-")
+    return _workdir
+
+
 # ---------------------------------------------------------------- output
 
 
@@ -246,7 +260,7 @@ def _start_sync(kind: str, command: list[str], timeout: float, ready: re.Pattern
     log = OutputLog()
     popen = subprocess.Popen(
         command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        start_new_session=True, env=env,
+        start_new_session=True, env=env, cwd=jvm_workdir(),
     )
     _live.add(popen.pid)
     try:
@@ -337,7 +351,8 @@ async def _open_trio(kind: str, command: list[str], timeout: float, ready: re.Pa
     pattern = ready or pattern
     log = OutputLog()
     proc = await trio.lowlevel.open_process(
-        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+        command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        cwd=jvm_workdir(),
     )
     _live.add(proc.pid)
     try:
