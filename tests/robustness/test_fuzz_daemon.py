@@ -1,0 +1,167 @@
+"""Bad input to a live daemon: mutated, truncated, oversized and out-of-order packets, wrong IDs and types.
+
+Every answer is a JDWP error (or success) with a code the specification defines, or the connection is
+closed; the daemon and the JVM live on, and a well-formed session afterwards works.
+
+The default run sends a few hundred packets; the long run is
+
+    JDWPD_FUZZ_PACKETS=50000 python -m pytest tests/robustness/test_fuzz_daemon.py
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import struct
+
+import pytest
+import trio
+
+from jdwpd.testing.client import open_jdwp_client
+from protocol import spec
+from protocol.constants import ErrorCode, EventKind, ModKind, SuspendPolicy, TypeTag
+from protocol.jdwp import NEED_DATA, ConnectionClosed, HandshakeDone, JdwpConnection, Role
+from protocol.packets import CommandPacket, ReplyPacket
+from protocol.wire import Location
+from tests.robustness.daemon_support import compile_robustness_java, inprocess_daemon, marker
+
+pytestmark = pytest.mark.jvm
+PACKETS = int(os.environ.get("JDWPD_FUZZ_PACKETS", "400"))
+SEED = int(os.environ.get("JDWPD_FUZZ_SEED", "20261121"))
+# Commands that end the program or run arbitrary code by design: a fuzzer that finds them harmful proves nothing.
+DESTRUCTIVE = {
+    ("VirtualMachine", "Exit"), ("VirtualMachine", "Dispose"), ("ThreadReference", "Stop"),
+    ("ThreadReference", "Interrupt"), ("ThreadReference", "ForceEarlyReturn"), ("StackFrame", "PopFrames"),
+    ("ClassType", "SetValues"), ("ObjectReference", "SetValues"), ("ArrayReference", "SetValues"),
+    ("StackFrame", "SetValues"), ("ClassType", "InvokeMethod"), ("ClassType", "NewInstance"),
+    ("InterfaceType", "InvokeMethod"), ("ObjectReference", "InvokeMethod"), ("VirtualMachine", "RedefineClasses"),
+}
+VALID_CODES = {int(c) for c in ErrorCode}
+
+
+def random_body(rng: random.Random, ids: list[int]) -> bytes:
+    """Plausible-looking bodies: real IDs, small ints, counts, strings, tags, garbage."""
+    parts = []
+    for _ in range(rng.randint(0, 6)):
+        kind = rng.randint(0, 6)
+        if kind == 0:
+            parts.append(struct.pack(">Q", rng.choice(ids)))
+        elif kind == 1:
+            parts.append(struct.pack(">i", rng.choice([0, 1, -1, 2, 7, 2**31 - 1, -2**31])))
+        elif kind == 2:
+            text = rng.choice([b"", b"java.*", b"Ticker", b"\xc0\x80", b"\xff\xfe", b"x" * 300])
+            parts.append(struct.pack(">i", len(text) + rng.choice([0, 0, 3, -5])) + text)
+        elif kind == 3:
+            parts.append(bytes([rng.choice(b"BCDFIJSZLs[tglcV?\0")]))
+        elif kind == 4:
+            parts.append(struct.pack(">Q", rng.getrandbits(64)))
+        elif kind == 5:
+            parts.append(bytes([rng.randint(0, 255)]))
+        else:
+            parts.append(rng.randbytes(rng.randint(1, 24)))
+    return b"".join(parts)
+
+
+def mutate_frame(rng: random.Random, packet_id: int, set_id: int, cmd_id: int, body: bytes) -> tuple[bytes, bool]:
+    """(bytes to send, whether the framing itself is broken)."""
+    length = 11 + len(body)
+    roll = rng.random()
+    if roll < 0.03:
+        return struct.pack(">IIBBB", rng.choice([0, 5, 10]), packet_id, 0, set_id, cmd_id), True
+    if roll < 0.05:
+        return struct.pack(">IIBBB", 2**31 - 1, packet_id, 0, set_id, cmd_id) + body, True
+    if roll < 0.07:
+        return struct.pack(">IIBBB", length, packet_id, rng.choice([1, 0x40, 0x80]), set_id, cmd_id) + body, True
+    return struct.pack(">IIBBB", length, packet_id, 0, set_id, cmd_id) + body, False
+
+
+async def fuzz_connection(port: int, rng: random.Random, ids: list[int], budget: int,
+                          tally: dict[str, int]) -> int:
+    """Send up to ``budget`` packets on one connection; return how many were sent."""
+    commands = [cs for cs in spec.COMMANDS.values() if (cs.set_name, cs.name) not in DESTRUCTIVE
+                and cs.set_id != 64]
+    stream = await trio.open_tcp_stream("127.0.0.1", port)
+    conn = JdwpConnection(Role.CLIENT)
+    sent = 0
+    outstanding: set[int] = set()
+    closed = False
+
+    async def read_until_answered() -> None:
+        nonlocal closed
+        with trio.fail_after(15):
+            while outstanding and not closed:
+                chunk = await stream.receive_some(65536)
+                conn.receive_data(chunk)
+                while (event := conn.next_event()) is not NEED_DATA:
+                    if isinstance(event, ReplyPacket):
+                        assert event.error_code in VALID_CODES, event
+                        tally["errors" if event.error_code else "successes"] += 1
+                        outstanding.discard(event.id)
+                    elif isinstance(event, ConnectionClosed):
+                        tally["closed"] += 1
+                        closed = True
+                        break
+                    else:
+                        assert isinstance(event, HandshakeDone | CommandPacket), event
+
+    async with stream:
+        await stream.send_all(conn.send_handshake())
+        while sent < budget and not closed:
+            if rng.random() < 0.1:  # commands of sets and numbers that do not exist
+                set_id, cmd_id = rng.choice([(0, 0), (1, 99), (19, 1), (64, 1), (255, 255), (11, 16)])
+            else:
+                cs = rng.choice(commands)
+                set_id, cmd_id = cs.set_id, cs.cmd_id
+            data, broken = mutate_frame(rng, sent + 1, set_id, cmd_id, random_body(rng, ids))
+            try:
+                await stream.send_all(data)
+            except trio.BrokenResourceError:
+                break  # closed on us after a broken frame: allowed
+            outstanding.add(sent + 1)
+            sent += 1
+            if broken:
+                # broken framing: whatever was answered before, the connection must end
+                outstanding.add(-1)
+                try:
+                    await read_until_answered()
+                except trio.BrokenResourceError:
+                    closed = True
+                assert closed, "a broken frame did not end the connection"
+            elif rng.random() < 0.3:  # sometimes pipeline, sometimes wait
+                await read_until_answered()
+        if not closed:
+            await read_until_answered()
+    return sent
+
+
+async def well_formed_session(port: int, line: int) -> None:
+    async with open_jdwp_client("127.0.0.1", port, timeout=20) as c:
+        ref = (await c.command("VirtualMachine", "ClassesBySignature", signature="LTicker;")).classes[0].type_id
+        tick = next(m for m in (await c.command("ReferenceType", "Methods", ref_type=ref)).declared
+                    if m.name == "tick")
+        table = await c.command("Method", "LineTable", ref_type=ref, method_id=tick.method_id)
+        index = min(r.line_code_index for r in table.lines if r.line_number == line)
+        await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.ALL,
+                        modifiers=[{"mod_kind": ModKind.LOCATION_ONLY,
+                                    "loc": Location(TypeTag.CLASS, ref, tick.method_id, index)}])
+        await c.wait_for_event(EventKind.BREAKPOINT, 20)
+
+
+async def test_fuzzed_packets_never_harm_the_daemon_or_the_jvm(tmp_path):
+    classes = compile_robustness_java(tmp_path)
+    rng = random.Random(SEED)
+    async with inprocess_daemon(["-cp", str(classes), "Ticker", "1000000", "20"]) as d:
+        async with open_jdwp_client("127.0.0.1", d.port, timeout=20) as c:
+            threads = [t.thread for t in (await c.command("VirtualMachine", "AllThreads")).threads]
+            classes_ = [k.type_id for k in (await c.command("VirtualMachine", "AllClasses")).classes]
+        ids = threads + classes_[:200] + [0, 1, 2, 3, 2**63, 2**64 - 1, 0xDEADBEEF]
+        sent = 0
+        tally = {"errors": 0, "successes": 0, "closed": 0}
+        while sent < PACKETS:
+            sent += await fuzz_connection(d.port, rng, ids, min(60, PACKETS - sent), tally)
+            assert d.jvm.returncode is None, "the JVM died"
+        # the fuzzer really reached the command handlers, and really broke some framing
+        print(tally)
+        assert tally["errors"] > PACKETS // 3 and tally["closed"] > 0, tally
+        await well_formed_session(d.port, marker("tick"))
+        assert d.jvm.returncode is None
