@@ -119,6 +119,7 @@ def jvm_workdir() -> str:
         import tempfile
 
         _workdir = tempfile.mkdtemp(prefix="jdwpd-jvm-")
+        atexit.register(shutil.rmtree, _workdir, True)
     return _workdir
 
 

@@ -312,6 +312,10 @@ public class JdiClient {
                 out("event ClassPrepare " + p + " " + t.name() + " thread=" + cp.thread().name());
                 printClass(t);
                 breakAt(t, "LATE_CTOR", EventRequest.SUSPEND_ALL);
+                ModificationWatchpointRequest w = vm.eventRequestManager().createModificationWatchpointRequest(
+                        t.fieldByName("counter"));
+                w.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
+                w.enable();
             } else {
                 prepared.add(hidden(t.name()) + (cp.thread() == null ? "" : " by " + cp.thread().name()));
             }
@@ -324,6 +328,10 @@ public class JdiClient {
                 third.disable();
                 third.addCountFilter(3);
                 third.enable();
+                AccessWatchpointRequest w = vm.eventRequestManager().createAccessWatchpointRequest(
+                        t.fieldByName("fInt"));
+                w.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
+                w.enable();
             }
         } else if (e instanceof ThreadStartEvent) {
             ThreadReference t = ((ThreadStartEvent) e).thread();
@@ -355,6 +363,14 @@ public class JdiClient {
             ObjectReference ex = x.exception();
             Field message = ex.referenceType().fieldByName("detailMessage");
             out("    message = " + show(ex.getValue(message)));
+        } else if (e instanceof ModificationWatchpointEvent) {
+            ModificationWatchpointEvent w = (ModificationWatchpointEvent) e;
+            out("event ModificationWatchpoint " + p + " " + w.field().name() + " of " + show(w.object())
+                    + " at " + where(w.location()) + " " + show(w.valueCurrent()) + " -> " + show(w.valueToBe()));
+        } else if (e instanceof AccessWatchpointEvent) {
+            AccessWatchpointEvent w = (AccessWatchpointEvent) e;
+            out("event AccessWatchpoint " + p + " " + w.field().name() + " of " + show(w.object())
+                    + " at " + where(w.location()) + " value " + show(w.valueCurrent()));
         } else if (e instanceof MethodEntryEvent) {
             MethodEntryEvent m = (MethodEntryEvent) e;
             entries.add("entry " + p + " " + m.method().declaringType().name() + "." + m.method().name()

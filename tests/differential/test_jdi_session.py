@@ -3,7 +3,8 @@
 The client attaches with the socket attaching connector and exercises what IDEs
 use: class prepare with patterns, breakpoints with count and thread filters,
 step into/over/out by line and by bytecode, method entry/exit with class
-filters and return values, caught and uncaught exception events with catch
+filters and return values, field access and modification watchpoints,
+caught and uncaught exception events with catch
 locations, thread start/death, SUSPEND_ALL vs SUSPEND_EVENT_THREAD, locals,
 fields, arrays, strings, mirrorOf, thread listings.  It prints no raw IDs and
 sorts what JDWP leaves unordered, so the transcript is a pure function of
@@ -12,6 +13,7 @@ what the server answers.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -86,6 +88,10 @@ def test_reference_jdi_transcript_is_sane(reference_jdi, sample_markers):
     assert "Sample$Circle by main" in out and "Sample$$Lambda$1/ADDR by main" in out
     assert "entry NONE Sample$Circle.area()D thread=main" in out
     assert "exit EVENT_THREAD Sample$Square.area returns double 9.0" in out
+    assert re.search(rf"event AccessWatchpoint EVENT_THREAD fInt of instance of Sample #\d+ at Sample.compute:"
+                     rf"{m['COMPUTE_TOTAL']} @\d+ value int 123456", out)
+    assert re.search(rf"event ModificationWatchpoint EVENT_THREAD counter of instance of LateLoaded #\d+ at "
+                     rf"LateLoaded.<init>:{m['LATE_CTOR']} @\d+ int 3 -> int 4", out)
     assert "event VMDeath" in out
     assert stdout.splitlines()[-1] == "done"
 
