@@ -257,3 +257,4 @@ bool value_fits(uint8_t declared, uint8_t given);
 int object_fits(JNIEnv *env, jobject obj, const char *sig, jclass holder);
 int field_value_fits(JNIEnv *env, jclass decl, jfieldID f, uint8_t tag, jvalue v);
 void link_flush(jlong timeout_ms);
+void link_shutdown(void);

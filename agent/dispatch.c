@@ -75,6 +75,7 @@ void dispatch_request(JNIEnv *env, uint32_t id, uint16_t kind, const uint8_t *bo
         }
         reply_status(id, kind, 0);
         link_flush(1000);
+        link_shutdown();
         agent_log("EXIT %d", code);
         exit(code);
     }

@@ -50,6 +50,14 @@ static void flush_deferred(JNIEnv *env, thread_rec *t, hits *into) {
     t->deferred_policy = 0;
 }
 
+/* Hits deferred to a breakpoint that never came (cleared in between) go out on their own. */
+static void flush_stale_deferred(JNIEnv *env, thread_rec *t, jmethodID m, jlocation loc) {
+    lock_enter();
+    bool stale = t->deferred_count && (t->deferred_method != m || t->deferred_loc != loc);
+    lock_exit();
+    if (stale) flush_deferred(env, t, NULL);
+}
+
 static void send_or_defer(JNIEnv *env, thread_rec *t, hits *h, jmethodID m, jlocation loc) {
     if (h->count == 0) return;
     lock_enter();
@@ -98,6 +106,7 @@ static void JNICALL cb_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
     (void)jvmti;
     thread_rec *t = callback_enter(env, thread);
     if (t == NULL) return;
+    flush_stale_deferred(env, t, method, loc);
     lock_enter();
     bool popped = t->pop_pending;
     if (popped) {

@@ -409,3 +409,10 @@ void link_flush(jlong timeout_ms) {
         ll_wait(10);
     ll_exit();
 }
+
+/* EXIT: like the reference, the transport goes before exit(). */
+void link_shutdown(void) {
+    ll_enter();
+    if (sock >= 0) shutdown(sock, SHUT_RDWR);
+    ll_exit();
+}
