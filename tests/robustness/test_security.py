@@ -99,3 +99,13 @@ async def test_the_secret_stays_out_of_process_listings_and_the_link_is_owner_on
         assert stat.S_ISSOCK(os.stat(link).st_mode) and os.stat(link).st_mode & 0o077 == 0
         assert os.stat(secret_file).st_mode & 0o077 == 0
         assert os.stat(os.path.dirname(link)).st_mode & 0o077 == 0
+
+
+def test_listening_beyond_loopback_warns_that_jdwp_has_no_authentication(capsys):
+    from jdwpd.launch import bind_jdwp
+
+    bind_jdwp("127.0.0.1", 0).close()
+    assert capsys.readouterr().err == ""
+    bind_jdwp("0.0.0.0", 0).close()  # bound and closed at once: nothing is ever accepted on it
+    err = capsys.readouterr().err
+    assert "warning" in err and "no authentication" in err
