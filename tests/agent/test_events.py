@@ -63,6 +63,9 @@ async def test_breakpoint_count_thread_only_and_locals(agent_so, classes, lines)
         assert ev["hits"][0]["data"]["location"] == loc
         status = await jvm.request("THREAD_STATUS", thread=main)
         assert status["suspend_count"] == 1 and status["at_event"] is True
+        # Parked in the callback it looks like the reference's event-suspended thread: alive, runnable, suspended.
+        assert status["state"] & 0x1 and status["state"] & 0x4 and status["state"] & 0x100000
+        assert not status["state"] & (0x80 | 0x400)  # neither waiting nor blocked on a monitor
         frames = (await jvm.request("THREAD_FRAMES", thread=main, start=0, length=2))["frames"]
         assert (frames[0]["method"], frames[0]["index"]) == (loc.method, loc.index)
         assert await line_at(jvm, L.LinkLocation(1, frames[1]["ref"], frames[1]["method"], frames[1]["index"])) == \
