@@ -139,6 +139,9 @@ async def class_object(ctx: Any, cmd: Any) -> Any:
 
 
 async def instances(ctx: Any, cmd: Any) -> Any:
+    if cmd.ref_type == 0:
+        # The reference reads the null class without complaint and then finds no object to count.
+        raise JdwpError(ErrorCode.INVALID_OBJECT, "null class")
     await check_type(_classes(ctx), cmd.ref_type)
     if cmd.max_instances < 0:
         raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, "maxInstances < 0")

@@ -1,0 +1,114 @@
+"""VirtualMachine: facts, suspension, strings, holding events, instance counts, redefinition, Dispose, Exit."""
+
+from __future__ import annotations
+
+import struct
+
+from protocol.constants import EventKind
+from tests.conformance.registry import scenario
+
+BAD = 0x7EADBEEF  # an ID no server handed out
+
+
+@scenario(commands=[
+    "VirtualMachine.Version", "VirtualMachine.IDSizes", "VirtualMachine.Capabilities",
+    "VirtualMachine.CapabilitiesNew", "VirtualMachine.ClassPaths", "VirtualMachine.AllThreads",
+    "VirtualMachine.TopLevelThreadGroups", "VirtualMachine.ClassesBySignature", "VirtualMachine.AllClasses",
+    "VirtualMachine.AllClassesWithGeneric", "VirtualMachine.AllModules", "VirtualMachine.Suspend",
+    "VirtualMachine.Resume", "VirtualMachine.CreateString", "VirtualMachine.DisposeObjects",
+    "VirtualMachine.HoldEvents", "VirtualMachine.ReleaseEvents", "VirtualMachine.SetDefaultStratum",
+    "VirtualMachine.Dispose", "ThreadReference.SuspendCount", "StringReference.Value",
+], events=["VM_START"])
+async def vm_facts_strings_and_dispose(t):
+    """VM facts at VMStart, suspend counting, strings, DisposeObjects, then Dispose lets the VM run."""
+    await t.event_of(EventKind.VM_START, "start")
+    for name in ("Version", "IDSizes", "Capabilities", "CapabilitiesNew", "ClassPaths", "AllThreads",
+                 "TopLevelThreadGroups"):
+        await t.ok("VirtualMachine", name)
+    for sig in ("Ljava/lang/String;", "[I", "I", "V", "Ljava/lang/Runnable;", "Lno/Such;", "[[Ljava/lang/Object;",
+                "", "java.lang.String", "LSample;"):
+        await t.cmd("VirtualMachine", "ClassesBySignature", signature=sig, note=repr(sig))
+    wanted = {"Ljava/lang/String;", "Ljava/util/List;", "[I", "Ljava/lang/Thread;", "Ljava/util/HashMap;"}
+    for name in ("AllClasses", "AllClassesWithGeneric"):
+        classes = (await t.ok("VirtualMachine", name, record=False)).classes
+        # The whole list depends on what each agent loaded for itself; well-known classes do not.
+        t.note(f"VirtualMachine.{name}", "well-known", sorted(
+            (c.signature, int(c.ref_type_tag), c.status, getattr(c, "generic_signature", None))
+            for c in classes if c.signature in wanted))
+        t.note(f"VirtualMachine.{name}", "no primitives", [c.signature for c in classes if len(c.signature) == 1])
+    modules = (await t.ok("VirtualMachine", "AllModules", record=False)).modules
+    names = []
+    for m in modules:
+        r = await t.client.command("ModuleReference", "Name", module=m.module)
+        names.append(r.name)
+    t.note("VirtualMachine.AllModules", "names", sorted(names))
+    main = (await t.ok("VirtualMachine", "AllThreads")).threads[0].thread
+    # Suspension counts: VMStart's suspension, then two more, then back.
+    await t.ok("ThreadReference", "SuspendCount", thread=main, note="at start")
+    await t.ok("VirtualMachine", "Suspend")
+    await t.ok("VirtualMachine", "Suspend", note="twice")
+    await t.ok("ThreadReference", "SuspendCount", thread=main, note="suspended twice more")
+    await t.ok("VirtualMachine", "Resume")
+    await t.ok("ThreadReference", "SuspendCount", thread=main, note="resumed once")
+    await t.ok("VirtualMachine", "Resume", note="second")
+    await t.cmd("ThreadReference", "SuspendCount", thread=BAD, note="unknown thread")
+    # Strings: round trip of every kind of character, then disposed.
+    texts = ["", "ascii", "h\u00e9llo w\u00f6rld \u2713", "nul\x00inside", "clef \U0001d11e smile \U0001f600"]
+    for text in texts:
+        s = (await t.ok("VirtualMachine", "CreateString", utf=text, note=repr(text))).string_object
+        await t.ok("StringReference", "Value", string_object=s, note=repr(text))
+        await t.ok("VirtualMachine", "DisposeObjects", requests=[(s, 1)], note=repr(text))
+    await t.cmd("VirtualMachine", "DisposeObjects", requests=[(BAD, 1)], note="unknown")
+    await t.cmd("VirtualMachine", "DisposeObjects", requests=[], note="none")
+    await t.cmd("StringReference", "Value", string_object=BAD, note="unknown")
+    await t.cmd("StringReference", "Value", string_object=main, note="a thread")
+    await t.ok("VirtualMachine", "HoldEvents")
+    await t.ok("VirtualMachine", "HoldEvents", note="twice")
+    await t.ok("VirtualMachine", "ReleaseEvents")
+    await t.ok("VirtualMachine", "ReleaseEvents", note="not held")
+    for stratum in ("Java", "", "JSP"):
+        await t.ok("VirtualMachine", "SetDefaultStratum", stratum_id=stratum, note=repr(stratum))
+    await t.ok("VirtualMachine", "Dispose")
+    await t.client.wait_closed(10)
+    t.note("VirtualMachine.Dispose", "connection closed after", t.client.closed.is_set())
+
+
+@scenario(commands=[
+    "VirtualMachine.InstanceCounts", "VirtualMachine.RedefineClasses", "VirtualMachine.Exit",
+    "ReferenceType.Instances", "Method.IsObsolete",
+], events=["CLASS_PREPARE", "BREAKPOINT"])
+async def vm_instance_counts_redefinition_and_exit(t):
+    """InstanceCounts and Instances with bad arguments; RedefineClasses refusals and success; Exit."""
+    sample = await t.start("Sample")
+    bp = await t.run_to(sample, "TOTAL_AREA_LOOP")
+    thread = bp.thread
+    circle = await t.class_id("LSample$Circle;")
+    await t.ok("VirtualMachine", "InstanceCounts", ref_types_count=[sample, circle])
+    await t.ok("VirtualMachine", "InstanceCounts", ref_types_count=[])
+    for bad, note in ((BAD, "unknown"), (thread, "a thread"), (0, "null")):
+        await t.cmd("VirtualMachine", "InstanceCounts", ref_types_count=[sample, bad], note=note)
+        await t.cmd("ReferenceType", "Instances", ref_type=bad, max_instances=0, note=note)
+    await t.raw(1, 21, struct.pack(">i", -1), "VirtualMachine.InstanceCounts", "negative count")
+    for limit in (0, 1, 2, -1):
+        code, r = await t.cmd("ReferenceType", "Instances", ref_type=circle, max_instances=limit, note=str(limit))
+    await t.ok("ReferenceType", "Instances", ref_type=await t.class_id("[I"), max_instances=0, note="arrays")
+    await t.ok("ReferenceType", "Instances", ref_type=await t.class_id("LSample$Shape;"), max_instances=0,
+               note="interface")
+    own = (t.classes / "Sample$Circle.class").read_bytes()
+    area = (await t.methods(circle))["area"].method_id
+    await t.ok("Method", "IsObsolete", ref_type=circle, method_id=area, note="before")
+    for classes, note in (([], "none"), ([(circle, b"")], "empty file"), ([(circle, b"\xca\xfe\xba\xbe")], "cut"),
+                          ([(circle, own)], "own bytes"), ([(BAD, own)], "unknown class"),
+                          ([(thread, own)], "a thread"),
+                          ([(sample, own)], "another class's bytes"),
+                          ([(await t.class_id("[I"), own)], "an array class"),
+                          ([(circle, own), (circle, own)], "twice in one")):
+        await t.cmd("VirtualMachine", "RedefineClasses", classes=classes, note=note)
+    await t.ok("Method", "IsObsolete", ref_type=circle, method_id=area, note="after")
+    # (An unknown method id kills the reference's VM: see test_conformance_differences.)
+    await t.cmd("Method", "IsObsolete", ref_type=BAD, method_id=area, note="unknown class")
+    await t.ok("ReferenceType", "Signature", ref_type=circle)
+    await t.ok("StackFrame", "ThisObject", thread=thread, frame=(await t.frames(thread))[0].frame_id, record=False)
+    await t.ok("VirtualMachine", "Exit", exit_code=3)
+    await t.client.wait_closed(10)
+    t.note("VirtualMachine.Exit", "connection closed after", t.client.closed.is_set())
