@@ -185,8 +185,8 @@ class Normalizer:
 # "(java.lang.Thread)365" (hex "0x16d" in older jdbs); all are object IDs.
 # Default toString() output carries the identity hash, which differs per run.
 _TEXT_IDS = re.compile(r"\(id=(\d+)\)|(?<=\))(0x[0-9a-f]+|\d+)(?=\s)|(?<=\bthread )(0x[0-9a-f]+|\d+)\b")
-# Hidden classes (lambdas) are named after their address: Sample$$Lambda$2/0x00007fce2c009228.
-_HIDDEN_CLASS = re.compile(r"(?<=\$\$Lambda\$)(\d+)/0x[0-9a-f]+")
+# Hidden classes (lambdas, lambda forms) are named after their address: Sample$$Lambda$2/0x00007fce2c009228.
+_HIDDEN_CLASS = re.compile(r"(?<=[\w$])/0x[0-9a-f]{6,16}\b")
 # Column padding (jdb's `threads`) depends on how wide the IDs are printed.
 _PADDING = re.compile(r"(?<=\S) {2,}")
 _IDENTITY_HASH = re.compile(r"(?<=[\w$\]])@[0-9a-f]{1,8}\b")
@@ -204,5 +204,5 @@ def normalize_text(text: str, normalizer: Normalizer | None = None) -> str:
             return f"(id={n.name('obj', int(m.group(1)))})"
         return str(n.name("obj", _int(m.group(2) or m.group(3))))
 
-    text = _HIDDEN_CLASS.sub(r"\1/ADDR", text)
+    text = _HIDDEN_CLASS.sub("/ADDR", text)
     return _PADDING.sub(" ", _IDENTITY_HASH.sub("@HASH", _TEXT_IDS.sub(repl, text)))

@@ -77,6 +77,13 @@ def scenario(jdb: Jdb, m: dict[str, int]) -> None:
         c(f"print Sample.{name}")
     for name in STATIC_ARRAYS:
         c(f"dump Sample.{name}")
+    c("set lInt = 7")
+    c("print lInt")
+    c("print sample.fShape.area()")  # no breakpoint there yet: compute has one
+    c("print Sample.factorial(3)")
+    c("class Sample")
+    c("fields Sample$Circle")
+    c("methods Sample$Circle")
     c("where")
     threads = c("threads")
     main = thread_id(threads, "main")
@@ -86,6 +93,9 @@ def scenario(jdb: Jdb, m: dict[str, int]) -> None:
     c("cont", HIT)
     c("where")
     c("locals")
+    c("up")
+    c("locals")
+    c("down")
     c("print x")
     c("print this.fInt")
     c("step", STEPPED)
