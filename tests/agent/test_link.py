@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import statistics
 import subprocess
 import time
 
@@ -183,19 +182,21 @@ async def test_vm_exit_is_not_delayed(agent_so, classes, tmp_path):
     plain = ["java", "-cp", str(classes), "Hello"]
     nobody = ["java", f"-agentpath:{agent_so}=link=unix:{tmp_path}/none.sock,secretfile={secret_path}",
               "-cp", str(classes), "Hello"]
-    plain_t = statistics.median([await trio.to_thread.run_sync(_timed, plain) for _ in range(3)])
-    nobody_t = statistics.median([await trio.to_thread.run_sync(_timed, nobody) for _ in range(3)])
+    # Best of 5: the machine is shared, and load only ever adds time.
+    plain_t = min([await trio.to_thread.run_sync(_timed, plain) for _ in range(5)])
+    nobody_t = min([await trio.to_thread.run_sync(_timed, nobody) for _ in range(5)])
 
     connected = []
-    for _ in range(3):
-        async with run_jvm(agent_so, classes, "Hello") as jvm:
-            start = time.monotonic()
+    for _ in range(5):
+        start = time.monotonic()
+        async with run_jvm(agent_so, classes, "Hello") as jvm:  # the daemon accepts and authenticates it
             await jvm.wait_exit()
             connected.append(time.monotonic() - start)
-    print(f"exit timing: plain {plain_t * 1000:.0f} ms, no daemon {nobody_t * 1000:.0f} ms, "
-          f"connected (from connect to exit) {statistics.median(connected) * 1000:.0f} ms")
+    connected_t = min(connected)
+    print(f"JVM run time (best of 5): plain {plain_t * 1000:.0f} ms, agent with no daemon {nobody_t * 1000:.0f} ms,"
+          f" agent connected to a daemon {connected_t * 1000:.0f} ms")
     assert nobody_t - plain_t < 0.150
-    assert statistics.median(connected) < plain_t + 0.150
+    assert connected_t - plain_t < 0.150
 
 
 async def test_exit_request_replies_then_exits_with_the_code(agent_so, classes):
