@@ -229,9 +229,14 @@ async def invoke(ctx: Any, kind: int, *, clazz: int, thread: int, method_id: int
     """Run an invoke through the agent; returns (return value or new object, exception)."""
     vm = ctx.vm
     classes: ClassCache = vm.classes
-    ref_kind = await check_type(classes, clazz)
-    if thread == 0:
-        raise JdwpError(ErrorCode.INVALID_THREAD, "null thread")
+    # The reference validates ids as it reads them: the object, the thread and the class in the
+    # order of the command's layout, the method only afterwards.
+    if kind in (InvokeKind.INSTANCE, InvokeKind.NONVIRTUAL):
+        await _check_thread(vm, thread)
+        ref_kind = await check_type(classes, clazz)
+    else:
+        ref_kind = await check_type(classes, clazz)
+        await _check_thread(vm, thread)
     method = await _invoke_target(classes, kind, clazz, ref_kind, method_id)
     arg_values = [a.arg if hasattr(a, "arg") else a for a in args]
     _check_arguments(method, arg_values)
@@ -262,6 +267,12 @@ async def invoke(ctx: Any, kind: int, *, clazz: int, thread: int, method_id: int
     if ret_tag == ord("V"):
         return Value(ret_tag, None), exception
     return Value(ret_tag, result.value), exception
+
+
+async def _check_thread(vm: Any, thread: int) -> None:
+    if thread == 0:
+        raise JdwpError(ErrorCode.INVALID_THREAD, "null thread")
+    await check_kind(vm, thread, ObjectKind.THREAD, ErrorCode.INVALID_THREAD)
 
 
 def _frames_moved(vm: Any, thread: int, options: int) -> None:
