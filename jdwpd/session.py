@@ -74,6 +74,9 @@ class Session:
         self._after_reply: dict[int, list[Callable[[], Awaitable[None]]]] = {}
         self._closing = False
         self._nursery: trio.Nursery | None = None
+        self._invoke_nursery: trio.Nursery | None = None
+        self._invokes_running: set[trio.Event] = set()
+        self._reader_done = False
         self.commands_answered = 0
         self.events_sent = 0
         self._events_queued = 0
@@ -87,13 +90,27 @@ class Session:
 
     async def run(self) -> None:
         try:
-            async with trio.open_nursery() as nursery:
-                self._nursery = nursery
-                nursery.start_soon(self._event_writer)
-                nursery.start_soon(self.vm.attach, self)
-                await self._read_loop(nursery)
-                # EOF or Dispose: commands still running lose their debugger.
-                nursery.cancel_scope.cancel()
+            # Invokes live in an outer nursery: when the debugger goes, an invoke under way is
+            # let finish (boundedly) before the undo, because the agent restores the
+            # suspensions it lifted for the invoke when the invoke ends, and the undo must
+            # come after that, not before.
+            async with trio.open_nursery() as invokes:
+                self._invoke_nursery = invokes
+                try:
+                    async with trio.open_nursery() as nursery:
+                        self._nursery = nursery
+                        nursery.start_soon(self._event_writer)
+                        nursery.start_soon(self.vm.attach, self)
+                        await self._read_loop(nursery)
+                        self._reader_done = True
+                        # EOF or Dispose: commands still running lose their debugger.
+                        nursery.cancel_scope.cancel()
+                finally:
+                    self._reader_done = True
+                    with trio.move_on_after(DETACH_TIMEOUT):
+                        for done in list(self._invokes_running):
+                            await done.wait()
+                    invokes.cancel_scope.cancel()
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
         finally:
@@ -147,12 +164,27 @@ class Session:
             self._barrier = done
         elif key in INVOKES:
             prior = [self._barrier]
+            self._invokes_running.add(done)
+            assert self._invoke_nursery is not None
+            self._invoke_nursery.start_soon(self._run_invoke, packet, prior, done)
+            return
         else:
             # Queries: after the last change; later changes wait for them, later queries do not.
             prior = [self._barrier]
             self._since_barrier = [e for e in self._since_barrier if not e.is_set()]
             self._since_barrier.append(done)
         nursery.start_soon(self._run_command, packet, prior, done)
+
+    async def _run_invoke(self, packet: CommandPacket, prior: list[trio.Event], done: trio.Event) -> None:
+        try:
+            for event in prior:
+                await event.wait()
+            if self._reader_done:
+                return  # the debugger left before its invoke could start: it does not start
+            await self._run_command(packet, [], done)
+        finally:
+            done.set()
+            self._invokes_running.discard(done)
 
     async def _run_command(self, packet: CommandPacket, prior: list[trio.Event], done: trio.Event) -> None:
         try:
