@@ -197,37 +197,62 @@ static bool has_signature(JNIEnv *env, jclass c, const char *sig, int depth) {
     return found;
 }
 
-/* Array types are matched through the declaring class's loader (covariance needs a real class). */
-static jclass array_type(JNIEnv *env, const char *sig, jclass holder) {
-    size_t n = strlen(sig);
-    char *name = malloc(n + 1);
-    if (name == NULL) return NULL;
-    for (size_t i = 0; i <= n; i++) name[i] = sig[i] == '/' ? '.' : sig[i];
-    jobject loader = NULL;
-    (*G.jvmti)->GetClassLoader(G.jvmti, holder, &loader);
-    jmethodID for_name = (*env)->GetStaticMethodID(env, G.cls_class, "forName",
-                                                   "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;");
-    jstring jname = for_name ? (*env)->NewStringUTF(env, name) : NULL;
-    jclass cls = jname ? (*env)->CallStaticObjectMethod(env, G.cls_class, for_name, jname, JNI_FALSE, loader) : NULL;
-    if ((*env)->ExceptionCheck(env)) {
-        (*env)->ExceptionClear(env);
-        cls = NULL;
+/* A loaded class of that signature defined by (or initiated for) loader, found without running Java
+ * code: class loading on the executor could block on a lock a suspended thread holds. */
+static jclass loaded_class(JNIEnv *env, jobject loader, const char *sig) {
+    jint n = 0;
+    jclass *classes = NULL;
+    jclass found = NULL;
+    if ((*G.jvmti)->GetClassLoaderClasses(G.jvmti, loader, &n, &classes) != JVMTI_ERROR_NONE) return NULL;
+    for (jint i = 0; i < n; i++) {
+        char *s = NULL;
+        if (found == NULL && (*G.jvmti)->GetClassSignature(G.jvmti, classes[i], &s, NULL) == JVMTI_ERROR_NONE &&
+            strcmp(s, sig) == 0)
+            found = classes[i];
+        else
+            (*env)->DeleteLocalRef(env, classes[i]);
+        jvmti_free(s);
     }
-    free(name);
-    return cls;
+    jvmti_free(classes);
+    return found;
+}
+
+/* Array covariance by signatures: [S fits [D when S fits D (references), or S == D (primitives). */
+static bool array_fits(JNIEnv *env, jclass array_class, const char *have, const char *want) {
+    while (have[0] == '[' && want[0] == '[') {
+        have++;
+        want++;
+    }
+    if (want[0] == '[') return false;
+    if (have[0] != 'L' && have[0] != '[') return strcmp(have, want) == 0;  /* primitive component */
+    if (want[0] != 'L') return false;
+    if (strcmp(want, "Ljava/lang/Object;") == 0) return true;
+    if (have[0] == '[')
+        return strcmp(want, "Ljava/lang/Cloneable;") == 0 || strcmp(want, "Ljava/io/Serializable;") == 0;
+    jobject loader = NULL;
+    (*G.jvmti)->GetClassLoader(G.jvmti, array_class, &loader);  /* an array's loader is its element's */
+    jclass element = loaded_class(env, loader, have);
+    bool fits = element != NULL && has_signature(env, element, want, 0);
+    if (element) (*env)->DeleteLocalRef(env, element);
+    return fits;
 }
 
 int object_fits(JNIEnv *env, jobject obj, const char *sig, jclass holder) {
     if (obj == NULL) return 0;
     if (sig == NULL || (sig[0] != 'L' && sig[0] != '[')) return JVMTI_ERROR_TYPE_MISMATCH;
     if (strcmp(sig, "Ljava/lang/Object;") == 0) return 0;
+    (void)holder;
     jclass cls = (*env)->GetObjectClass(env, obj);
-    bool fits = has_signature(env, cls, sig, 0);
-    (*env)->DeleteLocalRef(env, cls);
-    if (!fits && sig[0] == '[') {
-        jclass want = array_type(env, sig, holder);
-        fits = want != NULL && (*env)->IsInstanceOf(env, obj, want);
+    bool fits;
+    if (sig[0] == '[') {
+        char *have = NULL;
+        fits = (*G.jvmti)->GetClassSignature(G.jvmti, cls, &have, NULL) == JVMTI_ERROR_NONE &&
+               array_fits(env, cls, have, sig);
+        jvmti_free(have);
+    } else {
+        fits = has_signature(env, cls, sig, 0);
     }
+    (*env)->DeleteLocalRef(env, cls);
     return fits ? 0 : JVMTI_ERROR_TYPE_MISMATCH;
 }
 

@@ -43,7 +43,8 @@ async def test_classes_methods_fields(agent_so, classes, lines):
                                   method=(await jvm.method(ref, "add"))["method"]))["ref"] == ref
 
         fields = {f["name"]: f for f in (await jvm.request("CLASS_FIELDS", ref=ref))["fields"]}
-        assert list(fields) == ["counter", "greeting", "value", "big", "ratio", "name", "numbers", "words"]
+        assert list(fields) == ["counter", "greeting", "value", "big", "ratio", "name", "numbers", "words",
+                                "seqs"]
         assert fields["counter"]["signature"] == "I" and fields["counter"]["modifiers"] & ACC_STATIC
         assert fields["words"]["signature"] == "[Ljava/lang/String;"
         statics = await jvm.request("CLASS_GET_STATICS", ref=ref, fields=[
@@ -189,6 +190,11 @@ async def test_objects_strings_arrays(agent_so, classes):
             with pytest.raises(AgentError) as e:
                 await jvm.request("OBJECT_SET_FIELDS", object=t, values=[{"field": fields[field], "value": value}])
             assert e.value.status == 34, field
+        # Arrays are covariant for references only: a String[] is a CharSequence[], an int[] is not.
+        await jvm.request("OBJECT_SET_FIELDS", object=t, values=[{"field": fields["seqs"], "value": got[5]}])
+        with pytest.raises(AgentError) as e:
+            await jvm.request("OBJECT_SET_FIELDS", object=t, values=[{"field": fields["seqs"], "value": got[4]}])
+        assert e.value.status == 34
         with pytest.raises(AgentError) as e:
             await jvm.request("CLASS_SET_STATICS", ref=target, values=[
                 {"field": fields["greeting"], "value": L.LinkValue(ord("L"), t)}])

@@ -11,6 +11,7 @@ public class Target {
     String name = "target";
     int[] numbers = {1, 2, 3};
     String[] words = {"a", "b"};
+    CharSequence[] seqs = {};
 
     int add(int a, int b) {
         int sum = a + b; // @ADD_1
