@@ -160,3 +160,28 @@ async def test_breakpoint_watch_and_step_validation(sample_classes, sample_marke
         t.note("step", (policy, events))
 
     await differential(sample_classes, "Sample", scenario)
+
+
+async def test_one_place_many_requests_one_composite(sample_classes, sample_markers):
+    async def scenario(t):
+        c = t.client
+        thread, sample = await t.run_to_line("Sample", sample_markers["COMPUTE_START"])
+        frame = (await t.ok("ThreadReference", "Frames", thread=thread, start_frame=0, length=1)).frames[0]
+        table = await t.ok("Method", "LineTable", ref_type=sample, method_id=frame.location.method_id, record=False)
+        index = min(r.line_code_index for r in table.lines if r.line_number == sample_markers["COMPUTE_TOTAL"])
+        loc = {"type_tag": 1, "class_id": sample, "method_id": frame.location.method_id, "index": index}
+        for policy in (SuspendPolicy.NONE, SuspendPolicy.EVENT_THREAD, SuspendPolicy.NONE):
+            await t.ok("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=policy,
+                       modifiers=[{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc}])
+        await t.ok("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.NONE,
+                   modifiers=[{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc},
+                              {"mod_kind": ModKind.THREAD_ONLY, "thread": thread}])
+        await t.ok("VirtualMachine", "Resume")
+        policy, events = await c.wait_for_event(EventKind.BREAKPOINT, TIMEOUT)
+        t.note("composite", (policy, events))
+        await t.ok("ThreadReference", "SuspendCount", thread=thread)
+        await t.ok("EventRequest", "ClearAllBreakpoints")
+        await t.ok("VirtualMachine", "Resume")
+        await t.ok("ThreadReference", "Resume", thread=thread)
+
+    await differential(sample_classes, "Sample", scenario)
