@@ -53,6 +53,11 @@ async def frame_count(ctx: Any, cmd: Any) -> Any:
 
 async def frames(ctx: Any, cmd: Any) -> Any:
     thread, start, length = cmd.thread, cmd.start_frame, cmd.length
+    if start == 0 and length == -1:
+        # The question debuggers ask at every stop, answered in one round trip: no index
+        # can be wrong here.
+        r = await request(ctx.vm.link, "THREAD_FRAMES", thread=thread, start=0, length=-1)
+        return _frames_reply(ctx, thread, 0, r["frames"])
     count = (await request(ctx.vm.link, "THREAD_FRAME_COUNT", thread=thread))["count"]
     if length == -1:
         length = count - start
@@ -63,10 +68,14 @@ async def frames(ctx: Any, cmd: Any) -> Any:
     if length < 0 or length + start > count:
         raise JdwpError(ErrorCode.INVALID_LENGTH, f"{length} frames from {start} of {count}")
     r = await request(ctx.vm.link, "THREAD_FRAMES", thread=thread, start=start, length=length)
+    return _frames_reply(ctx, thread, start, r["frames"])
+
+
+def _frames_reply(ctx: Any, thread: int, start: int, frames: list) -> dict:
     generation = ctx.vm.threads.frames_handed_out(thread)
     return {"frames": [{"frame_id": make_frame_id(generation, start + i),
                         "location": Location(f["ref_kind"], f["ref"], f["method"], f["index"])}
-                       for i, f in enumerate(r["frames"])]}
+                       for i, f in enumerate(frames)]}
 
 
 async def _require_suspended(ctx: Any, thread: int) -> None:
