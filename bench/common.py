@@ -128,11 +128,15 @@ class ServedDaemon:
     secret: str
     lines: list[str]
 
-    def wait_for(self, text: str, timeout: float) -> None:
+    def wait_for(self, *texts: str, timeout: float) -> str:
+        """The first line holding one of ``texts``."""
         deadline = time.monotonic() + timeout
-        while not any(text in line for line in self.lines):
+        while True:
+            for line in self.lines:
+                if any(t in line for t in texts):
+                    return line
             if time.monotonic() > deadline:
-                raise MeasurementFailed(f"jdwpd serve never said {text!r}: {self.lines[-5:]}")
+                raise MeasurementFailed(f"jdwpd serve never said any of {texts!r}: {self.lines[-5:]}")
             time.sleep(0.01)
 
 

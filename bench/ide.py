@@ -13,6 +13,7 @@ differs from the recording (0 when the replay is faithful).
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -189,6 +190,8 @@ async def replay(c: JdwpClient, packets: list[Packet]) -> int:
             continue
         if rec_reply.error != reply.error_code:
             diverged += 1
+            print(f"  ide replay: {cs.label} answered {reply.error_code}, the recording has {rec_reply.error}",
+                  file=sys.stderr)
             continue
         if reply.error_code == 0 and rec_reply.body:
             ids.learn(messages.decode_reply(cs, rec_reply.body, SIZES), messages.decode_reply(cs, reply.data, SIZES))
