@@ -213,6 +213,9 @@ class VM:
             if not session.saw_vm_death:
                 session.saw_vm_death = True
                 await session.send_event(SuspendPolicy.NONE, (Events.VMDeath(request_id=0),))
+            release = getattr(session, "release_events", None)
+            if release is not None:
+                release()  # held events have nothing left to wait for
         self._mark_dead()
 
     # ------------------------------------------------------------------ sessions
