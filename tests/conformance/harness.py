@@ -57,6 +57,7 @@ class Transcript:
         self.markers = markers
         self.norm = Normalizer()
         self.entries: list[Entry] = []
+        self._frame_names: dict[str, dict[int, str]] = {}
 
     # ---------------------------------------------------------- recording
 
@@ -65,9 +66,20 @@ class Transcript:
         code, reply = await self.client.command_raw(set_name, cmd_name, fields, timeout=TIMEOUT)
         if record:
             label = f"{set_name}.{cmd_name}" + (f" [{note}]" if note else "")
-            value = self.norm(reply) if reply is not None else None
+            if (set_name, cmd_name) == ("ThreadReference", "Frames") and reply is not None:
+                value = self._frames(fields["thread"], reply)
+            else:
+                value = self.norm(reply) if reply is not None else None
             self.entries.append(Entry((f"{set_name}.{cmd_name}",), label, code, value))
         return code, reply
+
+    def _frames(self, thread: int, reply: Any) -> dict:
+        """A frame id means something only with its thread (the two servers number them differently:
+        the reference per thread, from 0): frames are named per thread, in order of appearance."""
+        owner = self.norm.name("obj", thread)
+        names = self._frame_names.setdefault(owner, {})
+        return {"frames": [{"frame_id": names.setdefault(f.frame_id, f"{owner}/frame#{len(names) + 1}"),
+                            "location": self.norm.location(f.location)} for f in reply.frames]}
 
     async def ok(self, set_name: str, cmd_name: str, *, record: bool = True, note: str = "", **fields: Any) -> Any:
         code, reply = await self.cmd(set_name, cmd_name, record=record, note=note, **fields)

@@ -1,0 +1,174 @@
+"""Threads and frames: ThreadReference and StackFrame sets, monitors, Stop, Interrupt, PopFrames, early return."""
+
+from __future__ import annotations
+
+from protocol.constants import EventKind, InvokeOptions, ModKind, StepDepth, StepSize, SuspendPolicy, Tag
+from tests.conformance.registry import scenario
+
+BAD = 0x7EADBEEF
+
+
+async def _thread_named(t, name: str) -> int:
+    for th in (await t.client.command("VirtualMachine", "AllThreads")).threads:
+        if (await t.client.command("ThreadReference", "Name", thread=th.thread)).thread_name == name:
+            return th.thread
+    raise AssertionError(f"no thread {name}")
+
+
+async def _conf_string(t, conf: int) -> int:
+    return (await t.client.command("ObjectReference", "GetValues", object=await _conf_object(t, conf),
+                                   fields=[{"field_id": (await t.fields(conf))["label"].field_id}])
+            ).values[0].value.value
+
+
+async def _conf_object(t, conf: int) -> int:
+    return (await t.client.command("ReferenceType", "Instances", ref_type=conf, max_instances=1)
+            ).instances[0].instance.object_id
+
+
+@scenario(debuggee="conf", main="Conf", commands=[
+    "ThreadReference.Name", "ThreadReference.Suspend", "ThreadReference.Resume", "ThreadReference.Status",
+    "ThreadReference.ThreadGroup", "ThreadReference.Frames", "ThreadReference.FrameCount",
+    "ThreadReference.OwnedMonitors", "ThreadReference.CurrentContendedMonitor", "ThreadReference.SuspendCount",
+    "ThreadReference.OwnedMonitorsStackDepthInfo", "ThreadReference.IsVirtual", "ObjectReference.MonitorInfo",
+])
+async def threads_holding_and_blocked(t):
+    """Main holds a monitor another thread is blocked on: states, monitors, frames, suspension; bad ids."""
+    conf = await t.start("Conf")
+    bp = await t.run_to(conf, "C_HOLDING")
+    main = bp.thread
+    contender = await _thread_named(t, "contender")
+    string_id = await _conf_string(t, conf)
+    lock_field = (await t.fields(conf))["lock"].field_id
+    lock = (await t.client.command("ReferenceType", "GetValues", ref_type=conf,
+                                   fields=[{"field_id": lock_field}])).values[0].value.value
+    for who, th in (("main", main), ("contender", contender)):
+        for name in ("Name", "Status", "ThreadGroup", "FrameCount", "SuspendCount", "IsVirtual", "OwnedMonitors",
+                     "CurrentContendedMonitor", "OwnedMonitorsStackDepthInfo"):
+            await t.cmd("ThreadReference", name, thread=th, note=who)
+        for start, length in ((0, -1), (1, 2), (0, 0)):
+            await t.ok("ThreadReference", "Frames", thread=th, start_frame=start, length=length,
+                       note=f"{who} {start},{length}")
+    count = (await t.client.command("ThreadReference", "FrameCount", thread=main)).frame_count
+    for start, length, why in ((count, 0, "at the end"), (count, 1, "past the end"), (0, count + 1, "too long"),
+                               (-1, 1, "negative start"), (0, -2, "length -2")):
+        await t.cmd("ThreadReference", "Frames", thread=main, start_frame=start, length=length, note=why)
+    await t.ok("ObjectReference", "MonitorInfo", object=lock, note="the held lock")
+    # Suspension counts, per thread, on top of the breakpoint's suspend-all.
+    await t.ok("ThreadReference", "Suspend", thread=contender)
+    await t.ok("ThreadReference", "SuspendCount", thread=contender, note="suspended twice")
+    await t.ok("ThreadReference", "Resume", thread=contender)
+    await t.ok("ThreadReference", "Resume", thread=contender, note="running now")
+    await t.ok("ThreadReference", "SuspendCount", thread=contender, note="running")
+    await t.ok("ThreadReference", "Resume", thread=contender, note="not suspended")
+    await t.ok("ThreadReference", "SuspendCount", thread=contender, note="still 0")
+    # A running (blocked) thread: what needs suspension says so.
+    for name in ("Frames", "FrameCount", "OwnedMonitors", "CurrentContendedMonitor", "OwnedMonitorsStackDepthInfo"):
+        fields = {"start_frame": 0, "length": -1} if name == "Frames" else {}
+        await t.cmd("ThreadReference", name, thread=contender, note="not suspended", **fields)
+    await t.ok("ThreadReference", "Status", thread=contender, note="not suspended")
+    await t.ok("ObjectReference", "MonitorInfo", object=lock, note="contender running")
+    await t.ok("ThreadReference", "Suspend", thread=contender, note="again")
+    await t.ok("ThreadReference", "Status", thread=contender, note="suspended again")
+    for bad, note in ((BAD, "unknown"), (string_id, "a string")):
+        for name in ("Name", "Suspend", "Resume", "Status", "ThreadGroup", "FrameCount", "SuspendCount", "IsVirtual",
+                     "OwnedMonitors", "CurrentContendedMonitor", "OwnedMonitorsStackDepthInfo"):
+            await t.cmd("ThreadReference", name, thread=bad, note=note)
+        await t.cmd("ThreadReference", "Frames", thread=bad, start_frame=0, length=-1, note=note)
+    await t.to_the_end()
+
+
+@scenario(debuggee="conf", main="Conf", commands=[
+    "StackFrame.GetValues", "StackFrame.SetValues", "StackFrame.ThisObject", "StackFrame.PopFrames",
+    "ThreadReference.ForceEarlyReturn",
+], events=["BREAKPOINT", "SINGLE_STEP", "VM_DEATH"])
+async def frames_locals_pop_and_early_return(t):
+    """Locals read and written (bad slots, wrong tags, stale frames), PopFrames, ForceEarlyReturn."""
+    conf = await t.start("Conf")
+    bp = await t.run_to(conf, "C_BUMP")
+    main = bp.thread
+    frames = await t.frames(main)
+    bump, caller = frames[0], frames[1]
+    await t.ok("StackFrame", "ThisObject", thread=main, frame=bump.frame_id)
+    await t.ok("StackFrame", "ThisObject", thread=main, frame=caller.frame_id, note="static main")
+    # bump(int by): this in slot 0, by in slot 1; main(String[] args): args, conf.
+    await t.ok("StackFrame", "GetValues", thread=main, frame=bump.frame_id, slots=[(0, Tag.OBJECT), (1, Tag.INT)])
+    await t.ok("StackFrame", "GetValues", thread=main, frame=caller.frame_id,
+               slots=[(0, Tag.ARRAY), (1, Tag.OBJECT)], note="main")
+    for slots, why in (([(9, Tag.INT)], "no such slot"), ([(1, Tag.LONG)], "int as long"),
+                       ([(1, Tag.OBJECT)], "int as object"), ([(0, Tag.INT)], "object as int"), ([], "none")):
+        await t.cmd("StackFrame", "GetValues", thread=main, frame=bump.frame_id, slots=slots, note=why)
+    await t.ok("StackFrame", "SetValues", thread=main, frame=bump.frame_id,
+               slot_values=[(1, {"tag": Tag.INT, "value": 40})])
+    await t.ok("StackFrame", "GetValues", thread=main, frame=bump.frame_id, slots=[(1, Tag.INT)], note="after set")
+    for values, why in (([(1, {"tag": Tag.LONG, "value": 1})], "long into int"),
+                        ([(9, {"tag": Tag.INT, "value": 1})], "no such slot"), ([], "none")):
+        await t.cmd("StackFrame", "SetValues", thread=main, frame=bump.frame_id, slot_values=values, note=why)
+    for name, fields in (("GetValues", {"slots": [(1, Tag.INT)]}), ("ThisObject", {})):
+        await t.cmd("StackFrame", name, thread=main, frame=bump.frame_id + 1000, note="unknown frame", **fields)
+        await t.cmd("StackFrame", name, thread=BAD, frame=bump.frame_id, note="unknown thread", **fields)
+    # Step into the field write, then use the old frame id (invalid after the resume).
+    step = await t.set_request(EventKind.SINGLE_STEP, {"mod_kind": ModKind.STEP, "thread": main,
+                                                       "size": StepSize.MIN, "depth": StepDepth.INTO},
+                               policy=SuspendPolicy.ALL)
+    await t.ok("VirtualMachine", "Resume")
+    await t.event_of(EventKind.SINGLE_STEP, "min step")
+    await t.ok("EventRequest", "Clear", event_kind=EventKind.SINGLE_STEP, request_id=step)
+    await t.cmd("StackFrame", "GetValues", thread=main, frame=bump.frame_id, slots=[(1, Tag.INT)], note="stale")
+    # PopFrames at a breakpoint in twice (called by outer): the frames above the one popped go too.
+    await t.run_to(conf, "C_TWICE")
+    frames = await t.frames(main)
+    await t.ok("StackFrame", "PopFrames", thread=main, frame=frames[0].frame_id)
+    await t.ok("ThreadReference", "Frames", thread=main, start_frame=0, length=-1, note="after pop")
+    await t.cmd("StackFrame", "PopFrames", thread=main, frame=frames[0].frame_id, note="stale")
+    frames = await t.frames(main)
+    await t.cmd("StackFrame", "PopFrames", thread=main, frame=frames[-1].frame_id, note="the last frame")
+    frames = await t.frames(main)
+    await t.cmd("StackFrame", "PopFrames", thread=main, frame=frames[0].frame_id + 1000, note="unknown frame")
+    await t.cmd("StackFrame", "PopFrames", thread=BAD, frame=frames[0].frame_id, note="unknown thread")
+    # ForceEarlyReturn from twice(5) (called again): outer then sees 99.
+    await t.run_to(conf, "C_TWICE")
+    for value, why in (((Tag.LONG, 1), "long for int"), ((Tag.OBJECT, 0), "null for int")):
+        await t.cmd("ThreadReference", "ForceEarlyReturn", thread=main, value=value, note=why)
+    await t.cmd("ThreadReference", "ForceEarlyReturn", thread=BAD, value=(Tag.INT, 99), note="unknown thread")
+    await t.ok("ThreadReference", "ForceEarlyReturn", thread=main, value=(Tag.INT, 99))
+    step = await t.set_request(EventKind.SINGLE_STEP, {"mod_kind": ModKind.STEP, "thread": main,
+                                                       "size": StepSize.LINE, "depth": StepDepth.OVER},
+                               policy=SuspendPolicy.ALL)
+    await t.ok("VirtualMachine", "Resume")
+    await t.event_of(EventKind.SINGLE_STEP, "back in outer")
+    await t.ok("EventRequest", "Clear", event_kind=EventKind.SINGLE_STEP, request_id=step)
+    top = (await t.frames(main))[0]
+    # Still on the line of the call: x is set, r not yet.
+    await t.ok("StackFrame", "GetValues", thread=main, frame=top.frame_id, slots=[(0, Tag.INT)], note="x in outer")
+    await t.cmd("StackFrame", "GetValues", thread=main, frame=top.frame_id, slots=[(1, Tag.INT)], note="r in outer")
+    await t.to_the_end()
+
+
+@scenario(debuggee="conf", main="Conf", args=("threads",), commands=[
+    "ThreadReference.Stop", "ThreadReference.Interrupt", "ThreadReference.Status", "ClassType.NewInstance",
+], events=["VM_DEATH"])
+async def threads_stopped_and_interrupted(t):
+    """Interrupt a sleeping thread, Stop another with an exception the debugger made; bad arguments."""
+    conf = await t.start("Conf")
+    bp = await t.run_to(conf, "C_PARKED")
+    main = bp.thread
+    sleeper, victim = await _thread_named(t, "sleeper"), await _thread_named(t, "victim")
+    string_id = await _conf_string(t, conf)
+    error_class = await t.class_id("Ljava/lang/RuntimeException;")
+    ctor = (await t.methods(error_class))["<init>(Ljava/lang/String;)V"].method_id
+    throwable = (await t.ok("ClassType", "NewInstance", clazz=error_class, method_id=ctor,
+                            arguments=[(Tag.OBJECT, string_id)], thread=main,
+                            options=InvokeOptions.INVOKE_SINGLE_THREADED)).new_object.object_id
+    await t.ok("ObjectReference", "DisableCollection", object=throwable, record=False)
+    for th, who in ((sleeper, "sleeper"), (victim, "victim")):
+        await t.ok("ThreadReference", "Status", thread=th, note=who)
+    await t.cmd("ThreadReference", "Stop", thread=victim, throwable=string_id, note="a string as throwable")
+    await t.cmd("ThreadReference", "Stop", thread=victim, throwable=BAD, note="unknown throwable")
+    await t.cmd("ThreadReference", "Stop", thread=BAD, throwable=throwable, note="unknown thread")
+    await t.cmd("ThreadReference", "Stop", thread=string_id, throwable=throwable, note="a string as thread")
+    await t.cmd("ThreadReference", "Interrupt", thread=BAD, note="unknown thread")
+    await t.cmd("ThreadReference", "Interrupt", thread=string_id, note="a string as thread")
+    await t.ok("ThreadReference", "Interrupt", thread=sleeper)
+    await t.ok("ThreadReference", "Stop", thread=victim, throwable=throwable)
+    await t.to_the_end()
