@@ -186,6 +186,7 @@ int thread_resume(JNIEnv *env, thread_rec *t);
 int threads_suspend_all(JNIEnv *env, thread_rec *except);
 int threads_resume_all(JNIEnv *env);
 void threads_reset(JNIEnv *env);  /* link loss: counts 0, all resumed */
+void threads_drop_dead(JNIEnv *env);  /* executor only, lock held: forget ended threads */
 void thread_forget(JNIEnv *env, thread_rec *t);  /* thread ended */
 /* Apply a suspend policy for an event on thread t (lock held). */
 void apply_suspend_policy(JNIEnv *env, thread_rec *t, uint8_t policy);
@@ -227,6 +228,7 @@ int line_of(jmethodID m, jlocation loc);
 /* ---- invoke.c ------------------------------------------------------------------------- */
 int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in);
 void invoke_run_pending(JNIEnv *env, thread_rec *t);  /* in the parked thread, lock held */
+bool invoke_is_runnable(thread_rec *t);  /* handed over and not started */
 void invoke_drop_pending(JNIEnv *env, thread_rec *t);  /* lock held */
 
 /* ---- dispatch.c ------------------------------------------------------------------------- */

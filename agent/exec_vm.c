@@ -71,6 +71,9 @@ static void ob_threads(outbuf *out, JNIEnv *env, jint n, jthread *threads) {
 
 static int x_all_threads(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
+    lock_enter();
+    threads_drop_dead(env);
+    lock_exit();
     jint n;
     jthread *threads;
     CHECK((*G.jvmti)->GetAllThreads(G.jvmti, &n, &threads));
@@ -129,6 +132,7 @@ static int x_suspend_all(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     if (!G.caps.can_suspend) return LS_NOT_CAPABLE;
     lock_enter();
+    threads_drop_dead(env);
     int st = threads_suspend_all(env, NULL);
     lock_exit();
     return st;

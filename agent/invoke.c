@@ -221,6 +221,8 @@ static jvalue call(JNIEnv *env, invoke_req *r) {
     return v;
 }
 
+bool invoke_is_runnable(thread_rec *t) { return t->invoke != NULL && !t->invoke->running; }
+
 void invoke_run_pending(JNIEnv *env, thread_rec *t) {
     invoke_req *r = t->invoke;
     if (r == NULL || r->running) return;

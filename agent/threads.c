@@ -62,8 +62,9 @@ thread_rec *callback_enter(JNIEnv *env, jthread thread) {
 static void park(JNIEnv *env, thread_rec *t) {
     t->parked = true;
     lock_notify_all();  /* requests that need a parked thread may be waiting for this */
-    while ((t->suspend_count > 0 || t->invoke) && !G.vm_dead && !t->pop_release) {
-        if (t->invoke) {
+    /* An invoke already running is an outer one: this is a park nested inside its call. */
+    while ((t->suspend_count > 0 || invoke_is_runnable(t)) && !G.vm_dead && !t->pop_release) {
+        if (invoke_is_runnable(t)) {
             invoke_run_pending(env, t);
             continue;
         }
@@ -112,7 +113,8 @@ int thread_resume(JNIEnv *env, thread_rec *t) {
     return 0;
 }
 
-static void drop_dead_records(JNIEnv *env) {
+/* Only the executor frees records (it holds no record across requests); event threads never do. */
+void threads_drop_dead(JNIEnv *env) {
     thread_rec **pp = &records;
     while (*pp) {
         thread_rec *r = *pp;
@@ -144,7 +146,6 @@ int threads_suspend_all(JNIEnv *env, thread_rec *except) {
     jthread *threads = NULL;
     jvmtiError err = (*G.jvmti)->GetAllThreads(G.jvmti, &n, &threads);
     if (err != JVMTI_ERROR_NONE) return (int)err;
-    drop_dead_records(env);
     jthread *to_suspend = calloc((size_t)n + 1, sizeof *to_suspend);
     thread_rec **recs = calloc((size_t)n + 1, sizeof *recs);
     jint k = 0;
@@ -196,7 +197,7 @@ void threads_reset(JNIEnv *env) {
     }
     if (suspend_all_depth > 0) thread_start_ref(false);
     suspend_all_depth = 0;
-    drop_dead_records(env);
+    threads_drop_dead(env);
     lock_notify_all();
 }
 

@@ -564,3 +564,51 @@ async def test_redefine_force_early_return_and_stop(agent_so, classes, lines, tm
         await jvm.request("CLEAR_ALL_REQUESTS")
         await jvm.request("THREAD_RESUME", thread=main)
         assert await jvm.wait_exit() == 1
+
+
+def _cpu_seconds(pid: int) -> float:
+    import os
+
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime
+
+
+async def test_event_inside_an_invoke_parks_the_invoking_thread(agent_so, classes, lines):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        target = await jvm.class_id("LTarget;")
+        main = await jvm.thread_named("main")
+        await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD,
+                          loc_mod(await jvm.location_of_line(target, "add", lines["ADD_1"])),
+                          {"mod_kind": 1, "args": {"count": 1}})
+        await jvm.send("run 1")
+        await jvm.event()
+        twice_loc = await jvm.location_of_line(target, "twice", lines["TWICE"])
+        await set_request(jvm, 2, BREAKPOINT, EVENT_THREAD, loc_mod(twice_loc))
+        twice = (await jvm.method(target, "twice"))["method"]
+        result = []
+
+        async def invoke():
+            result.append(await jvm.request("INVOKE", thread=main, kind=L.InvokeKind.STATIC, ref=target, object=0,
+                                            method=twice, options=1, args=[{"value": L.LinkValue(ord("I"), 5)}]))
+
+        with trio.fail_after(20):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(invoke)
+                ev = await jvm.event()
+                assert ev["thread"] == main and ev["hits"][0]["data"]["location"] == twice_loc
+                status = await jvm.request("THREAD_STATUS", thread=main)
+                assert status["suspend_count"] == 1 and status["at_event"] is True
+                # Parked in the nested event: neither finishing nor spinning (CPU time stays flat).
+                cpu_before = _cpu_seconds(jvm.proc.pid)
+                await trio.sleep(0.5)
+                assert result == []
+                assert _cpu_seconds(jvm.proc.pid) - cpu_before < 0.25
+                await jvm.request("CLEAR_REQUEST", request_id=2)
+                await jvm.request("THREAD_RESUME", thread=main)
+        assert result[0]["result"] == L.LinkValue(ord("I"), 10)
+        # Back at the first event, still suspended once.
+        status = await jvm.request("THREAD_STATUS", thread=main)
+        assert status["suspend_count"] == 1 and status["at_event"] is True
+        await jvm.request("THREAD_RESUME", thread=main)
+        await jvm.expect("ok run")
