@@ -232,6 +232,7 @@ void invoke_run_pending(JNIEnv *env, thread_rec *t) {
      * others are resumed around the call unless single-threaded, as the reference does. */
     int saved = t->suspend_count;
     bool saved_at_event = t->at_event;
+    uint64_t generation = link_generation();
     t->suspend_count = 0;
     t->parked = false;
     if (!single) threads_resume_all(env);
@@ -251,8 +252,12 @@ void invoke_run_pending(JNIEnv *env, thread_rec *t) {
         ob_tagged(&out, env, exc);
         ob_frame_end(&out, r->reply_id, LK_INVOKE, 0);
         lock_enter();
+        /* If the link went (and came back) during the call, its reset already released everything:
+         * suspending again would leave threads stopped for a daemon that no longer knows them. */
+        bool same_link = link_connected() && link_generation() == generation;
+        if (!same_link) saved = 0;
         /* Re-suspend (and so re-pin every id) while the result is still held by a local ref. */
-        if (!single) threads_suspend_all(env, t);
+        if (!single && same_link) threads_suspend_all(env, t);
         t->suspend_count += saved;
         t->at_event = saved_at_event;
         t->parked = true;
@@ -264,7 +269,9 @@ void invoke_run_pending(JNIEnv *env, thread_rec *t) {
     } else {
         (*env)->ExceptionClear(env);
         lock_enter();
-        if (!single) threads_suspend_all(env, t);
+        bool same_link = link_connected() && link_generation() == generation;
+        if (!same_link) saved = 0;
+        if (!single && same_link) threads_suspend_all(env, t);
         t->suspend_count += saved;
         t->at_event = saved_at_event;
         t->parked = true;

@@ -612,3 +612,33 @@ async def test_event_inside_an_invoke_parks_the_invoking_thread(agent_so, classe
         assert status["suspend_count"] == 1 and status["at_event"] is True
         await jvm.request("THREAD_RESUME", thread=main)
         await jvm.expect("ok run")
+
+
+async def test_link_loss_during_an_invoke_leaves_nothing_suspended(agent_so, classes, lines):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        target = await jvm.class_id("LTarget;")
+        main = await jvm.thread_named("main")
+        thread_class = await jvm.class_id("Ljava/lang/Thread;")
+        sleep = next(m["method"] for m in (await jvm.request("CLASS_METHODS", ref=thread_class))["methods"]
+                     if m["name"] == "sleep" and m["signature"] == "(J)V")
+        await set_request(jvm, 1, BREAKPOINT, ALL, loc_mod(await jvm.location_of_line(target, "add", lines["ADD_1"])))
+        await jvm.send("run 1")
+        await jvm.event()
+
+        async def invoke():
+            with pytest.raises(AgentLinkClosed):
+                await jvm.link.request("INVOKE", thread=main, kind=L.InvokeKind.STATIC, ref=thread_class, object=0,
+                                       method=sleep, options=0, args=[{"value": L.LinkValue(ord("J"), 800)}])
+
+        with trio.fail_after(20):
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(invoke)
+                await trio.sleep(0.3)
+                await jvm.link.aclose()
+        # The call finishes after the reset; nothing is suspended again: the command completes.
+        await jvm.expect("ok run", timeout=10)
+        jvm.link = await jvm.accept()
+        assert (await jvm.request("THREAD_STATUS", thread=main))["suspend_count"] == 0
+        stats = {c["name"]: c["value"] for c in (await jvm.request("AGENT_STATS"))["counters"]}
+        assert stats["suspend_all_depth"] == 0
