@@ -30,7 +30,9 @@ def jdwp_location(loc: LinkLocation) -> Location:
         # No class (an uncaught exception's catch location): the reference writes a
         # class tag, a null class, a null method and index 0.
         return Location(int(TypeTag.CLASS), 0, 0, 0)
-    return Location(loc.ref_kind, loc.ref, loc.method, loc.index)
+    # The link's LOC carries the index unsigned; a jlocation is signed (-1: native method).
+    index = loc.index - (1 << 64) if loc.index >= 1 << 63 else loc.index
+    return Location(loc.ref_kind, loc.ref, loc.method, index)
 
 
 def jdwp_tagged(t: Tagged) -> TaggedObjectID:

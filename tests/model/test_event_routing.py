@@ -68,3 +68,10 @@ def test_uncaught_exception_catch_location_is_a_null_class_location():
     e = ev.composites[0].events[0]
     assert e.catch_location == Location(int(TypeTag.CLASS), 0, 0, 0)
     assert e.exception.object_id == 77
+
+
+def test_a_native_method_location_keeps_its_index_of_minus_one():
+    from jdwpd.events import jdwp_location
+
+    assert jdwp_location(LinkLocation(1, 5, 6, (1 << 64) - 1)).index == -1
+    assert jdwp_location(LinkLocation(1, 5, 6, 42)).index == 42
