@@ -124,7 +124,8 @@ class EventRequest:
 
 def location_for_link(loc: Any) -> LinkLocation:
     """A JDWP location (wire.Location or anything with its fields) as the link's LOC."""
-    return LinkLocation(int(loc.type_tag), int(loc.class_id), int(loc.method_id), int(loc.index))
+    # The link's LOC carries the (signed) jlocation as an unsigned 64-bit field.
+    return LinkLocation(int(loc.type_tag), int(loc.class_id), int(loc.method_id), int(loc.index) & ((1 << 64) - 1))
 
 
 class RequestTable:
