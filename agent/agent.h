@@ -163,6 +163,12 @@ typedef struct thread_rec {
      * the single step that follows (the caller's invoke instruction). */
     bool pop_release;
     bool pop_pending;
+    /* Co-located events: a breakpoint right where this thread last reported a step or method entry
+     * is not reported again (the debugger has seen the thread there), as the reference does. */
+    jmethodID cle_method;
+    jlocation cle_loc;
+    bool cle_valid;  /* set by that report */
+    bool cle_seen;   /* cle_valid as the current callback found it */
     /* invoke slot (invoke.c) */
     struct invoke_req *invoke;
     /* step (step.c) */

@@ -76,7 +76,14 @@ static void send_or_defer(JNIEnv *env, thread_rec *t, hits *h, jmethodID m, jloc
         t->deferred_loc = loc;
     }
     lock_exit();
-    if (!defer) hits_send(env, t, t->id, h);
+    if (!defer) {
+        hits_send(env, t, t->id, h);
+        lock_enter();
+        t->cle_method = m;
+        t->cle_loc = loc;
+        t->cle_valid = true;
+        lock_exit();
+    }
 }
 
 static void JNICALL cb_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation loc) {
@@ -93,7 +100,8 @@ static void JNICALL cb_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, 
         flush_deferred(env, t, NULL);
         lock_enter();
     }
-    match_kind(EK_BREAKPOINT, &c, &h, write_location, NULL);
+    bool co_located = t->cle_seen && t->cle_method == method && t->cle_loc == loc;
+    if (!co_located) match_kind(EK_BREAKPOINT, &c, &h, write_location, NULL);
     flush_deferred(env, t, &h);
     lock_exit();
     hits_send(env, t, t->id, &h);

@@ -54,6 +54,8 @@ thread_rec *callback_enter(JNIEnv *env, jthread thread) {
         return NULL;
     }
     t->in_agent++;
+    t->cle_seen = t->cle_valid;  /* any event after a step/entry report ends its co-location */
+    t->cle_valid = false;
     lock_exit();
     return t;
 }

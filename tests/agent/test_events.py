@@ -642,3 +642,29 @@ async def test_link_loss_during_an_invoke_leaves_nothing_suspended(agent_so, cla
         assert (await jvm.request("THREAD_STATUS", thread=main))["suspend_count"] == 0
         stats = {c["name"]: c["value"] for c in (await jvm.request("AGENT_STATS"))["counters"]}
         assert stats["suspend_all_depth"] == 0
+
+
+async def test_breakpoint_set_where_a_step_stopped_is_not_reported_again(agent_so, classes, lines):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        target = await jvm.class_id("LTarget;")
+        main = await jvm.thread_named("main")
+        run_2 = await jvm.location_of_line(target, "run", lines["RUN_2"])
+        await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD, loc_mod(run_2), {"mod_kind": 1, "args": {"count": 1}})
+        await jvm.send("run 2")
+        await jvm.event()
+        stopped = await step(jvm, main, LINE, OVER)  # now at RUN_3, step request cleared
+        assert await line_at(jvm, stopped) == ("run", lines["RUN_3"])
+        await set_request(jvm, 2, BREAKPOINT, EVENT_THREAD, loc_mod(stopped))
+        await jvm.request("THREAD_RESUME", thread=main)
+        # Not again at once; the next time the line is reached (run(1)) it is reported.
+        ev = await jvm.event()
+        assert [h["request_id"] for h in ev["hits"]] == [2]
+        frames = (await jvm.request("THREAD_FRAMES", thread=main, start=0, length=1))["frames"]
+        values = (await jvm.request("FRAME_GET_LOCALS", thread=main, depth=0,
+                                    slots=[{"slot": 1, "tag": ord("I")}]))["values"]
+        assert values[0]["value"].value == 1  # i == 1: the second call of run()
+        assert frames[0]["index"] == stopped.index
+        await jvm.request("CLEAR_ALL_REQUESTS")
+        await jvm.request("THREAD_RESUME", thread=main)
+        await jvm.expect("ok run")
