@@ -58,22 +58,26 @@ static void flush_stale_deferred(JNIEnv *env, thread_rec *t, jmethodID m, jlocat
     if (stale) flush_deferred(env, t, NULL);
 }
 
-static void send_or_defer(JNIEnv *env, thread_rec *t, hits *h, jmethodID m, jlocation loc) {
+/* defer_to_step: a method entry while the thread single-steps waits for the step event at the same
+ * place (the reference defers entries then too). */
+static void send_or_defer(JNIEnv *env, thread_rec *t, hits *h, jmethodID m, jlocation loc, bool defer_to_step) {
     if (h->count == 0) return;
     lock_enter();
-    bool defer = bp_present(m, loc);
+    if (t->deferred_count && (t->deferred_method != m || t->deferred_loc != loc)) {
+        lock_exit();
+        flush_deferred(env, t, NULL);
+        lock_enter();
+    }
+    bool defer = bp_present(m, loc) || defer_to_step;
     if (defer) {
-        if (t->deferred_count && (t->deferred_method != m || t->deferred_loc != loc)) {
-            lock_exit();
-            flush_deferred(env, t, NULL);
-            lock_enter();
-        }
         if (t->deferred.data == NULL) ob_init(&t->deferred, 128);
         ob_bytes(&t->deferred, h->body.data, h->body.len);
         t->deferred_count += h->count;
         if (h->policy > t->deferred_policy) t->deferred_policy = h->policy;
         t->deferred_method = m;
         t->deferred_loc = loc;
+    } else {
+        flush_deferred(env, t, h);  /* earlier hits at this place first, in one composite */
     }
     lock_exit();
     if (!defer) {
@@ -124,6 +128,12 @@ static void JNICALL cb_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
     }
     lock_exit();
     if (!popped) step_single_step(env, t, thread, method, loc);
+    /* Hits deferred to this step that no step report or breakpoint took go out now, from here. */
+    lock_enter();
+    bool leftover = t->deferred_count && t->deferred_method == method && t->deferred_loc == loc &&
+                    !bp_present(method, loc);
+    lock_exit();
+    if (leftover) flush_deferred(env, t, NULL);
     callback_exit(env, t);
 }
 
@@ -136,7 +146,7 @@ void report_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID method, j
     hits_init(&h);
     hit_begin(&h, request_id, EK_SINGLE_STEP, policy);
     write_location(&h.body, &c, NULL);
-    send_or_defer(env, t, &h, method, loc);
+    send_or_defer(env, t, &h, method, loc, false);
     hits_free(&h);
     ctx_free(&c);
 }
@@ -269,7 +279,7 @@ static void JNICALL cb_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread
     lock_enter();
     match_kind(EK_METHOD_ENTRY, &c, &h, write_location, NULL);
     lock_exit();
-    send_or_defer(env, t, &h, method, start);
+    send_or_defer(env, t, &h, method, start, start >= 0 && step_single_stepping(t));
     hits_free(&h);
     ctx_free(&c);
     callback_exit(env, t);

@@ -91,6 +91,13 @@ static bool skip_frame(step_state *s, jthread thread, jint depth_now) {
     return true;
 }
 
+bool step_single_stepping(thread_rec *t) {
+    lock_enter();
+    bool on = t->step != NULL && !t->step->waiting_pop;
+    lock_exit();
+    return on;
+}
+
 int step_start(JNIEnv *env, filter *f, jthread thread, int size, int depth) {
     thread_rec *t = thread_rec_of(env, thread);
     if (t == NULL) return LS_INTERNAL;

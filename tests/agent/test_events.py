@@ -668,3 +668,31 @@ async def test_breakpoint_set_where_a_step_stopped_is_not_reported_again(agent_s
         await jvm.request("CLEAR_ALL_REQUESTS")
         await jvm.request("THREAD_RESUME", thread=main)
         await jvm.expect("ok run")
+
+
+async def test_method_entry_and_step_into_make_one_composite(agent_so, classes, lines):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        target = await jvm.class_id("LTarget;")
+        main = await jvm.thread_named("main")
+        run_2 = await jvm.location_of_line(target, "run", lines["RUN_2"])
+        await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD, loc_mod(run_2), {"mod_kind": 1, "args": {"count": 1}})
+        await jvm.send("run 1")
+        await jvm.event()
+        await set_request(jvm, 3, 40, NONE, {"mod_kind": 5, "args": {"pattern": "Target"}},
+                          {"mod_kind": 3, "args": {"thread": main}})
+        await set_request(jvm, 50, SINGLE_STEP, EVENT_THREAD,
+                          {"mod_kind": 10, "args": {"thread": main, "size": LINE, "depth": INTO}})
+        await jvm.request("THREAD_RESUME", thread=main)
+        ev = await jvm.event()
+        assert [(h["request_id"], h["event_kind"]) for h in ev["hits"]] == [(3, 40), (50, SINGLE_STEP)]
+        assert await line_at(jvm, ev["hits"][1]["data"]["location"]) == ("add", lines["ADD_1"])
+        assert ev["hits"][0]["data"]["location"] == ev["hits"][1]["data"]["location"]
+        await jvm.request("CLEAR_REQUEST", request_id=50)
+        # Without a step, entries go out on their own.
+        await jvm.request("THREAD_RESUME", thread=main)
+        ev = await jvm.event()
+        assert [(h["request_id"], h["event_kind"]) for h in ev["hits"]] == [(3, 40)]
+        assert (await line_at(jvm, ev["hits"][0]["data"]["location"]))[0] == "twice"
+        await jvm.request("CLEAR_ALL_REQUESTS")
+        await jvm.expect("ok run")
