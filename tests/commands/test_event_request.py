@@ -185,3 +185,25 @@ async def test_one_place_many_requests_one_composite(sample_classes, sample_mark
         await t.ok("ThreadReference", "Resume", thread=thread)
 
     await differential(sample_classes, "Sample", scenario)
+
+
+async def test_a_burst_of_events_then_vm_death_last(sample_classes):
+    async def scenario(t):
+        c = t.client
+        _, start = await c.next_event(TIMEOUT)
+        main = start[0].thread
+        await t.ok("EventRequest", "Set", event_kind=EventKind.METHOD_ENTRY, suspend_policy=SuspendPolicy.NONE,
+                   modifiers=[{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": "Sample*"}])
+        await t.ok("VirtualMachine", "Resume")
+        entries = []
+        while True:
+            policy, events = await c.next_event(TIMEOUT)
+            if any(int(e.event_kind) == EventKind.VM_DEATH for e in events):
+                t.note("death", (policy, events))
+                break
+            entries.extend(e for e in events)
+        # every one of them before VMDeath; the main thread's in order (workers interleave freely)
+        t.note("count", len(entries))
+        t.note("main's entries", [e.location for e in entries if e.thread == main])
+
+    await differential(sample_classes, "Sample", scenario)
