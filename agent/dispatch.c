@@ -105,6 +105,8 @@ void dispatch_request(JNIEnv *env, uint32_t id, uint16_t kind, const uint8_t *bo
 }
 
 void agent_reset_after_link_loss(JNIEnv *env) {
+    /* Everything runs after a reset, the start-suspended main thread too. */
+    G.hello_flags &= ~HELLO_SUSPEND_ON_START;
     filters_clear_all(env);
     lock_enter();
     threads_reset(env);

@@ -696,3 +696,14 @@ async def test_method_entry_and_step_into_make_one_composite(agent_so, classes, 
         assert (await line_at(jvm, ev["hits"][0]["data"]["location"]))[0] == "twice"
         await jvm.request("CLEAR_ALL_REQUESTS")
         await jvm.expect("ok run")
+
+
+async def test_suspend_on_start_is_released_by_link_loss(agent_so, classes):
+    async with run_jvm(agent_so, classes, options={"suspend": True}) as jvm:
+        assert (await jvm.event())["hits"][0]["event_kind"] == VM_START
+        await jvm.link.aclose()
+        await jvm.expect("ready")  # main runs: the reset released it
+        jvm.link = await jvm.accept()
+        assert not jvm.link.hello["flags"] & L.HelloFlag.SUSPEND_ON_START
+        await jvm.send("exit")
+        await jvm.expect("bye")
