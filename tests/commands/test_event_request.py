@@ -76,17 +76,19 @@ async def test_events_reach_the_session_that_asked(sample_classes, sample_marker
         await c.next_event(TIMEOUT)  # VMStart
         await t.ok("EventRequest", "Set", event_kind=EventKind.CLASS_PREPARE, suspend_policy=SuspendPolicy.ALL,
                    modifiers=[{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": "LateLoaded"}])
-        await t.ok("EventRequest", "Set", event_kind=EventKind.THREAD_START,
-                   suspend_policy=SuspendPolicy.EVENT_THREAD, modifiers=[{"mod_kind": ModKind.COUNT, "count": 2}])
+        await t.ok("EventRequest", "Set", event_kind=EventKind.METHOD_ENTRY,
+                   suspend_policy=SuspendPolicy.EVENT_THREAD,
+                   modifiers=[{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": "Sample"},
+                              {"mod_kind": ModKind.COUNT, "count": 3}])
         await t.ok("EventRequest", "Set", event_kind=EventKind.EXCEPTION, suspend_policy=SuspendPolicy.NONE,
                    modifiers=[{"mod_kind": ModKind.EXCEPTION_ONLY, "exception_or_null": 0, "caught": False,
                                "uncaught": True}])
         await t.ok("EventRequest", "Set", event_kind=EventKind.VM_DEATH, suspend_policy=SuspendPolicy.NONE,
                    modifiers=[])
         await t.ok("VirtualMachine", "Resume")
-        # the second thread start (Count 2) suspends its thread
-        policy, events = await c.wait_for_event(EventKind.THREAD_START, TIMEOUT)
-        t.note("thread start", (policy, events))
+        # the third entry into a method of Sample (Count 3) suspends its thread, once
+        policy, events = await c.wait_for_event(EventKind.METHOD_ENTRY, TIMEOUT)
+        t.note("method entry", (policy, events))
         await t.ok("ThreadReference", "SuspendCount", thread=events[0].thread)
         await t.ok("ThreadReference", "Status", thread=events[0].thread)
         await t.ok("ThreadReference", "Resume", thread=events[0].thread)
