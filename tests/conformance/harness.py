@@ -100,6 +100,10 @@ class Transcript:
     async def event(self, note: str = "") -> tuple[int, tuple]:
         """The next composite, recorded."""
         policy, events = await self.client.next_event(TIMEOUT)
+        self.record_event(policy, events, note)
+        return policy, events
+
+    def record_event(self, policy: int, events: tuple, note: str = "") -> None:
         kinds = []
         for e in events:
             k = EventKind(int(e.event_kind)).name
@@ -108,9 +112,10 @@ class Transcript:
             if k not in kinds:
                 kinds.append(k)
         keys = ("Event.Composite", *(event_key(k) for k in kinds))
-        label = "Event.Composite " + "+".join(kinds) + (f" [{note}]" if note else "")
+        # The kinds are in the value; the label stays the same when they differ, so that a known
+        # difference can be named by it.
+        label = "Event.Composite" + (f" [{note}]" if note else "")
         self.entries.append(Entry(keys, label, 0, self.norm((policy, events))))
-        return policy, events
 
     async def event_of(self, kind: int, note: str = "") -> Any:
         """The next composite, recorded; it must hold an event of ``kind``: that event."""
@@ -192,9 +197,11 @@ class Transcript:
         await self.ok("EventRequest", "ClearAllBreakpoints")
         await self.ok("VirtualMachine", "Resume")
         while True:
-            _, events = await self.event("to the end")
+            policy, events = await self.event("to the end")
             if any(int(e.event_kind) == EventKind.VM_DEATH for e in events):
                 return
+            if policy != SuspendPolicy.NONE:
+                await self.ok("VirtualMachine", "Resume", note="to the end")
 
 
 def int_value(v: int) -> tuple[int, int]:

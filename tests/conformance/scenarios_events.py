@@ -1,0 +1,315 @@
+"""EventRequest and the events: every kind with a wire form, every modifier the spec allows, composites."""
+
+from __future__ import annotations
+
+from protocol.constants import EventKind, ModKind, StepDepth, StepSize, SuspendPolicy
+from tests.conformance.registry import scenario
+
+BAD = 0x7EADBEEF
+E = EventKind
+
+
+def count(n: int) -> dict:
+    return {"mod_kind": ModKind.COUNT, "count": n}
+
+
+def thread_only(thread: int) -> dict:
+    return {"mod_kind": ModKind.THREAD_ONLY, "thread": thread}
+
+
+def class_only(ref: int) -> dict:
+    return {"mod_kind": ModKind.CLASS_ONLY, "clazz": ref}
+
+
+def class_match(pattern: str) -> dict:
+    return {"mod_kind": ModKind.CLASS_MATCH, "class_pattern": pattern}
+
+
+def class_exclude(pattern: str) -> dict:
+    return {"mod_kind": ModKind.CLASS_EXCLUDE, "class_pattern": pattern}
+
+
+def instance_only(obj: int) -> dict:
+    return {"mod_kind": ModKind.INSTANCE_ONLY, "instance": obj}
+
+
+def step(thread: int, size: int, depth: int) -> dict:
+    return {"mod_kind": ModKind.STEP, "thread": thread, "size": size, "depth": depth}
+
+
+def exception_only(ref: int, caught: bool, uncaught: bool) -> dict:
+    return {"mod_kind": ModKind.EXCEPTION_ONLY, "exception_or_null": ref, "caught": caught, "uncaught": uncaught}
+
+
+def field_only(ref: int, field: int) -> dict:
+    return {"mod_kind": ModKind.FIELD_ONLY, "declaring": ref, "field_id": field}
+
+
+async def _object_of(t, ref: int) -> int:
+    r = await t.client.command("ReferenceType", "Instances", ref_type=ref, max_instances=1)
+    return r.instances[0].instance.object_id
+
+
+async def _static(t, ref: int, name: str) -> int:
+    f = (await t.fields(ref))[name].field_id
+    return (await t.client.command("ReferenceType", "GetValues", ref_type=ref, fields=[{"field_id": f}])
+            ).values[0].value.value
+
+
+@scenario(commands=["EventRequest.Set", "EventRequest.Clear"], events=[
+    "SINGLE_STEP", "BREAKPOINT", "METHOD_ENTRY", "METHOD_EXIT", "METHOD_EXIT_WITH_RETURN_VALUE", "VM_DEATH",
+])
+async def events_steps_entries_exits_and_composites(t):
+    """Step, breakpoint and method entry at one location in one composite; exits with values; every step kind."""
+    sample = await t.start("Sample")
+    bp = await t.run_to(sample, "CALL_COMPUTE")
+    main = bp.thread
+    obj = await _object_of(t, sample)
+    compute = (await t.methods(sample))["compute"].method_id
+    first = {"type_tag": 1, "class_id": sample, "method_id": compute, "index": 0}
+    # Into compute: a line step, a breakpoint at its first bytecode and its entry, all at one location.
+    rq_step = await t.set_request(E.SINGLE_STEP, step(main, StepSize.LINE, StepDepth.INTO), class_exclude("java.*"),
+                                  class_exclude("jdk.*"), class_exclude("sun.*"))
+    rq_bp = await t.set_request(E.BREAKPOINT, {"mod_kind": ModKind.LOCATION_ONLY, "loc": first}, thread_only(main))
+    rq_entry = await t.set_request(E.METHOD_ENTRY, class_only(sample), thread_only(main), instance_only(obj))
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("step + breakpoint + entry")
+    for kind, rid in ((E.SINGLE_STEP, rq_step), (E.BREAKPOINT, rq_bp), (E.METHOD_ENTRY, rq_entry)):
+        await t.ok("EventRequest", "Clear", event_kind=kind, request_id=rid)
+    # Step over the lines of compute, then out.
+    steps = ((StepSize.LINE, StepDepth.OVER, "line over"), (StepSize.MIN, StepDepth.OVER, "min over"),
+             (StepSize.MIN, StepDepth.INTO, "min into"), (StepSize.LINE, StepDepth.OVER, "line over 2"),
+             (StepSize.LINE, StepDepth.OUT, "line out"))
+    for size, depth, why in steps:
+        rid = await t.set_request(E.SINGLE_STEP, step(main, size, depth), count(1), note=why)
+        await t.ok("VirtualMachine", "Resume")
+        await t.event(why)
+        await t.ok("EventRequest", "Clear", event_kind=E.SINGLE_STEP, request_id=rid)
+    # The next exit of a Sample method (outerSum, through its Inner), then the next one with its value.
+    rq_exit = await t.set_request(E.METHOD_EXIT, class_match("Sample*"), count(1))
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("exit")
+    await t.ok("EventRequest", "Clear", event_kind=E.METHOD_EXIT, request_id=rq_exit, note="expired already")
+    rq_value = await t.set_request(E.METHOD_EXIT_WITH_RETURN_VALUE, class_match("Samp*"), thread_only(main),
+                                   class_exclude("*Circle"), count(2))
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("second exit with value")
+    await t.ok("EventRequest", "Clear", event_kind=E.METHOD_EXIT_WITH_RETURN_VALUE, request_id=rq_value)
+    # Entry into a JDK class's methods excluded; the next Sample entry is outerSum.
+    rq_entry = await t.set_request(E.METHOD_ENTRY, class_exclude("java.*"), class_exclude("jdk.*"),
+                                   class_exclude("sun.*"), class_exclude("*Inner"), count(1))
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("entry, JDK excluded")
+    await t.ok("EventRequest", "Clear", event_kind=E.METHOD_ENTRY, request_id=rq_entry)
+    await t.set_request(E.VM_DEATH, policy=SuspendPolicy.NONE, note="VMDeath")
+    await t.to_the_end()
+
+
+@scenario(commands=["EventRequest.Set"], events=["BREAKPOINT"])
+async def events_two_steps_on_one_thread(t):
+    """Two step requests on one thread (JDI refuses the second; both servers accept it), one cleared."""
+    sample = await t.start("Sample")
+    main = (await t.run_to(sample, "CALL_COMPUTE")).thread
+    first = await t.set_request(E.SINGLE_STEP, step(main, StepSize.LINE, StepDepth.OVER), note="a step")
+    second = await t.set_request(E.SINGLE_STEP, step(main, StepSize.LINE, StepDepth.OVER), note="a second step")
+    await t.ok("EventRequest", "Clear", event_kind=E.SINGLE_STEP, request_id=first)
+    await t.breakpoint(sample, "MAIN_END", SuspendPolicy.ALL)
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("the second step, or the breakpoint")
+    await t.ok("EventRequest", "Clear", event_kind=E.SINGLE_STEP, request_id=second)
+    await t.to_the_end()
+
+
+@scenario(events=["BREAKPOINT", "CLASS_PREPARE", "METHOD_EXIT", "METHOD_EXIT_WITH_RETURN_VALUE"])
+async def events_of_one_kind_in_one_composite(t):
+    """Several requests of one kind met at once: the order of their events in the composite."""
+    sample = await t.start("Sample")
+    await t.run_to(sample, "CALL_COMPUTE")
+    for _ in range(3):
+        await t.breakpoint(sample, "COMPUTE_TOTAL", SuspendPolicy.ALL)
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("three breakpoints")
+    await t.ok("EventRequest", "ClearAllBreakpoints")
+    await t.set_request(E.METHOD_EXIT, class_match("Sample"), count(1))
+    await t.set_request(E.METHOD_EXIT_WITH_RETURN_VALUE, class_match("Sample"), count(1))
+    await t.set_request(E.METHOD_EXIT, class_match("Sample"), count(1), note="second")
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("exits")
+    await t.set_request(E.CLASS_PREPARE, class_match("Late*"))
+    await t.set_request(E.CLASS_PREPARE, {"mod_kind": ModKind.SOURCE_NAME_MATCH, "source_name_pattern": "*ded.java"},
+                        policy=SuspendPolicy.EVENT_THREAD, note="source name")
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("LateLoaded twice")
+    await t.to_the_end()
+
+
+@scenario(commands=["EventRequest.Set", "EventRequest.Clear", "EventRequest.ClearAllBreakpoints"], events=[
+    "BREAKPOINT", "EXCEPTION", "THREAD_START", "THREAD_DEATH", "CLASS_PREPARE", "METHOD_ENTRY", "VM_DEATH",
+])
+async def events_breakpoints_exceptions_threads_classes(t):
+    """Count, ThreadOnly, InstanceOnly, ClassOnly, ExceptionOnly, SourceNameMatch; exceptions, threads, classes."""
+    sample = await t.start("Sample")
+    bp = await t.run_to(sample, "CALL_FACTORIAL")
+    main = bp.thread
+    # factorial(5) reaches FACT_RECURSE four times: a count of 3 fires on the third, then expires.
+    rid = await t.breakpoint(sample, "FACT_RECURSE", SuspendPolicy.ALL, count(3))
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("third recursion")
+    await t.ok("ThreadReference", "FrameCount", thread=main, record=False)
+    t.note("EventRequest.Set", "depth at the third hit", len(await t.frames(main)))
+    await t.ok("EventRequest", "Clear", event_kind=E.BREAKPOINT, request_id=rid, note="expired")
+    # Area of the Circle only: InstanceOnly on method entry; a thread filter on a breakpoint.
+    circle_class = await t.class_id("LSample$Circle;")
+    circle = await _object_of(t, circle_class)
+    rq_entry = await t.set_request(E.METHOD_ENTRY, instance_only(circle), class_match("Sample$*"))
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("circle's area")
+    await t.ok("EventRequest", "Clear", event_kind=E.METHOD_ENTRY, request_id=rq_entry)
+    # Exceptions: the caught one by class, caught only; then the uncaught one, of any class.
+    runtime = await t.class_id("Ljava/lang/RuntimeException;")
+    rq_caught = await t.set_request(E.EXCEPTION, exception_only(runtime, True, False), class_match("Sample"))
+    rq_uncaught = await t.set_request(E.EXCEPTION, exception_only(0, False, True), policy=SuspendPolicy.EVENT_THREAD)
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("caught")
+    await t.ok("EventRequest", "Clear", event_kind=E.EXCEPTION, request_id=rq_caught)
+    # Threads: the first start after here is worker-0; then its death alone.
+    await t.ok("EventRequest", "ClearAllBreakpoints")
+    await t.run_to(sample, "CALL_WORKERS")
+    rq_start = await t.set_request(E.THREAD_START, count(1))
+    await t.ok("VirtualMachine", "Resume")
+    started = await t.event_of(E.THREAD_START, "worker-0 starts")
+    await t.ok("ThreadReference", "Name", thread=started.thread, record=False)
+    await t.set_request(E.THREAD_DEATH, thread_only(started.thread))
+    # A breakpoint for main only in the workers' loop never fires; main's next one does.
+    await t.breakpoint(sample, "WORK_LOOP", SuspendPolicy.ALL, thread_only(main))
+    await t.breakpoint(sample, "WORKERS_JOINED", SuspendPolicy.ALL)
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("worker-0 ends")
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("joined")
+    await t.ok("EventRequest", "Clear", event_kind=E.THREAD_START, request_id=rq_start)
+    await t.ok("EventRequest", "ClearAllBreakpoints")
+    # The uncaught exception in thread "doomed" (suspends that thread only).
+    await t.ok("VirtualMachine", "Resume")
+    ev = await t.event_of(E.EXCEPTION, "uncaught")
+    await t.ok("EventRequest", "Clear", event_kind=E.EXCEPTION, request_id=rq_uncaught)
+    await t.ok("ThreadReference", "SuspendCount", thread=ev.thread, note="doomed")
+    # LateLoaded's preparation (set while main waits for doomed): matched by source name; excluded otherwise.
+    await t.set_request(E.CLASS_PREPARE, class_match("Late*"), class_exclude("*Loaded"), note="excluded")
+    await t.set_request(E.CLASS_PREPARE, {"mod_kind": ModKind.SOURCE_NAME_MATCH, "source_name_pattern": "*ded.java"},
+                        count(1), policy=SuspendPolicy.EVENT_THREAD, note="source name")
+    await t.set_request(E.CLASS_PREPARE, class_match("NoSuchClass"), note="never")
+    await t.ok("ThreadReference", "Resume", thread=ev.thread)
+    await t.event("LateLoaded")
+    await t.to_the_end()
+
+
+@scenario(debuggee="conf", main="Conf", commands=["EventRequest.Set", "EventRequest.Clear"], events=[
+    "FIELD_ACCESS", "FIELD_MODIFICATION", "MONITOR_CONTENDED_ENTER", "MONITOR_CONTENDED_ENTERED", "MONITOR_WAIT",
+    "MONITOR_WAITED", "CLASS_PREPARE", "CLASS_UNLOAD", "VM_DEATH",
+])
+async def events_fields_monitors_and_unloading(t):
+    """Field watches (FieldOnly, InstanceOnly), monitor contention and waits, a class loaded then unloaded."""
+    conf = await t.start("Conf")
+    await t.run_to(conf, "C_CALL_BUMP")
+    obj = await _object_of(t, conf)
+    fields = await t.fields(conf)
+    value, label = fields["value"].field_id, fields["label"].field_id
+    rq_access = await t.set_request(E.FIELD_ACCESS, field_only(conf, value), instance_only(obj))
+    rq_mod = await t.set_request(E.FIELD_MODIFICATION, field_only(conf, value), class_only(conf))
+    await t.set_request(E.FIELD_ACCESS, field_only(conf, label), note="label: never read")
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("read value")
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("write value")
+    await t.ok("EventRequest", "Clear", event_kind=E.FIELD_ACCESS, request_id=rq_access)
+    await t.ok("EventRequest", "Clear", event_kind=E.FIELD_MODIFICATION, request_id=rq_mod)
+    await t.cmd("EventRequest", "Set", event_kind=E.FIELD_ACCESS, suspend_policy=SuspendPolicy.ALL,
+                modifiers=[field_only(conf, BAD)], note="unknown field")
+    # Monitors: the contender blocks on lock, enters once main lets go; main waits on waitLock.
+    await t.run_to(conf, "C_CALL_CONTEND")
+    lock, wait_lock = await _static(t, conf, "lock"), await _static(t, conf, "waitLock")
+    await t.set_request(E.MONITOR_CONTENDED_ENTER, instance_only(lock))
+    await t.set_request(E.MONITOR_CONTENDED_ENTERED, instance_only(lock))
+    await t.set_request(E.MONITOR_WAIT, instance_only(wait_lock))
+    # (The class of a wait event is the one of the frame that waits: Object's native wait.)
+    await t.set_request(E.MONITOR_WAITED, instance_only(wait_lock), class_match("java.lang.Object"))
+    for why in ("contended enter", "contended entered", "wait", "waited"):
+        await t.ok("VirtualMachine", "Resume")
+        await t.event(why)
+    # Unloading: ConfUnloaded is prepared, then its loader dropped and collected.
+    await t.set_request(E.CLASS_PREPARE, class_match("ConfUnloaded"))
+    await t.set_request(E.CLASS_UNLOAD, class_match("Conf*"), policy=SuspendPolicy.NONE)
+    await t.breakpoint(conf, "C_AFTER_UNLOAD", SuspendPolicy.ALL)
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("ConfUnloaded prepared")
+    await t.ok("VirtualMachine", "Resume")
+    # Both the unload and the breakpoint after it come; compared whatever their order, which is
+    # compared on its own.
+    arrived = [await t.client.next_event(30), await t.client.next_event(30)]
+    kinds = [[E(int(e.event_kind)).name for e in events] for _, events in arrived]
+    for policy, events in sorted(arrived, key=lambda a: int(a[1][0].event_kind)):
+        t.record_event(policy, events, "unload, breakpoint")
+    t.note("Event.CLASS_UNLOAD", "reported before the next event", kinds)
+    await t.to_the_end()
+
+
+@scenario(commands=["EventRequest.Set", "EventRequest.Clear", "EventRequest.ClearAllBreakpoints"])
+async def event_requests_refused_and_accepted(t):
+    """Which kinds, modifiers and arguments each server accepts, and the error codes of the rest."""
+    await t.event_of(E.VM_START, "start")
+    string = await t.class_id("Ljava/lang/String;")
+    thread = (await t.client.command("VirtualMachine", "AllThreads")).threads[0].thread
+    group = (await t.client.command("VirtualMachine", "TopLevelThreadGroups")).groups[0].group
+    step_mod = step(thread, StepSize.LINE, StepDepth.OVER)
+    cases = [
+        (E.USER_DEFINED, []), (77, []), (E.VM_START, []), (E.FRAME_POP, []), (E.EXCEPTION_CATCH, []),
+        (E.CLASS_LOAD, []), (E.BREAKPOINT, []), (E.FIELD_ACCESS, []), (E.FIELD_MODIFICATION, []),
+        (E.SINGLE_STEP, []), (E.VM_DEATH, []), (E.VM_DEATH, [count(1)]), (E.MONITOR_WAIT, []),
+        (E.CLASS_PREPARE, [count(0)]), (E.CLASS_PREPARE, [count(-1)]), (E.CLASS_PREPARE, [count(2)]),
+        (E.CLASS_PREPARE, [{"mod_kind": ModKind.CONDITIONAL, "expr_id": 1}]),
+        (E.THREAD_START, [class_match("x.*")]), (E.THREAD_START, [class_only(string)]),
+        (E.THREAD_DEATH, [thread_only(thread)]), (E.CLASS_UNLOAD, [thread_only(thread)]),
+        (E.CLASS_UNLOAD, [class_match("*")]), (E.CLASS_UNLOAD, [class_only(string)]),
+        (E.CLASS_PREPARE, [{"mod_kind": ModKind.SOURCE_NAME_MATCH, "source_name_pattern": "*.java"}]),
+        (E.BREAKPOINT, [{"mod_kind": ModKind.SOURCE_NAME_MATCH, "source_name_pattern": "*.java"}]),
+        (E.THREAD_START, [thread_only(BAD)]), (E.THREAD_START, [thread_only(group)]),
+        (E.CLASS_PREPARE, [class_only(thread)]),
+        (E.CLASS_PREPARE, [class_only(BAD)]), (E.METHOD_ENTRY, [instance_only(BAD)]),
+        (E.METHOD_ENTRY, [instance_only(0)]), (E.THREAD_START, [instance_only(thread)]),
+        (E.SINGLE_STEP, [step(group, StepSize.LINE, StepDepth.OVER)]), (E.SINGLE_STEP, [step(BAD, 1, 1)]),
+        (E.SINGLE_STEP, [step(thread, 7, 1)]), (E.SINGLE_STEP, [step(thread, 1, 7)]),
+        (E.SINGLE_STEP, [step_mod, step_mod]), (E.BREAKPOINT, [step_mod]),
+        (E.EXCEPTION, [exception_only(0, True, False)]), (E.EXCEPTION, [exception_only(string, True, True)]),
+        (E.EXCEPTION, [exception_only(BAD, True, True)]), (E.EXCEPTION, [exception_only(0, False, False)]),
+        (E.CLASS_PREPARE, [exception_only(0, True, False)]),
+        (E.METHOD_EXIT_WITH_RETURN_VALUE, [class_match("Sample")]), (E.METHOD_EXIT, [class_exclude("java.*")]),
+        (E.MONITOR_CONTENDED_ENTER, [class_only(string)]), (E.MONITOR_WAITED, [thread_only(thread)]),
+        (E.FIELD_ACCESS, [field_only(string, BAD)]), (E.FIELD_ACCESS, [field_only(BAD, BAD)]),
+        (E.THREAD_START, [{"mod_kind": ModKind.PLATFORM_THREADS_ONLY}]),
+        (E.THREAD_DEATH, [{"mod_kind": ModKind.PLATFORM_THREADS_ONLY}]),
+        (E.CLASS_PREPARE, [{"mod_kind": ModKind.PLATFORM_THREADS_ONLY}]),
+        (E.BREAKPOINT, [{"mod_kind": ModKind.LOCATION_ONLY, "loc": {"type_tag": 1, "class_id": BAD,
+                                                                     "method_id": 1, "index": 0}}]),
+        # (A method id nobody handed out kills the reference's VM: see test_conformance_differences.)
+    ]
+    # Only the codes are compared: request ids are numbered by who accepted what before.
+    cases.append((E.CLASS_PREPARE, [], 7))
+    for i, (kind, mods, *policy) in enumerate(cases):
+        label = f"case {i}: kind {int(kind)}, modifiers {[int(m['mod_kind']) for m in mods]}" + (
+            f", policy {policy[0]}" if policy else "")
+        code, reply = await t.cmd("EventRequest", "Set", event_kind=kind, suspend_policy=policy[0] if policy else 0,
+                                  modifiers=mods, record=False)
+        t.note("EventRequest.Set", label, code)
+        if code == 0:
+            await t.ok("EventRequest", "Clear", event_kind=kind, request_id=reply.request_id, record=False)
+    await t.cmd("EventRequest", "Clear", event_kind=E.CLASS_PREPARE, request_id=9999, note="unknown id")
+    await t.cmd("EventRequest", "Clear", event_kind=E.USER_DEFINED, request_id=1, note="bad kind")
+    await t.cmd("EventRequest", "Clear", event_kind=77, request_id=1, note="unknown kind")
+    rid = await t.set_request(E.CLASS_PREPARE, class_match("Nothing"), policy=SuspendPolicy.NONE)
+    await t.cmd("EventRequest", "Clear", event_kind=E.THREAD_START, request_id=rid, note="wrong kind")
+    await t.ok("EventRequest", "Clear", event_kind=E.CLASS_PREPARE, request_id=rid)
+    await t.ok("EventRequest", "Clear", event_kind=E.CLASS_PREPARE, request_id=rid, note="twice")
+    await t.ok("EventRequest", "ClearAllBreakpoints")
+    await t.ok("EventRequest", "ClearAllBreakpoints", note="twice")
+    await t.to_the_end()
