@@ -53,12 +53,7 @@ async def one_debugger(port: int, line: int, way: str) -> None:
             reset_on_close(c.stream)
 
 
-@pytest.mark.parametrize("ways", [
-    WAYS[:4],
-    pytest.param(WAYS[4:], marks=pytest.mark.xfail(strict=True, reason=(
-        "known bug: an invocation that ends after its debugger left re-suspends every thread "
-        "(agent invoke.c restores the suspensions the leaving session's undo already lifted)"))),
-], ids=["dispose-close-killed-holding", "during-invocation"])
+@pytest.mark.parametrize("ways", [WAYS[:4], WAYS[4:]], ids=["dispose-close-killed-holding", "during-invocation"])
 async def test_debuggers_leave_and_leave_nothing_behind(tmp_path, ways):
     classes = compile_robustness_java(tmp_path)
     line = marker("tick")
