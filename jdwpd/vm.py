@@ -332,9 +332,14 @@ class VM:
     # ------------------------------------------------------------------ event requests
 
     async def add_request(self, request: EventRequest) -> None:
-        if request.in_agent:
-            await self.link.request("SET_REQUEST", **request.agent_fields())
+        # In the table before the agent has it: its first hit may overtake the reply.
         self.requests.add(request)
+        if request.in_agent:
+            try:
+                await self.link.request("SET_REQUEST", **request.agent_fields())
+            except BaseException:
+                self.requests.remove(request.agent_id)
+                raise
 
     async def clear_request(self, request: EventRequest) -> None:
         self.requests.remove(request.agent_id)
