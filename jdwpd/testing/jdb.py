@@ -18,6 +18,7 @@ import signal
 import subprocess
 import threading
 import time
+from pathlib import Path
 
 import attrs
 
@@ -27,6 +28,14 @@ __all__ = ["Jdb", "JdbTimeout", "PROMPT", "open_jdb"]
 
 # Thread names in our debuggees have no blanks; "> " is the prompt without a current thread.
 PROMPT = re.compile(r"(?:^|[\s>])(?:> |[\w$.\-]+\[\d+\] )$")
+
+
+def jdb_executable() -> str:
+    """The jdb of the JDK under test (next to its java), else the one on PATH."""
+    from .jvm import java_executable
+
+    sibling = Path(java_executable()).resolve().parent / "jdb"
+    return str(sibling) if sibling.is_file() else "jdb"
 
 
 class JdbTimeout(AssertionError):
@@ -40,11 +49,12 @@ class Step:
 
 
 class Jdb:
-    def __init__(self, host: str, port: int, *, jdb: str = "jdb", timeout: float = 30.0, quiet: float = 0.25,
+    def __init__(self, host: str, port: int, *, jdb: str | None = None, timeout: float = 30.0, quiet: float = 0.25,
                  jdb_args: tuple[str, ...] = ()) -> None:
         self.timeout = timeout
         self.quiet = quiet
         self.transcript: list[Step] = []
+        jdb = jdb or jdb_executable()
         self._buf: list[str] = []
         self._len = 0
         self._last_output = time.monotonic()

@@ -85,7 +85,7 @@ def test_reference_jdi_transcript_is_sane(reference_jdi, sample_markers):
     died = next(line for line in out.splitlines() if line.startswith("threads died: "))
     for name in ("doomed", "worker-0", "worker-1", "worker-2"):
         assert name in started and name in died
-    assert "Sample$Circle by main" in out and "Sample$$Lambda$1/ADDR by main" in out
+    assert "Sample$Circle by main" in out and "Sample$$Lambda" in out
     assert "entry NONE Sample$Circle.area()D thread=main" in out
     assert "exit EVENT_THREAD Sample$Square.area returns double 9.0" in out
     assert re.search(rf"event AccessWatchpoint EVENT_THREAD fInt of instance of Sample #\d+ at Sample.compute:"
