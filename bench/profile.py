@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import os
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,18 @@ from protocol.constants import EventKind, SuspendPolicy
 
 from .common import BENCH, kill_group
 from .dbg import Debugger, debug_target, now
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def child_pids(pid: int) -> list[int]:
+    try:
+        return [int(x) for x in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
 
 
 async def commands_workload(d: Debugger, seconds: float) -> str:
@@ -63,7 +76,13 @@ def profiled(what: str, seconds: float, out: Path) -> str:
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         try:
             await trio.sleep(1.0)  # py-spy attaching
+            jvm_pid = child_pids(d.vm.pid)[0]
+            daemon0, jvm0, t0 = cpu_seconds(d.vm.pid), cpu_seconds(jvm_pid), now()
             summary = await workload(d, seconds)
+            wall = now() - t0
+            # CPU shares over the workload: what each process burns, py-spy's sampling included.
+            summary += (f"; daemon CPU {(cpu_seconds(d.vm.pid) - daemon0) / wall:.0%} of one core,"
+                        f" JVM CPU {(cpu_seconds(jvm_pid) - jvm0) / wall:.0%}")
             with trio.fail_after(30):
                 await spy.wait()
         finally:
