@@ -20,7 +20,7 @@ from jdwpd.testing import jvm
 from jdwpd.testing.client import JdwpClient, open_jdwp_client
 from jdwpd.testing.normalize import Normalizer
 from protocol import messages, spec
-from protocol.constants import EventKind, SuspendPolicy, Tag, TypeTag
+from protocol.constants import ErrorCode, EventKind, SuspendPolicy, Tag, TypeTag
 from protocol.wire import Location, Value
 
 pytestmark = pytest.mark.jvm
@@ -39,11 +39,13 @@ class Transcript:
     def add(self, label: str, value) -> None:
         self.steps.append((label, self.n(value)))
 
-    async def cmd(self, c: JdwpClient, set_name: str, cmd_name: str, label: str = "", **fields):
+    async def cmd(self, c: JdwpClient, set_name: str, cmd_name: str, label: str = "", *, must: bool = False,
+                  **fields):
         """Run a command; record its normalized reply or error code; return the decoded reply (None on error).
 
         Replies that carry no IDs are compared byte for byte as well: decoding would hide
-        differences such as modified vs standard UTF-8 in strings.
+        differences such as modified vs standard UTF-8 in strings.  ``must``: the script needs the
+        reply to go on, so an error reply fails the run at once, saying which step it was.
         """
         cs = spec.by_name(set_name, cmd_name)
         pid = await c.send_packet(cs.set_id, cs.cmd_id, messages.encode_command(cs, fields, c.sizes))
@@ -51,6 +53,9 @@ class Transcript:
         label = f"{set_name}.{cmd_name}{' ' + label if label else ''}"
         if packet.error_code:
             self.steps.append((label, {"error": packet.error_code}))
+            if must:
+                raise AssertionError(f"step {len(self.steps)} `{label}` failed: "
+                                     f"{ErrorCode(packet.error_code).name} ({packet.error_code})")
             return None
         reply = messages.decode_reply(cs, packet.data, c.sizes)
         entry = self.n(reply)
@@ -79,7 +84,7 @@ def id_free(layout) -> bool:
 
 
 async def class_facts(t: Transcript, c: JdwpClient, sig: str) -> None:
-    found = await t.cmd(c, "VirtualMachine", "ClassesBySignature", sig, signature=sig)
+    found = await t.cmd(c, "VirtualMachine", "ClassesBySignature", sig, signature=sig, must=True)
     for info in found.classes:
         ref = info.type_id
         for name in ("Signature", "SignatureWithGeneric", "Modifiers", "SourceFile", "Status", "Interfaces",
@@ -110,11 +115,11 @@ async def threads(t: Transcript, c: JdwpClient) -> dict[str, int]:
     for name in sorted(by_name):
         tid = by_name[name]
         t.add(f"thread {name}", {"thread": tid})
-        group = await t.cmd(c, "ThreadReference", "ThreadGroup", name, thread=tid)
+        group = await t.cmd(c, "ThreadReference", "ThreadGroup", name, thread=tid, must=True)
         await t.cmd(c, "ThreadGroupReference", "Name", name, group=group.group)
         await t.cmd(c, "ThreadReference", "Status", name, thread=tid)
         await t.cmd(c, "ThreadReference", "SuspendCount", name, thread=tid)
-    top = await t.cmd(c, "VirtualMachine", "TopLevelThreadGroups")
+    top = await t.cmd(c, "VirtualMachine", "TopLevelThreadGroups", must=True)
     for g in top.groups:
         await t.cmd(c, "ThreadGroupReference", "Name", group=g.group)
         await t.cmd(c, "ThreadGroupReference", "Parent", group=g.group)
@@ -132,7 +137,8 @@ async def scenario(c: JdwpClient, m: dict[str, int]) -> Transcript:
         await t.cmd(c, "VirtualMachine", name)
 
     prepare = await t.cmd(c, "EventRequest", "Set", "ClassPrepare Sample", event_kind=EventKind.CLASS_PREPARE,
-                          suspend_policy=SuspendPolicy.EVENT_THREAD, modifiers=[M.ClassMatch(class_pattern="Sample")])
+                          suspend_policy=SuspendPolicy.EVENT_THREAD, modifiers=[M.ClassMatch(class_pattern="Sample")],
+                          must=True)
     await t.cmd(c, "VirtualMachine", "Resume")
     t.add("ClassPrepare event", await c.wait_for_event(EventKind.CLASS_PREPARE, timeout=30))
     await t.cmd(c, "EventRequest", "Clear", "ClassPrepare", event_kind=EventKind.CLASS_PREPARE,
@@ -145,7 +151,7 @@ async def scenario(c: JdwpClient, m: dict[str, int]) -> Transcript:
     index = next(li.line_code_index for li in table.lines if li.line_number == m["MAIN_LOCALS"])
     where = Location(TypeTag.CLASS, sample, main.method_id, index)
     bp = await t.cmd(c, "EventRequest", "Set", "Breakpoint MAIN_LOCALS", event_kind=EventKind.BREAKPOINT,
-                     suspend_policy=SuspendPolicy.ALL, modifiers=[M.LocationOnly(loc=where)])
+                     suspend_policy=SuspendPolicy.ALL, modifiers=[M.LocationOnly(loc=where)], must=True)
     await t.cmd(c, "VirtualMachine", "Resume")
     policy, events = await c.wait_for_event(EventKind.BREAKPOINT, timeout=30)
     t.add("Breakpoint event", (policy, events))
@@ -155,18 +161,18 @@ async def scenario(c: JdwpClient, m: dict[str, int]) -> Transcript:
         await class_facts(t, c, sig)
     await threads(t, c)
 
-    frames = await t.cmd(c, "ThreadReference", "Frames", "main", thread=thread, start_frame=0, length=-1)
+    frames = await t.cmd(c, "ThreadReference", "Frames", "main", thread=thread, start_frame=0, length=-1, must=True)
     await t.cmd(c, "ThreadReference", "FrameCount", "main", thread=thread)
     frame = frames.frames[0].frame_id
     variables = await c.command("Method", "VariableTable", ref_type=sample, method_id=main.method_id)
     visible = [v for v in variables.slots if v.code_index <= index < v.code_index + v.length]
     values = await t.cmd(c, "StackFrame", "GetValues", "main locals", thread=thread, frame=frame,
-                         slots=[(v.slot, ord(v.signature[0])) for v in visible])
+                         slots=[(v.slot, ord(v.signature[0])) for v in visible], must=True)
     await t.cmd(c, "StackFrame", "ThisObject", "static main", thread=thread, frame=frame)
     fields = (await c.command("ReferenceType", "Fields", ref_type=sample)).declared
     statics = [f for f in fields if f.mod_bits & 0x0008]
     static_values = await t.cmd(c, "ReferenceType", "GetValues", "Sample statics", ref_type=sample,
-                                fields=[f.field_id for f in statics])
+                                fields=[f.field_id for f in statics], must=True)
     for f, v in zip(statics, static_values.values, strict=True):
         await object_details(t, c, f.name, v.value)
     sample_obj = next(v.slot_value for var, v in zip(visible, values.values, strict=True) if var.name == "sample")
@@ -195,7 +201,7 @@ async def object_details(t: Transcript, c: JdwpClient, label: str, value) -> Non
     if value.tag == Tag.STRING and value.value:
         await t.cmd(c, "StringReference", "Value", label, string_object=value.value)
     elif value.tag == Tag.ARRAY and value.value:
-        length = await t.cmd(c, "ArrayReference", "Length", label, array_object=value.value)
+        length = await t.cmd(c, "ArrayReference", "Length", label, array_object=value.value, must=True)
         await t.cmd(c, "ArrayReference", "GetValues", label, array_object=value.value, first_index=0,
                     length=length.array_length)
         await t.cmd(c, "ArrayReference", "GetValues", f"{label} out of bounds", array_object=value.value,
@@ -203,7 +209,7 @@ async def object_details(t: Transcript, c: JdwpClient, label: str, value) -> Non
 
 
 async def monitors_and_instances(t: Transcript, c: JdwpClient, sample: int, obj: int, thread: int) -> None:
-    class_object = await t.cmd(c, "ReferenceType", "ClassObject", "Sample", ref_type=sample)
+    class_object = await t.cmd(c, "ReferenceType", "ClassObject", "Sample", ref_type=sample, must=True)
     await t.cmd(c, "ClassObjectReference", "ReflectedType", "Sample", class_object=class_object.class_object)
     await t.cmd(c, "ObjectReference", "MonitorInfo", "sample", object=obj)
     for name in ("OwnedMonitors", "CurrentContendedMonitor", "OwnedMonitorsStackDepthInfo", "IsVirtual"):
@@ -214,7 +220,8 @@ async def monitors_and_instances(t: Transcript, c: JdwpClient, sample: int, obj:
     await t.cmd(c, "ObjectReference", "DisableCollection", "sample", object=obj)
     await t.cmd(c, "ObjectReference", "IsCollected", "sample", object=obj)
     await t.cmd(c, "ObjectReference", "EnableCollection", "sample", object=obj)
-    made = await t.cmd(c, "VirtualMachine", "CreateString", "non-ASCII", utf="debugger \u00e9 \U0001F600")
+    made = await t.cmd(c, "VirtualMachine", "CreateString", "non-ASCII", utf="debugger \u00e9 \U0001F600",
+                       must=True)
     await t.cmd(c, "StringReference", "Value", "created", string_object=made.string_object)
 
 
@@ -243,7 +250,7 @@ async def invocations(t: Transcript, c: JdwpClient, sample: int, obj: int, threa
     await t.cmd(c, "ClassType", "InvokeMethod", "factorial(4)", clazz=sample, thread=thread,
                 method_id=by_name["factorial"], arguments=[Value(Tag.INT, 4)], options=single)
     thrown = await t.cmd(c, "ClassType", "InvokeMethod", "thrower(0)", clazz=sample, thread=thread,
-                         method_id=by_name["thrower"], arguments=[Value(Tag.INT, 0)], options=single)
+                         method_id=by_name["thrower"], arguments=[Value(Tag.INT, 0)], options=single, must=True)
     await t.cmd(c, "ObjectReference", "ReferenceType", "thrown", object=thrown.exception.object_id)
     # Not probed: an argument count that does not match crashes the JDK 17 reference agent (SIGSEGV in JNI).
     # Sample$Circle is loaded by now (Sample's constructor made one); Sample$Square is not yet.
@@ -251,7 +258,7 @@ async def invocations(t: Transcript, c: JdwpClient, sample: int, obj: int, threa
     ctor = next(m for m in (await c.command("ReferenceType", "Methods", ref_type=circle.type_id)).declared
                 if m.name == "<init>")
     made = await t.cmd(c, "ClassType", "NewInstance", "Circle(2.0)", clazz=circle.type_id, thread=thread,
-                       method_id=ctor.method_id, arguments=[Value(Tag.DOUBLE, 2.0)], options=single)
+                       method_id=ctor.method_id, arguments=[Value(Tag.DOUBLE, 2.0)], options=single, must=True)
     await t.cmd(c, "ObjectReference", "InvokeMethod", "circle.area()", object=made.new_object.object_id,
                 thread=thread, clazz=circle.type_id,
                 method_id=next(m.method_id for m in (await c.command("ReferenceType", "Methods",
