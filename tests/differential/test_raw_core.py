@@ -18,9 +18,9 @@ import trio
 
 from jdwpd.testing import jvm
 from jdwpd.testing.client import JdwpClient, open_jdwp_client
-from jdwpd.testing.normalize import Normalizer
-from protocol import messages, spec
-from protocol.constants import ErrorCode, EventKind, SuspendPolicy, Tag, TypeTag
+from jdwpd.testing.transcript import Transcript
+from protocol import messages
+from protocol.constants import EventKind, SuspendPolicy, Tag, TypeTag
 from protocol.wire import Location, Value
 
 pytestmark = pytest.mark.jvm
@@ -29,58 +29,6 @@ M = messages.Modifiers
 BOGUS_ID = 0x7FFF_FFF0_0000_0001  # never handed out by either server
 SAMPLE_CLASSES = ["LSample;", "LSample$Circle;", "LSample$Shape;", "LSample$Square;", "LSample$Inner;",
                   "Ljava/lang/String;", "[I", "[Ljava/lang/String;", "Ljava/lang/Runnable;"]
-
-
-@attrs.define
-class Transcript:
-    n: Normalizer = attrs.field(factory=Normalizer)
-    steps: list = attrs.field(factory=list)
-
-    def add(self, label: str, value) -> None:
-        self.steps.append((label, self.n(value)))
-
-    async def cmd(self, c: JdwpClient, set_name: str, cmd_name: str, label: str = "", *, must: bool = False,
-                  **fields):
-        """Run a command; record its normalized reply or error code; return the decoded reply (None on error).
-
-        Replies that carry no IDs are compared byte for byte as well: decoding would hide
-        differences such as modified vs standard UTF-8 in strings.  ``must``: the script needs the
-        reply to go on, so an error reply fails the run at once, saying which step it was.
-        """
-        cs = spec.by_name(set_name, cmd_name)
-        pid = await c.send_packet(cs.set_id, cs.cmd_id, messages.encode_command(cs, fields, c.sizes))
-        packet = await c.reply(pid)
-        label = f"{set_name}.{cmd_name}{' ' + label if label else ''}"
-        if packet.error_code:
-            self.steps.append((label, {"error": packet.error_code}))
-            if must:
-                raise AssertionError(f"step {len(self.steps)} `{label}` failed: "
-                                     f"{ErrorCode(packet.error_code).name} ({packet.error_code})")
-            return None
-        reply = messages.decode_reply(cs, packet.data, c.sizes)
-        entry = self.n(reply)
-        if id_free(cs.reply):
-            entry["bytes"] = packet.data.hex()
-        self.steps.append((label, entry))
-        return reply
-
-
-_ID_BEARING = set(spec.ID_TYPES) | {"value", "location", "tagged-object", "typed-sequence", "untagged-value"}
-
-
-def id_free(layout) -> bool:
-    for el in layout:
-        if isinstance(el, spec.Field) and el.type in _ID_BEARING:
-            return False
-        if isinstance(el, spec.Repeat):
-            item = el.item
-            if isinstance(item, spec.Field) and item.type in _ID_BEARING:
-                return False
-            if isinstance(item, spec.Group) and not id_free(item.fields):
-                return False
-            if isinstance(item, spec.Select):
-                return False
-    return True
 
 
 async def class_facts(t: Transcript, c: JdwpClient, sig: str) -> None:

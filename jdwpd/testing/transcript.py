@@ -1,0 +1,65 @@
+"""A transcript of raw JDWP commands and events, normalized for differential comparison."""
+
+from __future__ import annotations
+
+import attrs
+
+from protocol import messages, spec
+from protocol.constants import ErrorCode
+
+from .client import JdwpClient
+from .normalize import Normalizer
+
+__all__ = ["Transcript", "id_free"]
+
+
+@attrs.define
+class Transcript:
+    n: Normalizer = attrs.field(factory=Normalizer)
+    steps: list = attrs.field(factory=list)
+
+    def add(self, label: str, value) -> None:
+        self.steps.append((label, self.n(value)))
+
+    async def cmd(self, c: JdwpClient, set_name: str, cmd_name: str, label: str = "", *, must: bool = False,
+                  **fields):
+        """Run a command; record its normalized reply or error code; return the decoded reply (None on error).
+
+        Replies that carry no IDs are compared byte for byte as well: decoding would hide
+        differences such as modified vs standard UTF-8 in strings.  ``must``: the script needs the
+        reply to go on, so an error reply fails the run at once, saying which step it was.
+        """
+        cs = spec.by_name(set_name, cmd_name)
+        pid = await c.send_packet(cs.set_id, cs.cmd_id, messages.encode_command(cs, fields, c.sizes))
+        packet = await c.reply(pid)
+        label = f"{set_name}.{cmd_name}{' ' + label if label else ''}"
+        if packet.error_code:
+            self.steps.append((label, {"error": packet.error_code}))
+            if must:
+                raise AssertionError(f"step {len(self.steps)} `{label}` failed: "
+                                     f"{ErrorCode(packet.error_code).name} ({packet.error_code})")
+            return None
+        reply = messages.decode_reply(cs, packet.data, c.sizes)
+        entry = self.n(reply)
+        if id_free(cs.reply):
+            entry["bytes"] = packet.data.hex()
+        self.steps.append((label, entry))
+        return reply
+
+
+_ID_BEARING = set(spec.ID_TYPES) | {"value", "location", "tagged-object", "typed-sequence", "untagged-value"}
+
+
+def id_free(layout) -> bool:
+    for el in layout:
+        if isinstance(el, spec.Field) and el.type in _ID_BEARING:
+            return False
+        if isinstance(el, spec.Repeat):
+            item = el.item
+            if isinstance(item, spec.Field) and item.type in _ID_BEARING:
+                return False
+            if isinstance(item, spec.Group) and not id_free(item.fields):
+                return False
+            if isinstance(item, spec.Select):
+                return False
+    return True
