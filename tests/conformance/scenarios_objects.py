@@ -98,6 +98,7 @@ async def object_fields_invocations_and_collection(t):
     await t.cmd("ObjectReference", "ReferringObjects", object=circle, max_referrers=-1, note="negative")
     # (The null id kills the reference's VM in all but IsCollected: see test_conformance_differences.)
     await t.cmd("ObjectReference", "IsCollected", object=0, note="null")
+    await t.cmd("ObjectReference", "MonitorInfo", object=0, note="null")
     for bad, note in ((BAD, "unknown"),):
         for name in ("ReferenceType", "MonitorInfo", "IsCollected", "DisableCollection", "EnableCollection"):
             await t.cmd("ObjectReference", name, object=bad, note=note)
@@ -180,8 +181,8 @@ async def thread_groups(t):
         subgroups = [c.child_group for c in children.child_groups]
         t.note("ThreadGroupReference.Children", "group count", len(subgroups))
         todo.extend(subgroups)
-    # (Another object as a group, or the null group, kills the reference's VM: see
-    # test_conformance_differences.)
-    for bad, note in ((BAD, "unknown"),):
+    # (The null group kills the reference's VM: see test_conformance_differences.)
+    thread = (await t.client.command("VirtualMachine", "AllThreads")).threads[0].thread
+    for bad, note in ((BAD, "unknown"), (thread, "a thread")):
         for name in ("Name", "Parent", "Children"):
             await t.cmd("ThreadGroupReference", name, group=bad, note=note)

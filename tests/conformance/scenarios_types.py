@@ -56,13 +56,17 @@ async def reference_types_every_query(t):
         await t.cmd("ClassType", "Superclass", clazz=bad, note=note)
         await t.cmd("ReferenceType", "GetValues", ref_type=bad, fields=[], note=note)
     await t.cmd("ClassObjectReference", "ReflectedType", class_object=BAD, note="unknown")
+    # (The null class kills the reference's VM in most ReferenceType commands: see
+    # test_conformance_differences.)
+    await t.cmd("ReferenceType", "Signature", ref_type=0, note="null")
     # Static values of every type; a field of another class; an instance field; an unknown one.
     fields = await t.fields(sample)
     statics = [f for f in fields.values() if f.mod_bits & 0x8]
     await t.ok("ReferenceType", "GetValues", ref_type=sample, fields=[{"field_id": f.field_id} for f in statics])
     await t.cmd("ReferenceType", "GetValues", ref_type=sample, fields=[], note="none")
     inherited = [f.field_id for f in (await t.fields(await t.class_id("Ljava/lang/Object;"))).values()]
-    # (An unknown field id, or another class's, kills the reference's VM: see test_conformance_differences.)
+    await t.cmd("ReferenceType", "GetValues", ref_type=sample, fields=[{"field_id": BAD}], note="unknown field")
+    # (An instance field kills the reference's VM: see test_conformance_differences.)
     await t.cmd("ReferenceType", "GetValues", ref_type=sample, fields=[{"field_id": fields["sInt"].field_id}] * 3,
                 note="one field thrice")
     t.note("ReferenceType.GetValues", "Object has no fields", inherited)

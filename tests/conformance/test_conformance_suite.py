@@ -83,7 +83,7 @@ def test_item_equal(name, item, runs_of):
 
 
 @pytest.mark.parametrize("name,item,label", [
-    pytest.param(n, i, label, id=f"{n}:{label}", marks=pytest.mark.xfail(strict=True, reason=reason))
+    pytest.param(n, i, label, id=f"{n}:{i}:{label}", marks=pytest.mark.xfail(strict=True, reason=reason))
     for (n, i, label), reason in sorted(KNOWN_BUGS.items())])
 def test_known_bug(name, item, label, runs_of):
     """A known difference, entry by entry: an unexpected pass means it is fixed (remove it from KNOWN_BUGS)."""
