@@ -118,6 +118,11 @@ for _label, _why in (
     known_bug("event_requests_refused_and_accepted", "EventRequest.Set", [f"EventRequest.Set [{_label}]"],
               f"{_why}: the reference accepts it (and later does nothing, or what the number falls to); "
               "jdwpd/commands/event_request.py refuses it")
+known_bug("event_modifiers_allowed_per_kind", "EventRequest.Set",
+          [f"EventRequest.Set [{k} with each modifier]" for k in ("FRAME_POP", "CLASS_LOAD", "EXCEPTION_CATCH")],
+          "the kinds no server sends with LocationOnly, ExceptionOnly, FieldOnly, Step, SourceNameMatch or "
+          "PlatformThreadsOnly: the reference judges the modifier first (ILLEGAL_ARGUMENT), jdwpd the kind first "
+          "(INVALID_EVENT_TYPE) (jdwpd/commands/event_request.py)")
 for _item in ("Event.BREAKPOINT", "Event.Composite"):
     known_bug("events_two_steps_on_one_thread", _item, ["Event.Composite [the second step, or the breakpoint]"],
               "the reference keeps one step state per thread: clearing either of two step requests on a thread ends "

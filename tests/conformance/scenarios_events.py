@@ -254,6 +254,54 @@ async def events_fields_monitors_and_unloading(t):
     await t.to_the_end()
 
 
+MATRIX_KINDS = (E.SINGLE_STEP, E.BREAKPOINT, E.FRAME_POP, E.EXCEPTION, E.USER_DEFINED, E.THREAD_START,
+                E.THREAD_DEATH, E.CLASS_PREPARE, E.CLASS_UNLOAD, E.CLASS_LOAD, E.FIELD_ACCESS, E.FIELD_MODIFICATION,
+                E.EXCEPTION_CATCH, E.METHOD_ENTRY, E.METHOD_EXIT, E.METHOD_EXIT_WITH_RETURN_VALUE,
+                E.MONITOR_CONTENDED_ENTER, E.MONITOR_CONTENDED_ENTERED, E.MONITOR_WAIT, E.MONITOR_WAITED, E.VM_START,
+                E.VM_DEATH)
+
+
+@scenario(commands=["EventRequest.Set", "EventRequest.Clear"])
+async def event_modifiers_allowed_per_kind(t):
+    """Every event kind with every modifier (well-formed arguments): which the servers accept."""
+    await t.event_of(E.VM_START, "start")
+    string = await t.class_id("Ljava/lang/String;")
+    thread = (await t.client.command("VirtualMachine", "AllThreads")).threads[0].thread
+    length = (await t.methods(string))["length"].method_id
+    hash_field = (await t.fields(string))["hash"].field_id
+    location = {"type_tag": 1, "class_id": string, "method_id": length, "index": 0}
+    mods = {
+        ModKind.COUNT: count(1),
+        ModKind.CONDITIONAL: {"mod_kind": ModKind.CONDITIONAL, "expr_id": 1},
+        ModKind.THREAD_ONLY: thread_only(thread),
+        ModKind.CLASS_ONLY: class_only(string),
+        ModKind.CLASS_MATCH: class_match("java.*"),
+        ModKind.CLASS_EXCLUDE: class_exclude("java.*"),
+        ModKind.LOCATION_ONLY: {"mod_kind": ModKind.LOCATION_ONLY, "loc": location},
+        ModKind.EXCEPTION_ONLY: exception_only(0, True, True),
+        ModKind.FIELD_ONLY: field_only(string, hash_field),
+        ModKind.STEP: step(thread, StepSize.LINE, StepDepth.OVER),
+        ModKind.INSTANCE_ONLY: instance_only(thread),
+        ModKind.SOURCE_NAME_MATCH: {"mod_kind": ModKind.SOURCE_NAME_MATCH, "source_name_pattern": "*.java"},
+        ModKind.PLATFORM_THREADS_ONLY: {"mod_kind": ModKind.PLATFORM_THREADS_ONLY},
+    }
+    # The modifier a kind cannot go without comes first (a breakpoint needs its location...).
+    needs = {E.BREAKPOINT: ModKind.LOCATION_ONLY, E.SINGLE_STEP: ModKind.STEP, E.FIELD_ACCESS: ModKind.FIELD_ONLY,
+             E.FIELD_MODIFICATION: ModKind.FIELD_ONLY}
+    for kind in MATRIX_KINDS:
+        accepted = {}
+        for mod_kind, mod in [(None, None), *mods.items()]:
+            base = [mods[needs[kind]]] if kind in needs and mod_kind != needs[kind] else []
+            chosen = base + ([mod] if mod else [])
+            code, reply = await t.cmd("EventRequest", "Set", event_kind=kind, suspend_policy=SuspendPolicy.NONE,
+                                      modifiers=chosen, record=False)
+            accepted[mod_kind.name if mod_kind else "none"] = code
+            if code == 0:
+                await t.ok("EventRequest", "Clear", event_kind=kind, request_id=reply.request_id, record=False)
+        t.note("EventRequest.Set", f"{E(kind).name} with each modifier", accepted)
+    await t.to_the_end()
+
+
 @scenario(commands=["EventRequest.Set", "EventRequest.Clear", "EventRequest.ClearAllBreakpoints"])
 async def event_requests_refused_and_accepted(t):
     """Which kinds, modifiers and arguments each server accepts, and the error codes of the rest."""
