@@ -8,7 +8,10 @@ the entries of the two transcripts.
 
 from __future__ import annotations
 
+import contextlib
+import copy
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +95,16 @@ class Transcript:
         reply = await self.client.reply(pid, TIMEOUT)
         self.entries.append(Entry((label,), f"{label} [raw {note}]", reply.error_code, None))
         return reply.error_code
+
+    @contextlib.contextmanager
+    def isolated(self) -> Iterator[None]:
+        """Entries recorded inside name no new IDs for the rest of the transcript: a known difference
+        in them (an ID one server sends and the other does not) then does not shift later names."""
+        saved = copy.deepcopy((self.norm.names, self.norm.counts, self._frame_names))
+        try:
+            yield
+        finally:
+            self.norm.names, self.norm.counts, self._frame_names = saved
 
     def note(self, key: str, label: str, value: Any) -> None:
         """Record something the scenario computed from answers (normalized like a reply)."""

@@ -123,6 +123,10 @@ known_bug("event_modifiers_allowed_per_kind", "EventRequest.Set",
           "the kinds no server sends with LocationOnly, ExceptionOnly, FieldOnly, Step, SourceNameMatch or "
           "PlatformThreadsOnly: the reference judges the modifier first (ILLEGAL_ARGUMENT), jdwpd the kind first "
           "(INVALID_EVENT_TYPE) (jdwpd/commands/event_request.py)")
+known_bug("vm_redefinition_of_a_running_method", "ThreadReference.Frames", ["ThreadReference.Frames [after]"],
+          "a frame running an obsolete method (its class redefined under it): the reference writes method id 0 "
+          "in the frame's location (JDI turns 0 into an ObsoleteMethodImpl); jdwpd writes the obsolete "
+          "jmethodID (jdwpd/commands/thread_reference.py or the agent's frame executor)")
 for _item in ("Event.BREAKPOINT", "Event.Composite"):
     known_bug("events_two_steps_on_one_thread", _item, ["Event.Composite [the second step, or the breakpoint]"],
               "the reference keeps one step state per thread: clearing either of two step requests on a thread ends "

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import struct
+from pathlib import Path
 
+from jdwpd.testing import debuggees
 from protocol.constants import EventKind
 from tests.conformance.registry import scenario
 
@@ -112,3 +115,58 @@ async def vm_instance_counts_redefinition_and_exit(t):
     await t.ok("VirtualMachine", "Exit", exit_code=3)
     await t.client.wait_closed(10)
     t.note("VirtualMachine.Exit", "connection closed after", t.client.closed.is_set())
+
+
+# Variants of Conf for RedefineClasses, made from its source by replacing one piece of text.
+CONF_SOURCE = Path(__file__).resolve().parents[1] / "java" / "conformance" / "Conf.java"
+VARIANTS = {
+    "new body of twice": ("return x * 2; // @marker C_TWICE", "return x * 3;"),
+    "a method added": ("    static int outer(int x) {", "    static int added() {\n        return 7;\n    }\n\n"
+                       "    static int outer(int x) {"),
+    "a method deleted": ("    static void parked() {\n        counter += 1000; // @marker C_PARKED\n    }\n", "",
+                         "        parked();\n", ""),
+    "a field added": ("    static int counter;", "    static int counter;\n    static int added;"),
+    "the class made final": ("public class Conf {", "public final class Conf {"),
+    "another superclass": ("public class Conf {", "public class Conf extends Thread {"),
+}
+
+
+@functools.cache
+def _variant(name: str) -> bytes:
+    source = CONF_SOURCE.read_text(encoding="utf-8")
+    edits = VARIANTS[name]
+    for old, new in zip(edits[::2], edits[1::2], strict=True):
+        assert old in source, name
+        source = source.replace(old, new)
+    src_dir = debuggees.cache_root() / "conf-variants" / name.replace(" ", "-")
+    src_dir.mkdir(parents=True, exist_ok=True)
+    (src_dir / "Conf.java").write_text(source, encoding="utf-8")
+    return (debuggees.compile_sources(src_dir) / "Conf.class").read_bytes()
+
+
+@scenario(debuggee="conf", main="Conf", commands=[
+    "VirtualMachine.RedefineClasses", "Method.IsObsolete", "ThreadReference.Frames",
+    "ReferenceType.Methods",
+], events=["BREAKPOINT", "VM_DEATH"])
+async def vm_redefinition_of_a_running_method(t):
+    """Redefinitions JVMTI refuses (schema changes), then a new body for a method on the stack: obsolete."""
+    for name in VARIANTS:  # compiled before the clock of the run matters
+        _variant(name)
+    conf = await t.start("Conf")
+    thread = (await t.run_to(conf, "C_TWICE")).thread
+    for name in ("a method added", "a method deleted", "a field added", "the class made final",
+                 "another superclass"):
+        await t.cmd("VirtualMachine", "RedefineClasses", classes=[(conf, _variant(name))], note=name)
+    twice = (await t.methods(conf))["twice"].method_id
+    await t.ok("Method", "IsObsolete", ref_type=conf, method_id=twice, note="before")
+    await t.ok("VirtualMachine", "RedefineClasses", classes=[(conf, _variant("new body of twice"))])
+    with t.isolated():
+        frames = await t.ok("ThreadReference", "Frames", thread=thread, start_frame=0, length=2, note="after")
+    running = frames.frames[0].location.method_id
+    await t.ok("Method", "IsObsolete", ref_type=conf, method_id=running, note="the running twice")
+    # (The reference names an obsolete method 0 — JDI's ObsoleteMethodImpl —, and Method commands on
+    # method 0 kill its VM.)
+    await t.ok("ReferenceType", "Methods", ref_type=conf, note="after")
+    await t.ok("Method", "IsObsolete", ref_type=conf, method_id=(await t.methods(conf))["twice"].method_id,
+               note="the new twice")
+    await t.to_the_end()
