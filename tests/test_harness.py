@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 import trio
+from hypothesis import given
+from hypothesis import strategies as st
 
 from jdwpd.testing import debuggees, jvm
 from jdwpd.testing.normalize import Normalizer, normalize_text
@@ -297,3 +299,21 @@ async def test_client_many_commands_in_flight(sample_classes):
             await c.send_raw(b"\x00\x00\x00\x0b\x00\x00\x00\x63\x42\x01\x01")
             with pytest.raises((JdwpClosedError, trio.TooSlowError)):
                 await c.command("VirtualMachine", "Version", timeout=10)
+
+
+@given(ids=st.lists(st.integers(1, 2**64 - 1), min_size=1, max_size=12), data=st.data())
+def test_normalizer_is_invariant_under_renaming(ids, data):
+    """Transcripts equal up to a one-to-one renaming of IDs normalize equal; merging two IDs shows."""
+    distinct = sorted(set(ids))
+    targets = data.draw(st.lists(st.integers(1, 2**64 - 1), min_size=len(distinct), max_size=len(distinct),
+                                 unique=True))
+    rename = dict(zip(distinct, targets, strict=True))
+
+    def transcript(f):
+        return [{"thread": f(i), "location": Location(1, f(i), i % 7 + 1, 3), "value": Value(ord("L"), f(i))}
+                for i in ids]
+
+    assert Normalizer()(transcript(lambda i: i)) == Normalizer()(transcript(rename.get))
+    if len(distinct) > 1:
+        merged = {**rename, distinct[1]: rename[distinct[0]]}
+        assert Normalizer()(transcript(lambda i: i)) != Normalizer()(transcript(merged.get))
