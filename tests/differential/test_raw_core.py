@@ -54,6 +54,21 @@ async def class_facts(t: Transcript, c: JdwpClient, sig: str) -> None:
                     await t.cmd(c, "Method", name, label, ref_type=ref, method_id=m.method_id)
 
 
+async def modules_and_paths(t: Transcript, c: JdwpClient, sample: int) -> None:
+    # Both servers run the JVM in the same directory with the same class path, so ClassPaths compares bytes.
+    await t.cmd(c, "VirtualMachine", "ClassPaths")
+    modules = await c.command("VirtualMachine", "AllModules")
+    names = sorted([(await c.command("ModuleReference", "Name", module=x.module)).name for x in modules.modules])
+    t.add("module names (sorted)", names)
+    module = await t.cmd(c, "ReferenceType", "Module", "Sample", ref_type=sample, must=True)
+    await t.cmd(c, "ModuleReference", "Name", "Sample's", module=module.module)
+    await t.cmd(c, "ModuleReference", "ClassLoader", "Sample's", module=module.module)
+    string = (await c.command("VirtualMachine", "ClassesBySignature", signature="Ljava/lang/String;")).classes[0]
+    base = await t.cmd(c, "ReferenceType", "Module", "String", ref_type=string.type_id, must=True)
+    await t.cmd(c, "ModuleReference", "Name", "String's", module=base.module)
+    await t.cmd(c, "ModuleReference", "ClassLoader", "String's", module=base.module)
+
+
 async def threads(t: Transcript, c: JdwpClient) -> dict[str, int]:
     """Thread names, groups, status: in name order, since AllThreads' order is the server's."""
     all_threads = await c.command("VirtualMachine", "AllThreads")
@@ -107,6 +122,7 @@ async def scenario(c: JdwpClient, m: dict[str, int]) -> Transcript:
 
     for sig in SAMPLE_CLASSES:
         await class_facts(t, c, sig)
+    await modules_and_paths(t, c, sample)
     await threads(t, c)
 
     frames = await t.cmd(c, "ThreadReference", "Frames", "main", thread=thread, start_frame=0, length=-1, must=True)
@@ -281,6 +297,9 @@ def test_reference_transcript_is_sane(reference_steps, sample_markers):
     assert steps["unknown command set 99"] == {"error": 99}  # NOT_IMPLEMENTED
     assert steps["last event"][1][-1]["event_kind"] == "VM_DEATH"
     assert "thread main" in steps and "thread Signal Dispatcher" in steps
+    assert "java.base" in steps["module names (sorted)"]
+    assert steps["ModuleReference.Name String's"]["name"] == "java.base"
+    assert steps["ModuleReference.Name Sample's"]["name"] == ""  # the unnamed module
     assert steps["ThreadReference.SuspendCount after VM suspend"]["suspend_count"] == 3
     assert steps["StackFrame.GetValues lInt after SetValues"] == {"values": [{"slot_value": "I:5"}]}
     assert steps["ObjectReference.InvokeMethod sample.compute(3)"] == {"return_value": "I:123462", "exception": "L:0"}
