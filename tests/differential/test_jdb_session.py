@@ -156,11 +156,53 @@ def canonical(output: str) -> str:
     return _BLANK_LINES.sub("\n", _BARE_PROMPT.sub("", output.replace("\r", "")))
 
 
-def run_session(kind: str, classes, markers: dict[str, int]) -> Session:
-    with jvm.debuggee_jvm(kind, classes, "Sample") as vm:
+def threads_scenario(jdb: Jdb, m: dict[str, int]) -> None:
+    """tests/java/Threads.java: every thread state, monitors held and contended."""
+    c = jdb.command
+    jdb.start()
+    c(f"stop at Threads:{m['THREADS_IN_PLACE']}")
+    c("cont", HIT)
+    threads = c("threads")
+    c("where all")
+    c("threadlocks all")
+    c("lock Threads.held")
+    c("lock Threads.waitedOn")
+    sleeper, main = thread_id(threads, "sleeper"), thread_id(threads, "main")
+    c(f"thread {sleeper}", label="thread <sleeper>")
+    c("where")
+    c(f"suspend {sleeper}", label="suspend <sleeper>")
+    c(f"resume {sleeper}", label="resume <sleeper>")
+    c(f"thread {main}", label="thread <main>")
+    c(f"clear Threads:{m['THREADS_IN_PLACE']}")
+    c("cont", r"The application exited", prompt=False)
+
+
+# Commands that walk VirtualMachine.AllThreads, whose order JDWP leaves to the server.
+_PER_THREAD_BLOCKS = {"where all": re.compile(r"^\S.*:$"), "threadlocks all": re.compile(r"^Monitor information for")}
+
+
+def sort_thread_blocks(command: str, output: str) -> str:
+    """Per-thread blocks in name order (before ID normalization, which numbers by first appearance)."""
+    starts = _PER_THREAD_BLOCKS.get(command)
+    if starts is None:
+        return output
+    lines = output.split("\n")
+    prompt = lines.pop()  # the prompt that ends the output
+    blocks: list[list[str]] = []
+    for line in lines:
+        if starts.match(line) or not blocks:
+            blocks.append([line])
+        else:
+            blocks[-1].append(line)
+    return "\n".join(line for block in sorted(blocks) for line in block) + "\n" + prompt
+
+
+def run_session(kind: str, classes, markers: dict[str, int], main_class: str = "Sample",
+                script=scenario) -> Session:
+    with jvm.debuggee_jvm(kind, classes, main_class) as vm:
         with open_jdb(vm.host, vm.port, jdb_args=("-sourcepath", str(JAVA_SOURCES))) as jdb:
             try:
-                scenario(jdb, markers)
+                script(jdb, markers)
             except BaseException as e:
                 e.add_note(f"jdb transcript so far:\n{jdb.normalized()}\ndebuggee ({kind}) output:\n"
                            f"{vm.output.describe()}")
@@ -168,7 +210,8 @@ def run_session(kind: str, classes, markers: dict[str, int]) -> Session:
             jdb.quit()
             vm.wait(30)
         n = Normalizer()
-        steps = tuple((s.command, canonical(n.text(s.output))) for s in jdb.transcript if s.command != "quit")
+        steps = tuple((s.command, canonical(n.text(sort_thread_blocks(s.command, s.output))))
+                      for s in jdb.transcript if s.command != "quit")
         return Session(steps, program_stdout(vm))
 
 
@@ -223,3 +266,32 @@ def test_session_matches_reference(server_kind: str, reference_session: Session,
         assert got == expected, f"after `{cmd}`"
     assert len(ours.steps) == len(reference_session.steps)
     assert ours.debuggee_stdout == reference_session.debuggee_stdout
+
+
+@pytest.fixture(scope="module")
+def reference_threads_session(sample_classes, sample_markers) -> Session:
+    return run_session("reference", sample_classes, sample_markers, "Threads", threads_scenario)
+
+
+def test_reference_threads_session_is_sane(reference_threads_session: Session):
+    s = reference_threads_session
+    listing = s.output_of("threads")
+    for name, state in (("sleeper", "sleeping"), ("waiter", "cond. waiting"), ("blocked", "waiting in a monitor"),
+                        ("parked", "cond. waiting"), ("grouped", "sleeping")):
+        assert re.search(rf"{name} {state}", listing), listing
+    assert "Group grouped-threads:" in listing
+    assert "Threads.enterHeld" in s.output_of("where all")
+    held = s.output_of("lock Threads.held")
+    assert "Owned by: main, entry count: 1" in held and "Waiting thread: blocked" in held
+    assert "Waiting thread: waiter" in s.output_of("lock Threads.waitedOn")
+    assert "Waiting for monitor: instance of java.lang.Object" in s.output_of("threadlocks all")
+
+
+def test_threads_session_matches_reference(server_kind: str, reference_threads_session: Session, sample_classes,
+                                           sample_markers):
+    ours = run_session(server_kind, sample_classes, sample_markers, "Threads", threads_scenario)
+    for (cmd, expected), (our_cmd, got) in zip(reference_threads_session.steps, ours.steps, strict=False):
+        assert our_cmd == cmd
+        assert got == expected, f"after `{cmd}`"
+    assert len(ours.steps) == len(reference_threads_session.steps)
+    assert ours.debuggee_stdout == reference_threads_session.debuggee_stdout
