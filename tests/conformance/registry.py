@@ -96,15 +96,6 @@ def known_bug(scenario_name: str, item: str, labels: tuple[str, ...] | list[str]
         KNOWN_BUGS[(scenario_name, item, label)] = reason
 
 
-_WAITERS = ("waiters: the agent (agent/exec_objects.c) sends JVMTI's notify_waiters only; the reference sends "
-            "GetObjectMonitorUsage's waiters, which on JDK 17 also hold the threads blocked entering the monitor")
-known_bug("threads_holding_and_blocked", "ObjectReference.MonitorInfo",
-          ["ObjectReference.MonitorInfo [the held lock]", "ObjectReference.MonitorInfo [contender running]"], _WAITERS)
-for _item in ("Event.METHOD_EXIT", "Event.METHOD_EXIT_WITH_RETURN_VALUE", "Event.Composite"):
-    known_bug("events_of_one_kind_in_one_composite", _item, ["Event.Composite [exits]"],
-              "order in one composite: the reference lists MethodExit and MethodExitWithReturnValue events newest "
-              "request first across both kinds (one handler chain for JVMTI's MethodExit); jdwpd groups them "
-              "by kind (jdwpd/events.py or the agent's filter order)")
 known_bug("events_fields_monitors_and_unloading", "Event.CLASS_UNLOAD",
           ["Event.CLASS_UNLOAD [reported before the next event]"],
           "the reference reports the classes a GC unloaded just before the next event of any thread; jdwpd "
@@ -127,6 +118,10 @@ known_bug("vm_redefinition_of_a_running_method", "ThreadReference.Frames", ["Thr
           "a frame running an obsolete method (its class redefined under it): the reference writes method id 0 "
           "in the frame's location (JDI turns 0 into an ObsoleteMethodImpl); jdwpd writes the obsolete "
           "jmethodID (jdwpd/commands/thread_reference.py or the agent's frame executor)")
+known_bug("events_breakpoints_exceptions_threads_classes", "ThreadReference.Frames",
+          ["ThreadReference.Frames [ended]"],
+          "Frames of a thread that has ended: the reference answers INVALID_THREAD, jdwpd THREAD_NOT_SUSPENDED "
+          "(jdwpd/commands/thread_reference.py)")
 for _item in ("Event.BREAKPOINT", "Event.Composite"):
     known_bug("events_two_steps_on_one_thread", _item, ["Event.Composite [the second step, or the breakpoint]"],
               "the reference keeps one step state per thread: clearing either of two step requests on a thread ends "

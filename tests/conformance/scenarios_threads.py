@@ -31,6 +31,8 @@ async def _conf_object(t, conf: int) -> int:
     "ThreadReference.ThreadGroup", "ThreadReference.Frames", "ThreadReference.FrameCount",
     "ThreadReference.OwnedMonitors", "ThreadReference.CurrentContendedMonitor", "ThreadReference.SuspendCount",
     "ThreadReference.OwnedMonitorsStackDepthInfo", "ThreadReference.IsVirtual", "ObjectReference.MonitorInfo",
+    "StackFrame.GetValues", "StackFrame.ThisObject", "StackFrame.SetValues", "StackFrame.PopFrames",
+    "ThreadReference.ForceEarlyReturn",
 ])
 async def threads_holding_and_blocked(t):
     """Main holds a monitor another thread is blocked on: states, monitors, frames, suspension; bad ids."""
@@ -54,6 +56,7 @@ async def threads_holding_and_blocked(t):
                                (-1, 1, "negative start"), (0, -2, "length -2")):
         await t.cmd("ThreadReference", "Frames", thread=main, start_frame=start, length=length, note=why)
     await t.ok("ObjectReference", "MonitorInfo", object=lock, note="the held lock")
+    contender_top = (await t.frames(contender))[0].frame_id
     # Suspension counts, per thread, on top of the breakpoint's suspend-all.
     await t.ok("ThreadReference", "Suspend", thread=contender)
     await t.ok("ThreadReference", "SuspendCount", thread=contender, note="suspended twice")
@@ -67,6 +70,15 @@ async def threads_holding_and_blocked(t):
         fields = {"start_frame": 0, "length": -1} if name == "Frames" else {}
         await t.cmd("ThreadReference", name, thread=contender, note="not suspended", **fields)
     await t.ok("ThreadReference", "Status", thread=contender, note="not suspended")
+    # Its frame ids from before the resume, and frame commands on a thread that runs.
+    await t.cmd("StackFrame", "GetValues", thread=contender, frame=contender_top, slots=[(0, Tag.INT)],
+                note="not suspended")
+    await t.cmd("StackFrame", "ThisObject", thread=contender, frame=contender_top, note="not suspended")
+    await t.cmd("StackFrame", "SetValues", thread=contender, frame=contender_top,
+                slot_values=[(0, {"tag": Tag.INT, "value": 1})], note="not suspended")
+    await t.cmd("StackFrame", "PopFrames", thread=contender, frame=contender_top, note="not suspended")
+    await t.cmd("ThreadReference", "ForceEarlyReturn", thread=contender, value=(Tag.VOID, None),
+                note="not suspended")
     await t.ok("ObjectReference", "MonitorInfo", object=lock, note="contender running")
     await t.ok("ThreadReference", "Suspend", thread=contender, note="again")
     await t.ok("ThreadReference", "Status", thread=contender, note="suspended again")
