@@ -48,10 +48,13 @@ async def test_allow_list_refuses_others_before_the_handshake(classes):
     with launched(classes, "--allow", "10.9.8.7") as (port, proc):
         with trio.fail_after(20):
             stream = await trio.open_tcp_stream("127.0.0.1", port)
-            await stream.send_all(b"JDWP-Handshake")
             data = b""
-            while chunk := await stream.receive_some(100):  # closed without a handshake answer
-                data += chunk
+            try:
+                await stream.send_all(b"JDWP-Handshake")
+                while chunk := await stream.receive_some(100):  # closed without a handshake answer
+                    data += chunk
+            except trio.BrokenResourceError:
+                pass  # reset: closed before our handshake was even read
             assert data == b""
         assert proc.poll() is None  # the refusal harmed nothing
     with launched(classes, "--allow", "127.0.0.0/8;10.0.0.0/8") as (port, _):
