@@ -161,11 +161,12 @@ async def _serve_forever(link_sock: socket.socket, jdwp_sock: socket.socket, sec
                          read_only: bool, once: bool) -> int:
     """`serve` and `attach`: adopt VMs one after another on the same JDWP address."""
     link_listener = trio.SocketListener(trio.socket.from_stdlib_socket(link_sock))
-    jdwp_listener = trio.SocketListener(trio.socket.from_stdlib_socket(jdwp_sock))
     while True:
         link = await accept_authenticated(link_listener, secret)
         pid = (getattr(link, "hello", None) or {}).get("pid")
         say(f"adopted the JVM with pid {pid}")
+        # serving ends by cancellation, which closes the listener: each VM gets its own descriptor
+        jdwp_listener = trio.SocketListener(trio.socket.from_stdlib_socket(jdwp_sock.dup()))
         await serve_vm(link, jdwp_listener, read_only=read_only, allow=allow)
         say(f"the JVM with pid {pid} is gone")
         if once:

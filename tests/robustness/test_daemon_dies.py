@@ -128,3 +128,27 @@ def test_daemon_killed_at_a_breakpoint_then_restarted_readopts(tmp_path):
             if p is not None and p.poll() is None:
                 os.killpg(p.pid, signal.SIGKILL)
                 p.wait(10)
+
+
+def test_serve_adopts_one_jvm_after_another(tmp_path):
+    classes = tmp_path / "classes"
+    subprocess.run(["javac", "-g", "-d", str(classes), str(HERE / "java" / "Ticker.java")], check=True, timeout=120)
+    serve, serve_out = start_serve(tmp_path)
+    try:
+        agentpath = serve_out.wait_for(AGENTPATH, 30).group(1)
+        for n in range(3):
+            jvm = subprocess.run(["java", agentpath, "-cp", str(classes), "Ticker", "3", "10"],
+                                 capture_output=True, text=True, timeout=60)
+            assert jvm.returncode == 0 and jvm.stdout.endswith("done\n"), jvm.stderr
+            deadline = time.monotonic() + 10
+            while len([line for line in serve_out.lines if "adopted" in line]) < n + 1:
+                assert time.monotonic() < deadline, serve_out.lines
+                time.sleep(0.05)
+        port = int(serve_out.wait_for(READY, 10).group(2))
+        assert serve.poll() is None, "serve ended with its first JVM"
+        assert len(re.findall(r"listening for debuggers at 127\.0\.0\.1:" + str(port),
+                              "\n".join(serve_out.lines))) == 3  # one address for every JVM in turn
+    finally:
+        if serve.poll() is None:
+            os.killpg(serve.pid, signal.SIGKILL)
+            serve.wait(10)
