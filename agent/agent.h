@@ -136,6 +136,7 @@ uint8_t ref_kind_of(jclass cls);
 /* Write a location: ref kind, class id, method id, index.  Remembers the method. */
 void ob_location(outbuf *b, JNIEnv *env, jmethodID method, jlocation index);
 void ob_null_location(outbuf *b);
+uint64_t method_wire_id(jmethodID method);  /* 0 for an obsolete method */
 /* A value on the link; tag is the JDWP tag (for objects any object tag: the kind is recomputed). */
 void ob_tagged(outbuf *b, JNIEnv *env, jobject obj);
 void ob_object_value(outbuf *b, JNIEnv *env, jobject obj, uint8_t null_tag);

@@ -290,6 +290,11 @@ typedef struct exit_arg {
     jvalue value;
 } exit_arg;
 
+static void write_exit_location(outbuf *b, ev_ctx *c, void *arg) {
+    (void)arg;
+    ob_location(b, c->env, c->method, c->loc);
+}
+
 static void write_exit_value(outbuf *b, ev_ctx *c, void *arg) {
     exit_arg *e = arg;
     ob_location(b, c->env, c->method, c->loc);
@@ -318,8 +323,8 @@ static void JNICALL cb_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
     hits h;
     hits_init(&h);
     lock_enter();
-    match_kind(EK_METHOD_EXIT, &c, &h, write_location, NULL);
-    match_kind(EK_METHOD_EXIT_WITH_RETURN_VALUE, &c, &h, write_exit_value, &e);
+    match_two_kinds(EK_METHOD_EXIT, write_exit_location, EK_METHOD_EXIT_WITH_RETURN_VALUE, write_exit_value, &c, &h,
+                    &e);
     lock_exit();
     hits_send(env, t, t->id, &h);
     hits_free(&h);

@@ -83,8 +83,10 @@ static int x_object_monitor_info(JNIEnv *env, inbuf *in, outbuf *out) {
     CHECK((*G.jvmti)->GetObjectMonitorUsage(G.jvmti, o, &usage));
     ob_u64(out, obj_id(env, usage.owner));
     ob_u32(out, (uint32_t)usage.entry_count);
-    ob_u32(out, (uint32_t)usage.notify_waiter_count);
-    for (jint i = 0; i < usage.notify_waiter_count; i++) ob_u64(out, obj_id(env, usage.notify_waiters[i]));
+    /* GetObjectMonitorUsage's waiters (on 17: blocked entering as well as waiting to be notified), as the
+     * reference sends them. */
+    ob_u32(out, (uint32_t)usage.waiter_count);
+    for (jint i = 0; i < usage.waiter_count; i++) ob_u64(out, obj_id(env, usage.waiters[i]));
     jvmti_free(usage.waiters);
     jvmti_free(usage.notify_waiters);
     return 0;

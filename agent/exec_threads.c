@@ -129,7 +129,7 @@ static int x_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
         method_remember(env, frames[i].method, cls);
         ob_u64(out, obj_id(env, cls));
         ob_u8(out, ref_kind_of(cls));
-        ob_u64(out, (uint64_t)(uintptr_t)frames[i].method);
+        ob_u64(out, method_wire_id(frames[i].method));
         ob_u64(out, (uint64_t)frames[i].location);
         (*env)->DeleteLocalRef(env, cls);
     }

@@ -8,6 +8,7 @@
 #define MAX_KIND 128
 static filter *by_kind[MAX_KIND];
 static int nfilters;
+static uint64_t next_seq = 1;
 static int event_refs[JVMTI_MAX_EVENT_TYPE_VAL + 1];
 
 int filters_count(void) { return nfilters; }
@@ -260,6 +261,7 @@ int filters_set(JNIEnv *env, inbuf *in) {
             if (g->request_id == f->request_id) st = 40;  /* JDWP DUPLICATE: ids are the daemon's */
         if (!st) st = install(env, f);
         if (!st) {
+            f->seq = next_seq++;
             f->next = by_kind[f->event_kind];
             by_kind[f->event_kind] = f;
             nfilters++;
@@ -443,7 +445,31 @@ void match_kind(uint8_t kind, ev_ctx *c, hits *h, hit_writer w, void *arg) {
     if (expired) filter_expire_pending(c->env);
 }
 
+void match_two_kinds(uint8_t k1, hit_writer w1, uint8_t k2, hit_writer w2, ev_ctx *c, hits *h, void *arg) {
+    filter *a = filters_of(k1), *b = filters_of(k2);  /* each list is newest first */
+    bool expired = false;
+    while (a || b) {
+        bool take_a = a && (!b || a->seq > b->seq);
+        filter *f = take_a ? a : b;
+        uint8_t kind = take_a ? k1 : k2;
+        hit_writer w = take_a ? w1 : w2;
+        if (take_a) a = a->next; else b = b->next;
+        if (!filter_matches(f, c)) continue;
+        hit_begin(h, f->request_id, kind, f->suspend_policy);
+        if (w) w(&h->body, c, arg);
+        expired |= f->expired;
+    }
+    if (expired) filter_expire_pending(c->env);
+}
+
 void hits_send(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {
+    if (h->count == 0) return;
+    /* Unloads a GC did go out before the next event, as the reference reports them. */
+    if (unload_tracking_active()) unload_report_pending(env);
+    hits_send_raw(env, t, thread_id, h);
+}
+
+void hits_send_raw(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {
     if (h->count == 0) return;
     /* Checked under the lock that a link-loss reset also takes: either the reset comes after this
      * suspension and undoes it, or the event is dropped here without suspending anything. */

@@ -22,6 +22,7 @@ typedef struct filter {
     uint8_t event_kind;
     uint8_t suspend_policy;
     bool expired;         /* a Count reached zero: the request matches nothing more */
+    uint64_t seq;         /* installation order: newest first where kinds share one JVMTI event */
     int nmods;
     modifier *mods;
     thread_rec *step_thread;
@@ -58,12 +59,16 @@ void hits_init(hits *h);
 void hits_free(hits *h);
 /* Matches every live filter of kind against c (lock held); each match appends a hit with writer's data. */
 void match_kind(uint8_t kind, ev_ctx *c, hits *h, hit_writer w, void *arg);
+/* Two kinds raised by one JVMTI event (METHOD_EXIT and ..._WITH_RETURN_VALUE), hits newest request first
+ * across both, as the reference's single handler chain orders them. */
+void match_two_kinds(uint8_t k1, hit_writer w1, uint8_t k2, hit_writer w2, ev_ctx *c, hits *h, void *arg);
 bool filter_matches(filter *f, ev_ctx *c);
 filter *filters_of(uint8_t kind);
 void filter_expire_pending(JNIEnv *env);  /* remove expired filters (lock held) */
 void ctx_free(ev_ctx *c);
 /* Sends one EVENT frame: suspend policy applied first (lock taken inside). */
 void hits_send(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h);
+void hits_send_raw(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h);  /* without the unload drain */
 void hit_begin(hits *h, int32_t request_id, uint8_t kind, uint8_t policy);
 
 /* Field watches (breakpoints.c). */

@@ -92,9 +92,14 @@ static void write_signature(outbuf *b, ev_ctx *c, void *arg) {
     ob_str(b, arg);
 }
 
-/* Called by the writer thread (an agent thread, no locks held). */
+/* Called by the writer thread, and before every event (the reference reports the unloads a GC did
+ * before the next event); no locks held. */
 void unload_report_pending(JNIEnv *env) {
     if (!active) return;
+    /* HotSpot posts ObjectFree lazily; any use of the tracking env's tag map delivers the pending
+     * ones, here on this thread. */
+    jlong ignored;
+    (*track)->GetTag(track, G.cls_class, &ignored);
     (*track)->RawMonitorEnter(track, queue_lock);
     unloaded *list = queue;
     queue = NULL;
@@ -125,7 +130,7 @@ void unload_report_pending(JNIEnv *env) {
         match_kind(EK_CLASS_UNLOAD, &c, &h, write_signature, (void *)sig);
         if (h.count && h.policy == SP_ALL && link_connected()) threads_suspend_all(env, NULL);
         lock_exit();
-        hits_send(env, NULL, 0, &h);
+        hits_send_raw(env, NULL, 0, &h);
         hits_free(&h);
         ctx_free(&c);
         free(u->signature);

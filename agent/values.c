@@ -32,6 +32,14 @@ void ob_null_location(outbuf *b) {
     ob_u64(b, 0);
 }
 
+/* A method replaced by a redefinition under a running frame is written as 0, as the reference does
+ * (JDI makes an ObsoleteMethodImpl of it). */
+uint64_t method_wire_id(jmethodID method) {
+    jboolean obsolete = JNI_FALSE;
+    if ((*G.jvmti)->IsMethodObsolete(G.jvmti, method, &obsolete) == JVMTI_ERROR_NONE && obsolete) return 0;
+    return (uint64_t)(uintptr_t)method;
+}
+
 void ob_location(outbuf *b, JNIEnv *env, jmethodID method, jlocation index) {
     jclass cls = NULL;
     if (method == NULL || (*G.jvmti)->GetMethodDeclaringClass(G.jvmti, method, &cls) != JVMTI_ERROR_NONE) {
@@ -41,7 +49,7 @@ void ob_location(outbuf *b, JNIEnv *env, jmethodID method, jlocation index) {
     method_remember(env, method, cls);
     ob_u8(b, ref_kind_of(cls));
     ob_u64(b, obj_id(env, cls));
-    ob_u64(b, (uint64_t)(uintptr_t)method);
+    ob_u64(b, method_wire_id(method));
     ob_u64(b, (uint64_t)index);
     (*env)->DeleteLocalRef(env, cls);
 }

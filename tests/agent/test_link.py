@@ -171,25 +171,26 @@ async def test_malformed_requests_answer_errors_and_never_crash(agent_so, classe
 
 def _timed(cmd: list[str]) -> float:
     start = time.monotonic()
-    result = subprocess.run(cmd, capture_output=True, timeout=60)
-    assert result.returncode == 0, result
+    result = subprocess.run(cmd, input=b"exit\n", capture_output=True, timeout=60)
+    assert result.returncode == 0 and b"bye" in result.stdout, result
     return time.monotonic() - start
 
 
 async def test_vm_exit_is_not_delayed(agent_so, classes, tmp_path):
     """A short JVM with the agent (connected, or with no daemon at all) ends as fast as a plain one."""
     secret, secret_path = new_secret_file(tmp_path)
-    plain = ["java", "-cp", str(classes), "Hello"]
+    plain = ["java", "-cp", str(classes), "Target"]
     nobody = ["java", f"-agentpath:{agent_so}=link=unix:{tmp_path}/none.sock,secretfile={secret_path}",
-              "-cp", str(classes), "Hello"]
+              "-cp", str(classes), "Target"]
     # Best of 5: the machine is shared, and load only ever adds time.
     plain_t = min([await trio.to_thread.run_sync(_timed, plain) for _ in range(5)])
     nobody_t = min([await trio.to_thread.run_sync(_timed, nobody) for _ in range(5)])
-
     connected = []
     for _ in range(5):
         start = time.monotonic()
-        async with run_jvm(agent_so, classes, "Hello") as jvm:  # the daemon accepts and authenticates it
+        async with run_jvm(agent_so, classes, "Target") as jvm:  # the daemon accepts and authenticates it
+            await jvm.send("exit")
+            await jvm.expect("bye")
             await jvm.wait_exit()
             connected.append(time.monotonic() - start)
     connected_t = min(connected)
