@@ -14,11 +14,16 @@
         if (st_) return st_;                                      \
     }
 
-static bool is_suspended(thread_rec *t) {
+/* Stack requests: a thread not alive (ended, or not started) is INVALID_THREAD before anything else,
+ * as with the reference; then it must be suspended. */
+static int need_suspended(jthread th, thread_rec *t) {
+    jint state = 0;
+    CHECK((*G.jvmti)->GetThreadState(G.jvmti, th, &state));
+    if (!(state & JVMTI_THREAD_STATE_ALIVE)) return JVMTI_ERROR_INVALID_THREAD;
     lock_enter();
     bool s = t->suspend_count > 0;
     lock_exit();
-    return s;
+    return s ? 0 : LS_NOT_SUSPENDED;
 }
 
 /* Some JVMTI functions (PopFrame, ForceEarlyReturn) insist on a JVMTI-suspended thread; a thread
@@ -103,7 +108,8 @@ static int x_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     jint start = ib_i32(in), length = ib_i32(in);
     PARSED(in);
-    if (!is_suspended(t)) return LS_NOT_SUSPENDED;
+    int ns = need_suspended(th, t);
+    if (ns) return ns;
     jint count;
     CHECK((*G.jvmti)->GetFrameCount(G.jvmti, th, &count));
     if (start < 0 || (start > count - 1 && start != 0) || start > count) return 503;  /* JDWP INVALID_INDEX */
@@ -140,7 +146,8 @@ static int x_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
 static int x_thread_frame_count(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     PARSED(in);
-    if (!is_suspended(t)) return LS_NOT_SUSPENDED;
+    int ns = need_suspended(th, t);
+    if (ns) return ns;
     jint count;
     CHECK((*G.jvmti)->GetFrameCount(G.jvmti, th, &count));
     ob_u32(out, (uint32_t)count);
@@ -151,7 +158,8 @@ static int x_thread_owned_monitors(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     PARSED(in);
     if (!G.caps.can_get_owned_monitor_info) return LS_NOT_CAPABLE;
-    if (!is_suspended(t)) return LS_NOT_SUSPENDED;
+    int ns = need_suspended(th, t);
+    if (ns) return ns;
     if (G.caps.can_get_owned_monitor_stack_depth_info) {
         jint n;
         jvmtiMonitorStackDepthInfo *info;
@@ -180,7 +188,8 @@ static int x_thread_contended_monitor(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     PARSED(in);
     if (!G.caps.can_get_current_contended_monitor) return LS_NOT_CAPABLE;
-    if (!is_suspended(t)) return LS_NOT_SUSPENDED;
+    int ns = need_suspended(th, t);
+    if (ns) return ns;
     jobject mon = NULL;
     CHECK((*G.jvmti)->GetCurrentContendedMonitor(G.jvmti, th, &mon));
     ob_tagged(out, env, mon);
@@ -295,7 +304,8 @@ static int x_thread_force_early_return(JNIEnv *env, inbuf *in, outbuf *out) {
 static int frame_check(JNIEnv *env, jthread th, thread_rec *t, jint depth) {
     (void)env;
     if (!G.caps.can_access_local_variables) return LS_NOT_CAPABLE;
-    if (!is_suspended(t)) return LS_NOT_SUSPENDED;
+    int ns = need_suspended(th, t);
+    if (ns) return ns;
     jint count;
     CHECK((*G.jvmti)->GetFrameCount(G.jvmti, th, &count));
     if (depth < 0 || depth >= count) return JVMTI_ERROR_NO_MORE_FRAMES;

@@ -448,6 +448,11 @@ async def test_threads_started_during_suspend_all_start_suspended(agent_so, clas
         ev = await jvm.event()
         assert ev["thread"] == child and ev["hits"][0]["event_kind"] == 7
         await jvm.expect("ok thread")
+        # An ended thread has no stack to ask for: INVALID_THREAD first, as the reference answers.
+        for name, fields in (("THREAD_FRAMES", {"start": 0, "length": -1}), ("THREAD_FRAME_COUNT", {})):
+            with pytest.raises(AgentError) as e:
+                await jvm.request(name, thread=child, **fields)
+            assert e.value.status == 10, name
 
 
 async def test_monitor_events(agent_so, classes, lines):
