@@ -10,7 +10,7 @@ import pytest
 import trio
 from agent_support import run_jvm
 
-from jdwpd.errors import AgentError
+from jdwpd.errors import AgentError, AgentLinkClosed
 from jdwpd.link.agent_link import HandshakeError
 from jdwpd.link.launcher import agent_option_string, java_command_with_agent, new_secret_file
 from protocol import link as L
@@ -273,3 +273,16 @@ async def test_start_jvm_task_owns_the_jvm_and_its_link(agent_so, classes, monke
             await launched.link.request("RESUME_ALL")
         assert codes == [0]
         assert not launched.workdir.exists()
+
+
+@pytest.mark.parametrize("header", [L.HEADER.pack(5, 1, 16, 0), L.HEADER.pack(L.MAX_FRAME + 1, 1, 16, 0)])
+async def test_a_malformed_frame_ends_the_link_and_the_agent_comes_back(agent_so, classes, header):
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        await jvm.link.stream.send_all(header + b"\x00" * 16)
+        with pytest.raises(AgentLinkClosed), trio.fail_after(10):
+            await jvm.link.request("VM_INFO")
+        jvm.link = await jvm.accept()
+        assert (await jvm.request("VM_INFO"))["caps"] == jvm.link.hello["caps"]
+        await jvm.send("run 1")
+        await jvm.expect("ok run")
