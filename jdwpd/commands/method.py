@@ -64,7 +64,11 @@ async def bytecodes(ctx: Any, cmd: Any) -> Any:
 
 
 async def is_obsolete(ctx: Any, cmd: Any) -> Any:
-    return {"is_obsolete": await cached(ctx.vm.classes.is_obsolete(await _method(ctx, cmd)))}
+    method_id = await _method(ctx, cmd)
+    if method_id == 0:
+        # Locations in obsolete methods carry method id 0 (JDI's ObsoleteMethodImpl): obsolete.
+        return {"is_obsolete": True}
+    return {"is_obsolete": await cached(ctx.vm.classes.is_obsolete(method_id))}
 
 
 HANDLERS = {

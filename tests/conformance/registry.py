@@ -96,10 +96,6 @@ def known_bug(scenario_name: str, item: str, labels: tuple[str, ...] | list[str]
         KNOWN_BUGS[(scenario_name, item, label)] = reason
 
 
-known_bug("events_fields_monitors_and_unloading", "Event.CLASS_UNLOAD",
-          ["Event.CLASS_UNLOAD [reported before the next event]"],
-          "the reference reports the classes a GC unloaded just before the next event of any thread; jdwpd "
-          "reports them when the agent learns of them, which can be after that event")
 for _label, _why in (
         ("case 9: kind 1, modifiers []", "a SINGLE_STEP request without a Step modifier"),
         ("case 30: kind 40, modifiers [11]", "InstanceOnly with the null object"),
@@ -114,14 +110,10 @@ known_bug("event_modifiers_allowed_per_kind", "EventRequest.Set",
           "the kinds no server sends with LocationOnly, ExceptionOnly, FieldOnly, Step, SourceNameMatch or "
           "PlatformThreadsOnly: the reference judges the modifier first (ILLEGAL_ARGUMENT), jdwpd the kind first "
           "(INVALID_EVENT_TYPE) (jdwpd/commands/event_request.py)")
-known_bug("vm_redefinition_of_a_running_method", "ThreadReference.Frames", ["ThreadReference.Frames [after]"],
-          "a frame running an obsolete method (its class redefined under it): the reference writes method id 0 "
-          "in the frame's location (JDI turns 0 into an ObsoleteMethodImpl); jdwpd writes the obsolete "
-          "jmethodID (jdwpd/commands/thread_reference.py or the agent's frame executor)")
-known_bug("events_breakpoints_exceptions_threads_classes", "ThreadReference.Frames",
-          ["ThreadReference.Frames [ended]"],
-          "Frames of a thread that has ended: the reference answers INVALID_THREAD, jdwpd THREAD_NOT_SUSPENDED "
-          "(jdwpd/commands/thread_reference.py)")
+known_bug("events_breakpoints_exceptions_threads_classes", "ThreadReference.FrameCount",
+          ["ThreadReference.FrameCount [ended]"],
+          "FrameCount of a thread that has ended: the reference answers THREAD_NOT_SUSPENDED (while Frames "
+          "answers INVALID_THREAD), jdwpd INVALID_THREAD (jdwpd/commands/thread_reference.py)")
 for _item in ("Event.BREAKPOINT", "Event.Composite"):
     known_bug("events_two_steps_on_one_thread", _item, ["Event.Composite [the second step, or the breakpoint]"],
               "the reference keeps one step state per thread: clearing either of two step requests on a thread ends "

@@ -210,3 +210,23 @@ async def loaders_and_modules(t):
     for bad, note in ((BAD, "unknown"), (0, "null")):
         await t.cmd("ModuleReference", "Name", module=bad, note=note)
         await t.cmd("ModuleReference", "ClassLoader", module=bad, note=note)
+
+
+@scenario(debuggee="conf_sde", main="Conf", commands=[
+    "ReferenceType.SourceDebugExtension", "VirtualMachine.SetDefaultStratum", "ReferenceType.SourceFile",
+    "Method.LineTable",
+])
+async def source_debug_extension_and_strata(t):
+    """A class with a JSR-45 SourceDebugExtension, one without; the default stratum changed in between."""
+    conf = await t.start("Conf")
+    await t.run_to(conf, "C_CALL_BUMP")
+    strata = await t.class_id("LConfStrata;")
+    for stratum in (None, "Foo", "Java", "NoSuch", ""):
+        if stratum is not None:
+            await t.ok("VirtualMachine", "SetDefaultStratum", stratum_id=stratum, note=repr(stratum))
+        for ref, who in ((strata, "with SMAP"), (conf, "without")):
+            await t.cmd("ReferenceType", "SourceDebugExtension", ref_type=ref, note=f"{who}, {stratum!r}")
+            await t.cmd("ReferenceType", "SourceFile", ref_type=ref, note=f"{who}, {stratum!r}")
+        touch = (await t.methods(strata))["touch"].method_id
+        await t.cmd("Method", "LineTable", ref_type=strata, method_id=touch, note=repr(stratum))
+    await t.to_the_end()

@@ -141,6 +141,8 @@ def _variant(name: str) -> bytes:
     src_dir = debuggees.cache_root() / "conf-variants" / name.replace(" ", "-")
     src_dir.mkdir(parents=True, exist_ok=True)
     (src_dir / "Conf.java").write_text(source, encoding="utf-8")
+    strata = CONF_SOURCE.with_name("ConfStrata.java")
+    (src_dir / strata.name).write_text(strata.read_text(encoding="utf-8"), encoding="utf-8")
     return (debuggees.compile_sources(src_dir) / "Conf.class").read_bytes()
 
 

@@ -22,13 +22,17 @@ SCENARIOS = load_scenarios()
 _RUNS: dict[str, dict[str, harness.Run]] = {}
 
 
+# A scenario's debuggee: its class directory and markers, by fixture name.
+DEBUGGEES = {"sample": ("sample_classes", "sample_markers"), "conf": ("conf_classes", "conf_markers"),
+             "conf_sde": ("conf_sde_classes", "conf_markers")}
+
+
 @pytest.fixture
-def runs_of(request, sample_classes, sample_markers, conf_classes, conf_markers, tmp_path_factory):
+def runs_of(request, tmp_path_factory):
     def get(name: str) -> dict[str, harness.Run]:
         if name not in _RUNS:
             scn = SCENARIOS[name]
-            classes, markers = ((sample_classes, sample_markers) if scn.debuggee == "sample"
-                                else (conf_classes, conf_markers))
+            classes, markers = (request.getfixturevalue(f) for f in DEBUGGEES[scn.debuggee])
             _RUNS[name] = harness.run_pair(scn, classes, markers, tmp_path_factory.mktemp("conformance"))
         runs = _RUNS[name]
         if "jdwpd" not in runs:

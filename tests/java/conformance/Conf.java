@@ -103,6 +103,7 @@ public class Conf {
     }
 
     public static void main(String[] args) throws Exception {
+        ConfStrata.touch();
         Conf conf = new Conf();
         conf.bump(2); // @marker C_CALL_BUMP
         int r = outer(5); // @marker C_CALL_OUTER
