@@ -110,10 +110,11 @@ known_bug("event_modifiers_allowed_per_kind", "EventRequest.Set",
           "the kinds no server sends with LocationOnly, ExceptionOnly, FieldOnly, Step, SourceNameMatch or "
           "PlatformThreadsOnly: the reference judges the modifier first (ILLEGAL_ARGUMENT), jdwpd the kind first "
           "(INVALID_EVENT_TYPE) (jdwpd/commands/event_request.py)")
-known_bug("events_breakpoints_exceptions_threads_classes", "ThreadReference.FrameCount",
-          ["ThreadReference.FrameCount [ended]"],
-          "FrameCount of a thread that has ended: the reference answers THREAD_NOT_SUSPENDED (while Frames "
-          "answers INVALID_THREAD), jdwpd INVALID_THREAD (jdwpd/commands/thread_reference.py)")
+known_bug("events_breakpoints_exceptions_threads_classes", "ThreadReference.Frames",
+          ["ThreadReference.Frames [ended]"],
+          "a thread that has ended: the reference answers Frames with INVALID_THREAD but FrameCount with "
+          "THREAD_NOT_SUSPENDED; jdwpd answers both alike (jdwpd/commands/thread_reference.py, "
+          "agent/exec_threads.c)")
 for _item in ("Event.BREAKPOINT", "Event.Composite"):
     known_bug("events_two_steps_on_one_thread", _item, ["Event.Composite [the second step, or the breakpoint]"],
               "the reference keeps one step state per thread: clearing either of two step requests on a thread ends "
