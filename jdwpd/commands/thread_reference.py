@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from jdwpd.commands._values import request, tagged, to_link
-from jdwpd.errors import JdwpError
+from jdwpd.errors import AgentError, JdwpError
 from jdwpd.model.frames import make_frame_id
 from jdwpd.vm import jdwp_suspend_status, jdwp_thread_status
 from protocol.constants import ErrorCode
@@ -19,6 +19,8 @@ from protocol.link import CapBit
 from protocol.wire import Location
 
 SET_NAME = "ThreadReference"
+_JVMTI_ALIVE = 0x1
+_JVMTI_INVALID_THREAD, _JVMTI_THREAD_NOT_ALIVE = 10, 15
 
 
 async def _info(ctx: Any, thread: int) -> dict:
@@ -48,17 +50,52 @@ async def thread_group(ctx: Any, cmd: Any) -> Any:
 
 
 async def frame_count(ctx: Any, cmd: Any) -> Any:
-    return {"frame_count": (await request(ctx.vm.link, "THREAD_FRAME_COUNT", thread=cmd.thread))["count"]}
+    try:
+        r = await ctx.vm.link.request("THREAD_FRAME_COUNT", thread=cmd.thread)
+    except AgentError as e:
+        await _ended_unsuspended(ctx, cmd.thread, e)
+        raise
+    return {"frame_count": r["count"]}
+
+
+async def _suspend_count(ctx: Any, thread: int) -> int:
+    try:
+        return (await ctx.vm.link.request("THREAD_STATUS", thread=thread))["suspend_count"]
+    except AgentError:
+        return -1
 
 
 async def frames(ctx: Any, cmd: Any) -> Any:
-    thread, start, length = cmd.thread, cmd.start_frame, cmd.length
+    try:
+        return await _frames(ctx, cmd.thread, cmd.start_frame, cmd.length)
+    except AgentError as e:
+        await _ended_unsuspended(ctx, cmd.thread, e)
+        raise
+
+
+async def _ended_unsuspended(ctx: Any, thread: int, e: AgentError) -> None:
+    """The reference checks the suspend count before it asks JVMTI: a thread that has ended and
+    that no debugger suspended answers THREAD_NOT_SUSPENDED, one that a debugger suspended after
+    its end INVALID_THREAD (JVMTI's THREAD_NOT_ALIVE; observed on OpenJDK 17)."""
+    if (e.status in (_JVMTI_INVALID_THREAD, _JVMTI_THREAD_NOT_ALIVE)
+            and not await _alive(ctx, thread) and await _suspend_count(ctx, thread) == 0):
+        raise JdwpError(ErrorCode.THREAD_NOT_SUSPENDED, "the thread has ended") from e
+
+
+async def _alive(ctx: Any, thread: int) -> bool:
+    try:
+        return bool((await ctx.vm.link.request("THREAD_STATUS", thread=thread))["state"] & _JVMTI_ALIVE)
+    except AgentError:
+        return True  # not a thread we can ask about: the first error stands
+
+
+async def _frames(ctx: Any, thread: int, start: int, length: int) -> Any:
     if start == 0 and length == -1:
         # The question debuggers ask at every stop, answered in one round trip: no index
         # can be wrong here.
-        r = await request(ctx.vm.link, "THREAD_FRAMES", thread=thread, start=0, length=-1)
+        r = await ctx.vm.link.request("THREAD_FRAMES", thread=thread, start=0, length=-1)
         return _frames_reply(ctx, thread, 0, r["frames"])
-    count = (await request(ctx.vm.link, "THREAD_FRAME_COUNT", thread=thread))["count"]
+    count = (await ctx.vm.link.request("THREAD_FRAME_COUNT", thread=thread))["count"]
     if length == -1:
         length = count - start
     if length == 0:
@@ -67,7 +104,7 @@ async def frames(ctx: Any, cmd: Any) -> Any:
         raise JdwpError(ErrorCode.INVALID_INDEX, f"start {start} of {count} frames")
     if length < 0 or length + start > count:
         raise JdwpError(ErrorCode.INVALID_LENGTH, f"{length} frames from {start} of {count}")
-    r = await request(ctx.vm.link, "THREAD_FRAMES", thread=thread, start=start, length=length)
+    r = await ctx.vm.link.request("THREAD_FRAMES", thread=thread, start=start, length=length)
     return _frames_reply(ctx, thread, start, r["frames"])
 
 

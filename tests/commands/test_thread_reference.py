@@ -115,6 +115,8 @@ async def test_a_thread_that_ended(sample_classes):
                     "CurrentContendedMonitor"):
             await t.cmd("ThreadReference", cmd, thread=thread, note="ended")
         await t.cmd("ThreadReference", "Frames", thread=thread, start_frame=0, length=-1, note="ended")
+        # (What a thread that ended counts once a debugger suspends it while the VM is suspended is
+        # the reference's own affair: it starts the count at the VM's suspend depth.)
         for cmd in ("Suspend", "Resume"):
             await t.cmd("ThreadReference", cmd, thread=thread, note="ended")
         await t.ok("VirtualMachine", "Resume")
