@@ -57,6 +57,12 @@ async def threads_holding_and_blocked(t):
         await t.cmd("ThreadReference", "Frames", thread=main, start_frame=start, length=length, note=why)
     await t.ok("ObjectReference", "MonitorInfo", object=lock, note="the held lock")
     contender_top = (await t.frames(contender))[0].frame_id
+    # A frame id used with another thread than the one it came from.
+    main_top = (await t.frames(main))[0].frame_id
+    await t.cmd("StackFrame", "ThisObject", thread=contender, frame=main_top, note="main's frame id")
+    await t.cmd("StackFrame", "GetValues", thread=contender, frame=main_top, slots=[(0, Tag.OBJECT)],
+                note="main's frame id")
+    await t.cmd("StackFrame", "ThisObject", thread=main, frame=contender_top, note="the contender's frame id")
     # Suspension counts, per thread, on top of the breakpoint's suspend-all.
     await t.ok("ThreadReference", "Suspend", thread=contender)
     await t.ok("ThreadReference", "SuspendCount", thread=contender, note="suspended twice")
