@@ -119,9 +119,9 @@ for _item in ("StackFrame.ThisObject", "StackFrame.GetValues"):
     known_bug("threads_holding_and_blocked", _item,
               [f"{_item} [main's frame id]"] + (["StackFrame.ThisObject [the contender's frame id]"]
                                                 if _item == "StackFrame.ThisObject" else []),
-              "a frame id given with another thread than its own: the reference answers INVALID_FRAMEID; jdwpd "
-              "answers for the other thread's frame at that depth (jdwpd/model/frames.py: frame ids are not "
-              "checked against their thread)")
+              "a frame id given with another thread than its own: the reference answers INVALID_FRAMEID (the two "
+              "threads' frame generations differ there); jdwpd's generations of the two threads agree, so it "
+              "answers for the other thread's frame at that depth (jdwpd/model/frames.py, model/threads.py)")
 for _item in ("Event.BREAKPOINT", "Event.Composite"):
     known_bug("events_two_steps_on_one_thread", _item, ["Event.Composite [the second step, or the breakpoint]"],
               "the reference keeps one step state per thread: clearing either of two step requests on a thread ends "
