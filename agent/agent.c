@@ -280,7 +280,10 @@ static bool cache_classes(JNIEnv *env) {
     G.cls_thread_group = global_class(env, "java/lang/ThreadGroup");
     G.cls_class_loader = global_class(env, "java/lang/ClassLoader");
     G.cls_class = global_class(env, "java/lang/Class");
-    return G.cls_string && G.cls_thread && G.cls_thread_group && G.cls_class_loader && G.cls_class;
+    G.cls_module = global_class(env, "java/lang/Module");
+    G.cls_throwable = global_class(env, "java/lang/Throwable");
+    return G.cls_module && G.cls_throwable && G.cls_string && G.cls_thread && G.cls_thread_group &&
+           G.cls_class_loader && G.cls_class;
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {

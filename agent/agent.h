@@ -33,6 +33,7 @@ typedef struct agent_globals {
     volatile bool vm_dead;
     /* Cached classes for object kinds; global refs made at VMInit. */
     jclass cls_string, cls_thread, cls_thread_group, cls_class_loader, cls_class;
+    jclass cls_module, cls_throwable;  /* type checks before JVMTI/JNI take an object as one */
     jrawMonitorID lock;  /* threads, filters, breakpoints, parking: the one big agent lock */
 } agent_globals;
 

@@ -206,6 +206,8 @@ static int x_thread_stop(JNIEnv *env, inbuf *in, outbuf *out) {
     jobject exc;
     int st = object_from_id(env, exc_id, &exc);
     if (st) return st;
+    /* StopThread does not check: a non-Throwable thrown asynchronously would corrupt the thread. */
+    if (!(*env)->IsInstanceOf(env, exc, G.cls_throwable)) return JVMTI_ERROR_INVALID_OBJECT;
     CHECK((*G.jvmti)->StopThread(G.jvmti, th, exc));
     return 0;
 }
@@ -305,6 +307,9 @@ static int frame_check(JNIEnv *env, jthread th, thread_rec *t, jint depth) {
     (void)env;
     if (!G.caps.can_access_local_variables) return LS_NOT_CAPABLE;
     int ns = need_suspended(th, t);
+    if (ns) return ns;
+    /* Newer HotSpots (JDK 21+) want a JVMTI-suspended thread for locals, not one parked in a callback. */
+    ns = hard_suspend(t);
     if (ns) return ns;
     jint count;
     CHECK((*G.jvmti)->GetFrameCount(G.jvmti, th, &count));

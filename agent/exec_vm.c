@@ -399,6 +399,7 @@ static int x_module_info(JNIEnv *env, inbuf *in, outbuf *out) {
     jobject mod;
     int st = object_from_id(env, id, &mod);
     if (st) return st;
+    if (!(*env)->IsInstanceOf(env, mod, G.cls_module)) return 42;  /* JDWP INVALID_MODULE */
     jclass cls = (*env)->GetObjectClass(env, mod);
     jmethodID get_name = (*env)->GetMethodID(env, cls, "getName", "()Ljava/lang/String;");
     jmethodID get_loader = (*env)->GetMethodID(env, cls, "getClassLoader", "()Ljava/lang/ClassLoader;");

@@ -119,7 +119,7 @@ async def test_two_requests_one_composite_and_suspend_all(agent_so, classes, lin
 async def test_class_prepare_with_pattern(agent_so, classes):
     async with run_jvm(agent_so, classes) as jvm:
         await jvm.expect("ready")
-        await set_request(jvm, 7, CLASS_PREPARE, EVENT_THREAD, {"mod_kind": 5, "args": {"pattern": "*ate"}})
+        await set_request(jvm, 7, CLASS_PREPARE, EVENT_THREAD, {"mod_kind": 5, "args": {"pattern": "*Late"}})
         await jvm.send("load")
         ev = await jvm.event()
         hit = ev["hits"][0]
