@@ -22,7 +22,7 @@ from protocol.link import LinkLocation, LinkValue, Tagged
 from protocol.messages import Events
 from protocol.wire import Location, TaggedObjectID, Value
 
-from .model.requests import RequestTable
+from .model.requests import RequestTable, suspension
 
 
 def jdwp_location(loc: LinkLocation) -> Location:
@@ -122,7 +122,8 @@ def route(body: dict, requests: RequestTable) -> Routing:
     thread = body["thread"]
     applied = body["suspend_policy"]
     per_session: dict[Hashable, list] = {}
-    policy_of: dict[Hashable, int] = {}
+    policy_of: dict[Hashable, int] = {}  # what the composite says
+    suspends: dict[Hashable, int] = {}  # what the session's requests suspend
     order: list[Hashable] = []
     hits = []
     for hit in body["hits"]:
@@ -136,21 +137,22 @@ def route(body: dict, requests: RequestTable) -> Routing:
         owner = req.owner
         if owner not in per_session:
             per_session[owner] = []
-            policy_of[owner] = SuspendPolicy.NONE
+            policy_of[owner] = suspends[owner] = SuspendPolicy.NONE
             order.append(owner)
         per_session[owner].append(_event(hit["event_kind"], req.request_id, thread, hit["data"]))
         policy_of[owner] = max(policy_of[owner], req.suspend_policy)
+        suspends[owner] = max(suspends[owner], suspension(req.suspend_policy))
     composites = tuple(Composite(s, int(policy_of[s]), tuple(per_session[s])) for s in order)
 
     attributed = orphaned = None
     extra = []
     if applied != SuspendPolicy.NONE:
-        owner = next((s for s in order if policy_of[s] == applied), None)
+        owner = next((s for s in order if suspends[s] == applied), None)
         if owner is not None:
             attributed = Suspension(owner, applied, thread)
         else:
             orphaned = Suspension(None, applied, thread)
     for s in order:
-        if policy_of[s] != SuspendPolicy.NONE and (attributed is None or s is not attributed.session):
-            extra.append(Suspension(s, int(policy_of[s]), thread))
+        if suspends[s] != SuspendPolicy.NONE and (attributed is None or s is not attributed.session):
+            extra.append(Suspension(s, int(suspends[s]), thread))
     return Routing(composites, attributed, tuple(extra), orphaned)

@@ -14,10 +14,12 @@ from jdwpd.commands.thread_reference import VIRTUAL_THREADS_SINCE
 from jdwpd.errors import AgentError, JdwpError
 from jdwpd.model.requests import (
     ACCEPTED_KINDS,
+    KNOWN_BUT_REFUSED,
     NEVER_REPORTED,
     Modifier,
     check_modifier,
     check_request,
+    is_inert,
     location_for_link,
 )
 from protocol.constants import ErrorCode, EventKind, ModKind
@@ -87,7 +89,7 @@ async def to_modifier(ctx: Any, m: Any) -> Modifier:
 async def set_request(ctx: Any, cmd: Any) -> Any:
     vm = ctx.vm
     kind = cmd.event_kind
-    if kind not in ACCEPTED_KINDS:
+    if kind not in ACCEPTED_KINDS and kind not in KNOWN_BUT_REFUSED:
         raise JdwpError(ErrorCode.INVALID_EVENT_TYPE, f"event kind {kind}")
     if kind == EventKind.VM_START:
         # The VM has started already: the reference hands out an id and installs nothing.
@@ -97,13 +99,16 @@ async def set_request(ctx: Any, cmd: Any) -> Any:
         mod = await to_modifier(ctx, m)
         check_modifier(kind, mod)
         mods.append(mod)
+    if kind in KNOWN_BUT_REFUSED:
+        raise JdwpError(ErrorCode.INVALID_EVENT_TYPE, f"the reference installs no {EventKind(kind).name} request")
     check_request(kind, mods)
     # The reference accepts Conditional (reserved "for the future") and filters nothing by it.
     mods = [m for m in mods if m.mod_kind != ModKind.CONDITIONAL]
-    if kind == EventKind.SINGLE_STEP:
+    inert = is_inert(kind, mods)
+    if kind == EventKind.SINGLE_STEP and not inert:
         await _replace_own_step(ctx, mods)
     req = vm.requests.new_request(ctx.session, kind, cmd.suspend_policy, tuple(mods),
-                                  in_agent=kind not in NEVER_REPORTED)
+                                  in_agent=kind not in NEVER_REPORTED and not inert)
     try:
         await vm.add_request(req)
     except AgentError as e:
@@ -126,7 +131,7 @@ async def _replace_own_step(ctx: Any, mods: list[Modifier]) -> None:
 
 
 async def clear(ctx: Any, cmd: Any) -> Any:
-    if cmd.event_kind not in ACCEPTED_KINDS:
+    if cmd.event_kind not in ACCEPTED_KINDS and cmd.event_kind not in KNOWN_BUT_REFUSED:
         raise JdwpError(ErrorCode.INVALID_EVENT_TYPE, f"event kind {cmd.event_kind}")
     req = ctx.vm.requests.find(ctx.session, cmd.event_kind, cmd.request_id)
     if req is not None:  # an unknown id is no error in the reference
@@ -139,7 +144,7 @@ async def clear_all_breakpoints(ctx: Any, cmd: Any) -> Any:
 
 async def set_undecodable(ctx: Any, data: bytes, code: int) -> Any:
     """A Set whose modifiers do not decode: the reference judges the kind before reading them."""
-    if data and data[0] not in ACCEPTED_KINDS:
+    if data and data[0] not in ACCEPTED_KINDS and data[0] not in KNOWN_BUT_REFUSED:
         raise JdwpError(ErrorCode.INVALID_EVENT_TYPE, f"event kind {data[0]}")
     if len(data) >= 6 and data[0] == EventKind.VM_START:
         return {"request_id": ctx.vm.requests.allocate_request_id(ctx.session)}

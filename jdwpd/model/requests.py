@@ -31,6 +31,28 @@ ACCEPTED_KINDS = frozenset({
 })
 # VMStart is already past: such a request gets an id and nothing is installed in the agent.
 NEVER_REPORTED = frozenset({EventKind.VM_START})
+# Kinds the reference knows but refuses to install: it checks their modifiers first (so a
+# modifier that does not apply is ILLEGAL_ARGUMENT), then answers INVALID_EVENT_TYPE.
+KNOWN_BUT_REFUSED = frozenset({EventKind.FRAME_POP, EventKind.CLASS_LOAD, EventKind.EXCEPTION_CATCH})
+
+
+def suspension(policy: int) -> int:
+    """What a request's suspend policy suspends: the reference accepts any byte, and one that
+    is neither EVENT_THREAD nor ALL suspends nothing (the composite still carries it)."""
+    return policy if policy in (1, 2) else 0
+
+
+def is_inert(event_kind: int, modifiers: Iterable[Modifier]) -> bool:
+    """Requests the reference accepts and that never fire: a step without a Step modifier or
+    with a size or depth it does not know, an InstanceOnly of the null object.  They get an id
+    and stay out of the agent."""
+    mods = list(modifiers)
+    steps = [m for m in mods if m.mod_kind == ModKind.STEP]
+    if event_kind == EventKind.SINGLE_STEP and not steps:
+        return True
+    if any(m.args["size"] not in (0, 1) or m.args["depth"] not in (0, 1, 2) for m in steps):
+        return True
+    return any(m.mod_kind == ModKind.INSTANCE_ONLY and not m.args["object"] for m in mods)
 # Kinds that share one JVMTI event in the reference, hence one per-kind table for Clear.
 _CLEAR_ALIAS = {EventKind.METHOD_EXIT_WITH_RETURN_VALUE: EventKind.METHOD_EXIT}
 
@@ -117,7 +139,7 @@ class EventRequest:
         return {
             "request_id": self.agent_id,
             "event_kind": self.event_kind,
-            "suspend_policy": self.suspend_policy,
+            "suspend_policy": suspension(self.suspend_policy),
             "modifiers": [{"mod_kind": m.mod_kind, "args": dict(m.args)} for m in self.modifiers],
         }
 

@@ -75,3 +75,11 @@ def test_a_native_method_location_keeps_its_index_of_minus_one():
 
     assert jdwp_location(LinkLocation(1, 5, 6, (1 << 64) - 1)).index == -1
     assert jdwp_location(LinkLocation(1, 5, 6, 42)).index == 42
+
+
+def test_an_unknown_suspend_policy_is_reported_and_suspends_nothing():
+    t, (ra, rb) = _table((A, EventKind.BREAKPOINT, 7), (B, EventKind.BREAKPOINT, SuspendPolicy.EVENT_THREAD))
+    r = route({"thread": 5, "suspend_policy": SuspendPolicy.EVENT_THREAD, "hits": [_hit(ra), _hit(rb)]}, t)
+    assert [(c.session, c.suspend_policy) for c in r.composites] == [(A, 7), (B, SuspendPolicy.EVENT_THREAD)]
+    assert r.attributed.session == B and r.extra == ()
+    assert ra.agent_fields()["suspend_policy"] == 0

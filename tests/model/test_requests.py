@@ -74,3 +74,16 @@ def test_agent_fields_carry_modifiers():
     f = r.agent_fields()
     assert f["modifiers"] == [{"mod_kind": 5, "args": {"pattern": "a.*"}}]
     assert f["request_id"] == 9 and f["suspend_policy"] == 1  # the agent sees the global id
+
+
+def test_requests_the_reference_accepts_and_never_fires():
+    from jdwpd.model.requests import is_inert, suspension
+
+    step = Modifier(ModKind.STEP, {"thread": 1, "size": 1, "depth": 0})
+    assert not is_inert(EventKind.SINGLE_STEP, [step])
+    assert is_inert(EventKind.SINGLE_STEP, [])
+    assert is_inert(EventKind.SINGLE_STEP, [Modifier(ModKind.STEP, {"thread": 1, "size": 7, "depth": 0})])
+    assert is_inert(EventKind.SINGLE_STEP, [Modifier(ModKind.STEP, {"thread": 1, "size": 0, "depth": 7})])
+    assert is_inert(EventKind.METHOD_ENTRY, [Modifier(ModKind.INSTANCE_ONLY, {"object": 0})])
+    assert not is_inert(EventKind.METHOD_ENTRY, [Modifier(ModKind.INSTANCE_ONLY, {"object": 5})])
+    assert [suspension(p) for p in (0, 1, 2, 7)] == [0, 1, 2, 0]
