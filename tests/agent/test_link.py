@@ -224,14 +224,25 @@ async def test_random_requests_never_crash_the_vm(agent_so, classes):
     async with run_jvm(agent_so, classes) as jvm:
         await jvm.expect("ready")
         target = await jvm.class_id("LTarget;")
-        real_ids = [target, await jvm.thread_named("main"), (await jvm.method(target, "add"))["method"]]
+        main = await jvm.thread_named("main")
+        group = (await jvm.request("THREAD_INFO", thread=main))["group"]
+        loader = (await jvm.request("CLASS_LOADER", ref=target))["loader"]
+        string = (await jvm.request("CREATE_STRING", utf="x"))["string"]
+        module = (await jvm.request("ALL_MODULES"))["modules"][0]["module"]
+        # Real ids of every sort, so that bodies get past the first checks and reach JVMTI/JNI.
+        real_ids = [target, main, group, loader, string, module, await jvm.class_id("[I")]
+        real_ids += [f["field"] for f in (await jvm.request("CLASS_FIELDS", ref=target))["fields"]]
+        real_ids += [m["method"] for m in (await jvm.request("CLASS_METHODS", ref=target))["methods"]]
         conn = L.LinkConnection()
         stream = jvm.link.stream
         for n in range(1500):
             kind = rng.choice(kinds)
             body = bytearray(rng.randbytes(rng.choice([0, 1, 4, 8, 9, 13, 17, 24, 40, 100])))
-            if len(body) >= 8 and rng.random() < 0.5:  # sometimes a real id up front, to get deeper
-                body[:8] = rng.choice(real_ids).to_bytes(8, "big")
+            for at in range(0, len(body) - 7, 8):
+                if rng.random() < 0.4:
+                    body[at:at + 8] = rng.choice(real_ids).to_bytes(8, "big")
+            if len(body) >= 13 and rng.random() < 0.3:
+                body[8] = rng.choice(b"ILJ[sZBCSFD")  # a plausible value tag
             await stream.send_all(L.frame(n + 1, kind, 0, bytes(body)))
             with trio.fail_after(10):
                 got = None
