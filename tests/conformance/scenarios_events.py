@@ -169,6 +169,10 @@ async def events_breakpoints_exceptions_threads_classes(t):
     await t.ok("VirtualMachine", "Resume")
     await t.event("circle's area")
     await t.ok("EventRequest", "Clear", event_kind=E.METHOD_ENTRY, request_id=rq_entry)
+    # ClassOnly takes subtypes: the next method of a Shape is the Square's area.
+    rq_entry = await t.set_request(E.METHOD_ENTRY, class_only(await t.class_id("LSample$Shape;")), count(1))
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("a Shape's method")
     # Exceptions: the caught one by class, caught only; then the uncaught one, of any class.
     runtime = await t.class_id("Ljava/lang/RuntimeException;")
     rq_caught = await t.set_request(E.EXCEPTION, exception_only(runtime, True, False), class_match("Sample"))
@@ -221,7 +225,7 @@ async def events_breakpoints_exceptions_threads_classes(t):
 async def events_fields_monitors_and_unloading(t):
     """Field watches (FieldOnly, InstanceOnly), monitor contention and waits, a class loaded then unloaded."""
     conf = await t.start("Conf")
-    await t.run_to(conf, "C_CALL_BUMP")
+    main = (await t.run_to(conf, "C_CALL_BUMP")).thread
     obj = await _object_of(t, conf)
     fields = await t.fields(conf)
     value, label = fields["value"].field_id, fields["label"].field_id
@@ -261,6 +265,15 @@ async def events_fields_monitors_and_unloading(t):
     for policy, events in sorted(arrived, key=lambda a: int(a[1][0].event_kind)):
         t.record_event(policy, events, "unload, breakpoint")
     t.note("Event.CLASS_UNLOAD", "reported before the next event", kinds)
+    # A static field read and written on the breakpoint's line (counter += 100): no object.
+    counter = fields["counter"].field_id
+    await t.set_request(E.FIELD_ACCESS, field_only(conf, counter), class_only(conf), count(1))
+    await t.set_request(E.FIELD_MODIFICATION, field_only(conf, counter), thread_only(main), count(1))
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("counter read")
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("counter written")
+    await t.set_request(E.VM_DEATH, policy=SuspendPolicy.ALL, note="VMDeath, suspend all")
     await t.to_the_end()
 
 
