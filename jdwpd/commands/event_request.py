@@ -134,8 +134,16 @@ async def clear(ctx: Any, cmd: Any) -> Any:
     if cmd.event_kind not in ACCEPTED_KINDS and cmd.event_kind not in KNOWN_BUT_REFUSED:
         raise JdwpError(ErrorCode.INVALID_EVENT_TYPE, f"event kind {cmd.event_kind}")
     req = ctx.vm.requests.find(ctx.session, cmd.event_kind, cmd.request_id)
-    if req is not None:  # an unknown id is no error in the reference
-        await ctx.vm.clear_request(req)
+    if req is None:
+        return None  # an unknown id is no error in the reference
+    thread = _step_thread(req.modifiers) if req.event_kind == EventKind.SINGLE_STEP else None
+    await ctx.vm.clear_request(req)
+    if thread is not None:
+        # One step state per thread in the reference: clearing any step request of a thread
+        # ends the stepping of every other one (they stay, and never fire).
+        for other in ctx.vm.requests.owned_by(ctx.session, EventKind.SINGLE_STEP):
+            if other.in_agent and _step_thread(other.modifiers) == thread:
+                await ctx.vm.retire_request(other)
 
 
 async def clear_all_breakpoints(ctx: Any, cmd: Any) -> Any:
