@@ -82,6 +82,8 @@ DIFFERENCES: tuple[Difference, ...] = (
                lambda c: {"ref_type": c["sample"], "method_id": BAD}),
     Difference("ThreadGroupReference.Name", "the null group", CRASH, ErrorCode.INVALID_OBJECT,
                lambda c: {"group": 0}),
+    Difference("ThreadReference.Stop", "a string as the throwable", GARBAGE, ErrorCode.INVALID_OBJECT,
+               lambda c: {"thread": c["thread"], "throwable": c["string"]}),
     Difference("ArrayReference.Length", "the null array", CRASH, ErrorCode.INVALID_OBJECT,
                lambda c: {"array_object": 0}),
     Difference("ArrayType.NewInstance", "a class that is no array type", GARBAGE, ErrorCode.TYPE_MISMATCH,

@@ -96,20 +96,6 @@ def known_bug(scenario_name: str, item: str, labels: tuple[str, ...] | list[str]
         KNOWN_BUGS[(scenario_name, item, label)] = reason
 
 
-for _label, _why in (
-        ("case 9: kind 1, modifiers []", "a SINGLE_STEP request without a Step modifier"),
-        ("case 30: kind 40, modifiers [11]", "InstanceOnly with the null object"),
-        ("case 34: kind 1, modifiers [10]", "a Step modifier of size 7"),
-        ("case 35: kind 1, modifiers [10]", "a Step modifier of depth 7"),
-        ("case 53: kind 8, modifiers [], policy 7", "suspend policy 7")):
-    known_bug("event_requests_refused_and_accepted", "EventRequest.Set", [f"EventRequest.Set [{_label}]"],
-              f"{_why}: the reference accepts it (and later does nothing, or what the number falls to); "
-              "jdwpd/commands/event_request.py refuses it")
-known_bug("event_modifiers_allowed_per_kind", "EventRequest.Set",
-          [f"EventRequest.Set [{k} with each modifier]" for k in ("FRAME_POP", "CLASS_LOAD", "EXCEPTION_CATCH")],
-          "the kinds no server sends with LocationOnly, ExceptionOnly, FieldOnly, Step, SourceNameMatch or "
-          "PlatformThreadsOnly: the reference judges the modifier first (ILLEGAL_ARGUMENT), jdwpd the kind first "
-          "(INVALID_EVENT_TYPE) (jdwpd/commands/event_request.py)")
 known_bug("events_breakpoints_exceptions_threads_classes", "ThreadReference.Frames",
           ["ThreadReference.Frames [ended]"],
           "a thread that has ended: the reference answers Frames with INVALID_THREAD but FrameCount with "
@@ -122,10 +108,6 @@ for _item in ("StackFrame.ThisObject", "StackFrame.GetValues"):
               "a frame id given with another thread than its own: the reference answers INVALID_FRAMEID (the two "
               "threads' frame generations differ there); jdwpd's generations of the two threads agree, so it "
               "answers for the other thread's frame at that depth (jdwpd/model/frames.py, model/threads.py)")
-for _item in ("Event.BREAKPOINT", "Event.Composite"):
-    known_bug("events_two_steps_on_one_thread", _item, ["Event.Composite [the second step, or the breakpoint]"],
-              "the reference keeps one step state per thread: clearing either of two step requests on a thread ends "
-              "stepping for both, the other never fires; jdwpd keeps stepping for the request left")
 
 
 def load_scenarios() -> dict[str, Scenario]:
