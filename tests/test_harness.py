@@ -317,3 +317,15 @@ def test_normalizer_is_invariant_under_renaming(ids, data):
     if len(distinct) > 1:
         merged = {**rename, distinct[1]: rename[distinct[0]]}
         assert Normalizer()(transcript(lambda i: i)) != Normalizer()(transcript(merged.get))
+
+
+def test_normalizer_scopes_frames_by_thread():
+    """The reference reuses frame numbers across threads; jdwpd need not: per thread, both read the same."""
+    def frames(ids):
+        return {"frames": [{"frame_id": f, "location": Location(1, 7, 8, 0)} for f in ids]}
+
+    reference, ours = Normalizer(), Normalizer()
+    assert reference(frames([1, 2]), thread=10) == ours(frames([0, 5]), thread=20)
+    assert reference(frames([1]), thread=11) == ours(frames([9]), thread=21)
+    assert reference(frames([1]), thread=10) == ours(frames([0]), thread=20), "same frame, same name"
+    assert reference(frames([1]), thread=10) != ours(frames([5]), thread=20), "a different frame shows"

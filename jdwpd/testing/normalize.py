@@ -8,7 +8,11 @@ Object, thread, string, class-loader and reference-type IDs share one name
 space: in JDWP a reference type's ID is the ID of its java.lang.Class object
 (both in the reference agent and in jdwpd), so ReferenceType.ClassObject must
 answer the same name as the type.  Methods, fields, frames and event request
-IDs each have their own space.  0 is the null ID in every space and stays 0.
+IDs each have their own space.  0 stays 0 where it means something: the null
+object, and request ID 0 (events the VM sends unasked, VMStart and VMDeath).
+Method, field and frame IDs have no null, so 0 is a name like any other there.
+A frame ID means something only with its thread (the reference numbers each
+thread's frames on their own), so given the thread, frames are named per thread.
 
 Which fields hold IDs is read from protocol.spec (the field's spec type), so
 the walker needs no knowledge of the message classes beyond attribute names.
@@ -44,6 +48,7 @@ _SPACE_OF_TYPE = {
     "frame": "frame",
 }
 
+_ZERO_MEANS_SOMETHING = frozenset({"obj", "req"})
 _OBJECT_TAGS = frozenset(b"[Lstgc" + b"l")
 
 
@@ -106,7 +111,7 @@ class Normalizer:
         self.request_ids = request_ids
 
     def name(self, space: str, value: int) -> str | int:
-        if value == 0:
+        if value == 0 and space in _ZERO_MEANS_SOMETHING:
             return 0
         key = (space, value)
         found = self.names.get(key)
@@ -120,12 +125,18 @@ class Normalizer:
 
     # ---------------------------------------------------------- structured messages
 
-    def __call__(self, obj: Any) -> Any:
-        return self.message(obj)
+    def __call__(self, obj: Any, *, thread: int | None = None) -> Any:
+        return self.message(obj, thread=thread)
 
-    def message(self, obj: Any) -> Any:
-        """Turn a decoded message (attrs classes, tuples, wire values) into plain, ID-free data."""
+    def message(self, obj: Any, *, thread: int | None = None) -> Any:
+        """Turn a decoded message (attrs classes, tuples, wire values) into plain, ID-free data.
+
+        ``thread``: the thread the message is about (ThreadReference.Frames), which scopes frame IDs.
+        """
+        self._frame_space = "frame" if thread is None else f"frame@{self.name('obj', thread)}"
         return self._walk(obj, None)
+
+    _frame_space = "frame"
 
     def _walk(self, obj: Any, field_name: str | None) -> Any:
         from protocol import wire
@@ -136,6 +147,8 @@ class Normalizer:
             space = _id_fields().get(field_name) if field_name else None
             if space is None and self.request_ids and field_name in ("request_id", "requestid"):
                 space = "req"
+            if space == "frame":
+                space = self._frame_space
             return self.name(space, obj) if space else int(obj)
         if isinstance(obj, wire.Value):
             return self.value(obj)

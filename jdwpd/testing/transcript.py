@@ -40,7 +40,7 @@ class Transcript:
                                      f"{ErrorCode(packet.error_code).name} ({packet.error_code})")
             return None
         reply = messages.decode_reply(cs, packet.data, c.sizes)
-        entry = self.n(reply)
+        entry = self.n(reply, thread=fields.get("thread"))
         if id_free(cs.reply):
             entry["bytes"] = packet.data.hex()
         self.steps.append((label, entry))
