@@ -120,7 +120,7 @@ async def events_two_steps_on_one_thread(t):
     await t.to_the_end()
 
 
-@scenario(events=["BREAKPOINT", "CLASS_PREPARE", "METHOD_EXIT", "METHOD_EXIT_WITH_RETURN_VALUE"])
+@scenario(events=["BREAKPOINT", "SINGLE_STEP", "CLASS_PREPARE", "METHOD_EXIT", "METHOD_EXIT_WITH_RETURN_VALUE"])
 async def events_of_one_kind_in_one_composite(t):
     """Several requests of one kind met at once: the order of their events in the composite."""
     sample = await t.start("Sample")
@@ -128,7 +128,14 @@ async def events_of_one_kind_in_one_composite(t):
     for _ in range(3):
         await t.breakpoint(sample, "COMPUTE_TOTAL", SuspendPolicy.ALL)
     await t.ok("VirtualMachine", "Resume")
-    await t.event("three breakpoints")
+    bp = await t.event_of(E.BREAKPOINT, "three breakpoints")
+    await t.ok("EventRequest", "ClearAllBreakpoints")
+    # A line step that ends on a breakpoint's line: one composite.
+    await t.breakpoint(sample, "COMPUTE_RETURN", SuspendPolicy.EVENT_THREAD)
+    rid = await t.set_request(E.SINGLE_STEP, step(bp.thread, StepSize.LINE, StepDepth.OVER))
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("step onto a breakpoint")
+    await t.ok("EventRequest", "Clear", event_kind=E.SINGLE_STEP, request_id=rid)
     await t.ok("EventRequest", "ClearAllBreakpoints")
     await t.set_request(E.METHOD_EXIT, class_match("Sample"), count(1))
     await t.set_request(E.METHOD_EXIT_WITH_RETURN_VALUE, class_match("Sample"), count(1))
