@@ -2,7 +2,9 @@
 
 The reference agent packs (generation << 16 | depth) per thread (observed on
 OpenJDK 17: the first frames of a thread are 0, 1, 2..., after its first resume
-65536, 65537...), so our frame IDs equal its IDs whenever the generations agree.  A frame ID is only
+65536, 65537...); we pack the same way, with generations drawn from one counter
+for all threads (model/threads.py), so that a frame id is never valid for a
+thread other than its own.  A frame ID is only
 meaningful together with its thread (every StackFrame command names both), and
 dies when its thread runs again (ThreadTable bumps the generation).
 """

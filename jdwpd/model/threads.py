@@ -8,6 +8,7 @@ and a frame generation per thread so that frame IDs die when their thread runs.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Hashable
 
 import attrs
@@ -18,7 +19,7 @@ Session = Hashable  # anything identifying a debugger session
 @attrs.define(eq=False)
 class ThreadState:
     thread_id: int
-    # Bumped whenever the thread ran (its suspend count reached zero) since frames were handed out.
+    # Renewed whenever the thread ran (its suspend count reached zero) since frames were handed out.
     frame_generation: int = 0
     # Frame ids of the current generation are out with a debugger.
     frames_out: bool = False
@@ -49,14 +50,14 @@ class ThreadTable:
     def __init__(self) -> None:
         self._threads: dict[int, ThreadState] = {}
         self._all_by: dict[Session, int] = {}
-        # VM-wide resumes so far: a thread first seen now has run that often (the
-        # reference counts a generation per real resume of every thread).
-        self._vm_resumes = 0
+        # Generations come from one counter for all threads, so that no two threads share one:
+        # a frame id given with the wrong thread is INVALID_FRAMEID, never another thread's frame.
+        self._generations = itertools.count()
 
     def get(self, thread_id: int) -> ThreadState:
         state = self._threads.get(thread_id)
         if state is None:
-            state = self._threads[thread_id] = ThreadState(thread_id, self._vm_resumes)
+            state = self._threads[thread_id] = ThreadState(thread_id, next(self._generations))
         return state
 
     def known(self) -> list[int]:
@@ -89,7 +90,6 @@ class ThreadTable:
         """A VM-wide resume; threads in ``still_suspended`` did not run (nested suspensions)."""
         all_count = self._all_by.get(session, 0)
         new_all = max(all_count - 1, 0)
-        self._vm_resumes += 1
         for state in self._threads.values():
             claim = all_count + state.held_by.get(session, 0)
             self._set_claim(state, session, max(claim - 1, 0), new_all)
@@ -109,7 +109,7 @@ class ThreadTable:
 
     def invalidate_frames(self, thread_id: int) -> None:
         state = self.get(thread_id)
-        state.frame_generation += 1
+        state.frame_generation = next(self._generations)
         state.frames_out = False
 
     def frames_handed_out(self, thread_id: int) -> int:

@@ -104,7 +104,8 @@ async def test_states_monitors_interrupt_and_stop(monitors_classes):
         await t.ok("ThreadReference", "Interrupt", thread=threads["waiter"])
         await t.ok("ThreadReference", "Stop", thread=threads["victim"], throwable=boom.value.value)
         await t.cmd("ThreadReference", "Stop", thread=threads["victim"], throwable=0x7FFFFFF0, note="bad throwable")
-        await t.cmd("ThreadReference", "Stop", thread=threads["victim"], throwable=threads["main"], note="not one")
+        # (Stop with an object that is no Throwable: the reference throws it anyway, which corrupts the
+        # thread; jdwpd refuses it on purpose: not compared here.)
         await t.ok("VirtualMachine", "Resume")
         await t.client.wait_for_event(99, 60)  # VMDeath: every thread got what it was sent
 
