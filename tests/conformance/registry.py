@@ -101,13 +101,6 @@ known_bug("events_breakpoints_exceptions_threads_classes", "ThreadReference.Fram
           "a thread that has ended: the reference answers Frames with INVALID_THREAD but FrameCount with "
           "THREAD_NOT_SUSPENDED; jdwpd answers both alike (jdwpd/commands/thread_reference.py, "
           "agent/exec_threads.c)")
-for _item in ("StackFrame.ThisObject", "StackFrame.GetValues"):
-    known_bug("threads_holding_and_blocked", _item,
-              [f"{_item} [main's frame id]"] + (["StackFrame.ThisObject [the contender's frame id]"]
-                                                if _item == "StackFrame.ThisObject" else []),
-              "a frame id given with another thread than its own: the reference answers INVALID_FRAMEID (the two "
-              "threads' frame generations differ there); jdwpd's generations of the two threads agree, so it "
-              "answers for the other thread's frame at that depth (jdwpd/model/frames.py, model/threads.py)")
 
 
 def load_scenarios() -> dict[str, Scenario]:
