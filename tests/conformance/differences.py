@@ -84,6 +84,8 @@ DIFFERENCES: tuple[Difference, ...] = (
                lambda c: {"group": 0}),
     Difference("ThreadReference.Stop", "a string as the throwable", GARBAGE, ErrorCode.INVALID_OBJECT,
                lambda c: {"thread": c["thread"], "throwable": c["string"]}),
+    Difference("VirtualMachine.DisposeObjects", "an ID disposed more times than it was sent", CRASH, 0,
+               lambda c: {"requests": [(c["created"], 5)]}),
     Difference("ArrayReference.Length", "the null array", CRASH, ErrorCode.INVALID_OBJECT,
                lambda c: {"array_object": 0}),
     Difference("ArrayType.NewInstance", "a class that is no array type", GARBAGE, ErrorCode.TYPE_MISMATCH,
@@ -114,5 +116,6 @@ async def context(t: Any) -> dict:
     obj = (await t.client.command("ReferenceType", "Instances", ref_type=sample, max_instances=1)
            ).instances[0].instance.object_id
     circle = await t.class_id("LSample$Circle;")
-    return {"sample": sample, "thread": bp.thread, "fields": fields, "methods": methods, "string": string,
-            "object": obj, "circle_area": (await t.methods(circle))["area"].method_id}
+    created = (await t.client.command("VirtualMachine", "CreateString", utf="made")).string_object
+    return {"created": created, "sample": sample, "thread": bp.thread, "fields": fields, "methods": methods,
+            "string": string, "object": obj, "circle_area": (await t.methods(circle))["area"].method_id}

@@ -103,6 +103,13 @@ known_bug("events_breakpoints_exceptions_threads_classes", "ThreadReference.Fram
           "agent/exec_threads.c)")
 
 
+known_bug("vm_facts_strings_and_dispose", "StringReference.Value",
+          [f"StringReference.Value [{t!r} disposed]"
+           for t in ["", "ascii", "h\u00e9llo w\u00f6rld \u2713", "nul\x00inside", "clef \U0001d11e smile \U0001f600"]],
+          "an ID disposed as many times as it was sent (DisposeObjects): the reference forgets it (INVALID_OBJECT "
+          "afterwards); jdwpd keeps answering for it (jdwpd/model/objects.py)")
+
+
 def load_scenarios() -> dict[str, Scenario]:
     import importlib
 

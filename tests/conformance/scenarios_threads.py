@@ -32,7 +32,7 @@ async def _conf_object(t, conf: int) -> int:
     "ThreadReference.OwnedMonitors", "ThreadReference.CurrentContendedMonitor", "ThreadReference.SuspendCount",
     "ThreadReference.OwnedMonitorsStackDepthInfo", "ThreadReference.IsVirtual", "ObjectReference.MonitorInfo",
     "StackFrame.GetValues", "StackFrame.ThisObject", "StackFrame.SetValues", "StackFrame.PopFrames",
-    "ThreadReference.ForceEarlyReturn",
+    "ThreadReference.ForceEarlyReturn", "ClassType.InvokeMethod",
 ])
 async def threads_holding_and_blocked(t):
     """Main holds a monitor another thread is blocked on: states, monitors, frames, suspension; bad ids."""
@@ -85,6 +85,9 @@ async def threads_holding_and_blocked(t):
     await t.cmd("StackFrame", "PopFrames", thread=contender, frame=contender_top, note="not suspended")
     await t.cmd("ThreadReference", "ForceEarlyReturn", thread=contender, value=(Tag.VOID, None),
                 note="not suspended")
+    twice = (await t.methods(conf))["twice"].method_id
+    await t.cmd("ClassType", "InvokeMethod", clazz=conf, method_id=twice, arguments=[(Tag.INT, 1)],
+                thread=contender, options=InvokeOptions.INVOKE_SINGLE_THREADED, note="not suspended")
     await t.ok("ObjectReference", "MonitorInfo", object=lock, note="contender running")
     await t.ok("ThreadReference", "Suspend", thread=contender, note="again")
     await t.ok("ThreadReference", "Status", thread=contender, note="suspended again")

@@ -130,6 +130,9 @@ async def class_invocations_and_statics(t):
                arguments=[(Tag.INT, 1)], **call, note="throws")
     await t.ok("ClassType", "InvokeMethod", clazz=sample, method_id=methods["factorial"].method_id,
                arguments=[(Tag.INT, 3)], thread=thread, options=0, note="all threads run")
+    for options, note in ((InvokeOptions.INVOKE_NONVIRTUAL | opts, "nonvirtual static"), (0x80 | opts, "bit 0x80")):
+        await t.cmd("ClassType", "InvokeMethod", clazz=sample, method_id=methods["factorial"].method_id,
+                    arguments=[(Tag.INT, 2)], thread=thread, options=options, note=note)
     string_class = await t.class_id("Ljava/lang/String;")
     value_of = (await t.methods(string_class))["valueOf(I)Ljava/lang/String;"].method_id
     code, r = await t.cmd("ClassType", "InvokeMethod", clazz=string_class, method_id=value_of,
