@@ -316,6 +316,12 @@ static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env) {
 }
 
 static int common_init(JavaVM *vm, const char *options, bool live) {
+    static bool loaded;
+    if (loaded) {  /* a second -agentpath or attach of this library: one agent per VM */
+        option_fail("already loaded in this VM");
+        return -1;
+    }
+    loaded = true;
     G.jvm = vm;
     parse_options(options);
     if (!options_failed) read_secret();

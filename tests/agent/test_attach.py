@@ -14,7 +14,7 @@ from agent_support import Jvm
 
 from jdwpd.errors import AgentError
 from jdwpd.link.agent_link import accept_agent, open_unix_listener
-from jdwpd.link.attach import load_agent
+from jdwpd.link.attach import AttachError, load_agent
 from jdwpd.link.launcher import agent_option_string, new_secret_file
 from protocol import link as L
 
@@ -50,6 +50,10 @@ async def test_live_attach(agent_so, classes, lines):
                 await jvm.request("SET_REQUEST", request_id=1, event_kind=2, suspend_policy=1,
                                   modifiers=[{"mod_kind": 7, "args": {"location": loc}}])
             assert e.value.status == L.LinkStatus.NOT_CAPABLE
+        # A second load into the same VM is refused; the first agent carries on.
+        with pytest.raises(AttachError, match="refused to start"):
+            await trio.to_thread.run_sync(lambda: load_agent(proc.pid, str(agent_so), opts, timeout=20))
+        assert (await jvm.request("ALL_THREADS"))["threads"]
         await jvm.send("run 2")
         await jvm.expect("ok run")
         await jvm.send("exit")
