@@ -712,3 +712,21 @@ async def test_suspend_on_start_is_released_by_link_loss(agent_so, classes):
         assert not jvm.link.hello["flags"] & L.HelloFlag.SUSPEND_ON_START
         await jvm.send("exit")
         await jvm.expect("bye")
+
+
+@pytest.mark.parametrize("profile", ["full", "nothrow"])
+@pytest.mark.parametrize("depth", [OVER, OUT])
+async def test_a_step_whose_frame_is_unwound_stops_at_the_handler(agent_so, classes, lines, profile, depth):
+    async with run_jvm(agent_so, classes, options={"profile": profile}) as jvm:
+        await jvm.expect("ready")
+        target = await jvm.class_id("LTarget;")
+        main = await jvm.thread_named("main")
+        await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD,
+                          loc_mod(await jvm.location_of_line(target, "fail", lines["FAIL"])))
+        await jvm.send("catch")
+        await jvm.event()
+        await jvm.request("CLEAR_REQUEST", request_id=1)
+        # fail() throws; catcher() catches: the step ends in the handler, one frame up.
+        assert await line_at(jvm, await step(jvm, main, LINE, depth)) == ("catcher", lines["CATCH_CLAUSE"])
+        await jvm.request("THREAD_RESUME", thread=main)
+        await jvm.expect("ok catch")
