@@ -297,3 +297,31 @@ async def test_a_malformed_frame_ends_the_link_and_the_agent_comes_back(agent_so
         assert (await jvm.request("VM_INFO"))["caps"] == jvm.link.hello["caps"]
         await jvm.send("run 1")
         await jvm.expect("ok run")
+
+
+async def test_tcp_loopback_link(agent_so, classes, tmp_path):
+    secret, secret_path = new_secret_file(tmp_path)
+    (listener,) = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listener.socket.getsockname()[1]
+    opts = agent_option_string(("127.0.0.1", port), secret_path, suspend=True)  # waits for us: no race
+    proc = await trio.lowlevel.open_process(["java", f"-agentpath:{agent_so}={opts}", "-cp", str(classes), "Hello"],
+                                            stdout=subprocess.PIPE)
+    try:
+        with trio.fail_after(20):
+            from jdwpd.link.agent_link import accept_agent
+
+            link = await accept_agent(await listener.accept(), secret)
+            assert link.hello["pid"] == proc.pid
+            assert (await link.events.receive())["hits"][0]["event_kind"] == 90
+            await link.request("VM_INFO")
+            await link.request("RESUME_ALL")
+            assert await proc.wait() == 0
+            await link.aclose()
+    finally:
+        with trio.CancelScope(shield=True):
+            if proc.returncode is None:
+                proc.kill()
+            with trio.move_on_after(10):
+                await proc.wait()
+            await listener.aclose()
+            await proc.stdout.aclose()
