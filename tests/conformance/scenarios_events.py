@@ -155,7 +155,8 @@ async def events_of_one_kind_in_one_composite(t):
                     "ThreadReference.FrameCount", "ThreadReference.SuspendCount", "ThreadReference.OwnedMonitors",
                     "ThreadReference.CurrentContendedMonitor", "ThreadReference.Suspend", "ThreadReference.Resume",
                     "ThreadReference.Interrupt", "ThreadReference.Frames"], events=[
-    "BREAKPOINT", "EXCEPTION", "THREAD_START", "THREAD_DEATH", "CLASS_PREPARE", "METHOD_ENTRY", "VM_DEATH",
+    "BREAKPOINT", "EXCEPTION", "THREAD_START", "THREAD_DEATH", "CLASS_PREPARE", "METHOD_ENTRY", "SINGLE_STEP",
+    "VM_DEATH",
 ])
 async def events_breakpoints_exceptions_threads_classes(t):
     """Count, ThreadOnly, InstanceOnly, ClassOnly, ExceptionOnly, SourceNameMatch; exceptions, threads, classes."""
@@ -187,6 +188,11 @@ async def events_breakpoints_exceptions_threads_classes(t):
     await t.ok("VirtualMachine", "Resume")
     await t.event("caught")
     await t.ok("EventRequest", "Clear", event_kind=E.EXCEPTION, request_id=rq_caught)
+    # A step out of the throwing frame lands in the handler, frames below unwound.
+    rid = await t.set_request(E.SINGLE_STEP, step(main, StepSize.LINE, StepDepth.OUT))
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("step out into the handler")
+    await t.ok("EventRequest", "Clear", event_kind=E.SINGLE_STEP, request_id=rid)
     # Threads: the first worker to start; then its death alone.
     await t.ok("EventRequest", "ClearAllBreakpoints")
     await t.run_to(sample, "CALL_WORKERS")
