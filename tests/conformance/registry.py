@@ -110,12 +110,13 @@ known_bug("vm_facts_strings_and_dispose", "StringReference.Value",
           "afterwards); jdwpd keeps answering for it (jdwpd/model/objects.py)")
 
 
+_HANDLER = ("a line step (OVER, OUT) that an exception takes into a handler of the stepping frame or its caller: "
+            "the reference ends it at the first line start after the handler's entry (Sample.catcher index 8, the "
+            "CAUGHT line), jdwpd at the handler's entry (index 7, the catch clause's line) (agent/step.c)")
 for _item in ("Event.SINGLE_STEP", "Event.Composite"):
     known_bug("events_breakpoints_exceptions_threads_classes", _item,
-              ["Event.Composite [step out into the handler]"],
-              "a line step out of a frame that an exception unwinds: the reference ends it at the first line "
-              "start after the catch (Sample.catcher index 8, the CAUGHT line), jdwpd at the handler's entry "
-              "(index 7, the catch clause's line) (agent/step.c)")
+              ["Event.Composite [step out into the handler]"], _HANDLER)
+    known_bug("events_step_over_a_throwing_call", _item, ["Event.Composite [over the throwing call]"], _HANDLER)
 
 
 def load_scenarios() -> dict[str, Scenario]:

@@ -346,6 +346,9 @@ async def event_requests_refused_and_accepted(t):
     thread = (await t.client.command("VirtualMachine", "AllThreads")).threads[0].thread
     group = (await t.client.command("VirtualMachine", "TopLevelThreadGroups")).groups[0].group
     step_mod = step(thread, StepSize.LINE, StepDepth.OVER)
+    length = (await t.methods(string))["length"].method_id
+    object_class = await t.class_id("Ljava/lang/Object;")
+    hash_code = (await t.methods(object_class))["hashCode"].method_id
     cases = [
         (E.USER_DEFINED, []), (77, []), (E.VM_START, []), (E.FRAME_POP, []), (E.EXCEPTION_CATCH, []),
         (E.CLASS_LOAD, []), (E.BREAKPOINT, []), (E.FIELD_ACCESS, []), (E.FIELD_MODIFICATION, []),
@@ -376,6 +379,14 @@ async def event_requests_refused_and_accepted(t):
         (E.BREAKPOINT, [{"mod_kind": ModKind.LOCATION_ONLY, "loc": {"type_tag": 1, "class_id": BAD,
                                                                      "method_id": 1, "index": 0}}]),
         # (A method id nobody handed out kills the reference's VM: see test_conformance_differences.)
+        (E.BREAKPOINT, [{"mod_kind": ModKind.LOCATION_ONLY, "loc": {"type_tag": 1, "class_id": string,
+                                                                     "method_id": length, "index": 9999}}]),
+        (E.BREAKPOINT, [{"mod_kind": ModKind.LOCATION_ONLY, "loc": {"type_tag": 1, "class_id": string,
+                                                                     "method_id": length, "index": -1}}]),
+        (E.BREAKPOINT, [{"mod_kind": ModKind.LOCATION_ONLY, "loc": {"type_tag": 1, "class_id": object_class,
+                                                                     "method_id": hash_code, "index": 0}}]),
+        (E.BREAKPOINT, [{"mod_kind": ModKind.LOCATION_ONLY, "loc": {"type_tag": 1, "class_id": object_class,
+                                                                     "method_id": hash_code, "index": -1}}]),
     ]
     # Only the codes are compared: request ids are numbered by who accepted what before.
     cases.append((E.CLASS_PREPARE, [], 7))
@@ -396,4 +407,29 @@ async def event_requests_refused_and_accepted(t):
     await t.ok("EventRequest", "Clear", event_kind=E.CLASS_PREPARE, request_id=rid, note="twice")
     await t.ok("EventRequest", "ClearAllBreakpoints")
     await t.ok("EventRequest", "ClearAllBreakpoints", note="twice")
+    await t.to_the_end()
+
+
+@scenario(events=["SINGLE_STEP", "BREAKPOINT"])
+async def events_step_over_a_throwing_call(t):
+    """A line step over a call that throws, caught in the stepping frame."""
+    sample = await t.start("Sample")
+    main = (await t.run_to(sample, "CALL_THROWER")).thread
+    rid = await t.set_request(E.SINGLE_STEP, step(main, StepSize.LINE, StepDepth.OVER))
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("over the throwing call")
+    await t.ok("EventRequest", "Clear", event_kind=E.SINGLE_STEP, request_id=rid)
+    await t.to_the_end()
+
+
+@scenario(events=["SINGLE_STEP", "BREAKPOINT"])
+async def events_step_into_from_a_throw(t):
+    """A line step into from the throw statement, the JDK excluded: where the exception is caught."""
+    sample = await t.start("Sample")
+    main = (await t.run_to(sample, "THROW")).thread
+    rid = await t.set_request(E.SINGLE_STEP, step(main, StepSize.LINE, StepDepth.INTO), class_exclude("java.*"),
+                              class_exclude("jdk.*"))
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("into from the throw")
+    await t.ok("EventRequest", "Clear", event_kind=E.SINGLE_STEP, request_id=rid)
     await t.to_the_end()
