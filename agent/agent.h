@@ -232,7 +232,6 @@ void step_stop(JNIEnv *env, struct filter *f);
 void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, jlocation loc);
 void step_frame_pop(JNIEnv *env, thread_rec *t, jthread thread);
 bool step_single_stepping(thread_rec *t);  /* single-step events on for this thread now */
-int line_of(jmethodID m, jlocation loc);
 
 /* ---- invoke.c ------------------------------------------------------------------------- */
 int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in);

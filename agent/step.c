@@ -37,15 +37,6 @@ static int lookup_line(jint n, const jvmtiLineNumberEntry *lines, jlocation loc)
     return line;
 }
 
-int line_of(jmethodID m, jlocation loc) {
-    jint n;
-    jvmtiLineNumberEntry *lines;
-    if ((*G.jvmti)->GetLineNumberTable(G.jvmti, m, &n, &lines) != JVMTI_ERROR_NONE) return -1;
-    int line = lookup_line(n, lines, loc);
-    jvmti_free(lines);
-    return line;
-}
-
 static int step_line(step_state *s, jmethodID m, jlocation loc) {
     if (s->lines_method != m) {
         jvmti_free(s->lines);
