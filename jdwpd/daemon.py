@@ -108,7 +108,7 @@ async def serve_vm(link, jdwp_listener: trio.SocketListener, *, read_only: bool,
         else:
             await until.wait()
             # let the VM_DEATH events reach the debuggers before the sockets close
-            with trio.move_on_after(2):
+            with trio.move_on_after(5):
                 await vm.wait_dead()
         nursery.cancel_scope.cancel()
 
