@@ -5,6 +5,8 @@ writes events (breakpoint hit, step completed) whenever they arrive, followed
 by a new prompt.  A command is complete when the output since it was sent
 matches what the caller expects (if anything), ends with a prompt, and stays
 quiet for a moment (so that a late line is not attributed to the next command).
+The moment can be short: jdb prints a command's output and then its prompt from
+one thread, and while the VM is suspended no event can print in between.
 Every wait has a timeout; jdb runs in its own process group and is killed by
 PID when the driver closes.
 """
@@ -49,7 +51,7 @@ class Step:
 
 
 class Jdb:
-    def __init__(self, host: str, port: int, *, jdb: str | None = None, timeout: float = 30.0, quiet: float = 0.25,
+    def __init__(self, host: str, port: int, *, jdb: str | None = None, timeout: float = 30.0, quiet: float = 0.1,
                  jdb_args: tuple[str, ...] = ()) -> None:
         self.timeout = timeout
         self.quiet = quiet
