@@ -329,3 +329,50 @@ def test_normalizer_scopes_frames_by_thread():
     assert reference(frames([1]), thread=11) == ours(frames([9]), thread=21)
     assert reference(frames([1]), thread=10) == ours(frames([0]), thread=20), "same frame, same name"
     assert reference(frames([1]), thread=10) != ours(frames([5]), thread=20), "a different frame shows"
+
+
+CTRL_C_SCRIPT = {
+    "sync": """
+import sys, time
+from jdwpd.testing import jvm
+with jvm.reference_jvm(sys.argv[1], "Sample") as vm:
+    print(vm.pid, flush=True)
+    time.sleep(120)
+""",
+    "trio": """
+import sys, trio
+from jdwpd.testing import jvm
+async def main():
+    async with jvm.open_reference_jvm(sys.argv[1], "Sample") as vm:
+        print(vm.pid, flush=True)
+        await trio.sleep(120)
+trio.run(main)
+""",
+}
+
+
+@pytest.mark.jvm
+@pytest.mark.parametrize("flavour", ["sync", "trio"])
+def test_ctrl_c_kills_the_jvm(flavour, sample_classes):
+    import signal
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen([sys.executable, "-c", CTRL_C_SCRIPT[flavour], str(sample_classes)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        line = proc.stdout.readline()
+        assert line.strip().isdigit(), proc.stderr.read() if proc.poll() is not None else line
+        pid = int(line)
+        assert not gone(pid)
+        proc.send_signal(signal.SIGINT)
+        proc.wait(timeout=30)
+        assert "KeyboardInterrupt" in proc.stderr.read()
+        deadline = time.monotonic() + 10
+        while not gone(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert gone(pid)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
