@@ -408,6 +408,9 @@ static void monitor_event(JNIEnv *env, jthread thread, jobject object, monitor_a
     ctx_init(&c, env, thread, method, loc);
     c.object = object;
     c.object_known = true;
+    /* Waits filter classes by the monitor object's class, contended entries by the location's, as the
+     * reference does. */
+    if (m->kind == EK_MONITOR_WAIT || m->kind == EK_MONITOR_WAITED) c.cls = (*env)->GetObjectClass(env, object);
     hits h;
     hits_init(&h);
     lock_enter();

@@ -461,13 +461,23 @@ async def test_monitor_events(agent_so, classes, lines):
         main = await jvm.thread_named("main")
         for rid, kind in ((43, 43), (44, 44), (45, 45), (46, 46)):
             await set_request(jvm, rid, kind, NONE, {"mod_kind": 3, "args": {"thread": main}})
+        # Class filters: waits by the monitor's class (an Object here), contended entries by the location's.
+        for rid, kind in ((143, 43), (144, 44)):
+            await set_request(jvm, rid, kind, NONE, {"mod_kind": 5, "args": {"pattern": "java.lang.Object"}})
+        for rid, kind in ((145, 45), (146, 46)):
+            await set_request(jvm, rid, kind, NONE, {"mod_kind": 5, "args": {"pattern": "Target"}})
+        for rid, kind, pattern in ((243, 43, "Target"), (245, 45, "java.lang.Object")):
+            await set_request(jvm, rid, kind, NONE, {"mod_kind": 5, "args": {"pattern": pattern}})
         await jvm.send("contend")
         got = []
         for _ in range(4):
             ev = await jvm.event()
             assert ev["thread"] == main
-            (hit,) = ev["hits"]
-            got.append((hit["event_kind"], (await line_at(jvm, hit["data"]["location"]))[1], hit["data"]))
+            hit = ev["hits"][0]
+            kind = hit["event_kind"]
+            expected = [kind + 200, kind] if kind in (43, 45) else [kind]  # newest request first
+            assert [h["request_id"] for h in ev["hits"]] == expected
+            got.append((kind, (await line_at(jvm, hit["data"]["location"]))[1], hit["data"]))
         # Waits are located in the top frame, Object.wait itself (native on 17), as the reference does.
         # HotSpot's interpreter may report the contended monitorenter at the next bytecode (the
         # reference agent reads the same GetFrameLocation), so either line of the block's start.
