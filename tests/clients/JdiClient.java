@@ -243,6 +243,11 @@ public class JdiClient {
         late.setSuspendPolicy(EventRequest.SUSPEND_ALL);
         late.putProperty("name", "late");
         late.enable();
+        ClassPrepareRequest bySource = erm.createClassPrepareRequest();
+        bySource.addSourceNameFilter("Late*");
+        bySource.setSuspendPolicy(EventRequest.SUSPEND_NONE);
+        bySource.putProperty("name", "by source name");
+        bySource.enable();
         ThreadStartRequest ts = erm.createThreadStartRequest();
         ts.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
         ts.enable();
@@ -308,6 +313,10 @@ public class JdiClient {
         } else if (e instanceof ClassPrepareEvent) {
             ClassPrepareEvent cp = (ClassPrepareEvent) e;
             ReferenceType t = cp.referenceType();
+            if ("by source name".equals(e.request().getProperty("name"))) {
+                out("event ClassPrepare " + p + " (source name filter) " + t.name());
+                return true;
+            }
             if ("late".equals(e.request().getProperty("name"))) {
                 out("event ClassPrepare " + p + " " + t.name() + " thread=" + cp.thread().name());
                 printClass(t);
@@ -419,6 +428,21 @@ public class JdiClient {
                 ObjectReference sample = (ObjectReference) top.getValue(top.visibleVariableByName("sample"));
                 printFields(sample);
                 printThreads("SUSPEND_ALL at MAIN_LOCALS");
+                ObjectReference shape = (ObjectReference) sample.getValue(sample.referenceType().fieldByName("fShape"));
+                BreakpointRequest onlyThis = vm.eventRequestManager().createBreakpointRequest(
+                        lineLocation(shape.referenceType(), "CIRCLE_AREA"));
+                onlyThis.addInstanceFilter(shape);
+                onlyThis.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
+                onlyThis.putProperty("name", "CIRCLE_AREA of fShape only");
+                onlyThis.enable();
+                List<String> loaded = new ArrayList<>();
+                for (ReferenceType rt : vm.allClasses()) {
+                    if (rt.name().startsWith("Sample")) {
+                        loaded.add(hidden(rt.name()) + " " + rt.signature().length());
+                    }
+                }
+                Collections.sort(loaded);
+                out("  allClasses Sample*: " + loaded);
                 StringReference made = vm.mirrorOf("made by the debugger \u00e9\uD83D\uDE00");
                 out("  mirrorOf string = " + show(made));
                 vm.eventRequestManager().deleteEventRequest(b.request());

@@ -4,6 +4,7 @@ The client attaches with the socket attaching connector and exercises what IDEs
 use: class prepare with patterns, breakpoints with count and thread filters,
 step into/over/out by line and by bytecode, method entry/exit with class
 filters and return values, field access and modification watchpoints,
+an instance filter, a source name filter, allClasses,
 caught and uncaught exception events with catch
 locations, thread start/death, SUSPEND_ALL vs SUSPEND_EVENT_THREAD, locals,
 fields, arrays, strings, mirrorOf, thread listings.  It prints no raw IDs and
@@ -86,13 +87,17 @@ def test_reference_jdi_transcript_is_sane(reference_jdi, sample_markers):
     for name in ("doomed", "worker-0", "worker-1", "worker-2"):
         assert name in started and name in died
     assert "Sample$Circle by main" in out and "Sample$$Lambda" in out
-    assert "entry NONE Sample$Circle.area()D thread=main" in out
+    assert "entry EVENT_THREAD Sample$Circle.area()D thread=main" in out, "co-located with a breakpoint"
     assert "exit EVENT_THREAD Sample$Square.area returns double 9.0" in out
     assert re.search(rf"event AccessWatchpoint EVENT_THREAD fInt of instance of Sample #\d+ at Sample.compute:"
                      rf"{m['COMPUTE_TOTAL']} @\d+ value int 123456", out)
     assert re.search(rf"event ModificationWatchpoint EVENT_THREAD counter of instance of LateLoaded #\d+ at "
                      rf"LateLoaded.<init>:{m['LATE_CTOR']} @\d+ int 3 -> int 4", out)
     assert "event VMDeath" in out
+    assert "event ClassPrepare ALL (source name filter) LateLoaded" in out
+    assert f"CIRCLE_AREA of fShape only thread=main at Sample$Circle.area:{m['CIRCLE_AREA']}" in out
+    assert out.count("CIRCLE_AREA of fShape only") == 1, "the instance filter lets one of two shapes through"
+    assert "allClasses Sample*: [Sample 8, Sample$Circle 15, Sample$Shape 14]" in out
     assert stdout.splitlines()[-1] == "done"
 
 
