@@ -101,7 +101,7 @@ async def threads_holding_and_blocked(t):
 
 @scenario(debuggee="conf", main="Conf", commands=[
     "StackFrame.GetValues", "StackFrame.SetValues", "StackFrame.ThisObject", "StackFrame.PopFrames",
-    "ThreadReference.ForceEarlyReturn",
+    "ThreadReference.ForceEarlyReturn", "ClassType.InvokeMethod",
 ], events=["BREAKPOINT", "SINGLE_STEP", "VM_DEATH"])
 async def frames_locals_pop_and_early_return(t):
     """Locals read and written (bad slots, wrong tags, stale frames), PopFrames, ForceEarlyReturn."""
@@ -128,6 +128,20 @@ async def frames_locals_pop_and_early_return(t):
     for name, fields in (("GetValues", {"slots": [(1, Tag.INT)]}), ("ThisObject", {})):
         await t.cmd("StackFrame", name, thread=main, frame=bump.frame_id + 1000, note="unknown frame", **fields)
         await t.cmd("StackFrame", name, thread=BAD, frame=bump.frame_id, note="unknown thread", **fields)
+    # Frame ids across an invoke on the thread, and across suspensions that never let it run.
+    twice = (await t.methods(conf))["twice"].method_id
+    for options, why in ((InvokeOptions.INVOKE_SINGLE_THREADED, "single-threaded invoke"), (0, "invoke")):
+        await t.ok("ClassType", "InvokeMethod", clazz=conf, method_id=twice, arguments=[(Tag.INT, 4)], thread=main,
+                   options=options, note=why)
+        await t.cmd("StackFrame", "GetValues", thread=main, frame=bump.frame_id, slots=[(1, Tag.INT)],
+                    note=f"after a {why}")
+        bump = (await t.frames(main))[0]
+    for set_name in ("VirtualMachine", "ThreadReference"):
+        fields = {"thread": main} if set_name == "ThreadReference" else {}
+        await t.ok(set_name, "Suspend", **fields)
+        await t.ok(set_name, "Resume", **fields)
+        await t.cmd("StackFrame", "GetValues", thread=main, frame=bump.frame_id, slots=[(1, Tag.INT)],
+                    note=f"after {set_name} Suspend and Resume")
     # Step into the field write, then use the old frame id (invalid after the resume).
     step = await t.set_request(EventKind.SINGLE_STEP, {"mod_kind": ModKind.STEP, "thread": main,
                                                        "size": StepSize.MIN, "depth": StepDepth.INTO},
