@@ -463,6 +463,15 @@ public class JdiClient {
                 break;
             case "FACT_RECURSE":
                 out("    n = " + show(top.getValue(top.visibleVariableByName("n"))) + " (count filter 3)");
+                // Drop the frame: factorial(3) runs again from its call, with the same result.
+                t.popFrames(top);
+                out("    popped a frame:");
+                printFrames(t);
+                break;
+            case "CIRCLE_AREA of fShape only":
+                // The program prints the total area: the forced value shows in its output.
+                t.forceEarlyReturn(vm.mirrorOf(100.0));
+                out("    forced early return 100.0");
                 break;
             case "WORK_LOOP worker-1 5th":
                 // main is starting or joining workers: its status depends on timing, its suspension does not.

@@ -4,7 +4,7 @@ The client attaches with the socket attaching connector and exercises what IDEs
 use: class prepare with patterns, breakpoints with count and thread filters,
 step into/over/out by line and by bytecode, method entry/exit with class
 filters and return values, field access and modification watchpoints,
-an instance filter, a source name filter, allClasses,
+an instance filter, a source name filter, allClasses, PopFrames, ForceEarlyReturn,
 caught and uncaught exception events with catch
 locations, thread start/death, SUSPEND_ALL vs SUSPEND_EVENT_THREAD, locals,
 fields, arrays, strings, mirrorOf, thread listings.  It prints no raw IDs and
@@ -99,6 +99,9 @@ def test_reference_jdi_transcript_is_sane(reference_jdi, sample_markers):
     assert out.count("CIRCLE_AREA of fShape only") == 1, "the instance filter lets one of two shapes through"
     assert "allClasses Sample*: [Sample 8, Sample$Circle 15, Sample$Shape 14]" in out
     assert stdout.splitlines()[-1] == "done"
+    assert re.search(r"popped a frame:\n    frame 0 Sample.factorial:\d+ @\d+\n    frame 1 Sample.factorial", out)
+    assert "forced early return 100.0" in out
+    assert " 109.0 " in stdout, "ForceEarlyReturn's 100.0 plus the square's 9.0 is the total the program prints"
 
 
 def test_jdi_session_matches_reference(server_kind, reference_jdi, jdi_client_classes, sample_classes,
