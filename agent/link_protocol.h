@@ -17,7 +17,8 @@
 #define LINK_NOTICE_LOG 2
 
 /* Frame: length:u32 id:u32 kind:u16 status:u16 body, big-endian; length includes the header.
- * Types: u8, bool (u8), u16, i32, i64, id (u64), str (u32 length + bytes, modified UTF-8),
+ * Types: u8, bool (u8), u16, i32, i64, id (u64), str (u32 length + bytes, standard UTF-8: the agent
+ * converts the JVM's modified UTF-8 both ways),
  * bytes (u32 length + bytes), value (u8 JDWP tag + payload: B1 C2 S2 I4 F4 J8 D8 Z1 V0,
  * object tags an 8-byte id), tagged (u8 object kind + u64 id),
  * loc (u8 ref kind, u64 class, u64 method, u64 index). */

@@ -29,7 +29,7 @@ from typing import Any
 
 import attrs
 
-from .wire import decode_mutf8, encode_mutf8
+from .wire import decode_mutf8, encode_jdwp_string
 
 MAGIC = b"JDWPDLNK"
 LINK_VERSION = 1
@@ -418,8 +418,8 @@ def _encode(fields: Sequence[tuple], values: Mapping[str, Any], out: list[bytes]
         elif ftype == ID:
             out.append(_U64.pack(v))
         elif ftype == STR:
-            # JNI and JVMTI speak modified UTF-8; the agent passes these bytes to them as they are
-            b = v if isinstance(v, bytes) else encode_mutf8(v)
+            # standard UTF-8, as JDWP: the agent converts to and from the JVM's modified UTF-8
+            b = v if isinstance(v, bytes) else encode_jdwp_string(v)
             out.append(_U32.pack(len(b)))
             out.append(b)
         elif ftype == BYTES:
@@ -499,7 +499,7 @@ def _decode(fields: Sequence[tuple], r: _Reader) -> dict[str, Any]:
             try:
                 out[name] = raw.decode("ascii") if raw.isascii() else decode_mutf8(raw)
             except ValueError:
-                raise LinkError(f"{r.what}: {name!r} is not modified UTF-8") from None
+                raise LinkError(f"{r.what}: {name!r} is not UTF-8") from None
         elif ftype == BYTES:
             n = r.unpack(_U32, name)
             out[name] = r.take(n, name)

@@ -1,5 +1,5 @@
-"""Strings: JDWP carries standard UTF-8 (as the reference writes it); the agent link carries the JVM's
-modified UTF-8 (as JNI and JVMTI take and give it).  The bytes below were observed from the reference
+"""Strings: JDWP carries standard UTF-8 (as the reference writes it), and so does the agent link (the agent
+converts the JVM's modified UTF-8 both ways); decoders accept both forms.  The bytes below were observed from the reference
 agent on OpenJDK 17 for the Java string "a\\0b\\uD83D\\uDE00c\\uD800d"."""
 
 from __future__ import annotations
@@ -29,13 +29,14 @@ def test_jdwp_decoding_accepts_both_forms_a_debugger_may_send():
         assert cmd.utf == JAVA_STRING
 
 
-def test_link_strings_are_the_jvms_modified_utf8():
+def test_link_strings_are_standard_utf8_and_decoders_take_the_jvms_form_too():
     assert encode_mutf8(JAVA_STRING) == JVM_MODIFIED
     spec_ = link.BY_NAME["CREATE_STRING"]
     body = link.encode_body(spec_.request, {"utf": JAVA_STRING})
-    assert body[4:] == JVM_MODIFIED
+    assert body[4:] == REFERENCE_WIRE
     assert link.decode_body(spec_.request, body, "CREATE_STRING") == {"utf": JAVA_STRING}
-    assert link.decode_body(link.BY_NAME["STRING_VALUE"].reply, body, "STRING_VALUE") == {"utf": JAVA_STRING}
+    modified = len(JVM_MODIFIED).to_bytes(4, "big") + JVM_MODIFIED
+    assert link.decode_body(link.BY_NAME["STRING_VALUE"].reply, modified, "STRING_VALUE") == {"utf": JAVA_STRING}
 
 
 @given(st.text())
