@@ -181,10 +181,11 @@ def test_sync_jvm_killed_on_exception(sample_classes):
 
 @pytest.mark.jvm
 async def test_trio_jvm_killed_on_cancel_and_timeout(sample_classes):
-    with trio.move_on_after(20) as scope:
+    with trio.move_on_after(30) as scope:
         async with jvm.open_reference_jvm(sample_classes, "Sample") as vm:
             pid = vm.pid
             assert not gone(pid)
+            scope.deadline = trio.current_time() + 0.3  # a timeout that strikes while the JVM runs
             await trio.sleep_forever()
     assert scope.cancelled_caught
     assert gone(pid)
