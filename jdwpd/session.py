@@ -9,6 +9,10 @@ Frames-then-Resume keep their meaning.  Invokes come after the changes before
 them but hold up nothing, as in the reference, which answers other commands
 (Resume and Dispose included) while an invoke runs.
 
+Queries with nothing ahead of them in their lane start inline, in the reader
+(jdwpd/inline.py): one answered from the caches costs no task and no Event; one
+that needs the VM moves to a task of its own at its first link request.
+
 Leaving.  On Dispose or a closed socket the VM undoes this session's requests,
 suspensions and pins (vm.detach); the VM runs on and another debugger may attach.
 """
@@ -29,6 +33,7 @@ from protocol.messages import encode_composite
 from protocol.packets import CommandPacket
 from protocol.wire import ProtocolError
 
+from . import inline
 from .dispatch import dispatch
 
 log = logging.getLogger(__name__)
@@ -64,6 +69,7 @@ class Session:
         self.saw_vm_death = False
         self.default_stratum: str | None = None
         self._send_lock = trio.StrictFIFOLock()
+        self._unsent: list[bytes] = []
         self._event_ids = itertools.count(1)
         self._events_out, self._events_in = trio.open_memory_channel(math.inf)
         self._released = trio.Event()
@@ -153,7 +159,35 @@ class Session:
             elif isinstance(event, ConnectionClosed):
                 return
             elif isinstance(event, CommandPacket):
-                self._schedule(nursery, event)
+                key = (event.command_set, event.command)
+                if key in MUTATING or key in INVOKES or not self._barrier.is_set():
+                    self._schedule(nursery, event)
+                else:
+                    await self._run_inline(nursery, event)
+
+    async def _run_inline(self, nursery: trio.Nursery, packet: CommandPacket) -> None:
+        """A query after every change before it has been answered: begin it here, no task."""
+        coro = dispatch(self.vm, self, packet)
+        finished, result = inline.start(coro)
+        if finished:
+            await self._answer(packet, result)
+        elif inline.movable(result):
+            # It waits on the VM now: in a task of its own, so that later packets are read
+            # meanwhile; later changes wait for it as for any query.
+            done = trio.Event()
+            self._since_barrier = [e for e in self._since_barrier if not e.is_set()]
+            self._since_barrier.append(done)
+            nursery.start_soon(self._finish_inline, packet, coro, result, done)
+        else:
+            # It waits on something that registered this task with trio (another task's
+            # fetch of the same fact): that is short, and only this task can wait it out.
+            await self._answer(packet, await inline.drive(coro, result))
+
+    async def _finish_inline(self, packet: CommandPacket, coro: Any, stopped_on: Any, done: trio.Event) -> None:
+        try:
+            await self._answer(packet, await inline.drive(coro, stopped_on))
+        finally:
+            done.set()
 
     def _schedule(self, nursery: trio.Nursery, packet: CommandPacket) -> None:
         key = (packet.command_set, packet.command)
@@ -190,21 +224,31 @@ class Session:
         try:
             for event in prior:
                 await event.wait()
-            reply = await dispatch(self.vm, self, packet)
-            await self._send(self.conn.send(reply))
-            self.commands_answered += 1
-            for action in self._after_reply.pop(packet.id, ()):
-                await action()
+            await self._answer(packet, await dispatch(self.vm, self, packet))
         finally:
             done.set()
+
+    async def _answer(self, packet: CommandPacket, reply: Any) -> None:
+        await self._send(self.conn.send(reply))
+        self.commands_answered += 1
+        for action in self._after_reply.pop(packet.id, ()):
+            await action()
 
     # ------------------------------------------------------------------ writing
 
     async def _send(self, data: bytes) -> None:
-        """Write one packet; a debugger that went away ends the session instead of raising."""
+        """Write one packet; a debugger that went away ends the session instead of raising.
+
+        Packets that become ready while a write is under way go out together, in one write,
+        in the order they became ready; each caller returns once its packet is written."""
+        self._unsent.append(data)
         try:
             async with self._send_lock:
-                await self.stream.send_all(data)
+                if not self._unsent:
+                    return  # the writer before us took ours along
+                chunk = self._unsent[0] if len(self._unsent) == 1 else b"".join(self._unsent)
+                self._unsent.clear()
+                await self.stream.send_all(chunk)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             await self._close()
             await trio.lowlevel.checkpoint()  # we are cancelled now
@@ -223,9 +267,16 @@ class Session:
     async def _event_writer(self) -> None:
         async for data in self._events_in:
             await self._released.wait()
-            packet = CommandPacket(next(self._event_ids), 0, CommandSet.EVENT, 100, data)
-            await self._send(self.conn.send(packet))
-            self.events_sent += 1
+            batch = [data]
+            while True:  # every composite already queued goes out in the same write
+                try:
+                    batch.append(self._events_in.receive_nowait())
+                except (trio.WouldBlock, trio.EndOfChannel):
+                    break
+            await self._send(b"".join(
+                self.conn.send(CommandPacket(next(self._event_ids), 0, CommandSet.EVENT, 100, body))
+                for body in batch))
+            self.events_sent += len(batch)
             if self.events_sent == self._events_queued:
                 self._drained.set()
 

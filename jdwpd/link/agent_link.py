@@ -17,6 +17,7 @@ import trio
 
 from protocol import link as L
 
+from .. import inline
 from ..errors import AgentError, AgentLinkClosed
 
 _EVENT = L.BY_NAME["EVENT"].kind
@@ -77,6 +78,7 @@ class AgentLink:
         self.events = AgentEvents(self)
         self._conn = conn or L.LinkConnection()
         self._send_lock = trio.StrictFIFOLock()
+        self._unsent: list[bytes] = []
         self._recv_lock = trio.Lock()
         self._pending: dict[int, _Slot] = {}
         self._events: list[dict[str, Any]] = []
@@ -98,6 +100,7 @@ class AgentLink:
         spec = L.BY_NAME[name]
         if self._closed:
             raise AgentLinkClosed(self.close_reason or "agent link closed")
+        await inline.handoff_point()  # a command begun in the session's reader goes on in a task
         msg_id = self._next_id
         self._next_id = self._next_id + 1 if self._next_id < 0xFFFFFFFF else 1
         data = L.encode_request(msg_id, name, **fields)
@@ -117,14 +120,28 @@ class AgentLink:
         return L.decode_reply(frame.kind, frame.body)
 
     async def _send(self, data: bytes) -> None:
-        async with self._send_lock:
+        # Requests queued while a write is under way go out together in the next write.
+        self._unsent.append(data)
+        try:
+            await self._send_lock.acquire()
+        except BaseException:  # cancelled before anyone wrote it: it must not go out later
+            self._unsent[:] = [d for d in self._unsent if d is not data]
+            raise
+        try:
             if self._closed:
+                self._unsent.clear()
                 raise AgentLinkClosed(self.close_reason or "agent link closed")
+            if not self._unsent:
+                return  # the writer before us took ours along
+            chunk = self._unsent[0] if len(self._unsent) == 1 else b"".join(self._unsent)
+            self._unsent.clear()
             try:
-                await self.stream.send_all(data)
+                await self.stream.send_all(chunk)
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as e:
                 self._mark_closed(f"send failed: {e!r}")
                 raise AgentLinkClosed(self.close_reason) from None
+        finally:
+            self._send_lock.release()
 
     # -- the cooperative reader ----------------------------------------------------------------
     async def _pump_until(self, done: Callable[[], bool], slot: _Slot | None) -> None:

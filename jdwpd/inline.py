@@ -1,0 +1,86 @@
+"""Running a command handler inline, in the task that read its packet, until it needs the VM.
+
+Most queries are answered from the daemon's caches without waiting for anything, and a
+trio task plus an Event per command cost more than such an answer.  So the session's
+reader calls :func:`start`, which runs the handler's coroutine synchronously: if it
+finishes, the answer is there with no task at all; if it reaches a link request (the
+link calls :func:`handoff_point` first) or a bare schedule point, it stops there, having
+registered nothing with trio, and :func:`drive` continues it in a task of its own, from
+the very point it stopped.  A coroutine that blocks on anything else (an Event another
+task will set) has registered the reader with trio: the reader must drive that one
+itself, with :func:`drive` too.
+
+What a handler may not do before its first link request: enter a cancel scope, a nursery
+or a lock, which belong to the task that entered them.  None does (checked by
+tests/model/test_inline.py).
+"""
+
+from __future__ import annotations
+
+import types
+from collections.abc import Coroutine, Generator
+from typing import Any
+
+from trio._core._traps import CancelShieldedCheckpoint
+
+
+class _Handoff:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<inline handoff>"
+
+
+HANDOFF = _Handoff()
+_armed = False
+
+
+@types.coroutine
+def _yield_handoff() -> Generator[Any, Any, None]:
+    yield HANDOFF
+
+
+async def handoff_point() -> None:
+    """Where a coroutine run by :func:`start` stops before it does I/O (a no-op otherwise)."""
+    if _armed:
+        await _yield_handoff()
+
+
+def start(coro: Coroutine[Any, Any, Any]) -> tuple[bool, Any]:
+    """Run coro synchronously: (True, its result), or (False, what it stopped on)."""
+    global _armed
+    _armed = True
+    try:
+        yielded = coro.send(None)
+    except StopIteration as e:
+        return True, e.value
+    finally:
+        _armed = False
+    return False, yielded
+
+
+def movable(yielded: Any) -> bool:
+    """Whether a coroutine stopped on this may go on in another task."""
+    return yielded is HANDOFF or yielded is CancelShieldedCheckpoint
+
+
+@types.coroutine
+def drive(coro: Coroutine[Any, Any, Any], yielded: Any) -> Generator[Any, Any, Any]:
+    """Go on with a coroutine that :func:`start` left stopped on ``yielded``, in the current task."""
+    while True:
+        error: BaseException | None = None
+        sent: Any = None
+        if yielded is not HANDOFF:
+            try:
+                sent = yield yielded
+            except GeneratorExit:
+                coro.close()
+                raise
+            except BaseException as e:  # cancellation and the like: the coroutine handles it
+                error = e
+        try:
+            yielded = coro.throw(error) if error is not None else coro.send(sent)
+        except StopIteration as e:
+            return e.value
+        finally:
+            error = None
