@@ -321,8 +321,9 @@ class VM:
 
     async def resume_thread(self, session: Session, thread: int) -> None:
         # Frames stay valid while the thread stays suspended (nested suspensions); the
-        # count is read first, as in resume_all.
-        before = await self._suspend_count(thread)
+        # count is read first, as in resume_all, and only when frame ids are out (a round
+        # trip less on the hit-resume path of a debugger that did not look at the stack).
+        before = await self._suspend_count(thread) if self.threads.has_frames_out(thread) else 1
         await self.link.request("THREAD_RESUME", thread=thread)
         self.threads.resumed(session, thread, now_running=before == 1)
 

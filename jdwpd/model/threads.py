@@ -118,6 +118,10 @@ class ThreadTable:
         state.frames_out = True
         return state.frame_generation
 
+    def has_frames_out(self, thread_id: int) -> bool:
+        state = self._threads.get(thread_id)
+        return state is not None and state.frames_out
+
     def with_frames_out(self) -> list[int]:
         return [s.thread_id for s in self._threads.values() if s.frames_out]
 
