@@ -65,7 +65,7 @@ public class Conf {
 
     static void unload() throws Exception {
         WeakReference<ClassLoader> gone = loadUnloadable();
-        for (int i = 0; i < 50 && gone.get() != null; i++) {
+        for (int i = 0; i < 500 && gone.get() != null; i++) {
             System.gc();
             Thread.sleep(10);
         }
