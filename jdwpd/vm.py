@@ -300,11 +300,14 @@ class VM:
         # thread's generation on only when it really runs).  Counts are read before the
         # resume: afterwards a thread that ran may already sit at its next event.  Only
         # threads whose frame ids are out with a debugger are worth the question.
-        still = []
-        for thread in self.threads.with_frames_out():
-            if await self._suspend_count(thread) > 1:
-                still.append(thread)
-        await self.link.request("RESUME_ALL")
+        # The questions and the resume go in one write: one round trip in all.
+        asked = self.threads.with_frames_out()
+        *counts, resumed = await self.link.request_many(
+            [*(("THREAD_STATUS", {"thread": t}) for t in asked), ("RESUME_ALL", {})])
+        if isinstance(resumed, AgentError):
+            raise resumed
+        still = [t for t, c in zip(asked, counts, strict=True)
+                 if not isinstance(c, AgentError) and c["suspend_count"] > 1]
         self.threads.resumed_all(session, frozenset(still))
         if self.start_pending and self._start_owner is session and self.threads.all_claims(session) == 0:
             await self._release_start_if(session, True)
@@ -322,9 +325,17 @@ class VM:
     async def resume_thread(self, session: Session, thread: int) -> None:
         # Frames stay valid while the thread stays suspended (nested suspensions); the
         # count is read first, as in resume_all, and only when frame ids are out (a round
-        # trip less on the hit-resume path of a debugger that did not look at the stack).
-        before = await self._suspend_count(thread) if self.threads.has_frames_out(thread) else 1
-        await self.link.request("THREAD_RESUME", thread=thread)
+        # trip less on the hit-resume path of a debugger that did not look at the stack), and
+        # then in the same write as the resume.
+        if self.threads.has_frames_out(thread):
+            status, resumed = await self.link.request_many(
+                [("THREAD_STATUS", {"thread": thread}), ("THREAD_RESUME", {"thread": thread})])
+            if isinstance(resumed, AgentError):
+                raise resumed
+            before = 0 if isinstance(status, AgentError) else status["suspend_count"]
+        else:
+            await self.link.request("THREAD_RESUME", thread=thread)
+            before = 1
         self.threads.resumed(session, thread, now_running=before == 1)
 
     async def thread_status(self, thread: int) -> dict:

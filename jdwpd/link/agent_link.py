@@ -39,6 +39,16 @@ class _Slot:
         self.frame: L.Frame | None = None
 
 
+def _reply_fields(slot: _Slot, kind: int, name: str) -> dict[str, Any]:
+    frame = slot.frame
+    assert frame is not None
+    if frame.status != 0:
+        raise AgentError(frame.status, name)
+    if frame.kind != kind:
+        raise AgentError(int(L.LinkStatus.BAD_MESSAGE), name)
+    return L.decode_reply(frame.kind, frame.body)
+
+
 class AgentEvents:
     """Agent-initiated messages in arrival order: EVENT bodies and NOTICE dicts.
 
@@ -112,12 +122,41 @@ class AgentLink:
                 await self._pump_until(lambda: slot.frame is not None, slot)
         finally:
             self._pending.pop(msg_id, None)
-        frame = slot.frame
-        if frame.status != 0:
-            raise AgentError(frame.status, name)
-        if frame.kind != spec.kind:
-            raise AgentError(int(L.LinkStatus.BAD_MESSAGE), name)
-        return L.decode_reply(frame.kind, frame.body)
+        return _reply_fields(slot, spec.kind, name)
+
+    async def request_many(self, calls: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any] | AgentError]:
+        """Several requests in one write, executed by the agent in this order: one round trip.
+
+        Each result is the reply's fields or the AgentError its status raised; AgentLinkClosed
+        when the link is gone.
+        """
+        if self._closed:
+            raise AgentLinkClosed(self.close_reason or "agent link closed")
+        await inline.handoff_point()
+        sent: list[tuple[int, str, int, _Slot]] = []
+        chunks = []
+        try:
+            for name, fields in calls:
+                msg_id = self._next_id
+                self._next_id = self._next_id + 1 if self._next_id < 0xFFFFFFFF else 1
+                chunks.append(L.encode_request(msg_id, name, **fields))
+                slot = _Slot(L.BY_NAME[name].kind, name)
+                self._pending[msg_id] = slot
+                sent.append((msg_id, name, slot.kind, slot))
+            await self._send(b"".join(chunks))
+            for _, _, _, slot in sent:
+                while slot.frame is None:
+                    await self._pump_until(lambda slot=slot: slot.frame is not None, slot)
+        finally:
+            for msg_id, _, _, _ in sent:
+                self._pending.pop(msg_id, None)
+        results: list[dict[str, Any] | AgentError] = []
+        for _, name, kind, slot in sent:
+            try:
+                results.append(_reply_fields(slot, kind, name))
+            except AgentError as e:
+                results.append(e)
+        return results
 
     async def _send(self, data: bytes) -> None:
         # Requests queued while a write is under way go out together in the next write.
