@@ -158,13 +158,20 @@ public class JdiClient {
         List<ThreadReference> threads = new ArrayList<>(vm.allThreads());
         threads.sort(Comparator.comparing(ThreadReference::name));
         for (ThreadReference t : threads) {
+            String group = t.threadGroup() == null ? "none" : t.threadGroup().name();
+            if (!group.equals("main")) {
+                // The JVM's own threads: whether Common-Cleaner is still starting (held by our
+                // ThreadStart request) or already waiting depends on timing, not on the server.
+                out("    " + t.name() + " group=" + group + " suspended=" + t.isSuspended());
+                continue;
+            }
             String frames = "";
             try {
                 frames = t.isSuspended() ? " frames=" + t.frameCount() : "";
             } catch (IncompatibleThreadStateException e) {
                 frames = " frames=?";
             }
-            out("    " + t.name() + " group=" + t.threadGroup().name() + " status=" + t.status()
+            out("    " + t.name() + " group=" + group + " status=" + t.status()
                     + " suspended=" + t.isSuspended() + " count=" + t.suspendCount() + frames
                     + " atBreakpoint=" + t.isAtBreakpoint());
         }
