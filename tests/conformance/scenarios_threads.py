@@ -207,3 +207,30 @@ async def threads_stopped_and_interrupted(t):
     await t.ok("ThreadReference", "Interrupt", thread=sleeper)
     await t.ok("ThreadReference", "Stop", thread=victim, throwable=throwable)
     await t.to_the_end()
+
+
+@scenario(commands=["VirtualMachine.AllThreads", "ThreadReference.Name", "ThreadReference.Status",
+                    "ThreadReference.SuspendCount", "ThreadReference.ThreadGroup", "ThreadReference.FrameCount"])
+async def every_thread_at_a_breakpoint(t):
+    """Every thread the VM shows at a suspend-all breakpoint: names, states, suspensions, groups, depths."""
+    sample = await t.start("Sample")
+    await t.run_to(sample, "TOTAL_AREA_LOOP")
+    threads = (await t.ok("VirtualMachine", "AllThreads", record=False)).threads
+    rows = []
+    for th in threads:
+        tid = th.thread
+        name = (await t.client.command("ThreadReference", "Name", thread=tid)).thread_name
+        status = await t.client.command("ThreadReference", "Status", thread=tid)
+        count = (await t.client.command("ThreadReference", "SuspendCount", thread=tid)).suspend_count
+        group = (await t.client.command("ThreadReference", "ThreadGroup", thread=tid)).group
+        group_name = (await t.client.command("ThreadGroupReference", "Name", group=group)).group_name
+        code, frames = await t.client.command_raw("ThreadReference", "FrameCount", thread=tid)
+        rows.append((name, int(status.thread_status), int(status.suspend_status), count, group_name,
+                     frames.frame_count if code == 0 else f"error {code}"))
+    rows.sort()
+    t.note("VirtualMachine.AllThreads", "names", [r[0] for r in rows])
+    for key, column in (("ThreadReference.Name", 0), ("ThreadReference.Status", 1), ("ThreadReference.Status", 2),
+                        ("ThreadReference.SuspendCount", 3), ("ThreadReference.ThreadGroup", 4),
+                        ("ThreadReference.FrameCount", 5)):
+        t.note(key, f"column {column}", [(r[0], r[column]) for r in rows])
+    await t.to_the_end()
