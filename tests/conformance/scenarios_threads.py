@@ -122,7 +122,9 @@ async def frames_locals_pop_and_early_return(t):
     await t.ok("StackFrame", "SetValues", thread=main, frame=bump.frame_id,
                slot_values=[(1, {"tag": Tag.INT, "value": 40})])
     await t.ok("StackFrame", "GetValues", thread=main, frame=bump.frame_id, slots=[(1, Tag.INT)], note="after set")
-    for values, why in (([(1, {"tag": Tag.LONG, "value": 1})], "long into int"),
+    string_id = await _conf_string(t, conf)
+    for values, why in (([(0, {"tag": Tag.STRING, "value": string_id})], "a String into this"),
+                        ([(1, {"tag": Tag.LONG, "value": 1})], "long into int"),
                         ([(9, {"tag": Tag.INT, "value": 1})], "no such slot"), ([], "none")):
         await t.cmd("StackFrame", "SetValues", thread=main, frame=bump.frame_id, slot_values=values, note=why)
     for name, fields in (("GetValues", {"slots": [(1, Tag.INT)]}), ("ThisObject", {})):
