@@ -120,7 +120,8 @@ async def events_two_steps_on_one_thread(t):
     await t.to_the_end()
 
 
-@scenario(events=["BREAKPOINT", "SINGLE_STEP", "CLASS_PREPARE", "METHOD_EXIT", "METHOD_EXIT_WITH_RETURN_VALUE"])
+@scenario(events=["BREAKPOINT", "SINGLE_STEP", "FIELD_ACCESS", "CLASS_PREPARE", "METHOD_EXIT",
+                  "METHOD_EXIT_WITH_RETURN_VALUE"])
 async def events_of_one_kind_in_one_composite(t):
     """Several requests of one kind met at once: the order of their events in the composite."""
     sample = await t.start("Sample")
@@ -130,11 +131,23 @@ async def events_of_one_kind_in_one_composite(t):
     await t.ok("VirtualMachine", "Resume")
     bp = await t.event_of(E.BREAKPOINT, "three breakpoints")
     await t.ok("EventRequest", "ClearAllBreakpoints")
-    # A line step that ends on a breakpoint's line: one composite.
+    # A breakpoint on the instruction that reads a watched field.
+    compute = (await t.methods(sample))["compute"].method_id
+    code = (await t.client.command("Method", "Bytecodes", ref_type=sample, method_id=compute)).bytes
+    loc = {"type_tag": 1, "class_id": sample, "method_id": compute, "index": code.index(0xB4)}  # getfield
+    await t.set_request(E.BREAKPOINT, {"mod_kind": ModKind.LOCATION_ONLY, "loc": loc})
+    await t.set_request(E.FIELD_ACCESS, field_only(sample, (await t.fields(sample))["fInt"].field_id), count(1))
+    await t.ok("VirtualMachine", "Resume")
+    await t.event("breakpoint on a watched read")
+    await t.ok("EventRequest", "ClearAllBreakpoints")
+    # A line step that ends on a breakpoint's line: one composite (the field read may come first).
     await t.breakpoint(sample, "COMPUTE_RETURN", SuspendPolicy.EVENT_THREAD)
     rid = await t.set_request(E.SINGLE_STEP, step(bp.thread, StepSize.LINE, StepDepth.OVER))
-    await t.ok("VirtualMachine", "Resume")
-    await t.event("step onto a breakpoint")
+    while True:
+        await t.ok("VirtualMachine", "Resume")
+        _, events = await t.event("step onto a breakpoint")
+        if any(int(e.event_kind) == E.SINGLE_STEP for e in events):
+            break
     await t.ok("EventRequest", "Clear", event_kind=E.SINGLE_STEP, request_id=rid)
     await t.ok("EventRequest", "ClearAllBreakpoints")
     await t.set_request(E.METHOD_EXIT, class_match("Sample"), count(1))
