@@ -233,3 +233,53 @@ async def source_debug_extension_and_strata(t):
         touch = (await t.methods(strata))["touch"].method_id
         await t.cmd("Method", "LineTable", ref_type=strata, method_id=touch, note=repr(stratum))
     await t.to_the_end()
+
+
+STATIC_CALLS = [  # (class, method name + signature, arguments)
+    ("Ljava/lang/Math;", "max(JJ)J", [(Tag.LONG, -5), (Tag.LONG, 1 << 40)]),
+    ("Ljava/lang/Math;", "sqrt(D)D", [(Tag.DOUBLE, 2.0)]),
+    ("Ljava/lang/Float;", "intBitsToFloat(I)F", [(Tag.INT, 0x3FC00000)]),
+    ("Ljava/lang/Short;", "reverseBytes(S)S", [(Tag.SHORT, 0x0102)]),
+    ("Ljava/lang/Character;", "toUpperCase(C)C", [(Tag.CHAR, ord("q"))]),
+    ("Ljava/lang/Boolean;", "logicalXor(ZZ)Z", [(Tag.BOOLEAN, True), (Tag.BOOLEAN, False)]),
+    ("Ljava/lang/Byte;", "toUnsignedInt(B)I", [(Tag.BYTE, -1)]),
+    ("Ljava/lang/Integer;", "valueOf(I)Ljava/lang/Integer;", [(Tag.INT, 77)]),
+    ("Ljava/lang/Integer;", "parseInt(Ljava/lang/String;)I", [(Tag.OBJECT, 0)]),
+    ("Ljava/lang/Thread;", "currentThread()Ljava/lang/Thread;", []),
+    ("Ljava/lang/Thread;", "yield()V", []),
+]
+INSTANCE_CALLS = [  # on Sample.sAscii ("hello")
+    ("length()I", []), ("isEmpty()Z", []), ("charAt(I)C", [(Tag.INT, 1)]), ("toCharArray()[C", []),
+    ("getBytes()[B", []), ("hashCode()I", []), ("intern()Ljava/lang/String;", []), ("notify()V", []),
+    ("charAt(I)C", [(Tag.INT, 99)]), ("getClass()Ljava/lang/Class;", []),
+]
+
+
+@scenario(commands=["ClassType.InvokeMethod", "ObjectReference.InvokeMethod", "ClassType.NewInstance"])
+async def invocations_of_every_return_type(t):
+    """Static and instance invokes returning every primitive, void, arrays, objects, or throwing."""
+    sample = await t.start("Sample")
+    thread = (await t.run_to(sample, STOP)).thread
+    call = {"thread": thread, "options": InvokeOptions.INVOKE_SINGLE_THREADED}
+    for sig, method, args in STATIC_CALLS:
+        found = (await t.client.command("VirtualMachine", "ClassesBySignature", signature=sig)).classes
+        if not found:
+            t.note("ClassType.InvokeMethod", f"{sig} not loaded", True)
+            continue
+        ref = found[0].type_id
+        await t.cmd("ClassType", "InvokeMethod", clazz=ref, method_id=(await t.methods(ref))[method].method_id,
+                    arguments=args, **call, note=f"{sig}.{method}")
+    string = await _string_id(t, sample)
+    string_class = await t.class_id("Ljava/lang/String;")
+    string_methods = await t.methods(string_class)
+    object_methods = await t.methods(await t.class_id("Ljava/lang/Object;"))
+    for method, args in INSTANCE_CALLS:
+        declared = string_methods if method in string_methods else object_methods
+        await t.cmd("ObjectReference", "InvokeMethod", object=string, clazz=string_class,
+                    method_id=declared[method].method_id, arguments=args, **call, note=f"{method} {args}")
+    array_list = await t.class_id("Ljava/util/ArrayList;")
+    ctor = (await t.methods(array_list))["<init>(I)V"].method_id
+    for size in (3, -1):
+        await t.cmd("ClassType", "NewInstance", clazz=array_list, method_id=ctor, arguments=[(Tag.INT, size)],
+                    **call, note=f"ArrayList({size})")
+    await t.to_the_end()
