@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import traceback
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +61,8 @@ class Transcript:
         self.norm = Normalizer()
         self.entries: list[Entry] = []
         self._frame_names: dict[str, dict[int, str]] = {}
+        self.address: tuple[str, int] = ("127.0.0.1", 0)
+        self.output = jvm.OutputLog()
 
     # ---------------------------------------------------------- recording
 
@@ -142,6 +144,40 @@ class Transcript:
         await trio.sleep(wait)
         left = self.client.pending_events()
         self.entries.append(Entry(("Event.Composite",), "no further event", 0, self.norm(left)))
+
+    @contextlib.asynccontextmanager
+    async def another_debugger(self) -> AsyncIterator[Transcript]:
+        """A second connection to the same VM (once the first has gone): its own ID names, this
+        transcript's entries."""
+        deadline = trio.current_time() + TIMEOUT
+        address = self.address
+        while True:
+            if self.kind == "reference":
+                # The reference listens again after a debugger leaves, on a new port when it was given 0.
+                ports = [int(m.group(1)) for line in self.output.lines("stdout")
+                         if (m := jvm.REFERENCE_READY.search(line))]
+                if len(ports) < 2:
+                    if trio.current_time() > deadline:
+                        raise AssertionError("the reference does not listen again")
+                    await trio.sleep(0.05)
+                    continue
+                address = (address[0], ports[-1])
+            try:
+                connection = open_jdwp_client(*address, timeout=TIMEOUT)
+                client = await connection.__aenter__()
+                break
+            except OSError:
+                if trio.current_time() > deadline:
+                    raise
+                await trio.sleep(0.1)
+        try:
+            other = Transcript(client, self.kind, self.classes, self.markers)
+            other.entries = self.entries
+            other.address = address
+            other.output = self.output
+            yield other
+        finally:
+            await connection.__aexit__(None, None, None)
 
     # ---------------------------------------------------------- getting somewhere
 
@@ -237,6 +273,8 @@ async def _run_one(kind: str, scn: Scenario, classes: Path, markers: dict[str, i
                 try:
                     async with open_jdwp_client(debuggee.host, debuggee.port, timeout=TIMEOUT) as client:
                         t = Transcript(client, kind, classes, markers)
+                        t.address = (debuggee.host, debuggee.port)
+                        t.output = debuggee.output
                         try:
                             await scn.run(t)
                         finally:

@@ -7,7 +7,7 @@ import struct
 from pathlib import Path
 
 from jdwpd.testing import debuggees
-from protocol.constants import EventKind
+from protocol.constants import EventKind, SuspendPolicy
 from tests.conformance.registry import scenario
 
 BAD = 0x7EADBEEF  # an ID no server handed out
@@ -174,3 +174,37 @@ async def vm_redefinition_of_a_running_method(t):
     await t.ok("Method", "IsObsolete", ref_type=conf, method_id=(await t.methods(conf))["twice"].method_id,
                note="the new twice")
     await t.to_the_end()
+
+
+async def _threads_by_name(t) -> dict[str, int]:
+    out = {}
+    for th in (await t.client.command("VirtualMachine", "AllThreads")).threads:
+        out[(await t.client.command("ThreadReference", "Name", thread=th.thread)).thread_name] = th.thread
+    return out
+
+
+@scenario(debuggee="conf", main="Conf", args=("threads",), commands=[
+    "VirtualMachine.Dispose", "VirtualMachine.Suspend", "ThreadReference.SuspendCount", "ThreadReference.Status",
+    "ThreadReference.Interrupt",
+], events=["BREAKPOINT", "VM_DEATH"])
+async def vm_dispose_then_another_debugger(t):
+    """A debugger leaves (Dispose) holding suspensions and requests; the next one finds them all undone."""
+    conf = await t.start("Conf")
+    await t.run_to(conf, "C_PARKED")
+    threads = await _threads_by_name(t)
+    await t.breakpoint(conf, "C_DONE", SuspendPolicy.ALL)
+    await t.ok("VirtualMachine", "Suspend")
+    await t.ok("ThreadReference", "Suspend", thread=threads["sleeper"])
+    await t.ok("ThreadReference", "SuspendCount", thread=threads["sleeper"], note="before Dispose")
+    await t.ok("VirtualMachine", "Dispose")
+    await t.client.wait_closed(10)
+    async with t.another_debugger() as t2:
+        threads = await _threads_by_name(t2)
+        for name in sorted(n for n in threads if n in ("main", "sleeper", "victim")):
+            await t2.ok("ThreadReference", "SuspendCount", thread=threads[name], note=f"{name}, second debugger")
+            await t2.ok("ThreadReference", "Status", thread=threads[name], note=f"{name}, second debugger")
+        await t2.breakpoint(await t2.class_id("LConf;"), "C_DONE", SuspendPolicy.ALL)
+        for name in ("sleeper", "victim"):
+            await t2.ok("ThreadReference", "Interrupt", thread=threads[name], note=name)
+        await t2.event("C_DONE, second debugger")
+        await t2.to_the_end()
