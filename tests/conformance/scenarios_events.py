@@ -448,3 +448,23 @@ async def events_step_into_from_a_throw(t):
     await t.event("into from the throw")
     await t.ok("EventRequest", "Clear", event_kind=E.SINGLE_STEP, request_id=rid)
     await t.to_the_end()
+
+
+@scenario(events=["SINGLE_STEP", "BREAKPOINT"])
+async def events_step_into_through_the_jdk(t):
+    """Line steps into from lines that run much JDK code (string concatenation's bootstrap, println),
+    the JDK excluded; then into Sample's own methods; then min steps."""
+    sample = await t.start("Sample")
+    main = (await t.run_to(sample, "MAIN_LOCALS")).thread
+    for n in range(4):
+        rid = await t.set_request(E.SINGLE_STEP, step(main, StepSize.LINE, StepDepth.INTO), class_exclude("java.*"),
+                                  class_exclude("jdk.*"), class_exclude("sun.*"), count(1))
+        await t.ok("VirtualMachine", "Resume")
+        await t.event(f"into {n}")
+        await t.ok("EventRequest", "Clear", event_kind=E.SINGLE_STEP, request_id=rid)
+    for n in range(3):
+        rid = await t.set_request(E.SINGLE_STEP, step(main, StepSize.MIN, StepDepth.OVER))
+        await t.ok("VirtualMachine", "Resume")
+        await t.event(f"min over {n}")
+        await t.ok("EventRequest", "Clear", event_kind=E.SINGLE_STEP, request_id=rid)
+    await t.to_the_end()
