@@ -9,9 +9,10 @@ Frames-then-Resume keep their meaning.  Invokes come after the changes before
 them but hold up nothing, as in the reference, which answers other commands
 (Resume and Dispose included) while an invoke runs.
 
-Queries with nothing ahead of them in their lane start inline, in the reader
-(jdwpd/inline.py): one answered from the caches costs no task and no Event; one
-that needs the VM moves to a task of its own at its first link request.
+Commands with nothing ahead of them in their lane (invokes aside) start inline,
+in the reader (jdwpd/inline.py): one answered from the caches costs no task and
+no Event; one that needs the VM moves to a task of its own at its first link
+request, taking the place in the lanes it would have had as a task.
 
 Leaving.  On Dispose or a closed socket the VM undoes this session's requests,
 suspensions and pins (vm.detach); the VM runs on and another debugger may attach.
@@ -160,23 +161,33 @@ class Session:
                 return
             elif isinstance(event, CommandPacket):
                 key = (event.command_set, event.command)
-                if key in MUTATING or key in INVOKES or not self._barrier.is_set():
+                if key in INVOKES or not self._barrier.is_set():
                     self._schedule(nursery, event)
+                elif key in MUTATING:
+                    self._since_barrier = [e for e in self._since_barrier if not e.is_set()]
+                    if self._since_barrier:
+                        self._schedule(nursery, event)
+                    else:
+                        await self._run_inline(nursery, event, mutating=True)
                 else:
-                    await self._run_inline(nursery, event)
+                    await self._run_inline(nursery, event, mutating=False)
 
-    async def _run_inline(self, nursery: trio.Nursery, packet: CommandPacket) -> None:
-        """A query after every change before it has been answered: begin it here, no task."""
+    async def _run_inline(self, nursery: trio.Nursery, packet: CommandPacket, *, mutating: bool) -> None:
+        """A command with nothing ahead of it in its lane: begin it here, no task."""
         coro = dispatch(self.vm, self, packet)
         finished, result = inline.start(coro)
         if finished:
             await self._answer(packet, result)
         elif inline.movable(result):
             # It waits on the VM now: in a task of its own, so that later packets are read
-            # meanwhile; later changes wait for it as for any query.
+            # meanwhile, with the same place in the lanes as if it had been scheduled.
             done = trio.Event()
-            self._since_barrier = [e for e in self._since_barrier if not e.is_set()]
-            self._since_barrier.append(done)
+            if mutating:
+                self._since_barrier = []
+                self._barrier = done
+            else:
+                self._since_barrier = [e for e in self._since_barrier if not e.is_set()]
+                self._since_barrier.append(done)
             nursery.start_soon(self._finish_inline, packet, coro, result, done)
         else:
             # It waits on something that registered this task with trio (another task's
