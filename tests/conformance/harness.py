@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
+import re
+import subprocess
 import traceback
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -258,6 +261,18 @@ def int_value(v: int) -> tuple[int, int]:
 
 
 # ---------------------------------------------------------------- running
+
+
+@functools.cache
+def java_feature_release() -> int:
+    """The feature release (17, 25...) of the java the tests debug; 0 when it cannot be run."""
+    try:
+        out = subprocess.run([jvm.java_executable(), "-version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return 0
+    m = re.search(r'version "(\d+)', out.stderr)
+    return int(m.group(1)) if m else 0
+
 
 
 async def _run_one(kind: str, scn: Scenario, classes: Path, markers: dict[str, int], tmp: Path) -> Run:

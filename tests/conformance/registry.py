@@ -89,11 +89,20 @@ DIFFERENCES: dict[str, str] = {}
 # out of the item's comparison and compared by a strict xfail of their own, so a fix shows up as a
 # failure until its line here goes.
 KNOWN_BUGS: dict[tuple[str, str, str], str] = {}
+# The Java feature release a known difference is limited to (absent: every release).
+KNOWN_BUG_JDK: dict[tuple[str, str, str], int] = {}
 
 
-def known_bug(scenario_name: str, item: str, labels: tuple[str, ...] | list[str], reason: str) -> None:
+def known_bug(scenario_name: str, item: str, labels: tuple[str, ...] | list[str], reason: str,
+              jdk: int | None = None) -> None:
     for label in labels:
-        KNOWN_BUGS[(scenario_name, item, label)] = reason
+        KNOWN_BUGS[(scenario_name, item, label)] = reason + (f" (JDK {jdk})" if jdk else "")
+        if jdk:
+            KNOWN_BUG_JDK[(scenario_name, item, label)] = jdk
+
+
+def known_bugs_for(jdk: int) -> dict[tuple[str, str, str], str]:
+    return {k: r for k, r in KNOWN_BUGS.items() if KNOWN_BUG_JDK.get(k, jdk) == jdk}
 
 
 known_bug("events_breakpoints_exceptions_threads_classes", "ThreadReference.Frames",
@@ -123,6 +132,19 @@ for _item in ("Event.VM_DEATH", "Event.Composite"):
     known_bug("vm_dispose_then_another_debugger", _item, ["Event.Composite [to the end]"],
               "deliberate: after a debugger disposed and another attached, the reference's VMDeath composite holds "
               "two automatic VMDeath events (request 0), the first session's left behind; jdwpd sends one")
+
+
+_PLATFORM = ("PlatformThreadsOnly: the JDK 25 reference accepts it with every event kind (ILLEGAL_ARGUMENT "
+             "before 21); jdwpd only with THREAD_START and THREAD_DEATH, as the spec says "
+             "(jdwpd/commands/event_request.py)")
+known_bug("event_modifiers_allowed_per_kind", "EventRequest.Set",
+          [f"EventRequest.Set [{k} with each modifier]" for k in (
+              "SINGLE_STEP", "BREAKPOINT", "FRAME_POP", "EXCEPTION", "CLASS_PREPARE", "CLASS_UNLOAD", "CLASS_LOAD",
+              "FIELD_ACCESS", "FIELD_MODIFICATION", "EXCEPTION_CATCH", "METHOD_ENTRY", "METHOD_EXIT",
+              "METHOD_EXIT_WITH_RETURN_VALUE", "MONITOR_CONTENDED_ENTER", "MONITOR_CONTENDED_ENTERED", "MONITOR_WAIT",
+              "MONITOR_WAITED", "VM_DEATH")], _PLATFORM, jdk=25)
+known_bug("event_requests_refused_and_accepted", "EventRequest.Set",
+          ["EventRequest.Set [case 51: kind 8, modifiers [13]]"], _PLATFORM, jdk=25)
 
 
 def load_scenarios() -> dict[str, Scenario]:

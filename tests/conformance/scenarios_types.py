@@ -210,7 +210,8 @@ async def loaders_and_modules(t):
         await t.cmd("ModuleReference", "Name", module=module, note=sig)
         await t.cmd("ModuleReference", "ClassLoader", module=module, note=sig)
     # (Any other object as a module: the reference answers garbage; see test_conformance_differences.)
-    for bad, note in ((BAD, "unknown"), (0, "null")):
+    # (The null module: the reference answers on 17 and dies on 25; see test_conformance_differences.)
+    for bad, note in ((BAD, "unknown"),):
         await t.cmd("ModuleReference", "Name", module=bad, note=note)
         await t.cmd("ModuleReference", "ClassLoader", module=bad, note=note)
 

@@ -14,11 +14,12 @@ import pytest
 
 from jdwpd.testing import jvm
 from tests.conformance import harness
-from tests.conformance.registry import KNOWN_BUGS, load_scenarios
+from tests.conformance.registry import known_bugs_for, load_scenarios
 
 pytestmark = pytest.mark.jvm
 
 SCENARIOS = load_scenarios()
+KNOWN_BUGS = known_bugs_for(harness.java_feature_release())
 _RUNS: dict[str, dict[str, harness.Run]] = {}
 
 
