@@ -167,7 +167,9 @@ async def events_of_one_kind_in_one_composite(t):
                     "ThreadReference.Status", "ThreadReference.ThreadGroup",
                     "ThreadReference.FrameCount", "ThreadReference.SuspendCount", "ThreadReference.OwnedMonitors",
                     "ThreadReference.CurrentContendedMonitor", "ThreadReference.Suspend", "ThreadReference.Resume",
-                    "ThreadReference.Interrupt", "ThreadReference.Frames"], events=[
+                    "ThreadReference.Interrupt", "ThreadReference.Frames", "ReferenceType.Status",
+                    "ReferenceType.Methods", "ReferenceType.Fields", "ReferenceType.GetValues", "ClassType.Superclass"],
+          events=[
     "BREAKPOINT", "EXCEPTION", "THREAD_START", "THREAD_DEATH", "CLASS_PREPARE", "METHOD_ENTRY", "SINGLE_STEP",
     "VM_DEATH",
 ])
@@ -240,7 +242,16 @@ async def events_breakpoints_exceptions_threads_classes(t):
                         count(1), policy=SuspendPolicy.EVENT_THREAD, note="source name")
     await t.set_request(E.CLASS_PREPARE, class_match("NoSuchClass"), note="never")
     await t.ok("ThreadReference", "Resume", thread=ev.thread)
-    await t.event("LateLoaded")
+    late = await t.event_of(E.CLASS_PREPARE, "LateLoaded")
+    # A class just prepared, not yet initialized: what it answers; its static read before <clinit>.
+    for name in ("Status", "Methods", "Fields", "ClassLoader", "SourceFile", "Interfaces", "Modifiers"):
+        await t.ok("ReferenceType", name, ref_type=late.type_id, note="just prepared")
+    await t.ok("ClassType", "Superclass", clazz=late.type_id, note="just prepared")
+    greeting = (await t.fields(late.type_id))["GREETING"].field_id
+    await t.ok("ReferenceType", "GetValues", ref_type=late.type_id, fields=[{"field_id": greeting}],
+               note="before <clinit>")
+    await t.ok("ThreadReference", "SuspendCount", thread=late.thread, note="at the ClassPrepare")
+    await t.ok("ThreadReference", "FrameCount", thread=late.thread, note="at the ClassPrepare")
     await t.to_the_end()
 
 
