@@ -110,6 +110,7 @@ async def object_fields_invocations_and_collection(t):
 
 @scenario(commands=[
     "ArrayReference.Length", "ArrayReference.GetValues", "ArrayReference.SetValues", "StringReference.Value",
+    "ArrayType.NewInstance", "VirtualMachine.CreateString",
 ])
 async def arrays_and_strings(t):
     """Every array component type: lengths, regions, bounds, writes, wrong types; strings of every kind."""
@@ -155,6 +156,15 @@ async def arrays_and_strings(t):
         await t.cmd("ArrayReference", "Length", array_object=bad, note=note)
         await t.cmd("ArrayReference", "GetValues", array_object=bad, first_index=0, length=0, note=note)
     await t.cmd("ArrayReference", "SetValues", array_object=BAD, first_index=0, values=[], note="unknown")
+    # Big answers: a new int[100000] whole, a long[] region, a string of 100000 characters.
+    big = (await t.ok("ArrayType", "NewInstance", arr_type=await t.class_id("[I"), length=100000,
+                      note="big")).new_array.object_id
+    await t.ok("ArrayReference", "SetValues", array_object=big, first_index=99990,
+               values=[(Tag.INT, i * 1000003) for i in range(10)], note="big")
+    await t.ok("ArrayReference", "GetValues", array_object=big, first_index=0, length=100000, note="big")
+    long_text = "\u00e9\U0001d11e" * 50000
+    made = (await t.ok("VirtualMachine", "CreateString", utf=long_text, note="big")).string_object
+    await t.ok("StringReference", "Value", string_object=made, note="big")
     for n in ("sAscii", "sUnicode", "sSupplementary", "sEmpty"):
         sid = (await t.client.command("ReferenceType", "GetValues", ref_type=sample,
                                       fields=[{"field_id": fields[n].field_id}])).values[0].value.value
