@@ -34,3 +34,11 @@ def conf_sde_classes(conf_classes, tmp_path_factory) -> Path:
     strata = out / "ConfStrata.class"
     strata.write_bytes(add_source_debug_extension(strata.read_bytes(), SMAP))
     return out
+
+
+@pytest.fixture(scope="session")
+def nodebug_classes(sample_classes, tmp_path_factory) -> str:
+    """A classpath whose main class NoDebug was compiled with -g:none, then Sample's classes."""
+    from tests.commands.types_support import nodebug_classpath
+
+    return nodebug_classpath(tmp_path_factory.mktemp("nodebug"), sample_classes)

@@ -284,3 +284,42 @@ async def invocations_of_every_return_type(t):
         await t.cmd("ClassType", "NewInstance", clazz=array_list, method_id=ctor, arguments=[(Tag.INT, size)],
                     **call, note=f"ArrayList({size})")
     await t.to_the_end()
+
+
+@scenario(debuggee="nodebug", main="NoDebug", commands=[
+    "ReferenceType.SourceFile", "ReferenceType.SourceDebugExtension", "Method.LineTable", "Method.VariableTable",
+    "Method.VariableTableWithGeneric", "Method.Bytecodes", "StackFrame.GetValues", "StackFrame.ThisObject",
+    "ThreadReference.Frames",
+], events=["SINGLE_STEP", "METHOD_ENTRY"])
+async def types_without_debug_information(t):
+    """A class compiled with -g:none: no source file, no lines, no variables; stepping and locals there."""
+    nodebug = await t.start("NoDebug")
+    for name in ("SourceFile", "SourceDebugExtension"):
+        await t.cmd("ReferenceType", name, ref_type=nodebug)
+    methods = await t.methods(nodebug)
+    for m in (await t.client.command("ReferenceType", "Methods", ref_type=nodebug)).declared:
+        for name in ("LineTable", "VariableTable", "VariableTableWithGeneric", "Bytecodes"):
+            await t.cmd("Method", name, ref_type=nodebug, method_id=m.method_id, note=f"{m.name}{m.signature}")
+    # No line to break at: the entry of twice(int), then locals by slot, then steps without lines.
+    entry = await t.set_request(E_METHOD_ENTRY, {"mod_kind": 4, "clazz": nodebug}, policy=2)
+    await t.ok("VirtualMachine", "Resume")
+    ev = await t.event_of(E_METHOD_ENTRY, "twice")
+    await t.ok("EventRequest", "Clear", event_kind=E_METHOD_ENTRY, request_id=entry)
+    thread = ev.thread
+    await t.ok("ThreadReference", "Frames", thread=thread, start_frame=0, length=-1, note="in twice")
+    top = (await t.frames(thread))[0].frame_id
+    await t.cmd("StackFrame", "GetValues", thread=thread, frame=top, slots=[(0, Tag.INT)], note="x")
+    await t.cmd("StackFrame", "GetValues", thread=thread, frame=top, slots=[(1, Tag.INT)], note="y, not yet")
+    await t.cmd("StackFrame", "ThisObject", thread=thread, frame=top, note="static")
+    for size, why in ((1, "line over"), (0, "min over")):
+        rid = await t.set_request(E_SINGLE_STEP, {"mod_kind": 10, "thread": thread, "size": size, "depth": 1})
+        await t.ok("VirtualMachine", "Resume")
+        await t.event(why)
+        await t.ok("EventRequest", "Clear", event_kind=E_SINGLE_STEP, request_id=rid)
+    bp = {"type_tag": 1, "class_id": nodebug, "method_id": methods["twice"].method_id, "index": 2}
+    await t.cmd("EventRequest", "Set", event_kind=E_BREAKPOINT, suspend_policy=2,
+                modifiers=[{"mod_kind": 7, "loc": bp}], note="by index, no line")  # accepted; twice has run
+    await t.to_the_end()
+
+
+E_BREAKPOINT, E_SINGLE_STEP, E_METHOD_ENTRY = 2, 1, 40

@@ -25,7 +25,7 @@ _RUNS: dict[str, dict[str, harness.Run]] = {}
 
 # A scenario's debuggee: its class directory and markers, by fixture name.
 DEBUGGEES = {"sample": ("sample_classes", "sample_markers"), "conf": ("conf_classes", "conf_markers"),
-             "conf_sde": ("conf_sde_classes", "conf_markers")}
+             "conf_sde": ("conf_sde_classes", "conf_markers"), "nodebug": ("nodebug_classes", "sample_markers")}
 
 
 @pytest.fixture
