@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from protocol.constants import InvokeOptions, Tag
+from protocol.constants import EventKind, InvokeOptions, ModKind, StepDepth, StepSize, SuspendPolicy, Tag
 from tests.conformance.registry import scenario
 
 BAD = 0x7EADBEEF
@@ -301,25 +301,24 @@ async def types_without_debug_information(t):
         for name in ("LineTable", "VariableTable", "VariableTableWithGeneric", "Bytecodes"):
             await t.cmd("Method", name, ref_type=nodebug, method_id=m.method_id, note=f"{m.name}{m.signature}")
     # No line to break at: the entry of twice(int), then locals by slot, then steps without lines.
-    entry = await t.set_request(E_METHOD_ENTRY, {"mod_kind": 4, "clazz": nodebug}, policy=2)
+    entry = await t.set_request(EventKind.METHOD_ENTRY, {"mod_kind": ModKind.CLASS_ONLY, "clazz": nodebug})
     await t.ok("VirtualMachine", "Resume")
-    ev = await t.event_of(E_METHOD_ENTRY, "twice")
-    await t.ok("EventRequest", "Clear", event_kind=E_METHOD_ENTRY, request_id=entry)
+    ev = await t.event_of(EventKind.METHOD_ENTRY, "twice")
+    await t.ok("EventRequest", "Clear", event_kind=EventKind.METHOD_ENTRY, request_id=entry)
     thread = ev.thread
     await t.ok("ThreadReference", "Frames", thread=thread, start_frame=0, length=-1, note="in twice")
     top = (await t.frames(thread))[0].frame_id
     await t.cmd("StackFrame", "GetValues", thread=thread, frame=top, slots=[(0, Tag.INT)], note="x")
     await t.cmd("StackFrame", "GetValues", thread=thread, frame=top, slots=[(1, Tag.INT)], note="y, not yet")
     await t.cmd("StackFrame", "ThisObject", thread=thread, frame=top, note="static")
-    for size, why in ((1, "line over"), (0, "min over")):
-        rid = await t.set_request(E_SINGLE_STEP, {"mod_kind": 10, "thread": thread, "size": size, "depth": 1})
+    for size, why in ((StepSize.LINE, "line over"), (StepSize.MIN, "min over")):
+        rid = await t.set_request(EventKind.SINGLE_STEP, {"mod_kind": ModKind.STEP, "thread": thread, "size": size,
+                                                          "depth": StepDepth.OVER})
         await t.ok("VirtualMachine", "Resume")
         await t.event(why)
-        await t.ok("EventRequest", "Clear", event_kind=E_SINGLE_STEP, request_id=rid)
+        await t.ok("EventRequest", "Clear", event_kind=EventKind.SINGLE_STEP, request_id=rid)
     bp = {"type_tag": 1, "class_id": nodebug, "method_id": methods["twice"].method_id, "index": 2}
-    await t.cmd("EventRequest", "Set", event_kind=E_BREAKPOINT, suspend_policy=2,
-                modifiers=[{"mod_kind": 7, "loc": bp}], note="by index, no line")  # accepted; twice has run
+    await t.cmd("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.ALL,
+                modifiers=[{"mod_kind": ModKind.LOCATION_ONLY, "loc": bp}], note="by index, no line")
     await t.to_the_end()
 
-
-E_BREAKPOINT, E_SINGLE_STEP, E_METHOD_ENTRY = 2, 1, 40
