@@ -24,6 +24,7 @@ from protocol.wire import IDSizes
 
 from .errors import AgentError, AgentLinkClosed
 from .events import Composite, Routing, route
+from .model.locals import LocalsAhead
 from .model.objects import ObjectRefs
 from .model.requests import EventRequest, RequestTable
 from .model.threads import ThreadTable
@@ -86,6 +87,7 @@ class VM:
         self.threads = ThreadTable()
         self.requests = RequestTable()
         self.objects = ObjectRefs()
+        self.locals_ahead = LocalsAhead()
         self.id_sizes = IDSizes(8, 8, 8, 8, 8)
         self.sessions: list[Session] = []
         self.dead = False

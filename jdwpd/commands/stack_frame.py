@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from jdwpd.commands._values import request, tagged, to_jdwp, to_link
-from jdwpd.errors import JdwpError
+from jdwpd.commands._values import raise_agent, request, tagged, to_jdwp, to_link
+from jdwpd.errors import AgentError, JdwpError
 from jdwpd.model.frames import frame_depth
 from protocol.constants import OBJECT_TAGS, PRIMITIVE_TAGS, ErrorCode
 
@@ -39,13 +39,36 @@ async def get_values(ctx: Any, cmd: Any) -> Any:
         if bad:
             await request(ctx.vm.link, "FRAME_GET_LOCALS", thread=cmd.thread, depth=depth, slots=slots[:bad])
         raise JdwpError(ErrorCode.INVALID_TAG, f"slot tag {slots[bad]['tag']}")
-    r = await request(ctx.vm.link, "FRAME_GET_LOCALS", thread=cmd.thread, depth=depth, slots=slots)
+    r = await _read_locals(ctx, cmd.thread, depth, slots)
     return {"values": [to_jdwp(v["value"]) for v in r["values"]]}
+
+
+async def _read_locals(ctx: Any, thread: int, depth: int, slots: list[dict]) -> dict:
+    """FRAME_GET_LOCALS, with the other frames' locals of the stop read ahead in the same write."""
+    ahead = ctx.vm.locals_ahead
+    generation = ctx.vm.threads.generation(thread)
+    key = tuple((s["slot"], s["tag"]) for s in slots)
+    known = ahead.answer(thread, generation, depth, key)
+    if known is None:
+        reads = ahead.plan(thread, generation, depth, key)
+        if len(reads) == 1:
+            return await request(ctx.vm.link, "FRAME_GET_LOCALS", thread=thread, depth=depth, slots=slots)
+        results = await ctx.vm.link.request_many(
+            [("FRAME_GET_LOCALS", {"thread": thread, "depth": d,
+                                   "slots": [{"slot": slot, "tag": tag} for slot, tag in read]})
+             for d, read in reads])
+        ahead.keep(thread, generation, reads[1:], results[1:])
+        known = results[0]
+    if isinstance(known, AgentError):
+        raise_agent(known)
+        raise known
+    return known
 
 
 async def set_values(ctx: Any, cmd: Any) -> Any:
     depth = await _depth(ctx, cmd.thread, cmd.frame)
     values = [{"slot": s.slot, "value": to_link(s.slot_value)} for s in cmd.slot_values]
+    ctx.vm.locals_ahead.forget(cmd.thread)
     await request(ctx.vm.link, "FRAME_SET_LOCALS", thread=cmd.thread, depth=depth, values=values)
 
 

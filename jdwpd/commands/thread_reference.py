@@ -94,7 +94,9 @@ async def _frames(ctx: Any, thread: int, start: int, length: int) -> Any:
         # The question debuggers ask at every stop, answered in one round trip: no index
         # can be wrong here.
         r = await ctx.vm.link.request("THREAD_FRAMES", thread=thread, start=0, length=-1)
-        return _frames_reply(ctx, thread, 0, r["frames"])
+        reply = _frames_reply(ctx, thread, 0, r["frames"])
+        ctx.vm.locals_ahead.saw_frames(thread, ctx.vm.threads.generation(thread), r["frames"])
+        return reply
     count = (await ctx.vm.link.request("THREAD_FRAME_COUNT", thread=thread))["count"]
     if length == -1:
         length = count - start
