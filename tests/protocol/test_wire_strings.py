@@ -1,6 +1,7 @@
-"""Strings: JDWP carries standard UTF-8 (as the reference writes it), and so does the agent link (the agent
-converts the JVM's modified UTF-8 both ways); decoders accept both forms.  The bytes below were observed from the reference
-agent on OpenJDK 17 for the Java string "a\\0b\\uD83D\\uDE00c\\uD800d"."""
+"""Strings: JDWP carries standard UTF-8 (as the reference writes it), and so does the agent link
+(the agent converts the JVM's modified UTF-8 both ways); decoders accept both forms.  The bytes
+below were observed from the reference agent on OpenJDK 17 for the Java string
+"a\\0b\\uD83D\\uDE00c\\uD800d"."""
 
 from __future__ import annotations
 
