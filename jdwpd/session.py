@@ -242,8 +242,14 @@ class Session:
     async def _answer(self, packet: CommandPacket, reply: Any) -> None:
         await self._send(self.conn.send(reply))
         self.commands_answered += 1
-        for action in self._after_reply.pop(packet.id, ()):
-            await action()
+        actions = self._after_reply.pop(packet.id, ())
+        if actions:
+            # What the reply promised (Exit's exit, Dispose's end) happens even when the debugger
+            # leaves at once: its leaving cancels the running commands, and the undo that
+            # follows would otherwise let the VM run on.
+            with trio.CancelScope(shield=True), trio.move_on_after(DETACH_TIMEOUT):
+                for action in actions:
+                    await action()
 
     # ------------------------------------------------------------------ writing
 
