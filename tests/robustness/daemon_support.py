@@ -82,3 +82,13 @@ async def inprocess_daemon(java_args: Sequence[str], *, suspend: bool = False,
             await link_listener.aclose()
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+async def loaded_class(client, signature: str, timeout: float = 20) -> int:
+    """The reference type ID of a class, once the JVM has loaded it (a debugger may attach before)."""
+    with trio.fail_after(timeout):
+        while True:
+            classes = (await client.command("VirtualMachine", "ClassesBySignature", signature=signature)).classes
+            if classes:
+                return classes[0].type_id
+            await trio.sleep(0.02)

@@ -12,7 +12,7 @@ from jdwpd.testing.client import open_jdwp_client
 from protocol import messages, spec
 from protocol.constants import EventKind, ModKind, SuspendPolicy, Tag, TypeTag
 from protocol.wire import Location, Value
-from tests.robustness.daemon_support import compile_robustness_java, inprocess_daemon, marker
+from tests.robustness.daemon_support import compile_robustness_java, inprocess_daemon, loaded_class, marker
 
 pytestmark = pytest.mark.jvm
 
@@ -26,7 +26,7 @@ def reset_on_close(stream) -> None:
 
 async def one_debugger(port: int, line: int, way: str) -> None:
     async with open_jdwp_client("127.0.0.1", port, timeout=20) as c:
-        ref = (await c.command("VirtualMachine", "ClassesBySignature", signature="LTicker;")).classes[0].type_id
+        ref = await loaded_class(c, "LTicker;")
         methods = {m.name: m.method_id for m in (await c.command("ReferenceType", "Methods", ref_type=ref)).declared}
         table = await c.command("Method", "LineTable", ref_type=ref, method_id=methods["tick"])
         index = min(r.line_code_index for r in table.lines if r.line_number == line)

@@ -23,7 +23,7 @@ from protocol.constants import ErrorCode, EventKind, ModKind, SuspendPolicy, Typ
 from protocol.jdwp import NEED_DATA, ConnectionClosed, HandshakeDone, JdwpConnection, Role
 from protocol.packets import CommandPacket, ReplyPacket
 from protocol.wire import Location
-from tests.robustness.daemon_support import compile_robustness_java, inprocess_daemon, marker
+from tests.robustness.daemon_support import compile_robustness_java, inprocess_daemon, loaded_class, marker
 
 pytestmark = pytest.mark.jvm
 PACKETS = int(os.environ.get("JDWPD_FUZZ_PACKETS", "400"))
@@ -136,7 +136,7 @@ async def fuzz_connection(port: int, rng: random.Random, ids: list[int], budget:
 
 async def well_formed_session(port: int, line: int) -> None:
     async with open_jdwp_client("127.0.0.1", port, timeout=20) as c:
-        ref = (await c.command("VirtualMachine", "ClassesBySignature", signature="LTicker;")).classes[0].type_id
+        ref = await loaded_class(c, "LTicker;")
         tick = next(m for m in (await c.command("ReferenceType", "Methods", ref_type=ref)).declared
                     if m.name == "tick")
         table = await c.command("Method", "LineTable", ref_type=ref, method_id=tick.method_id)

@@ -15,7 +15,7 @@ import trio
 from jdwpd.testing.client import open_jdwp_client
 from protocol.constants import ErrorCode, EventKind, ModKind, StepDepth, StepSize, SuspendPolicy, TypeTag
 from protocol.wire import Location
-from tests.robustness.daemon_support import compile_robustness_java, inprocess_daemon, marker
+from tests.robustness.daemon_support import compile_robustness_java, inprocess_daemon, loaded_class, marker
 
 pytestmark = pytest.mark.jvm
 SECONDS = float(os.environ.get("JDWPD_LOAD_SECONDS", "8"))
@@ -31,7 +31,7 @@ def rss_kib(pid: int | str) -> int:
 
 async def debugger_cycle(port: int, line: int, counts: dict[str, int]) -> None:
     async with open_jdwp_client("127.0.0.1", port, timeout=20) as c:
-        ref = (await c.command("VirtualMachine", "ClassesBySignature", signature="LTicker;")).classes[0].type_id
+        ref = await loaded_class(c, "LTicker;")
         tick = next(m for m in (await c.command("ReferenceType", "Methods", ref_type=ref)).declared
                     if m.name == "tick")
         table = await c.command("Method", "LineTable", ref_type=ref, method_id=tick.method_id)
