@@ -1,4 +1,8 @@
 /* Agent_OnLoad / Agent_OnAttach: options, capability profiles, lifecycle (VMInit, VMDeath). */
+/* POSIX (clock_gettime, strdup, sockets) also where the build sets no feature macro. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>

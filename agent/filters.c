@@ -1,5 +1,9 @@
 /* Filters: one per JDWP event request, compiled from SET_REQUEST; matching in modifier order;
  * enabling JVMTI events only while some filter needs them. */
+/* POSIX (clock_gettime, strdup, sockets) also where the build sets no feature macro. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,6 +4,10 @@
  * order) and the writer (drains the outbound queue).  Their waits are raw-monitor waits so that at VM
  * exit neither sits in a blocking native call (HotSpot waits ~300 ms for such threads); the VMDeath
  * callback shuts the socket down, which ends the reader's recv(). */
+/* POSIX (clock_gettime, strdup, sockets) also where the build sets no feature macro. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>

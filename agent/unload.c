@@ -2,6 +2,10 @@
  * JVMTI environment tags every class with its signature; the ObjectFree of a tagged class object is
  * its unload.  ObjectFree runs inside GC and may only queue (raw monitor + malloc); the writer thread
  * drains the queue and reports (as the reference's class tracking does at GC end). */
+/* POSIX (clock_gettime, strdup, sockets) also where the build sets no feature macro. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdlib.h>
 #include <string.h>
 

@@ -71,3 +71,13 @@ def test_cli_help_and_version():
         assert result.returncode == 0, result.stderr
     version = subprocess.run([sys.executable, "-m", "jdwpd", "--version"], capture_output=True, text=True, timeout=60)
     assert version.stdout.startswith("jdwpd ")
+
+
+def test_agent_compiles_without_feature_macros_on_the_command_line():
+    """Each source asks for the POSIX it uses, so plain `gcc -std=c99` (as the review hook runs it) is clean."""
+    home = java_home()
+    sources = sorted(str(p) for p in (ROOT / "agent").glob("*.c"))
+    cmd = ["gcc", "-std=c99", "-fsyntax-only", "-Wall", "-Wextra", "-Werror", f"-I{home / 'include'}",
+           f"-I{home / 'include' / 'linux'}", f"-I{ROOT / 'agent'}", *sources]
+    result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
