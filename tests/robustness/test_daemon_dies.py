@@ -110,7 +110,8 @@ def test_daemon_killed_at_a_breakpoint_then_restarted_readopts(tmp_path):
             resumed_after.append(time.monotonic() - killed)
 
         trio.run(hit_breakpoint, port, line, kill_daemon_while_stopped)
-        assert resumed_after and resumed_after[0] < 1.5, "the agent took over a second to let the JVM go"
+        print(f"the JVM ran again {resumed_after[0] * 1000:.0f} ms after the daemon was killed")
+        assert resumed_after and resumed_after[0] < 1.0, "the agent took over a second to let the JVM go"
 
         # a new daemon with the same link and secret re-adopts the running JVM
         serve, serve_out = start_serve(tmp_path)
