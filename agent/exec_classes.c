@@ -260,7 +260,7 @@ static int x_loader_visible_classes(JNIEnv *env, inbuf *in, outbuf *out) {
         int st = object_from_id(env, id, &loader);
         if (st) return st;
         /* JVMTI would take any object for a loader (and HotSpot may crash on one that is not). */
-        if (!(*env)->IsInstanceOf(env, loader, G.cls_class_loader)) return 507;  /* JDWP INVALID_CLASS_LOADER */
+        if (!(*env)->IsInstanceOf(env, loader, G.cls_class_loader)) return JE_INVALID_CLASS_LOADER;
     }
     jint n;
     jclass *classes;

@@ -137,7 +137,7 @@ static int array_tag(JNIEnv *env, jobject arr, uint8_t *tag) {
     jvmtiError err = (*G.jvmti)->GetClassSignature(G.jvmti, cls, &sig, NULL);
     if (err != JVMTI_ERROR_NONE) return (int)err;
     int st = 0;
-    if (sig[0] != '[') st = 508;  /* JDWP INVALID_ARRAY */
+    if (sig[0] != '[') st = JE_INVALID_ARRAY;
     else *tag = tag_of_signature(sig + 1);
     jvmti_free(sig);
     return st;
@@ -161,8 +161,8 @@ static int x_array_get(JNIEnv *env, inbuf *in, outbuf *out) {
     int st = array_tag(env, o, &tag);
     if (st) return st;
     jint n = (*env)->GetArrayLength(env, o);
-    if (first < 0 || first > n) return 503;  /* JDWP INVALID_INDEX */
-    if (length < 0 || length > n - first) return 504;  /* JDWP INVALID_LENGTH */
+    if (first < 0 || first > n) return JE_INVALID_INDEX;
+    if (length < 0 || length > n - first) return JE_INVALID_LENGTH;
     ob_u8(out, tag);
     ob_u32(out, (uint32_t)length);
     for (jint i = first; i < first + length; i++) {
@@ -195,8 +195,8 @@ static int x_array_set(JNIEnv *env, inbuf *in, outbuf *out) {
     int st = array_tag(env, o, &tag);
     if (st) return st;
     jint n = (*env)->GetArrayLength(env, o);
-    if (first < 0 || first > n) return 503;
-    if (count > (uint32_t)(n - first)) return 504;
+    if (first < 0 || first > n) return JE_INVALID_INDEX;
+    if (count > (uint32_t)(n - first)) return JE_INVALID_LENGTH;
     size_t start = in->pos;
     for (int pass = 0; pass < 2; pass++) {
         in->pos = start;
@@ -238,7 +238,7 @@ static int x_array_new(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     int st = class_from_id(env, id, &cls);
     if (st) return st;
-    if (length < 0) return 504;
+    if (length < 0) return JE_INVALID_LENGTH;
     char *sig = NULL;
     CHECK((*G.jvmti)->GetClassSignature(G.jvmti, cls, &sig, NULL));
     jobject arr = NULL;

@@ -112,9 +112,9 @@ static int x_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
     if (ns) return ns;
     jint count;
     CHECK((*G.jvmti)->GetFrameCount(G.jvmti, th, &count));
-    if (start < 0 || (start > count - 1 && start != 0) || start > count) return 503;  /* JDWP INVALID_INDEX */
+    if (start < 0 || (start > count - 1 && start != 0) || start > count) return JE_INVALID_INDEX;
     if (length == -1) length = count - start;
-    if (length < 0 || length > count - start) return 504;  /* JDWP INVALID_LENGTH */
+    if (length < 0 || length > count - start) return JE_INVALID_LENGTH;
     jvmtiFrameInfo *frames = calloc((size_t)length + 1, sizeof *frames);
     if (frames == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
     jint got = 0;

@@ -188,7 +188,7 @@ static int x_create_string(JNIEnv *env, inbuf *in, outbuf *out) {
         /* A 4-byte lead must have its three continuation bytes. */
         if (raw[i] >= 0xF0 && (i + 3 >= n || (raw[i + 1] & 0xC0) != 0x80 || (raw[i + 2] & 0xC0) != 0x80 ||
                                (raw[i + 3] & 0xC0) != 0x80))
-            return 506;  /* JDWP INVALID_STRING */
+            return JE_INVALID_STRING;
     }
     char *utf = to_modified_utf8((const char *)raw, n);
     if (utf == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;

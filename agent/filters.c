@@ -160,7 +160,7 @@ static int parse_modifier(JNIEnv *env, inbuf *in, modifier *m) {
     switch (m->kind) {
     case MK_COUNT:
         m->count = ib_i32(in);
-        if (!in->bad && m->count <= 0) st = 512;  /* JDWP INVALID_COUNT */
+        if (!in->bad && m->count <= 0) st = JE_INVALID_COUNT;
         break;
     case MK_CONDITIONAL:
         ib_i32(in);

@@ -265,6 +265,21 @@ enum jdwp_tag {
     TAG_CLASS_OBJECT = 99,
 };
 
+/* JDWP-only error codes the agent answers itself (no JVMTI error has their numbers). */
+enum jdwp_error {
+    JE_INVALID_TAG = 500,
+    JE_ALREADY_INVOKING = 502,
+    JE_INVALID_INDEX = 503,
+    JE_INVALID_LENGTH = 504,
+    JE_INVALID_STRING = 506,
+    JE_INVALID_CLASS_LOADER = 507,
+    JE_INVALID_ARRAY = 508,
+    JE_TRANSPORT_LOAD = 509,
+    JE_TRANSPORT_INIT = 510,
+    JE_NATIVE_METHOD = 511,
+    JE_INVALID_COUNT = 512,
+};
+
 /* Message layouts (request -> reply). */
 /* HELLO (1): agent -> daemon, first frame after connect
  *   request  magic: bytes

@@ -96,6 +96,9 @@ def render() -> str:
     lines.append("")
     lines += _enum("jdwp_tag", "TAG_", constants.Tag)
     lines.append("")
+    lines.append("/* JDWP-only error codes the agent answers itself (no JVMTI error has their numbers). */")
+    lines += _enum("jdwp_error", "JE_", {e.name: int(e) for e in constants.ErrorCode if int(e) >= 500})
+    lines.append("")
     lines.append("/* Message layouts (request -> reply). */")
     for spec in link.MESSAGES.values():
         lines.append(f"/* {spec.name} ({spec.kind}): {spec.doc}")
