@@ -297,6 +297,10 @@ class VM:
         await self.link.request("SUSPEND_ALL")
         self.threads.suspended_all(session)
 
+    # _RESUMED_BY_LINK_END: a resume whose link ends before its reply has happened all the same: the
+    # link ends when the VM dies (often because of that very resume: a thread released from its
+    # ThreadDeath lets DestroyJavaVM post VMDeath before the reply is out) or when the agent resets,
+    # which resumes every thread.  The reference answers such a resume with success too.
     async def resume_all(self, session: Session) -> None:
         # Frame ids stay valid for a thread that stays suspended (the reference moves a
         # thread's generation on only when it really runs).  Counts are read before the
@@ -304,8 +308,11 @@ class VM:
         # threads whose frame ids are out with a debugger are worth the question.
         # The questions and the resume go in one write: one round trip in all.
         asked = self.threads.with_frames_out()
-        *counts, resumed = await self.link.request_many(
-            [*(("THREAD_STATUS", {"thread": t}) for t in asked), ("RESUME_ALL", {})])
+        try:
+            *counts, resumed = await self.link.request_many(
+                [*(("THREAD_STATUS", {"thread": t}) for t in asked), ("RESUME_ALL", {})])
+        except AgentLinkClosed:
+            return  # see _RESUMED_BY_LINK_END
         if isinstance(resumed, AgentError):
             raise resumed
         still = [t for t, c in zip(asked, counts, strict=True)
@@ -329,15 +336,18 @@ class VM:
         # count is read first, as in resume_all, and only when frame ids are out (a round
         # trip less on the hit-resume path of a debugger that did not look at the stack), and
         # then in the same write as the resume.
-        if self.threads.has_frames_out(thread):
-            status, resumed = await self.link.request_many(
-                [("THREAD_STATUS", {"thread": thread}), ("THREAD_RESUME", {"thread": thread})])
-            if isinstance(resumed, AgentError):
-                raise resumed
-            before = 0 if isinstance(status, AgentError) else status["suspend_count"]
-        else:
-            await self.link.request("THREAD_RESUME", thread=thread)
-            before = 1
+        try:
+            if self.threads.has_frames_out(thread):
+                status, resumed = await self.link.request_many(
+                    [("THREAD_STATUS", {"thread": thread}), ("THREAD_RESUME", {"thread": thread})])
+                if isinstance(resumed, AgentError):
+                    raise resumed
+                before = 0 if isinstance(status, AgentError) else status["suspend_count"]
+            else:
+                await self.link.request("THREAD_RESUME", thread=thread)
+                before = 1
+        except AgentLinkClosed:
+            return  # see _RESUMED_BY_LINK_END
         self.threads.resumed(session, thread, now_running=before == 1)
 
     async def thread_status(self, thread: int) -> dict:
