@@ -189,10 +189,15 @@ async def test_trio_jvm_killed_on_cancel_and_timeout(sample_classes):
             await trio.sleep_forever()
     assert scope.cancelled_caught
     assert gone(pid)
-    with pytest.raises(jvm.JvmStartError) as info:
+    # newer trio wraps what escapes a nursery in an ExceptionGroup (strict_exception_groups)
+    with pytest.raises((jvm.JvmStartError, BaseExceptionGroup)) as info:
         async with jvm.open_reference_jvm(sample_classes, "Sample", timeout=1.5, ready=re.compile("never")):
             pytest.fail("not ready, so never entered")
-    assert gone(info.value.pid)
+    error = info.value
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    assert isinstance(error, jvm.JvmStartError), info.value
+    assert gone(error.pid)
 
 
 @pytest.mark.jvm
