@@ -34,34 +34,34 @@ async def modifiers(ctx: Any, cmd: Any) -> Any:
     return {"mod_bits": await cached(_classes(ctx).modifiers(cmd.ref_type))}
 
 
+async def _declared(ctx: Any, cmd: Any, kind: str, generic: bool) -> Any:
+    """Fields or Methods, with or without generic signatures: one shape, four commands."""
+    classes = _classes(ctx)
+    members = classes.fields(cmd.ref_type) if kind == "field" else classes.methods(cmd.ref_type)
+    id_name = f"{kind}_id"
+    rows = []
+    for m in await cached(members):
+        row = {id_name: getattr(m, id_name), "name": m.name, "signature": m.signature, "mod_bits": m.modifiers}
+        if generic:
+            row["generic_signature"] = m.generic
+        rows.append(row)
+    return {"declared": rows}
+
+
 async def fields(ctx: Any, cmd: Any) -> Any:
-    declared = await cached(_classes(ctx).fields(cmd.ref_type))
-    return {"declared": [
-        {"field_id": f.field_id, "name": f.name, "signature": f.signature, "mod_bits": f.modifiers}
-        for f in declared]}
+    return await _declared(ctx, cmd, "field", generic=False)
 
 
 async def fields_with_generic(ctx: Any, cmd: Any) -> Any:
-    declared = await cached(_classes(ctx).fields(cmd.ref_type))
-    return {"declared": [
-        {"field_id": f.field_id, "name": f.name, "signature": f.signature, "generic_signature": f.generic,
-         "mod_bits": f.modifiers}
-        for f in declared]}
+    return await _declared(ctx, cmd, "field", generic=True)
 
 
 async def methods(ctx: Any, cmd: Any) -> Any:
-    declared = await cached(_classes(ctx).methods(cmd.ref_type))
-    return {"declared": [
-        {"method_id": m.method_id, "name": m.name, "signature": m.signature, "mod_bits": m.modifiers}
-        for m in declared]}
+    return await _declared(ctx, cmd, "method", generic=False)
 
 
 async def methods_with_generic(ctx: Any, cmd: Any) -> Any:
-    declared = await cached(_classes(ctx).methods(cmd.ref_type))
-    return {"declared": [
-        {"method_id": m.method_id, "name": m.name, "signature": m.signature, "generic_signature": m.generic,
-         "mod_bits": m.modifiers}
-        for m in declared]}
+    return await _declared(ctx, cmd, "method", generic=True)
 
 
 async def get_values(ctx: Any, cmd: Any) -> Any:
