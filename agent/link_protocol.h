@@ -103,6 +103,7 @@ enum link_kind {
     LK_CLEAR_REQUEST = 113,
     LK_CLEAR_ALL_REQUESTS = 114,
     LK_RELEASE_START = 115,
+    LK_CLASS_METHODS_LINES = 116,
 };
 
 enum link_status {
@@ -689,6 +690,22 @@ enum jdwp_error {
 /* CLEAR_ALL_REQUESTS (114): 
  */
 /* RELEASE_START (115): suspend-on-start: the debugger has resumed; nothing else to do
+ */
+/* CLASS_METHODS_LINES (116): CLASS_METHODS with each method's line table: lines_status is GetLineNumberTable's JVMTI error (0: lines valid); start/end are GetMethodLocation's (-1 when it fails)
+ *   request  ref: id
+ *   reply    methods: u32 count, then per item:
+ *   reply        method: id
+ *   reply        name: str
+ *   reply        signature: str
+ *   reply        generic: str
+ *   reply        modifiers: i32
+ *   reply        synthetic: bool
+ *   reply        lines_status: i32
+ *   reply        start: i64
+ *   reply        end: i64
+ *   reply        lines: u32 count, then per item:
+ *   reply            index: i64
+ *   reply            line: i32
  */
 /* EVENT body:
  *   thread: id

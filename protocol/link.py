@@ -327,6 +327,14 @@ _msg(113, "CLEAR_REQUEST", [("request_id", I32)], [], "no error if absent")
 _msg(114, "CLEAR_ALL_REQUESTS", [], [], "")
 _msg(115, "RELEASE_START", [], [], "suspend-on-start: the debugger has resumed; nothing else to do")
 
+# --- class facts in one round trip (appended) ----------------------------------------
+_msg(116, "CLASS_METHODS_LINES", [("ref", ID)],
+     [("methods", lst(("method", ID), ("name", STR), ("signature", STR), ("generic", STR), ("modifiers", I32),
+                      ("synthetic", BOOL), ("lines_status", I32), ("start", I64), ("end", I64),
+                      ("lines", lst(("index", I64), ("line", I32)))))],
+     "CLASS_METHODS with each method's line table: lines_status is GetLineNumberTable's JVMTI error "
+     "(0: lines valid); start/end are GetMethodLocation's (-1 when it fails)")
+
 # --- the EVENT body ------------------------------------------------------------------
 # Payload of one hit, by JDWP event kind.  The agent sends one EVENT per
 # callback that matched anything: every hit shares thread and suspend policy.
