@@ -152,10 +152,20 @@ void report_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID method, j
 }
 
 static void JNICALL cb_frame_pop(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jboolean by_exc) {
-    (void)jvmti; (void)method; (void)by_exc;
+    (void)jvmti; (void)method;
     thread_rec *t = callback_enter(env, thread);
     if (t == NULL) return;
-    step_frame_pop(env, t, thread);
+    step_frame_pop(env, t, thread, by_exc);
+    callback_exit(env, t);
+}
+
+/* Enabled only for a stepping thread (JDWP's EXCEPTION_CATCH kind is not supported): the step machine's. */
+static void JNICALL cb_exception_catch(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
+                                       jlocation loc, jobject exception) {
+    (void)jvmti; (void)method; (void)loc; (void)exception;
+    thread_rec *t = callback_enter(env, thread);
+    if (t == NULL) return;
+    step_exception_catch(env, t, thread);
     callback_exit(env, t);
 }
 
@@ -452,6 +462,7 @@ void events_init(jvmtiEventCallbacks *cb) {
     cb->SingleStep = cb_single_step;
     cb->FramePop = cb_frame_pop;
     cb->Exception = cb_exception;
+    cb->ExceptionCatch = cb_exception_catch;
     cb->ThreadStart = cb_thread_start;
     cb->ThreadEnd = cb_thread_end;
     cb->ClassPrepare = cb_class_prepare;

@@ -2,7 +2,13 @@
  * reference agent stops.  Single-step events are enabled for the stepping thread only; deeper frames
  * that must not stop the step (OVER, OUT, INTO a method without lines or of a filtered class) are
  * left with single-step disabled until their FramePop when the profile holds frame-pop events, and
- * are single-stepped through (slower, same result) when it does not. */
+ * are single-stepped through (slower, same result) when it does not.
+ *
+ * Exceptions: a frame we wait for that an exception unwinds does not turn single-step back on at its
+ * FramePop (the reference drops FramePops popped by exceptions); the ExceptionCatch that follows
+ * does, at the handler's entry.  HotSpot then never posts the step at the handler's first bytecode
+ * (enabling single-step records the thread's current location as already stepped), so such a step
+ * ends at the bytecode after the handler's entry at the earliest, as the reference's does. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,9 +21,20 @@ struct step_state {
     int size, depth;
     int from_depth;
     jmethodID from_method;
+    jlocation from_loc;
     int from_line;
     bool waiting_pop;
     int pop_depth;
+    /* Frames from this depth on are stepped through where the reference waits with single-step off
+     * (no frame-pop events, or no NotifyFramePop possible): 0 when none.  The last step seen there
+     * tells how they were left (a return bytecode, or an exception). */
+    int through_depth;
+    int last_in_depth;
+    jmethodID last_in_method;
+    jlocation last_in_loc;
+    jmethodID code_method;
+    jint code_len;
+    unsigned char *code;
     jmethodID lines_method;
     jint nlines;
     jvmtiLineNumberEntry *lines;
@@ -26,15 +43,14 @@ struct step_state {
 void report_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID method, jlocation loc, int32_t request_id,
                  uint8_t policy);
 
+/* The line of loc as the reference's step machine sees it: the table is read in its order, the last
+ * entry not after loc wins, and code before the first entry belongs to the first entry's line.  A step
+ * compares lines with this rule, not with the debugger's view of the table. */
 static int lookup_line(jint n, const jvmtiLineNumberEntry *lines, jlocation loc) {
-    int line = -1;
-    jlocation best = -1;
-    for (jint i = 0; i < n; i++)
-        if (lines[i].start_location <= loc && lines[i].start_location >= best) {
-            best = lines[i].start_location;
-            line = lines[i].line_number;
-        }
-    return line;
+    if (n <= 0 || loc < 0) return -1;
+    jint i = 1;
+    while (i < n && loc >= lines[i].start_location) i++;
+    return lines[i - 1].line_number;
 }
 
 static int step_line(step_state *s, jmethodID m, jlocation loc) {
@@ -43,7 +59,10 @@ static int step_line(step_state *s, jmethodID m, jlocation loc) {
         s->lines = NULL;
         s->nlines = 0;
         s->lines_method = m;
-        if ((*G.jvmti)->GetLineNumberTable(G.jvmti, m, &s->nlines, &s->lines) != JVMTI_ERROR_NONE) {
+        /* An obsolete (redefined) method's lines describe other code: it counts as one without lines. */
+        jboolean obsolete = JNI_FALSE;
+        if ((*G.jvmti)->IsMethodObsolete(G.jvmti, m, &obsolete) != JVMTI_ERROR_NONE || obsolete ||
+            (*G.jvmti)->GetLineNumberTable(G.jvmti, m, &s->nlines, &s->lines) != JVMTI_ERROR_NONE) {
             s->lines = NULL;
             s->nlines = 0;
         }
@@ -64,18 +83,38 @@ static void rebase(step_state *s, jthread thread) {
     s->from_depth = depth;
     if (depth > 0 && (*G.jvmti)->GetFrameLocation(G.jvmti, thread, 0, &m, &loc) == JVMTI_ERROR_NONE) {
         s->from_method = m;
+        s->from_loc = loc;
         s->from_line = step_line(s, m, loc);
     } else {
         s->from_method = NULL;
         s->from_line = -1;
     }
+    s->through_depth = 0;
+}
+
+static bool is_return_at(step_state *s, jmethodID m, jlocation loc) {
+    if (s->code_method != m) {
+        jvmti_free(s->code);
+        s->code = NULL;
+        s->code_len = 0;
+        s->code_method = m;
+        if ((*G.jvmti)->GetBytecodes(G.jvmti, m, &s->code_len, &s->code) != JVMTI_ERROR_NONE) {
+            s->code = NULL;
+            s->code_len = 0;
+        }
+    }
+    if (loc < 0 || loc >= s->code_len) return false;
+    unsigned char op = s->code[loc];
+    return op >= 0xac && op <= 0xb1;  /* ireturn .. return */
 }
 
 /* Wait for the frame at depth 0 to pop with single-step off, if the profile can. Current thread, or a
  * JVMTI-suspended one. */
 static bool skip_frame(step_state *s, jthread thread, jint depth_now) {
-    if (!G.caps.can_generate_frame_pop_events) return false;
-    if ((*G.jvmti)->NotifyFramePop(G.jvmti, thread, 0) != JVMTI_ERROR_NONE) return false;
+    if (!G.caps.can_generate_frame_pop_events || (*G.jvmti)->NotifyFramePop(G.jvmti, thread, 0) != JVMTI_ERROR_NONE) {
+        if (s->through_depth == 0 || depth_now < s->through_depth) s->through_depth = depth_now;
+        return false;
+    }
     event_enable(JVMTI_EVENT_SINGLE_STEP, thread, false);
     s->waiting_pop = true;
     s->pop_depth = depth_now;
@@ -104,6 +143,7 @@ int step_start(JNIEnv *env, filter *f, jthread thread, int size, int depth) {
     f->step_thread = t;
     t->step = s;
     if (G.caps.can_generate_frame_pop_events) event_enable(JVMTI_EVENT_FRAME_POP, thread, true);
+    if (G.caps.can_generate_exception_events) event_enable(JVMTI_EVENT_EXCEPTION_CATCH, thread, true);
     event_enable(JVMTI_EVENT_SINGLE_STEP, thread, true);
     if (depth == SD_OUT && t->suspend_count > 0) {
         /* NotifyFramePop wants a JVMTI-suspended thread; a parked one can be suspended safely. */
@@ -111,6 +151,12 @@ int step_start(JNIEnv *env, filter *f, jthread thread, int size, int depth) {
             (*G.jvmti)->SuspendThread(G.jvmti, t->ref) == JVMTI_ERROR_NONE)
             t->jvmti_suspended = true;
         if (t->jvmti_suspended) skip_frame(s, thread, s->from_depth);
+    }
+    if (depth == SD_OUT && !s->waiting_pop && s->from_method != NULL) {
+        s->through_depth = s->from_depth;
+        s->last_in_depth = s->from_depth;
+        s->last_in_method = s->from_method;
+        s->last_in_loc = s->from_loc;
     }
     return 0;
 }
@@ -123,7 +169,9 @@ void step_stop(JNIEnv *env, filter *f) {
     t->step = NULL;
     event_enable(JVMTI_EVENT_SINGLE_STEP, s->thread, false);
     if (G.caps.can_generate_frame_pop_events) event_enable(JVMTI_EVENT_FRAME_POP, s->thread, false);
+    if (G.caps.can_generate_exception_events) event_enable(JVMTI_EVENT_EXCEPTION_CATCH, s->thread, false);
     jvmti_free(s->lines);
+    jvmti_free(s->code);
     free(s);
     f->step_thread = NULL;
 }
@@ -158,7 +206,20 @@ void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, j
         return;
     }
     jint depth = 0;
-    (*G.jvmti)->GetFrameCount(G.jvmti, thread, &depth);
+    if ((*G.jvmti)->GetFrameCount(G.jvmti, thread, &depth) != JVMTI_ERROR_NONE) {
+        lock_exit();
+        return;
+    }
+    if (s->through_depth > 0 && depth < s->through_depth) {
+        /* Out of frames stepped through.  Left by an exception, this is the handler's first bytecode,
+         * which the reference never sees as a step (its single-step comes on here, see the top). */
+        bool returned = s->last_in_depth == s->through_depth && is_return_at(s, s->last_in_method, s->last_in_loc);
+        s->through_depth = 0;
+        if (!returned) {
+            lock_exit();
+            return;
+        }
+    }
     bool stop = false;
     if (depth < s->from_depth) {
         stop = true;  /* returned from the stepping frame: stop in the caller */
@@ -168,10 +229,17 @@ void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, j
         else
             skip_frame(s, thread, depth);
     } else if (s->depth != SD_OUT) {
-        if (m != s->from_method || s->size == SS_MIN) stop = true;
+        /* A line step from code without lines (no table, obsolete) has no line to leave: it ends at the
+         * next bytecode, as a min step does (the reference's rule). */
+        if (m != s->from_method || s->size == SS_MIN || s->from_line < 0) stop = true;
         else stop = step_line(s, m, loc) != s->from_line;
     }
     if (!stop) {
+        if (s->through_depth > 0 && depth >= s->through_depth) {
+            s->last_in_depth = depth;
+            s->last_in_method = m;
+            s->last_in_loc = loc;
+        }
         lock_exit();
         return;
     }
@@ -195,17 +263,37 @@ void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, j
     if (expired) filter_expire_pending(env);
 }
 
-void step_frame_pop(JNIEnv *env, thread_rec *t, jthread thread) {
+void step_frame_pop(JNIEnv *env, thread_rec *t, jthread thread, bool by_exception) {
     (void)env;
     lock_enter();
     step_state *s = t->step;
-    if (s != NULL && s->waiting_pop) {
+    /* Unwound by an exception: the ExceptionCatch decides where stepping resumes (see the top). */
+    bool catch_decides = by_exception && G.caps.can_generate_exception_events;
+    if (s != NULL && s->waiting_pop && !catch_decides) {
         jint depth = 0;
         (*G.jvmti)->GetFrameCount(G.jvmti, thread, &depth);
         if (depth <= s->pop_depth) {
             s->waiting_pop = false;
             event_enable(JVMTI_EVENT_SINGLE_STEP, thread, true);
         }
+    }
+    lock_exit();
+}
+
+/* An exception is caught in the current frame (the handler's entry is the current location).  Only a
+ * wait that the exception cut short matters: the frame waited for was unwound. */
+void step_exception_catch(JNIEnv *env, thread_rec *t, jthread thread) {
+    (void)env;
+    lock_enter();
+    step_state *s = t->step;
+    jint depth = 0;
+    if (s != NULL && s->waiting_pop && (*G.jvmti)->GetFrameCount(G.jvmti, thread, &depth) == JVMTI_ERROR_NONE &&
+        depth < s->pop_depth) {
+        s->waiting_pop = false;
+        /* Still deeper than any place this step may end (OUT: the stepping frame itself): wait for the
+         * catching frame instead.  Otherwise step from the handler on. */
+        bool deeper = depth > s->from_depth || (depth == s->from_depth && s->depth == SD_OUT);
+        if (!(deeper && skip_frame(s, thread, depth))) event_enable(JVMTI_EVENT_SINGLE_STEP, thread, true);
     }
     lock_exit();
 }
