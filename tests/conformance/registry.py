@@ -119,27 +119,12 @@ known_bug("vm_facts_strings_and_dispose", "StringReference.Value",
           "afterwards); jdwpd keeps answering for it (jdwpd/model/objects.py)")
 
 
-_HANDLER = ("a line step (OVER, OUT) that an exception takes into a handler of the stepping frame or its caller: "
-            "the reference ends it at the first line start after the handler's entry (Sample.catcher index 8, the "
-            "CAUGHT line), jdwpd at the handler's entry (index 7, the catch clause's line) (agent/step.c)")
-for _item in ("Event.SINGLE_STEP", "Event.Composite"):
-    known_bug("events_breakpoints_exceptions_threads_classes", _item,
-              ["Event.Composite [step out into the handler]"], _HANDLER)
-    known_bug("events_step_over_a_throwing_call", _item, ["Event.Composite [over the throwing call]"], _HANDLER)
-
-
 for _item in ("Event.VM_DEATH", "Event.Composite"):
     known_bug("vm_dispose_then_another_debugger", _item, ["Event.Composite [to the end]"],
               "deliberate: after a debugger disposed and another attached, the reference's VMDeath composite holds "
               "two automatic VMDeath events (request 0), the first session's left behind; jdwpd sends one")
 
 
-for _item in ("Event.SINGLE_STEP", "Event.Composite"):
-    known_bug("types_without_debug_information", _item,
-              ["Event.Composite [line over]", "Event.Composite [min over]"],
-              "a line step in a method without a line table (javac -g:none): the reference stops at the next "
-              "bytecode, as a min step would (NoDebug.twice index 1); jdwpd runs on to code that has lines "
-              "(agent/step.c; the min step after it starts from there)")
 _PLATFORM = ("PlatformThreadsOnly: the JDK 25 reference accepts it with every event kind (ILLEGAL_ARGUMENT "
              "before 21); jdwpd only with THREAD_START and THREAD_DEATH, as the spec says "
              "(jdwpd/commands/event_request.py)")
