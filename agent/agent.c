@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "vthreads.h"
 
 agent_globals G;
 static FILE *log_file;
@@ -121,6 +122,11 @@ static void parse_options(const char *options) {
             long ms = strtol(value, &e, 10);
             if (!*value || *e || ms < 0 || errno) option_fail("malformed value for option 'timeout': '%s'", value);
             G.opts.timeout_ms = ms;
+        } else if (strcmp(name, "includevirtualthreads") == 0) {
+            /* The reference's option: AllThreads lists virtual threads too. */
+            if (strcmp(value, "y") && strcmp(value, "n"))
+                option_fail("malformed value for option 'includevirtualthreads': '%s'", value);
+            vt_include_option = strcmp(value, "y") == 0;
         } else if (strcmp(name, "log") == 0) {
             if (!*value) option_fail("malformed value for option 'log': ''");
             G.opts.log = value;
@@ -195,6 +201,7 @@ static void want_profile(jvmtiCapabilities *c, const char *profile) {
     c->can_get_synthetic_attribute = 1;
     c->can_get_source_debug_extension = 1;
     c->can_maintain_original_method_order = 1;
+    vt_want_capability(c);
     if (strcmp(profile, "inspect") == 0) return;
     /* The reference's set (libjdwp debugInit.c), minus what "nothrow" leaves out. */
     c->can_access_local_variables = 1;
@@ -247,6 +254,7 @@ static uint64_t caps_to_mask(const jvmtiCapabilities *c) {
     BIT(can_maintain_original_method_order, CAPBIT_MAINTAIN_ORIGINAL_METHOD_ORDER);
     BIT(can_redefine_any_class, CAPBIT_REDEFINE_ANY_CLASS);
 #undef BIT
+    if (vt_supported()) m |= (uint64_t)1 << CAPBIT_SUPPORT_VIRTUAL_THREADS;
     return m;
 }
 
@@ -261,6 +269,7 @@ static int acquire_capabilities(void) {
     jvmtiError err = (*G.jvmti)->AddCapabilities(G.jvmti, &want);
     if (err != JVMTI_ERROR_NONE) return (int)err;
     if ((*G.jvmti)->GetCapabilities(G.jvmti, &G.caps) != JVMTI_ERROR_NONE) return -1;
+    vt_capabilities_held(&G.caps);
     G.caps_mask = caps_to_mask(&G.caps);
     return 0;
 }
@@ -302,6 +311,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
         fprintf(stderr, "jdwpd agent: cannot start the agent threads; the agent stays inactive\n");
         return;
     }
+    vt_track_start();
     if (G.opts.suspend) {
         if (!link_wait_connected(G.opts.timeout_ms)) {
             agent_log("suspend=y: no daemon within %ld ms, running", G.opts.timeout_ms);
@@ -342,6 +352,7 @@ static int common_init(JavaVM *vm, const char *options, bool live) {
         return -1;
     }
     if (live) G.hello_flags |= HELLO_LIVE_ATTACH;
+    vt_runtime_init(G.jvmti);
     if (G.opts.suspend && !live) G.hello_flags |= HELLO_SUSPEND_ON_START;
     int err = acquire_capabilities();
     if (err != 0) {
@@ -354,12 +365,13 @@ static int common_init(JavaVM *vm, const char *options, bool live) {
     }
     objects_init();
     threads_init();
-    jvmtiEventCallbacks cb;
-    memset(&cb, 0, sizeof cb);
-    cb.VMInit = on_vm_init;
-    cb.VMDeath = on_vm_death;
-    events_init(&cb);
-    if ((*G.jvmti)->SetEventCallbacks(G.jvmti, &cb, sizeof cb) != JVMTI_ERROR_NONE) {
+    vt_callbacks cbs;  /* JDK 21's layout: 17's callbacks and the virtual-thread ones */
+    memset(&cbs, 0, sizeof cbs);
+    cbs.cb.VMInit = on_vm_init;
+    cbs.cb.VMDeath = on_vm_death;
+    events_init(&cbs.cb);
+    vt_events_init(&cbs);
+    if ((*G.jvmti)->SetEventCallbacks(G.jvmti, &cbs.cb, vt_callbacks_size()) != JVMTI_ERROR_NONE) {
         option_fail("cannot set event callbacks");
         return -1;
     }
@@ -400,5 +412,7 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
     if (env == NULL || !cache_classes(env)) return JNI_ERR;
     G.vm_started = true;
     G.hello_flags |= HELLO_VM_STARTED;
-    return link_start(env) == 0 ? JNI_OK : JNI_ERR;
+    if (link_start(env) != 0) return JNI_ERR;
+    vt_track_start();
+    return JNI_OK;
 }

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "vthreads.h"
 
 #define THREAD_ARG(th, rec)                                       \
     jthread th;                                                   \
@@ -59,7 +60,7 @@ static int x_thread_info(JNIEnv *env, inbuf *in, outbuf *out) {
     ob_u64(out, obj_id(env, info.thread_group));
     ob_u32(out, (uint32_t)info.priority);
     ob_u8(out, info.is_daemon ? 1 : 0);
-    ob_u8(out, 0);
+    ob_u8(out, vt_is_virtual(env, th));
     jvmti_free(info.name);
     return 0;
 }

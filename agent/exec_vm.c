@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "vthreads.h"
 
 static int x_vm_info(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env;
@@ -77,8 +78,12 @@ static int x_all_threads(JNIEnv *env, inbuf *in, outbuf *out) {
     jint n;
     jthread *threads;
     CHECK((*G.jvmti)->GetAllThreads(G.jvmti, &n, &threads));
+    size_t count_at = out->len;
     ob_threads(out, env, n, threads);
     jvmti_free(threads);
+    lock_enter();
+    threads_append_virtual(env, out, count_at);  /* includevirtualthreads=y */
+    lock_exit();
     return 0;
 }
 

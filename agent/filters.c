@@ -8,12 +8,13 @@
 #include <string.h>
 
 #include "filters.h"
+#include "vthreads.h"
 
 #define MAX_KIND 128
 static filter *by_kind[MAX_KIND];
 static int nfilters;
 static uint64_t next_seq = 1;
-static int event_refs[JVMTI_MAX_EVENT_TYPE_VAL + 1];
+static int event_refs[VT_MAX_EVENT + 1];  /* the JDK 17 header stops short of the virtual-thread events */
 
 int filters_count(void) { return nfilters; }
 
@@ -104,6 +105,7 @@ static void uninstall(JNIEnv *env, filter *f) {
     int st;
     jvmtiEvent ev = jvmti_event_for(f->event_kind, &st);
     if (ev && !st) event_enable(ev, NULL, false);
+    if (ev && !st && vt_event_twin(ev)) event_enable(vt_event_twin(ev), NULL, false);
 }
 
 static int install(JNIEnv *env, filter *f) {
@@ -151,6 +153,8 @@ static int install(JNIEnv *env, filter *f) {
         return st;
     }
     if (ev) event_enable(ev, NULL, true);
+    /* Virtual threads start and end through events of their own (JDK 21+). */
+    if (ev && vt_event_twin(ev)) event_enable(vt_event_twin(ev), NULL, true);
     return 0;
 }
 
@@ -415,6 +419,9 @@ bool filter_matches(filter *f, ev_ctx *c) {
         }
         case MK_SOURCE_NAME_MATCH:
             if (!pattern_match(m->pattern, ctx_source_name(c))) return false;
+            break;
+        case MK_PLATFORM_THREADS_ONLY:
+            if (c->thread != NULL && vt_is_virtual(env, c->thread)) return false;
             break;
         default:
             break;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "vthreads.h"
 
 static thread_rec *records;
 static thread_rec agent_marker;
@@ -36,6 +37,12 @@ thread_rec *thread_rec_of(JNIEnv *env, jthread thread) {
     if (r == NULL) return NULL;
     r->ref = (*env)->NewGlobalRef(env, thread);
     r->id = obj_id(env, thread);
+    if (suspend_all_depth > 0 && vt_is_virtual(env, thread)) {
+        /* A virtual thread first seen during a suspend-all: JVMTI holds it suspended with all the others
+         * (SuspendAllVirtualThreads), so it has the suspend-all's count, and a resume must undo it. */
+        r->suspend_count = suspend_all_depth;
+        r->jvmti_suspended = true;
+    }
     (*G.jvmti)->SetThreadLocalStorage(G.jvmti, thread, r);
     r->next = records;
     records = r;
@@ -88,8 +95,21 @@ void callback_exit(JNIEnv *env, thread_rec *t) {
     lock_exit();
 }
 
+static bool thread_has_ended(thread_rec *t) {
+    jint state = 0;
+    return (*G.jvmti)->GetThreadState(G.jvmti, t->ref, &state) == JVMTI_ERROR_NONE
+           && (state & JVMTI_THREAD_STATE_TERMINATED);
+}
+
+/* An ended thread keeps a count, as in the reference (which counts it in its list of threads outside
+ * their start and end events): the debugger's suspensions of it, plus the VM-wide suspensions under
+ * way when the first of them came, until resumes bring it back to 0.  JVMTI has nothing to do. */
 int thread_suspend(JNIEnv *env, thread_rec *t) {
     (void)env;
+    if (t->suspend_count == 0 && thread_has_ended(t)) {
+        t->suspend_count = suspend_all_depth + 1;
+        return 0;
+    }
     if (t->suspend_count++ == 0 && t->in_agent == 0 && !t->parked && !t->jvmti_suspended) {
         jvmtiError err = (*G.jvmti)->SuspendThread(G.jvmti, t->ref);
         if (err == JVMTI_ERROR_NONE) {
@@ -123,7 +143,8 @@ void threads_drop_dead(JNIEnv *env) {
         jint state = 0;
         jvmtiError err = (*G.jvmti)->GetThreadState(G.jvmti, r->ref, &state);
         bool dead = err == JVMTI_ERROR_NONE && (state & JVMTI_THREAD_STATE_TERMINATED);
-        if (dead && r->in_agent == 0 && r->invoke == NULL && r->step == NULL) {
+        /* An ended thread a debugger still counts as suspended keeps its record (its count). */
+        if (dead && r->suspend_count == 0 && r->in_agent == 0 && r->invoke == NULL && r->step == NULL) {
             *pp = r->next;
             (*env)->DeleteGlobalRef(env, r->ref);
             ob_free(&r->deferred);
@@ -143,9 +164,64 @@ static void thread_start_ref(bool on) {
     event_enable(JVMTI_EVENT_THREAD_START, NULL, on);
 }
 
+/* Virtual threads (JDK 21+) are not in GetAllThreads: JVMTI suspends them all in one call.  Those the
+ * agent knows are counted like platform threads; the ones inside our callbacks, parked, or suspended
+ * already stay out of the call, so that it never stops a thread holding our lock.  Lock held. */
+static void suspend_all_virtual(JNIEnv *env, thread_rec *except) {
+    int n = 0;
+    for (thread_rec *r = records; r; r = r->next) n++;
+    jthread *keep = calloc((size_t)n + 1, sizeof *keep);
+    thread_rec **taken = calloc((size_t)n + 1, sizeof *taken);
+    if (keep == NULL || taken == NULL) {
+        free(keep);
+        free(taken);
+        agent_log("suspend-all: out of memory for the virtual threads");
+        return;
+    }
+    jint k = 0, m = 0;
+    for (thread_rec *r = records; r; r = r->next) {
+        if (r->is_agent || r->dead || !vt_is_virtual(env, r->ref)) continue;
+        if (r == except) {
+            keep[k++] = r->ref;
+            continue;
+        }
+        if (r->suspend_count++ == 0 && r->in_agent == 0 && !r->parked && !r->jvmti_suspended) taken[m++] = r;
+        else keep[k++] = r->ref;
+    }
+    jvmtiError err = vt_suspend_all(k, keep);
+    if (err == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < m; i++) taken[i]->jvmti_suspended = true;
+    } else {
+        agent_log("SuspendAllVirtualThreads: %d", err);
+    }
+    free(keep);
+    free(taken);
+}
+
+/* The last resume-all: one call resumes every virtual thread but those still counted.  Lock held. */
+static void resume_all_virtual(JNIEnv *env) {
+    int n = 0;
+    for (thread_rec *r = records; r; r = r->next) n++;
+    jthread *keep = calloc((size_t)n + 1, sizeof *keep);
+    jint k = 0;
+    for (thread_rec *r = records; r; r = r->next) {
+        if (r->is_agent || r->suspend_count == 0 || !vt_is_virtual(env, r->ref)) continue;
+        if (--r->suspend_count == 0) r->jvmti_suspended = false;
+        else if (keep) keep[k++] = r->ref;
+    }
+    jvmtiError err = vt_resume_all(k, keep);
+    if (err != JVMTI_ERROR_NONE) agent_log("ResumeAllVirtualThreads: %d", err);
+    free(keep);
+    lock_notify_all();
+}
+
 int threads_suspend_all(JNIEnv *env, thread_rec *except) {
     jint n = 0;
     jthread *threads = NULL;
+    /* Ended threads still counted are not in GetAllThreads' list: they count this suspension too.
+     * (Before the list is taken: a thread ending meanwhile is counted once at most.) */
+    for (thread_rec *r = records; r; r = r->next)
+        if (!r->is_agent && r != except && r->suspend_count > 0 && thread_has_ended(r)) r->suspend_count++;
     jvmtiError err = (*G.jvmti)->GetAllThreads(G.jvmti, &n, &threads);
     if (err != JVMTI_ERROR_NONE) return (int)err;
     jthread *to_suspend = calloc((size_t)n + 1, sizeof *to_suspend);
@@ -172,14 +248,17 @@ int threads_suspend_all(JNIEnv *env, thread_rec *except) {
     }
     free(to_suspend);
     free(recs);
+    if (vt_supported()) suspend_all_virtual(env, except);
     if (suspend_all_depth++ == 0) thread_start_ref(true);
     obj_pin_all(env);
     return 0;
 }
 
 int threads_resume_all(JNIEnv *env) {
+    bool virtual_all = vt_supported() && suspend_all_depth == 1;
+    if (virtual_all) resume_all_virtual(env);
     for (thread_rec *t = records; t; t = t->next)
-        if (!t->is_agent && t->suspend_count > 0) thread_resume(env, t);
+        if (!t->is_agent && t->suspend_count > 0 && !(virtual_all && vt_is_virtual(env, t->ref))) thread_resume(env, t);
     if (suspend_all_depth > 0) {
         obj_unpin_all_suspended(env);
         if (--suspend_all_depth == 0) thread_start_ref(false);
@@ -188,6 +267,7 @@ int threads_resume_all(JNIEnv *env) {
 }
 
 void threads_reset(JNIEnv *env) {
+    if (vt_supported() && suspend_all_depth > 0) vt_resume_all(0, NULL);
     for (thread_rec *t = records; t; t = t->next) {
         invoke_drop_pending(env, t);
         t->suspend_count = 0;
@@ -226,4 +306,20 @@ int thread_from_id(JNIEnv *env, uint64_t id, jthread *out, thread_rec **rec) {
         if (*rec == NULL) return LS_INTERNAL;
     }
     return 0;
+}
+
+/* includevirtualthreads=y: AllThreads ends with the live virtual threads the agent has seen (it follows
+ * every one from its start then), as the reference lists them after the platform threads.  Lock held. */
+void threads_append_virtual(JNIEnv *env, outbuf *out, size_t count_at) {
+    if (!vt_include_option || !vt_supported() || out->oom || count_at + 4 > out->len) return;
+    uint32_t n = be32(out->data + count_at);
+    for (thread_rec *r = records; r; r = r->next) {
+        if (r->is_agent || r->dead || !vt_is_virtual(env, r->ref)) continue;
+        jint state = 0;
+        if ((*G.jvmti)->GetThreadState(G.jvmti, r->ref, &state) != JVMTI_ERROR_NONE) continue;
+        if (!(state & JVMTI_THREAD_STATE_ALIVE)) continue;
+        ob_u64(out, obj_id(env, r->ref));
+        n++;
+    }
+    ob_put_u32_at(out, count_at, n);
 }

@@ -100,7 +100,8 @@ def check_modifier(event_kind: int, mod: Modifier) -> None:
     elif k == ModKind.SOURCE_NAME_MATCH:
         illegal = event_kind != EventKind.CLASS_PREPARE
     elif k == ModKind.PLATFORM_THREADS_ONLY:
-        pass
+        # The spec restricts it to thread start and end; the JDK 21+ reference refuses it elsewhere.
+        illegal = event_kind not in _THREAD_KINDS
     else:
         illegal = True
     if illegal:
