@@ -125,19 +125,6 @@ for _item in ("Event.VM_DEATH", "Event.Composite"):
               "two automatic VMDeath events (request 0), the first session's left behind; jdwpd sends one")
 
 
-_PLATFORM = ("PlatformThreadsOnly: the JDK 25 reference accepts it with every event kind (ILLEGAL_ARGUMENT "
-             "before 21); jdwpd only with THREAD_START and THREAD_DEATH, as the spec says "
-             "(jdwpd/commands/event_request.py)")
-known_bug("event_modifiers_allowed_per_kind", "EventRequest.Set",
-          [f"EventRequest.Set [{k} with each modifier]" for k in (
-              "SINGLE_STEP", "BREAKPOINT", "FRAME_POP", "EXCEPTION", "CLASS_PREPARE", "CLASS_UNLOAD", "CLASS_LOAD",
-              "FIELD_ACCESS", "FIELD_MODIFICATION", "EXCEPTION_CATCH", "METHOD_ENTRY", "METHOD_EXIT",
-              "METHOD_EXIT_WITH_RETURN_VALUE", "MONITOR_CONTENDED_ENTER", "MONITOR_CONTENDED_ENTERED", "MONITOR_WAIT",
-              "MONITOR_WAITED", "VM_DEATH")], _PLATFORM, jdk=25)
-known_bug("event_requests_refused_and_accepted", "EventRequest.Set",
-          ["EventRequest.Set [case 51: kind 8, modifiers [13]]"], _PLATFORM, jdk=25)
-
-
 def load_scenarios() -> dict[str, Scenario]:
     import importlib
 
