@@ -36,6 +36,7 @@ from protocol.wire import ProtocolError
 
 from . import inline
 from .dispatch import dispatch
+from .rawio import RawStream, WriteGate
 
 log = logging.getLogger(__name__)
 
@@ -64,12 +65,13 @@ class Session:
     def __init__(self, vm: Any, stream: trio.abc.Stream, conn: JdwpConnection, *, peer: str = "") -> None:
         self.vm = vm
         self.stream = stream
+        self._io = RawStream(stream)
         self.conn = conn
         self.peer = peer
         self.number = next(_session_numbers)
         self.saw_vm_death = False
         self.default_stratum: str | None = None
-        self._send_lock = trio.StrictFIFOLock()
+        self._gate = WriteGate()
         self._unsent: list[bytes] = []
         self._event_ids = itertools.count(1)
         self._events_out, self._events_in = trio.open_memory_channel(math.inf)
@@ -153,7 +155,7 @@ class Session:
                 return
             if event is NEED_DATA:
                 try:
-                    data = await self.stream.receive_some(65536)
+                    data = await self._io.receive_some(65536)
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
                     return
                 self.conn.receive_data(data)
@@ -260,42 +262,82 @@ class Session:
         in the order they became ready; each caller returns once its packet is written."""
         self._unsent.append(data)
         try:
-            async with self._send_lock:
+            await self._gate.take()
+            try:
                 if not self._unsent:
                     return  # the writer before us took ours along
                 chunk = self._unsent[0] if len(self._unsent) == 1 else b"".join(self._unsent)
                 self._unsent.clear()
-                await self.stream.send_all(chunk)
+                await self._io.send_all(chunk)
+            finally:
+                self._gate.give()
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             await self._close()
             await trio.lowlevel.checkpoint()  # we are cancelled now
 
     async def send_event(self, suspend_policy: int, events: tuple) -> None:
-        """Queue one composite; never blocks the VM's event pump on a slow debugger."""
+        """Send one composite; never blocks the VM's event pump on a slow debugger.
+
+        With nothing queued before it and nobody writing, it is written here and now (the
+        common case: one event, one debugger waiting for it); otherwise, or for what does
+        not fit in the socket at once, the event writer task sends it in order."""
         data = encode_composite(int(suspend_policy), list(events), self.vm.id_sizes)
-        try:
-            self._events_out.send_nowait(data)
-        except (trio.ClosedResourceError, trio.BrokenResourceError):
+        if self._closing:
             return
         self._events_queued += 1
         if self._drained.is_set():
             self._drained = trio.Event()
+        if (self._released.is_set() and self.events_sent + 1 == self._events_queued and self._io.raw
+                and not self._reader_done and self._gate.take_nowait()):
+            packet = self._event_packet(data)
+            try:
+                sent = self._io.try_send(packet)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                self._gate.give()
+                await self._close()
+                return
+            if sent == len(packet):
+                self._gate.give()
+                self._event_written(1)
+            else:  # the rest goes next, before anything else: the gate stays taken until then
+                assert self._nursery is not None
+                self._nursery.start_soon(self._finish_event, packet[sent:])
+            return
+        try:
+            self._events_out.send_nowait(data)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            return
+
+    def _event_packet(self, body: bytes) -> bytes:
+        return self.conn.send(CommandPacket(next(self._event_ids), 0, CommandSet.EVENT, 100, body))
+
+    def _event_written(self, count: int) -> None:
+        self.events_sent += count
+        if self.events_sent == self._events_queued:
+            self._drained.set()
+
+    async def _finish_event(self, rest: bytes) -> None:
+        try:
+            await self._io.send_all(rest)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            await self._close()
+            return
+        finally:
+            self._gate.give()
+        self._event_written(1)
 
     async def _event_writer(self) -> None:
         async for data in self._events_in:
-            await self._released.wait()
+            if not self._released.is_set():
+                await self._released.wait()
             batch = [data]
             while True:  # every composite already queued goes out in the same write
                 try:
                     batch.append(self._events_in.receive_nowait())
                 except (trio.WouldBlock, trio.EndOfChannel):
                     break
-            await self._send(b"".join(
-                self.conn.send(CommandPacket(next(self._event_ids), 0, CommandSet.EVENT, 100, body))
-                for body in batch))
-            self.events_sent += len(batch)
-            if self.events_sent == self._events_queued:
-                self._drained.set()
+            await self._send(b"".join(self._event_packet(body) for body in batch))
+            self._event_written(len(batch))
 
     async def drained(self) -> None:
         """Every event queued so far has been written (or the debugger is gone)."""

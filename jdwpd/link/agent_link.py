@@ -1,8 +1,8 @@
 """The daemon's side of the agent link: handshake, request/reply correlation, the event stream.
 
 Nobody has to run a reader task for an :class:`AgentLink`: whoever needs input (a request waiting
-for its reply, or a consumer of :attr:`AgentLink.events`) takes the receive lock and reads frames,
-routing replies to their waiters and events to the event queue; the others wait to be woken.  So
+for its reply, or a consumer of :attr:`AgentLink.events`) reads frames, routing replies to their
+waiters and events to the event queue; one of them waits on the socket, the others wait to be woken.  So
 ``link = await accept_agent(stream, secret)`` is usable at once, and a cancelled waiter loses
 nothing: bytes already read stay in the framer for the next reader.
 """
@@ -19,6 +19,7 @@ from protocol import link as L
 
 from .. import inline
 from ..errors import AgentError, AgentLinkClosed
+from ..rawio import RawStream
 
 _EVENT = L.BY_NAME["EVENT"].kind
 _NOTICE = L.BY_NAME["NOTICE"].kind
@@ -79,17 +80,30 @@ class AgentEvents:
             raise StopAsyncIteration from None
 
 
+class _FdWaiter:
+    """The one task waiting for the link's socket to become readable (trio allows one)."""
+
+    __slots__ = ("scope", "slot")
+
+    def __init__(self, slot: _Slot | None) -> None:
+        self.scope = trio.CancelScope()
+        self.slot = slot  # None: the events consumer
+
+
 class AgentLink:
     """One authenticated agent.  ``hello``: the agent's HELLO fields (pid, flags, caps, profile)."""
 
     def __init__(self, stream: trio.abc.Stream, hello: dict[str, Any], conn: L.LinkConnection | None = None) -> None:
         self.stream = stream
+        self._io = RawStream(stream)
+        if not self._io.raw:
+            raise TypeError("the agent link needs a socket stream")
         self.hello = hello
         self.events = AgentEvents(self)
         self._conn = conn or L.LinkConnection()
         self._send_lock = trio.StrictFIFOLock()
         self._unsent: list[bytes] = []
-        self._recv_lock = trio.Lock()
+        self._fd_waiter: _FdWaiter | None = None
         self._pending: dict[int, _Slot] = {}
         self._events: list[dict[str, Any]] = []
         self._event_waiters: list[trio.Event] = []
@@ -110,14 +124,11 @@ class AgentLink:
         spec = L.BY_NAME[name]
         if self._closed:
             raise AgentLinkClosed(self.close_reason or "agent link closed")
-        await inline.handoff_point()  # a command begun in the session's reader goes on in a task
-        msg_id = self._next_id
-        self._next_id = self._next_id + 1 if self._next_id < 0xFFFFFFFF else 1
-        data = L.encode_request(msg_id, name, **fields)
+        msg_id = self._new_id()
         slot = _Slot(spec.kind, name)
         self._pending[msg_id] = slot
         try:
-            await self._send(data)
+            await self._send_then_hand_off(L.encode_request(msg_id, name, **fields))
             while slot.frame is None:
                 await self._pump_until(lambda: slot.frame is not None, slot)
         finally:
@@ -132,18 +143,16 @@ class AgentLink:
         """
         if self._closed:
             raise AgentLinkClosed(self.close_reason or "agent link closed")
-        await inline.handoff_point()
         sent: list[tuple[int, str, int, _Slot]] = []
         chunks = []
         try:
             for name, fields in calls:
-                msg_id = self._next_id
-                self._next_id = self._next_id + 1 if self._next_id < 0xFFFFFFFF else 1
+                msg_id = self._new_id()
                 chunks.append(L.encode_request(msg_id, name, **fields))
                 slot = _Slot(L.BY_NAME[name].kind, name)
                 self._pending[msg_id] = slot
                 sent.append((msg_id, name, slot.kind, slot))
-            await self._send(b"".join(chunks))
+            await self._send_then_hand_off(b"".join(chunks))
             for _, _, _, slot in sent:
                 while slot.frame is None:
                     await self._pump_until(lambda slot=slot: slot.frame is not None, slot)
@@ -158,24 +167,60 @@ class AgentLink:
                 results.append(e)
         return results
 
+    def _new_id(self) -> int:
+        msg_id = self._next_id
+        self._next_id = self._next_id + 1 if self._next_id < 0xFFFFFFFF else 1
+        return msg_id
+
+    async def _send_then_hand_off(self, data: bytes) -> None:
+        # The request goes out before a command begun in the session's reader moves to a task
+        # of its own (inline.handoff_point), so the agent works while trio starts that task.
+        sent = self._send_now(data)
+        await inline.handoff_point()
+        if sent is None:
+            await self._send(data)
+        elif sent is False:
+            await self._send(b"")  # the rest of ours waits first in _unsent: see that it goes
+
+    def _send_now(self, data: bytes) -> bool | None:
+        """Write without waiting if nobody else writes: True if all went, False if the rest was
+        queued first in line (to be flushed by the next _send), None if nothing was written."""
+        if self._closed or self._unsent or self._send_lock.locked():
+            return None
+        try:
+            sent = self._io.try_send(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
+            self._mark_closed(f"send failed: {e!r}")
+            raise AgentLinkClosed(self.close_reason) from None
+        if sent == len(data):
+            return True
+        if sent == 0:
+            return None
+        self._unsent.append(data[sent:])
+        return False
+
     async def _send(self, data: bytes) -> None:
         # Requests queued while a write is under way go out together in the next write.
         self._unsent.append(data)
-        try:
-            await self._send_lock.acquire()
-        except BaseException:  # cancelled before anyone wrote it: it must not go out later
-            self._unsent[:] = [d for d in self._unsent if d is not data]
-            raise
+        if self._send_lock.locked():
+            try:
+                await self._send_lock.acquire()
+            except BaseException:  # cancelled before anyone wrote it: it must not go out later
+                self._unsent[:] = [d for d in self._unsent if d is not data]
+                raise
+        else:
+            self._send_lock.acquire_nowait()  # no scheduler pass when nobody writes
         try:
             if self._closed:
                 self._unsent.clear()
                 raise AgentLinkClosed(self.close_reason or "agent link closed")
-            if not self._unsent:
+            if not any(self._unsent):
+                self._unsent.clear()
                 return  # the writer before us took ours along
             chunk = self._unsent[0] if len(self._unsent) == 1 else b"".join(self._unsent)
             self._unsent.clear()
             try:
-                await self.stream.send_all(chunk)
+                await self._io.send_all(chunk)
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as e:
                 self._mark_closed(f"send failed: {e!r}")
                 raise AgentLinkClosed(self.close_reason) from None
@@ -183,22 +228,40 @@ class AgentLink:
             self._send_lock.release()
 
     # -- the cooperative reader ----------------------------------------------------------------
+    # Reading is synchronous (what is there is read, framed and routed in one step), so any task
+    # may read; only the wait for more input is exclusive.  A request waiting for its reply takes
+    # that wait over from the events consumer (cancelling the consumer's wait frees the socket at
+    # once), so the reply wakes the task that needs it, not a task that would then wake it.
     async def _pump_until(self, done: Callable[[], bool], slot: _Slot | None) -> None:
-        """Read frames until done() holds, or wait while someone else reads."""
-        if self._closed and not done():
-            raise AgentLinkClosed(self.close_reason or "agent link closed")
-        if self._recv_lock.locked():
-            waiter = slot.wake if slot is not None else self._new_event_waiter()
-            await waiter.wait()
-            if slot is not None:
-                slot.wake = trio.Event()
-            return
-        async with self._recv_lock:
-            try:
-                while not done():
-                    await self._read_some()
-            finally:
-                self._wake_all()
+        """Read frames until done() holds, or sleep while another task waits for input."""
+        try:
+            while not done():
+                self._read_available()
+                if done():
+                    return
+                waiter = self._fd_waiter
+                if waiter is not None and (slot is None or waiter.slot is not None):
+                    wake = slot.wake if slot is not None else self._new_event_waiter()
+                    await wake.wait()
+                    if slot is not None:
+                        slot.wake = trio.Event()
+                    continue
+                if waiter is not None:
+                    waiter.scope.cancel()  # the events consumer's wait: ends at once, off the socket
+                me = _FdWaiter(slot)
+                self._fd_waiter = me
+                try:
+                    with me.scope:
+                        await self._io.wait_readable()
+                except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
+                    self._mark_closed(f"receive failed: {e!r}")
+                    raise AgentLinkClosed(self.close_reason) from None
+                finally:
+                    if self._fd_waiter is me:
+                        self._fd_waiter = None
+        finally:
+            if self._fd_waiter is None:
+                self._wake_all()  # whoever still waits for input takes the socket over
 
     def _new_event_waiter(self) -> trio.Event:
         ev = trio.Event()
@@ -212,27 +275,34 @@ class AgentLink:
         for ev in waiters:
             ev.set()
 
-    async def _read_some(self) -> None:
-        try:
-            data = await self.stream.receive_some(65536)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as e:
-            data = b""
-            reason = f"receive failed: {e!r}"
-        else:
-            reason = "agent closed the link"
-        if not data:
-            self._mark_closed(reason)
-            raise AgentLinkClosed(reason)
-        self._conn.receive_data(data)
-        try:
-            frames = list(self._conn.frames())
-        except L.LinkError as e:
-            self._mark_closed(f"malformed frame from the agent: {e}")
-            raise AgentLinkClosed(self.close_reason) from None
-        for frame in frames:
-            self._route(frame)
+    def _read_available(self) -> None:
+        """Read, frame and route whatever the agent has sent so far, without waiting."""
+        if self._closed:
+            raise AgentLinkClosed(self.close_reason or "agent link closed")
+        while True:
+            try:
+                data = self._io.try_receive(65536)
+            except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
+                self._mark_closed(f"receive failed: {e!r}")
+                raise AgentLinkClosed(self.close_reason) from None
+            if data is None:
+                return
+            if not data:
+                self._mark_closed("agent closed the link")
+                raise AgentLinkClosed(self.close_reason)
+            self._conn.receive_data(data)
+            try:
+                frames = list(self._conn.frames())
+            except L.LinkError as e:
+                self._mark_closed(f"malformed frame from the agent: {e}")
+                raise AgentLinkClosed(self.close_reason) from None
+            for frame in frames:
+                self._route(frame)
+            if len(data) < 65536:
+                return
 
     def _route(self, frame: L.Frame) -> None:
+        waiter = self._fd_waiter
         if frame.id == 0:
             try:
                 if frame.kind == _EVENT:
@@ -245,11 +315,15 @@ class AgentLink:
             for ev in self._event_waiters:
                 ev.set()
             self._event_waiters = []
+            if waiter is not None and waiter.slot is None:
+                waiter.scope.cancel()  # the events consumer waits on the socket for what is here now
             return
         slot = self._pending.get(frame.id)
         if slot is not None and slot.frame is None:
             slot.frame = frame
             slot.wake.set()
+            if waiter is not None and waiter.slot is slot:
+                waiter.scope.cancel()
 
     async def _next_event(self) -> dict[str, Any]:
         while not self._events:
@@ -262,6 +336,9 @@ class AgentLink:
         if not self._closed:
             self._closed = True
             self.close_reason = reason
+        waiter = self._fd_waiter
+        if waiter is not None:
+            waiter.scope.cancel()
         self._wake_all()
 
     async def aclose(self) -> None:

@@ -1,0 +1,142 @@
+"""Socket I/O for the hot paths, without trio's per-call scheduler passes.
+
+trio's ``SocketStream.receive_some``/``send_all`` yield to the scheduler on every call
+(a cancel-shielded checkpoint after each successful send or receive), and each pass
+through the scheduler costs more than answering a cached JDWP command.  Here a read or
+write is tried at once on the non-blocking socket, and the task waits
+(``trio.lowlevel.wait_readable``/``wait_writable``) only when the call would block.
+
+The stream still owns the socket: closing the stream wakes a waiter here with
+ClosedResourceError, as trio's own calls would.  Errors are trio's: a peer gone is
+BrokenResourceError, a socket closed under us ClosedResourceError.  One reader and one
+writer at a time, as with any trio stream (the callers hold locks for that).
+
+A reader that always finds data would never let other tasks run; every
+``BURST``-th read in a row that did not wait checkpoints, so a debugger flooding us
+with packets cannot starve the VM's event pump.
+"""
+
+from __future__ import annotations
+
+import errno
+import socket
+from typing import Any
+
+import trio
+
+BURST = 32
+_CLOSED_ERRNOS = frozenset({errno.EBADF, errno.ENOTSOCK})
+
+
+def _raise_from(e: OSError) -> None:
+    if e.errno in _CLOSED_ERRNOS:
+        raise trio.ClosedResourceError("socket was closed") from None
+    raise trio.BrokenResourceError(f"socket error: {e!r}") from e
+
+
+class RawStream:
+    """Non-blocking reads and writes on a trio stream's socket, falling back to the stream's
+    own methods for a stream that has no plain socket (tests, wrappers)."""
+
+    __slots__ = ("stream", "_sock", "_reads_without_wait")
+
+    def __init__(self, stream: trio.abc.Stream) -> None:
+        self.stream = stream
+        inner = getattr(getattr(stream, "socket", None), "_sock", None)
+        self._sock: socket.socket | None = inner if isinstance(inner, socket.socket) else None
+        self._reads_without_wait = 0
+
+    @property
+    def raw(self) -> bool:
+        return self._sock is not None
+
+    async def receive_some(self, max_bytes: int = 65536) -> bytes:
+        """Whatever is available (at least one byte), b"" at end of stream."""
+        sock = self._sock
+        if sock is None:
+            return await self.stream.receive_some(max_bytes)
+        self._reads_without_wait += 1
+        if self._reads_without_wait >= BURST:
+            self._reads_without_wait = 0
+            await trio.lowlevel.checkpoint()
+        while True:
+            try:
+                return sock.recv(max_bytes)
+            except BlockingIOError:
+                pass
+            except OSError as e:
+                _raise_from(e)
+            self._reads_without_wait = 0
+            await trio.lowlevel.wait_readable(sock)
+
+    def try_receive(self, max_bytes: int = 65536) -> bytes | None:
+        """What is available now (b"" at end of stream), or None when a read would wait."""
+        sock = self._sock
+        assert sock is not None
+        try:
+            return sock.recv(max_bytes)
+        except BlockingIOError:
+            return None
+        except OSError as e:
+            _raise_from(e)
+            raise  # unreachable: for the type checker
+
+    async def wait_readable(self) -> None:
+        assert self._sock is not None
+        await trio.lowlevel.wait_readable(self._sock)
+
+    def try_send(self, data: Any) -> int:
+        """Write what fits now without waiting; how many bytes went (0 when the socket is full)."""
+        sock = self._sock
+        assert sock is not None
+        try:
+            return sock.send(data)
+        except BlockingIOError:
+            return 0
+        except OSError as e:
+            _raise_from(e)
+            raise  # unreachable: for the type checker
+
+    async def send_all(self, data: bytes) -> None:
+        """Write everything; waits only while the socket's buffer is full."""
+        if self._sock is None:
+            await self.stream.send_all(data)
+            return
+        sent = self.try_send(data)
+        if sent == len(data):
+            return
+        view = memoryview(data)
+        with view:
+            while sent < len(data):
+                await trio.lowlevel.wait_writable(self._sock)
+                sent += self.try_send(view[sent:])
+
+
+class WriteGate:
+    """The right to write to one stream: taken without a scheduler pass when free, in FIFO
+    order otherwise.  Unlike a trio lock it belongs to no task, so a write that one task
+    began without waiting can be finished by another."""
+
+    __slots__ = ("_busy", "_lot")
+
+    def __init__(self) -> None:
+        self._busy = False
+        self._lot = trio.lowlevel.ParkingLot()
+
+    def busy(self) -> bool:
+        return self._busy
+
+    def take_nowait(self) -> bool:
+        if self._busy:
+            return False
+        self._busy = True
+        return True
+
+    async def take(self) -> None:
+        if self.take_nowait():
+            return
+        await self._lot.park()  # give() hands the gate over: it stays busy
+
+    def give(self) -> None:
+        if not self._lot.unpark():
+            self._busy = False
