@@ -54,6 +54,8 @@ def _build_parser() -> argparse.ArgumentParser:
     launch.add_argument("--allow", action="append", default=[], metavar="ADDR",
                         help="only accept debuggers from these addresses (repeatable)")
     launch.add_argument("--read-only", action="store_true", help="refuse every command that changes the VM")
+    launch.add_argument("--include-virtual-threads", action="store_true",
+                        help="AllThreads lists virtual threads too (JDK 21+; the reference's includevirtualthreads=y)")
     launch.add_argument("--agent-timeout", type=float, default=30.0, metavar="SECONDS",
                         help="how long to wait for the JVM's agent to connect (default 30)")
     launch.add_argument("java", nargs=argparse.REMAINDER, help="-- java [ARGS...]")
@@ -111,7 +113,8 @@ def main(argv: list[str] | None = None) -> int:
                 java = java[1:]
             host, port = _parse_address(args.jdwp, what="--jdwp")
             return run_launch(java, host=host, port=port, suspend=args.suspend, profile=args.profile,
-                              allow=args.allow, read_only=args.read_only, agent_timeout=args.agent_timeout)
+                              allow=args.allow, read_only=args.read_only, agent_timeout=args.agent_timeout,
+                              include_virtual_threads=args.include_virtual_threads)
         if args.command == "serve":
             from .launch import run_serve
 

@@ -64,7 +64,7 @@ def _check_java_command(java: list[str]) -> None:
 
 
 def run_launch(java: list[str], *, host: str, port: int, suspend: bool, profile: str,
-               allow: list[str], read_only: bool, agent_timeout: float) -> int:
+               allow: list[str], read_only: bool, agent_timeout: float, include_virtual_threads: bool = False) -> int:
     from .link import launcher
 
     _check_java_command(java)
@@ -74,7 +74,8 @@ def run_launch(java: list[str], *, host: str, port: int, suspend: bool, profile:
     try:
         secret, secret_path = launcher.new_secret_file(workdir)
         link_sock, link_path = bind_link(workdir)
-        options = launcher.agent_option_string(f"unix:{link_path}", secret_path, suspend=suspend, profile=profile)
+        options = launcher.agent_option_string(f"unix:{link_path}", secret_path, suspend=suspend, profile=profile,
+                                               include_virtual_threads=include_virtual_threads)
         argv = launcher.java_command_with_agent(java, options)
         proc = subprocess.Popen(argv)
         from .daemon import serve_launched
