@@ -15,16 +15,17 @@
         if (st_) return st_;                                      \
     }
 
-/* Stack requests: a thread not alive (ended, or not started) is INVALID_THREAD before anything else,
- * as with the reference; then it must be suspended. */
+/* Stack requests: the count first (the reference's validateSuspendedThread), so a thread that has ended
+ * answers NOT_SUSPENDED until a debugger suspends it, and INVALID_THREAD while one does (its stack is
+ * gone: what JVMTI answers for it). */
 static int need_suspended(jthread th, thread_rec *t) {
-    jint state = 0;
-    CHECK((*G.jvmti)->GetThreadState(G.jvmti, th, &state));
-    if (!(state & JVMTI_THREAD_STATE_ALIVE)) return JVMTI_ERROR_INVALID_THREAD;
     lock_enter();
     bool s = t->suspend_count > 0;
     lock_exit();
-    return s ? 0 : LS_NOT_SUSPENDED;
+    if (!s) return LS_NOT_SUSPENDED;
+    jint state = 0;
+    CHECK((*G.jvmti)->GetThreadState(G.jvmti, th, &state));
+    return state & JVMTI_THREAD_STATE_ALIVE ? 0 : JVMTI_ERROR_INVALID_THREAD;
 }
 
 /* Some JVMTI functions (PopFrame, ForceEarlyReturn) insist on a JVMTI-suspended thread; a thread
@@ -74,8 +75,10 @@ static int x_thread_status(JNIEnv *env, inbuf *in, outbuf *out) {
     int count = t->suspend_count;
     bool at_event = t->at_event && count > 0;  /* set before the event is sent, before it parks */
     lock_exit();
-    /* A parked thread is suspended as far as a debugger can tell, as with the reference agent. */
-    if (count > 0) state |= JVMTI_THREAD_STATE_SUSPENDED;
+    /* A parked thread is suspended as far as a debugger can tell, as with the reference agent; an ended
+     * one is not, whatever its count (the reference reads that flag from JVMTI). */
+    if (count > 0 && (state & JVMTI_THREAD_STATE_ALIVE)) state |= JVMTI_THREAD_STATE_SUSPENDED;
+    if (!(state & JVMTI_THREAD_STATE_ALIVE)) at_event = false;
     ob_u32(out, (uint32_t)state);
     ob_u32(out, (uint32_t)count);
     ob_u8(out, at_event);
@@ -270,6 +273,10 @@ static int x_thread_force_early_return(JNIEnv *env, inbuf *in, outbuf *out) {
     if (st) return st;
     PARSED(in);
     if (!G.caps.can_force_early_return) return LS_NOT_CAPABLE;
+    /* The reference asks JVMTI at once: a thread not alive is INVALID_THREAD, suspended or not. */
+    jint state = 0;
+    CHECK((*G.jvmti)->GetThreadState(G.jvmti, th, &state));
+    if (!(state & JVMTI_THREAD_STATE_ALIVE)) return JVMTI_ERROR_INVALID_THREAD;
     st = hard_suspend(t);
     if (st) return st;
     switch (tag) {

@@ -14,6 +14,7 @@ from jdwpd.model.frames import frame_depth
 from protocol.constants import OBJECT_TAGS, PRIMITIVE_TAGS, ErrorCode
 
 SET_NAME = "StackFrame"
+_JVMTI_ALIVE = 0x1
 
 
 async def _depth(ctx: Any, thread: int, frame: int) -> int:
@@ -23,6 +24,11 @@ async def _depth(ctx: Any, thread: int, frame: int) -> int:
         s = await request(ctx.vm.link, "THREAD_STATUS", thread=thread)
         if s["suspend_count"] == 0:
             raise JdwpError(ErrorCode.THREAD_NOT_SUSPENDED) from None
+        if not s["state"] & _JVMTI_ALIVE:
+            # Ended, and suspended by a debugger since: every frame of it is gone.  (The reference
+            # answers so for a frame id of the generation its count restarted with, INVALID_FRAMEID
+            # for others; and its PopFrames kills the VM there, JDK 17.)
+            raise JdwpError(ErrorCode.INVALID_THREAD, "the thread has ended") from None
         raise
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from jdwpd.commands._values import request, tagged, to_link
-from jdwpd.errors import AgentError, JdwpError
+from jdwpd.errors import JdwpError
 from jdwpd.model.frames import make_frame_id
 from jdwpd.vm import jdwp_suspend_status, jdwp_thread_status
 from protocol.constants import ErrorCode
@@ -20,7 +20,6 @@ from protocol.wire import Location
 
 SET_NAME = "ThreadReference"
 _JVMTI_ALIVE = 0x1
-_JVMTI_INVALID_THREAD, _JVMTI_THREAD_NOT_ALIVE = 10, 15
 
 
 async def _info(ctx: Any, thread: int) -> dict:
@@ -41,8 +40,11 @@ async def resume(ctx: Any, cmd: Any) -> Any:
 
 async def status(ctx: Any, cmd: Any) -> Any:
     s = await request(ctx.vm.link, "THREAD_STATUS", thread=cmd.thread)
+    # An ended thread is never SUSPENDED, whatever a debugger's count of it (the reference takes that
+    # flag from JVMTI alone).
+    count = s["suspend_count"] if s["state"] & _JVMTI_ALIVE else 0
     return {"thread_status": jdwp_thread_status(s["state"], s["at_event"]),
-            "suspend_status": jdwp_suspend_status(s["state"], s["suspend_count"])}
+            "suspend_status": jdwp_suspend_status(s["state"], count)}
 
 
 async def thread_group(ctx: Any, cmd: Any) -> Any:
@@ -50,43 +52,14 @@ async def thread_group(ctx: Any, cmd: Any) -> Any:
 
 
 async def frame_count(ctx: Any, cmd: Any) -> Any:
-    try:
-        r = await ctx.vm.link.request("THREAD_FRAME_COUNT", thread=cmd.thread)
-    except AgentError as e:
-        await _ended_unsuspended(ctx, cmd.thread, e)
-        raise
+    # A thread that has ended answers as in the reference: THREAD_NOT_SUSPENDED until a debugger
+    # suspends it, INVALID_THREAD while one does (the agent keeps its count; agent/threads.c).
+    r = await request(ctx.vm.link, "THREAD_FRAME_COUNT", thread=cmd.thread)
     return {"frame_count": r["count"]}
 
 
-async def _suspend_count(ctx: Any, thread: int) -> int:
-    try:
-        return (await ctx.vm.link.request("THREAD_STATUS", thread=thread))["suspend_count"]
-    except AgentError:
-        return -1
-
-
 async def frames(ctx: Any, cmd: Any) -> Any:
-    try:
-        return await _frames(ctx, cmd.thread, cmd.start_frame, cmd.length)
-    except AgentError as e:
-        await _ended_unsuspended(ctx, cmd.thread, e)
-        raise
-
-
-async def _ended_unsuspended(ctx: Any, thread: int, e: AgentError) -> None:
-    """The reference checks the suspend count before it asks JVMTI: a thread that has ended and
-    that no debugger suspended answers THREAD_NOT_SUSPENDED, one that a debugger suspended after
-    its end INVALID_THREAD (JVMTI's THREAD_NOT_ALIVE; observed on OpenJDK 17)."""
-    if (e.status in (_JVMTI_INVALID_THREAD, _JVMTI_THREAD_NOT_ALIVE)
-            and not await _alive(ctx, thread) and await _suspend_count(ctx, thread) == 0):
-        raise JdwpError(ErrorCode.THREAD_NOT_SUSPENDED, "the thread has ended") from e
-
-
-async def _alive(ctx: Any, thread: int) -> bool:
-    try:
-        return bool((await ctx.vm.link.request("THREAD_STATUS", thread=thread))["state"] & _JVMTI_ALIVE)
-    except AgentError:
-        return True  # not a thread we can ask about: the first error stands
+    return await _frames(ctx, cmd.thread, cmd.start_frame, cmd.length)
 
 
 async def _frames(ctx: Any, thread: int, start: int, length: int) -> Any:

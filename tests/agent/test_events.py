@@ -450,11 +450,28 @@ async def test_threads_started_during_suspend_all_start_suspended(agent_so, clas
         ev = await jvm.event()
         assert ev["thread"] == child and ev["hits"][0]["event_kind"] == 7
         await jvm.expect("ok thread")
-        # An ended thread has no stack to ask for: INVALID_THREAD first, as the reference answers.
-        for name, fields in (("THREAD_FRAMES", {"start": 0, "length": -1}), ("THREAD_FRAME_COUNT", {})):
-            with pytest.raises(AgentError) as e:
-                await jvm.request(name, thread=child, **fields)
-            assert e.value.status == 10, name
+        # An ended thread, as in the reference: NOT_SUSPENDED until suspended, then INVALID_THREAD (its
+        # stack is gone); its count goes on (VM-wide suspensions under way at its first suspension
+        # included, and those that come while it is counted), and never shows as SUSPENDED.
+        stack = (("THREAD_FRAMES", {"start": 0, "length": -1}), ("THREAD_FRAME_COUNT", {}))
+        for want, steps in ((1004, ()), (10, ("SUSPEND_ALL", "THREAD_SUSPEND"))):
+            for step in steps:
+                await jvm.request(step, **({"thread": child} if step.startswith("THREAD_") else {}))
+            for name, fields in stack:
+                with pytest.raises(AgentError) as e:
+                    await jvm.request(name, thread=child, **fields)
+                assert e.value.status == want, name
+        counts = []
+        for step in ("THREAD_STATUS", "SUSPEND_ALL", "RESUME_ALL", "RESUME_ALL", "THREAD_RESUME", "THREAD_RESUME"):
+            if step != "THREAD_STATUS":
+                await jvm.request(step, **({"thread": child} if step.startswith("THREAD_") else {}))
+            status = await jvm.request("THREAD_STATUS", thread=child)
+            assert not status["state"] & 0x100000, step  # JVMTI_THREAD_STATE_SUSPENDED
+            counts.append(status["suspend_count"])
+        assert counts == [2, 3, 2, 1, 0, 0]
+        with pytest.raises(AgentError) as e:
+            await jvm.request("THREAD_FRAME_COUNT", thread=child)
+        assert e.value.status == 1004
 
 
 async def test_monitor_events(agent_so, classes, lines):

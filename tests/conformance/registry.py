@@ -38,6 +38,7 @@ SCENARIO_MODULES = (
     "tests.conformance.scenarios_objects",
     "tests.conformance.scenarios_threads",
     "tests.conformance.scenarios_events",
+    "tests.conformance.scenarios_ended",
 )
 
 
@@ -103,13 +104,6 @@ def known_bug(scenario_name: str, item: str, labels: tuple[str, ...] | list[str]
 
 def known_bugs_for(jdk: int) -> dict[tuple[str, str, str], str]:
     return {k: r for k, r in KNOWN_BUGS.items() if KNOWN_BUG_JDK.get(k, jdk) == jdk}
-
-
-known_bug("events_breakpoints_exceptions_threads_classes", "ThreadReference.Frames",
-          ["ThreadReference.Frames [ended]"],
-          "a thread that has ended: the reference answers Frames with INVALID_THREAD but FrameCount with "
-          "THREAD_NOT_SUSPENDED; jdwpd answers both alike (jdwpd/commands/thread_reference.py, "
-          "agent/exec_threads.c)")
 
 
 known_bug("vm_facts_strings_and_dispose", "StringReference.Value",
