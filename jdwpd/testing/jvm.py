@@ -42,6 +42,7 @@ __all__ = [
     "jdwpd_jvm",
     "open_reference_jvm",
     "open_jdwpd_jvm",
+    "open_command",
 ]
 
 REFERENCE_READY = re.compile(r"Listening for transport dt_socket at address: (\d+)")
@@ -75,17 +76,20 @@ def _java_args(classpath: str | os.PathLike, main: str, args: Sequence[str], jvm
 
 
 def reference_command(
-    classpath, main, args=(), *, suspend=True, port=0, java=None, jvm_args=()
+    classpath, main, args=(), *, suspend=True, port=0, java=None, jvm_args=(), jdwp_options=""
 ) -> list[str]:
+    """``jdwp_options``: more of the agent's options, e.g. "includevirtualthreads=y"."""
     agent = f"-agentlib:jdwp=transport=dt_socket,server=y,suspend={'y' if suspend else 'n'},address={HOST}:{port}"
+    if jdwp_options:
+        agent += f",{jdwp_options}"
     return [java or java_executable(), agent, *_java_args(classpath, main, args, jvm_args)]
 
 
 def jdwpd_command(
-    classpath, main, args=(), *, suspend=True, port=0, java=None, jvm_args=()
+    classpath, main, args=(), *, suspend=True, port=0, java=None, jvm_args=(), launch_args=()
 ) -> list[str]:
-    """The command line of `jdwpd launch` (the lead's CLI) for one debuggee."""
-    launch = [sys.executable, "-m", "jdwpd", "launch", "--jdwp", f"{HOST}:{port}"]
+    """The command line of `jdwpd launch` (the lead's CLI) for one debuggee; ``launch_args``: more of its options."""
+    launch = [sys.executable, "-m", "jdwpd", "launch", "--jdwp", f"{HOST}:{port}", *launch_args]
     if suspend:
         launch.append("--suspend")
     return [*launch, "--", java or java_executable(), *_java_args(classpath, main, args, jvm_args)]
@@ -395,6 +399,11 @@ def open_jdwpd_jvm(classpath, main, args=(), *, suspend=True, timeout=60.0, java
     """``async with open_jdwpd_jvm(cp, "Sample") as jvm:`` -> Debuggee, debugged through jdwpd."""
     cmd = jdwpd_command(classpath, main, args, suspend=suspend, java=java, jvm_args=jvm_args)
     return _open_trio("jdwpd", cmd, timeout, ready)
+
+
+def open_command(kind: str, command: Sequence[str], *, timeout: float = 60.0, ready=None):
+    """``async with open_command("reference", reference_command(..., jdwp_options=...)) as jvm:``."""
+    return _open_trio(kind, list(command), timeout, ready)
 
 
 def open_jvm(kind: str, classpath, main, args=(), **kw):
