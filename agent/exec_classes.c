@@ -119,7 +119,27 @@ static int x_class_fields(JNIEnv *env, inbuf *in, outbuf *out) {
     return status;
 }
 
-static int x_class_methods(JNIEnv *env, inbuf *in, outbuf *out) {
+/* One method's line table after its declared facts: GetLineNumberTable's status travels in the reply
+ * instead of failing it, since native methods and classes without -g:lines are normal. */
+static void ob_method_lines(outbuf *out, jmethodID m) {
+    jlocation start = -1, end = -1;
+    if ((*G.jvmti)->GetMethodLocation(G.jvmti, m, &start, &end) != JVMTI_ERROR_NONE) start = end = -1;
+    jint n = 0;
+    jvmtiLineNumberEntry *lines = NULL;
+    jvmtiError err = (*G.jvmti)->GetLineNumberTable(G.jvmti, m, &n, &lines);
+    if (err != JVMTI_ERROR_NONE) n = 0;
+    ob_u32(out, (uint32_t)err);
+    ob_u64(out, (uint64_t)start);
+    ob_u64(out, (uint64_t)end);
+    ob_u32(out, (uint32_t)n);
+    for (jint i = 0; i < n; i++) {
+        ob_u64(out, (uint64_t)lines[i].start_location);
+        ob_u32(out, (uint32_t)lines[i].line_number);
+    }
+    jvmti_free(lines);
+}
+
+static int class_methods(JNIEnv *env, inbuf *in, outbuf *out, bool with_lines) {
     CLASS_ARG(cls);
     jint n;
     jmethodID *ms;
@@ -144,6 +164,7 @@ static int x_class_methods(JNIEnv *env, inbuf *in, outbuf *out) {
             ob_str(out, gen);
             ob_u32(out, (uint32_t)mods);
             ob_u8(out, synth ? 1 : 0);
+            if (with_lines) ob_method_lines(out, ms[i]);
         }
         jvmti_free(name);
         jvmti_free(sig);
@@ -151,6 +172,14 @@ static int x_class_methods(JNIEnv *env, inbuf *in, outbuf *out) {
     }
     jvmti_free(ms);
     return status;
+}
+
+static int x_class_methods(JNIEnv *env, inbuf *in, outbuf *out) {
+    return class_methods(env, in, out, false);
+}
+
+static int x_class_methods_lines(JNIEnv *env, inbuf *in, outbuf *out) {
+    return class_methods(env, in, out, true);
 }
 
 static int x_class_version(JNIEnv *env, inbuf *in, outbuf *out) {
@@ -371,6 +400,7 @@ executor_fn exec_classes_lookup(uint16_t kind) {
     case LK_CLASS_SOURCE_DEBUG_EXTENSION: return x_class_sde;
     case LK_CLASS_FIELDS: return x_class_fields;
     case LK_CLASS_METHODS: return x_class_methods;
+    case LK_CLASS_METHODS_LINES: return x_class_methods_lines;
     case LK_CLASS_VERSION: return x_class_version;
     case LK_CLASS_CONSTANT_POOL: return x_class_constant_pool;
     case LK_CLASS_MODULE: return x_class_module;

@@ -26,13 +26,16 @@ import trio
 
 from jdwpd.errors import AgentError, JdwpError
 from protocol.constants import ErrorCode, Tag, TypeTag
+from protocol.link import LinkStatus
 
 # The JDWP "synthetic" modifier bit (jdwp.spec, ReferenceType.Fields): JVMTI reports
 # synthetic-ness separately, JDWP folds it into the modifiers.
 MOD_SYNTHETIC = 0xF0000000
 
-# Statuses that describe the class itself, not the moment: safe to remember.
-_STABLE_FAILURES = frozenset({int(ErrorCode.ABSENT_INFORMATION), int(ErrorCode.NATIVE_METHOD)})
+# Statuses that describe the class itself, not the moment: safe to remember.  JVMTI says
+# NATIVE_METHOD with its own number (104), JDWP with 511; ABSENT_INFORMATION is 101 in both.
+JVMTI_NATIVE_METHOD = 104
+_STABLE_FAILURES = frozenset({int(ErrorCode.ABSENT_INFORMATION), int(ErrorCode.NATIVE_METHOD), JVMTI_NATIVE_METHOD})
 
 # JVMTI class status bits (jvmti.xml) that JDWP's ClassStatus has too.
 _JDWP_STATUS_BITS = 0x1 | 0x2 | 0x4 | 0x8
@@ -183,6 +186,7 @@ class ClassCache:
         self._refs_by_signature: dict[str, set[int]] = {}
         self._methods_of: dict[int, set[int]] = {}
         self.round_trips = 0  # agent requests made on behalf of the cache: tests count them
+        self._lines_with_methods = True  # CLASS_METHODS_LINES works (False: an older agent)
 
     # ---------------------------------------------------------------- the fetch machinery
 
@@ -420,15 +424,27 @@ class ClassCache:
         return found
 
     async def methods(self, ref: int) -> tuple[MethodInfo, ...]:
+        """Declared methods; their line tables come in the same round trip and are kept too.
+
+        A debugger that lists a class's methods asks for their line tables next (JDI's
+        allLineLocations, every breakpoint by line, every frame it shows): one round trip per
+        class instead of one per method.
+        """
         await self._check(ref)
 
         async def fetch() -> tuple[MethodInfo, ...]:
-            r = await self._request("CLASS_METHODS", ref=ref)
-            return tuple(
+            epoch = self._epoch.get(ref, 0)
+            rows = await self._methods_with_lines(ref)
+            methods = tuple(
                 MethodInfo(m["method"], m["name"], m["signature"], m["generic"],
                            _with_synthetic(m["modifiers"], m["synthetic"]), ref)
-                for m in r["methods"]
+                for m in rows
             )
+            if self._epoch.get(ref, 0) == epoch:  # not redefined or unloaded meanwhile
+                for m in rows:
+                    if "lines_status" in m:
+                        self._keep_lines(m)
+            return methods
 
         epoch = self._epoch.get(ref, 0)
         result = await self._fact(ref, "CLASS_METHODS", fetch)
@@ -437,6 +453,39 @@ class ClassCache:
                 self._methods_by_id.setdefault(m.method_id, m)
                 self._methods_of.setdefault(ref, set()).add(m.method_id)
         return result
+
+    async def _methods_with_lines(self, ref: int) -> list[dict]:
+        if not self._lines_with_methods:
+            return (await self._request("CLASS_METHODS", ref=ref))["methods"]
+        try:
+            return (await self._request("CLASS_METHODS_LINES", ref=ref))["methods"]
+        except AgentError as e:
+            if e.status != LinkStatus.UNKNOWN_KIND:
+                raise
+            self._lines_with_methods = False  # an agent older than the daemon
+            return (await self._request("CLASS_METHODS", ref=ref))["methods"]
+
+    def _keep_lines(self, m: dict) -> None:
+        """A line table that came with its method, filed as line_table() would have fetched it."""
+        status = m["lines_status"]
+        if status == 0:
+            table: Any = LineTable(m["start"], m["end"], tuple((ln["index"], ln["line"]) for ln in m["lines"]))
+        elif status == ErrorCode.ABSENT_INFORMATION:
+            # As line_table()'s fallback: the code range and no lines ((-1, -1) without code).
+            table = LineTable(m["start"], m["end"], ())
+        elif status in _STABLE_FAILURES:
+            table = _Failure(status, "METHOD_LINE_TABLE")
+        else:
+            return  # not a fact about the method (a missing capability...): asked again when needed
+        self._put(("method", m["method"]), "lines", table)
+
+    def _put(self, scope: Any, key: Any, value: Any) -> None:
+        """Store a fact learned on the way, unless it is known or being fetched already."""
+        full = (scope, key)
+        if full in self._slots:
+            return
+        self._slots[full] = _Slot(value=value, present=True)
+        self._by_scope.setdefault(scope, set()).add(full)
 
     def known_method(self, method_id: int) -> MethodInfo | None:
         return self._methods_by_id.get(method_id)

@@ -11,8 +11,15 @@ import trio
 
 from jdwpd.commands.reference_type import is_nested_signature
 from jdwpd.errors import AgentError, JdwpError
-from jdwpd.model.classes import ClassCache, jdwp_class_status, signature_tag, split_method_signature
+from jdwpd.model.classes import (
+    JVMTI_NATIVE_METHOD,
+    ClassCache,
+    jdwp_class_status,
+    signature_tag,
+    split_method_signature,
+)
 from protocol.constants import ErrorCode
+from protocol.link import LinkStatus
 
 ABSENT = int(ErrorCode.ABSENT_INFORMATION)
 INVALID_ID = 1002
@@ -48,6 +55,11 @@ def sig_answer(ref: int) -> dict:
     return {"ref_kind": 1, "signature": f"LC{ref};", "generic": ""}
 
 
+RUN = {"method": 21, "name": "run", "signature": "(I[Ljava/lang/String;)V", "generic": "", "modifiers": 1,
+       "synthetic": False}
+RUN_LINES = {"lines_status": 0, "start": 0, "end": 9, "lines": [{"index": 0, "line": 3}, {"index": 4, "line": 4}]}
+
+
 def base_answers() -> dict:
     return {
         "CLASS_SIGNATURE": sig_answer,
@@ -55,10 +67,8 @@ def base_answers() -> dict:
             {"field": 11, "name": "a", "signature": "I", "generic": "", "modifiers": 0x8, "synthetic": False},
             {"field": 12, "name": "this$0", "signature": "LC1;", "generic": "", "modifiers": 0x10, "synthetic": True},
         ]},
-        "CLASS_METHODS": {"methods": [
-            {"method": 21, "name": "run", "signature": "(I[Ljava/lang/String;)V", "generic": "", "modifiers": 1,
-             "synthetic": False},
-        ]},
+        "CLASS_METHODS": {"methods": [RUN]},
+        "CLASS_METHODS_LINES": {"methods": [{**RUN, **RUN_LINES}]},
         "CLASS_SOURCE_FILE": AgentError(ABSENT, "CLASS_SOURCE_FILE"),
         "CLASS_SUPERCLASS": lambda ref: {"superclass": 0 if ref == 2 else 2},
         "CLASS_INTERFACES": {"interfaces": []},
@@ -70,7 +80,7 @@ def base_answers() -> dict:
 
 async def test_concurrent_requests_share_one_round_trip():
     link = GatedLink(base_answers())
-    link.gates["CLASS_METHODS"] = gate = trio.Event()
+    link.gates["CLASS_METHODS_LINES"] = gate = trio.Event()
     cache = ClassCache(link)
     results = []
 
@@ -81,13 +91,13 @@ async def test_concurrent_requests_share_one_round_trip():
         for _ in range(5):
             nursery.start_soon(ask)
         await trio.testing.wait_all_tasks_blocked()
-        assert link.count("CLASS_METHODS") == 1
+        assert link.count("CLASS_METHODS_LINES") == 1
         gate.set()
     assert len(results) == 5 and all(r is results[0] for r in results)
-    assert link.count("CLASS_METHODS") == 1
+    assert link.count("CLASS_METHODS_LINES") == 1
     assert link.count("CLASS_SIGNATURE") == 1
     assert (await cache.methods(5))[0].name == "run"
-    assert link.count("CLASS_METHODS") == 1
+    assert link.count("CLASS_METHODS_LINES") == 1
 
 
 async def test_synthetic_bit_is_folded_into_signed_modifiers():
@@ -167,10 +177,20 @@ async def test_redefined_drops_members_and_method_tables_but_keeps_the_signature
     await cache.fields(1)
     await cache.line_table(21)
     await cache.signature(1)
-    assert link.count("CLASS_METHODS") == 2
+    assert link.count("CLASS_METHODS_LINES") == 2
     assert link.count("CLASS_FIELDS") == 2
-    assert link.count("METHOD_LINE_TABLE") == 2
+    assert link.count("METHOD_LINE_TABLE") == 0  # each time, the tables came with the methods
     assert link.count("CLASS_SIGNATURE") == 1
+
+
+async def test_redefined_drops_a_line_table_fetched_alone():
+    link = GatedLink(base_answers())
+    cache = ClassCache(link)
+    await cache.line_table(21)  # known by id only (a frame), not through its class
+    await cache.line_table(21)
+    cache.redefined([1])
+    await cache.line_table(21)
+    assert link.count("METHOD_LINE_TABLE") == 2
 
 
 async def test_line_table_without_debug_info_keeps_the_code_range():
@@ -236,4 +256,97 @@ async def test_class_unload_by_signature_forgets_that_class_only():
     assert cache.known_signature(8) is None and cache.known_signature(9) is not None
     assert cache.known_method(21) is None
     await cache.methods(8)
+    assert link.count("CLASS_METHODS_LINES") == 2
+
+
+def _method(method_id: int, name: str, modifiers: int, lines: dict) -> dict:
+    return {"method": method_id, "name": name, "signature": "()V", "generic": "", "modifiers": modifiers,
+            "synthetic": False, **lines}
+
+
+MUST_POSSESS_CAPABILITY = 99
+
+
+def methods_of_every_kind() -> dict:
+    """A class whose methods have lines, no lines (-g:none), no code (abstract), native code, and one
+    whose table the agent could not read for a reason that is not about the method."""
+    answers = base_answers()
+    answers["CLASS_METHODS_LINES"] = {"methods": [
+        _method(31, "lined", 1, RUN_LINES),
+        _method(32, "bare", 1, {"lines_status": ABSENT, "start": 0, "end": 6, "lines": []}),
+        _method(33, "abstract", 0x401, {"lines_status": ABSENT, "start": -1, "end": -1, "lines": []}),
+        _method(34, "native", 0x101, {"lines_status": JVMTI_NATIVE_METHOD, "start": -1, "end": -1, "lines": []}),
+        _method(35, "unreadable", 1, {"lines_status": MUST_POSSESS_CAPABILITY, "start": 0, "end": 3, "lines": []}),
+    ]}
+    return answers
+
+
+async def test_line_tables_come_with_the_methods():
+    answers = methods_of_every_kind()
+    answers["METHOD_LINE_TABLE"] = AgentError(MUST_POSSESS_CAPABILITY, "METHOD_LINE_TABLE")
+    link = GatedLink(answers)
+    cache = ClassCache(link)
+    await cache.methods(4)
+    assert (await cache.line_table(31)).lines == ((0, 3), (4, 4))
+    bare = await cache.line_table(32)
+    assert (bare.start, bare.end, bare.lines) == (0, 6, ())  # as the ABSENT_INFORMATION fallback answers
+    abstract = await cache.line_table(33)
+    assert (abstract.start, abstract.end, abstract.lines) == (-1, -1, ())
+    for _ in range(2):
+        with pytest.raises(AgentError) as e:
+            await cache.line_table(34)
+        assert e.value.status == JVMTI_NATIVE_METHOD
+    assert link.count("METHOD_LINE_TABLE") == 0 and link.count("METHOD_BYTECODES") == 0
+    # A failure that is not a fact about the method is not kept: asked again, alone.
+    for _ in range(2):
+        with pytest.raises(AgentError):
+            await cache.line_table(35)
+    assert link.count("METHOD_LINE_TABLE") == 2
+    assert link.count("CLASS_METHODS_LINES") == 1
+
+
+async def test_a_line_table_being_fetched_alone_is_not_overwritten():
+    link = GatedLink(base_answers())
+    link.answers["METHOD_LINE_TABLE"] = {"start": 0, "end": 9, "lines": [{"index": 0, "line": 77}]}
+    link.gates["METHOD_LINE_TABLE"] = gate = trio.Event()
+    cache = ClassCache(link)
+    seen = []
+
+    async def lines():
+        seen.append(await cache.line_table(21))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(lines)
+        await trio.testing.wait_all_tasks_blocked()
+        await cache.methods(1)  # brings line 3 for the same method while the lone fetch is under way
+        gate.set()
+    assert seen[0].lines == ((0, 77),)
+    assert (await cache.line_table(21)).lines == ((0, 77),)  # the first fetch's answer stands
+
+
+async def test_line_tables_of_a_class_forgotten_during_the_fetch_are_not_kept():
+    link = GatedLink(base_answers())
+    link.gates["CLASS_METHODS_LINES"] = gate = trio.Event()
+    cache = ClassCache(link)
+    cache.learn(1, 1, "LC1;", "")
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(cache.methods, 1)
+        await trio.testing.wait_all_tasks_blocked()
+        cache.redefined([1])
+        gate.set()
+    await cache.line_table(21)
+    assert link.count("METHOD_LINE_TABLE") == 1
+
+
+async def test_an_agent_without_class_methods_lines_gets_the_old_requests():
+    answers = base_answers()
+    answers["CLASS_METHODS_LINES"] = AgentError(int(LinkStatus.UNKNOWN_KIND), "CLASS_METHODS_LINES")
+    link = GatedLink(answers)
+    cache = ClassCache(link)
+    assert (await cache.methods(1))[0].name == "run"
+    assert (await cache.methods(2))[0].name == "run"
+    assert (await cache.line_table(21)).lines == ((0, 3), (4, 4))
+    assert link.count("CLASS_METHODS_LINES") == 1  # learned once that this agent lacks it
     assert link.count("CLASS_METHODS") == 2
+    assert link.count("METHOD_LINE_TABLE") == 1
