@@ -1,0 +1,159 @@
+"""Steps against the reference, case by case: steps an exception carries out of frames (every size and
+depth), and line steps in code without lines (javac -g:none).
+
+One debuggee run per server (tests/differential/steps_java): each round of StepsThrough runs every case
+once, and the session takes one case per round (a one-shot breakpoint, the step, its event).  The
+reference's transcript is the oracle for jdwpd with the full profile and with the nothrow profile (which
+has neither frame-pop nor exception events: the agent steps through frames the reference waits out with
+single-step off, and must still end every step where the reference does).
+"""
+
+from __future__ import annotations
+
+import pprint
+import shutil
+from pathlib import Path
+
+import pytest
+import trio
+
+from jdwpd.testing import debuggees, jvm
+from jdwpd.testing.client import open_jdwp_client
+from protocol.constants import EventKind, StepDepth, StepSize
+from tests.conformance.harness import TIMEOUT, Transcript
+from tests.conformance.scenarios_events import class_exclude, class_match, count, step
+
+pytestmark = pytest.mark.jvm
+
+SOURCES = Path(__file__).resolve().parent / "steps_java"
+ROUNDS = 16
+LINE, MIN = StepSize.LINE, StepSize.MIN
+INTO, OVER, OUT = StepDepth.INTO, StepDepth.OVER, StepDepth.OUT
+NO_JDK = (class_exclude("java.*"), class_exclude("jdk.*"), class_exclude("sun.*"))
+
+# (where the thread stops first, its steps (size, depth, extra modifiers), the line the last one ends on
+# (None: not claimed here, only compared)): each an exception's path out of frames.
+EXCEPTION_CASES = [
+    # Over a call that throws, caught in the stepping frame: single-step is off in the callee and comes
+    # on at the handler's entry, whose own step is never posted; the next bytecode is the catch body's.
+    ("ST_CALL", [(LINE, OVER, ())], "ST_CAUGHT"),
+    ("ST_CALL", [(MIN, OVER, ()), (MIN, OVER, ())], "ST_CAUGHT"),
+    # From the throw itself (the one catchAbove catches), single-stepping all along: the handler's entry is a
+    # step (its catch clause's line).
+    ("ST_THROW", [(LINE, INTO, NO_JDK)], "ST_CATCH_ABOVE"),
+    ("ST_THROW", [(MIN, INTO, ())], None),
+    ("ST_THROW", [(LINE, OVER, ())], None),
+    ("ST_THROW", [(MIN, OVER, ())], None),
+    # Out of the throwing frame, caught frames up: single-step off until the handler.
+    ("ST_THROW", [(LINE, OUT, ())], None),
+    ("ST_THROW", [(MIN, OUT, ())], None),
+    # The exception passes through the stepping frame to its caller.
+    ("ST_PASS_CALL", [(LINE, OVER, ())], "ST_CAUGHT_ABOVE"),
+    ("ST_PASS_CALL", [(MIN, OVER, ()), (MIN, OVER, ())], "ST_CAUGHT_ABOVE"),
+    ("ST_PASS", [(LINE, OUT, ())], "ST_CAUGHT_ABOVE"),
+    ("ST_CALL", [(LINE, INTO, NO_JDK)], None),
+    # Thrown and caught in the stepping frame: stepping all along.
+    ("ST_THROW_HERE", [(LINE, OVER, ())], "ST_CATCH_HERE"),
+    ("ST_THROW_HERE", [(MIN, INTO, ())] * 6, None),
+]
+# From the entry of NoLines.run (no line table): line steps end at the next bytecode at their depth.
+NO_LINES_STEPS = [(LINE, OVER), (LINE, INTO), (LINE, OVER), (LINE, INTO), (LINE, OUT), (LINE, INTO), (LINE, INTO),
+                  (LINE, INTO), (MIN, OVER), (LINE, OVER), (LINE, OVER), (LINE, INTO)]
+
+
+async def line_of(t: Transcript, location) -> int:
+    """The line of a location by the method's line table; -1 for a method without one."""
+    code, table = await t.client.command_raw("Method", "LineTable", ref_type=location.class_id,
+                                             method_id=location.method_id, timeout=TIMEOUT)
+    if code != 0:
+        return -1
+    starts = [e for e in table.lines if e.line_code_index <= location.index]
+    return max(starts, key=lambda e: e.line_code_index).line_number if starts else -1
+
+
+async def one_step(t: Transcript, thread: int, size, depth, extra, what: str) -> None:
+    rid = await t.set_request(EventKind.SINGLE_STEP, step(thread, size, depth), *extra)
+    await t.ok("VirtualMachine", "Resume")
+    ev = await t.event_of(EventKind.SINGLE_STEP, what)
+    await t.ok("EventRequest", "Clear", event_kind=EventKind.SINGLE_STEP, request_id=rid)
+    t.note("line", what, await line_of(t, ev.location))
+
+
+async def session(t: Transcript) -> None:
+    main_class = await t.start("StepsThrough")
+    for i, (marker, steps, _) in enumerate(EXCEPTION_CASES):
+        thread = (await t.run_to(main_class, marker)).thread
+        for j, (size, depth, extra) in enumerate(steps):
+            await one_step(t, thread, size, depth, extra, f"{i}.{j}: {marker} {size.name} {depth.name}")
+        # Where the thread is now, as the debugger sees it: the whole stack.
+        await t.ok("ThreadReference", "Frames", thread=thread, start_frame=0, length=-1, note=str(i))
+    rid = await t.set_request(EventKind.METHOD_ENTRY, class_match("NoLines"), count(1))
+    await t.ok("VirtualMachine", "Resume")
+    thread = (await t.event_of(EventKind.METHOD_ENTRY, "NoLines.run")).thread
+    await t.ok("EventRequest", "Clear", event_kind=EventKind.METHOD_ENTRY, request_id=rid)
+    for i, (size, depth) in enumerate(NO_LINES_STEPS):
+        await one_step(t, thread, size, depth, NO_JDK, f"no lines {i}: {size.name} {depth.name}")
+    await t.to_the_end()
+
+
+@pytest.fixture(scope="module")
+def classpath(tmp_path_factory) -> str:
+    """StepsThrough with full debug information; NoLines (first on the class path) without any."""
+    with_lines = debuggees.compile_sources(SOURCES)
+    without = debuggees.compile_sources(SOURCES, extra_args=("-g:none",))
+    first = tmp_path_factory.mktemp("nolines")
+    shutil.copy(without / "NoLines.class", first / "NoLines.class")
+    return f"{first}:{with_lines}"
+
+
+def _command(kind: str, classpath: str, profile: str) -> list[str]:
+    args = (classpath, "StepsThrough", (str(ROUNDS),))
+    if kind == "reference":
+        return jvm.reference_command(*args)
+    cmd = jvm.jdwpd_command(*args)
+    at = cmd.index("launch") + 1
+    return [*cmd[:at], "--profile", profile, *cmd[at:]]
+
+
+async def _run(kind: str, classpath: str, markers: dict[str, int], profile: str = "full") -> list:
+    with trio.fail_after(180):
+        async with jvm._open_trio(kind, _command(kind, classpath, profile), 60, None) as debuggee:
+            async with open_jdwp_client(debuggee.host, debuggee.port, timeout=TIMEOUT) as client:
+                t = Transcript(client, kind, Path(classpath.split(":")[-1]), markers)
+                try:
+                    await session(t)
+                except BaseException as e:
+                    raise AssertionError(f"{kind} ({profile}) failed after {len(t.entries)} entries:\n"
+                                         f"{debuggee.output.describe()}") from e
+                return [e.shown() for e in t.entries]
+
+
+_REFERENCE: list = []
+
+
+async def _reference(classpath: str, markers: dict[str, int]) -> list:
+    if not _REFERENCE:
+        _REFERENCE.extend(await _run("reference", classpath, markers))
+    return _REFERENCE
+
+
+@pytest.mark.parametrize("profile", ["full", "nothrow"])
+async def test_steps_end_where_the_reference_ends_them(classpath, profile):
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    markers = debuggees.all_markers(SOURCES)
+    want = await _reference(classpath, markers)
+    got = await _run("jdwpd", classpath, markers, profile)
+    for i, (w, g) in enumerate(zip(want, got, strict=False)):
+        assert g == w, f"entry {i} differs\n--- reference ---\n{pprint.pformat(w)}\n--- jdwpd ---\n{pprint.pformat(g)}"
+    assert len(got) == len(want)
+    # The cases end where the reference's step machine ends them (named above), not just alike.
+    lines = {label: value for (label, _, value) in want if label.startswith("line [")}
+    markers_of = {v: k for k, v in markers.items()}
+    for i, (marker, steps, expected) in enumerate(EXCEPTION_CASES):
+        size, depth, _ = steps[-1]
+        line = lines[f"line [{i}.{len(steps) - 1}: {marker} {size.name} {depth.name}]"]
+        if expected is not None:
+            assert line == markers[expected], f"case {i}: ended on {markers_of.get(line, line)}, not {expected}"
+    # In NoLines, line steps at its own depth end one bytecode on, on no line.
+    assert lines["line [no lines 0: LINE OVER]"] == -1
