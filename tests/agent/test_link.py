@@ -92,6 +92,7 @@ def test_bad_options_exit_2_with_one_line(agent_so, classes, tmp_path):
         f"link=unix:/tmp/x.sock,secretfile={secret_path},profile=fast": "'profile'",
         f"link=unix:/tmp/x.sock,secretfile={secret_path},suspend=maybe": "'suspend'",
         f"link=unix:/tmp/x.sock,secretfile={secret_path},timeout=soon": "'timeout'",
+        f"link=unix:/tmp/x.sock,secretfile={secret_path},includevirtualthreads=yes": "'includevirtualthreads'",
         f"link=nowhere,secretfile={secret_path}": "'link'",
         f"link=unix:/tmp/x.sock,secretfile={loose}": "readable by group or others",
         f"link=unix:/tmp/x.sock,secretfile={short}": "hex characters",
@@ -112,6 +113,7 @@ def test_launcher_helpers(tmp_path):
     assert L.parse_secret(path.read_text()) == secret
     opts = agent_option_string(("127.0.0.1", 4000), path, profile="nothrow", suspend=True, timeout=500)
     assert opts == f"link=127.0.0.1:4000,secretfile={path},profile=nothrow,suspend=y,timeout=500"
+    assert agent_option_string("unix:/s", path, include_virtual_threads=True).endswith(",includevirtualthreads=y")
     cmd = java_command_with_agent(["/usr/bin/java", "-cp", "x", "Main"], "link=unix:/s,secretfile=/f")
     assert cmd[0] == "/usr/bin/java" and cmd[1].startswith("-agentpath:")
     assert cmd[1].endswith("=link=unix:/s,secretfile=/f")
