@@ -31,7 +31,8 @@ def _includes(jdk: jdks.Jdk) -> list[str]:
 
 def test_positions_match_the_jdk21_headers(jdk21, tmp_path):
     exe = tmp_path / "vthreads_abi"
-    build = subprocess.run(["gcc", *FLAGS, *_includes(jdk21), "-o", str(exe), str(ROOT / "tests/agent/c/vthreads_abi.c")],
+    source = ROOT / "tests/agent/c/vthreads_abi.c"
+    build = subprocess.run(["gcc", *FLAGS, *_includes(jdk21), "-o", str(exe), str(source)],
                            capture_output=True, text=True, timeout=120)
     assert build.returncode == 0, build.stderr
     run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=30)

@@ -1,0 +1,38 @@
+import java.util.concurrent.locks.LockSupport;
+
+/** Virtual threads for the debugger (tests/differential/test_virtual_threads.py; compiled with --release 21,
+ *  so it lives outside tests/java, which the JDK 17 build compiles): a virtual thread parked (unmounted) for
+ *  the whole session, one that runs work() to a breakpoint, and a platform thread that runs the same work(),
+ *  so that PlatformThreadsOnly has something to tell apart. */
+public class VirtualThreads {
+    static volatile boolean release;
+
+    static int work(int n) {
+        int doubled = n * 2;
+        String label = "n=" + n;
+        int result = doubled + label.length(); // @marker VT_WORK
+        return result; // @marker VT_WORK_NEXT
+    }
+
+    static void ready() {
+        System.out.println("ready"); // @marker VT_MAIN_READY
+    }
+
+    public static void main(String[] args) throws Exception {
+        Thread sleeper = Thread.ofVirtual().name("vt-sleeper").start(() -> {
+            while (!release) LockSupport.park();
+        });
+        // Parked (and so unmounted) before the debugger looks: the same state under both servers.
+        while (sleeper.getState() != Thread.State.WAITING) Thread.sleep(1);
+        Thread worker = Thread.ofVirtual().name("vt-worker").unstarted(() -> work(21));
+        ready();
+        worker.start();
+        worker.join();
+        Thread platform = Thread.ofPlatform().name("pt-worker").start(() -> work(4));
+        platform.join();
+        release = true;
+        LockSupport.unpark(sleeper);
+        sleeper.join();
+        System.out.println("done"); // @marker VT_DONE
+    }
+}
