@@ -125,6 +125,7 @@ enum link_hello_flag {
     HELLO_LIVE_ATTACH = 1,
     HELLO_VM_STARTED = 2,
     HELLO_SUSPEND_ON_START = 4,
+    HELLO_STARTED_BY_EXCEPTION = 8,
 };
 
 enum link_cap_bit {

@@ -51,6 +51,9 @@ class HelloFlag(enum.IntFlag):
     LIVE_ATTACH = 1  # loaded by dynamic attach: OnLoad-only capabilities are absent
     VM_STARTED = 2  # VMInit has happened
     SUSPEND_ON_START = 4  # VMInit is parked waiting for the first debugger's resume
+    # onthrow=/onuncaught= (the agent woke at an exception): the start event for the first debugger is
+    # the EXCEPTION hit with request id 0 that follows the hello, not VMStart; SUSPEND_ON_START is set too.
+    STARTED_BY_EXCEPTION = 8
 
 
 class LinkStatus(enum.IntEnum):
