@@ -37,7 +37,10 @@ thread_rec *thread_rec_of(JNIEnv *env, jthread thread) {
     if (r == NULL) return NULL;
     r->ref = (*env)->NewGlobalRef(env, thread);
     r->id = obj_id(env, thread);
-    if (suspend_all_depth > 0 && vt_is_virtual(env, thread)) {
+    jint state = 0;
+    if (suspend_all_depth > 0 && vt_is_virtual(env, thread) &&
+        (*G.jvmti)->GetThreadState(G.jvmti, thread, &state) == JVMTI_ERROR_NONE &&
+        !(state & JVMTI_THREAD_STATE_TERMINATED)) {
         /* A virtual thread first seen during a suspend-all: JVMTI holds it suspended with all the others
          * (SuspendAllVirtualThreads), so it has the suspend-all's count, and a resume must undo it. */
         r->suspend_count = suspend_all_depth;
@@ -164,6 +167,12 @@ static void thread_start_ref(bool on) {
     event_enable(JVMTI_EVENT_THREAD_START, NULL, on);
 }
 
+/* A virtual thread that has not ended (ended ones are counted as every ended thread is, and JVMTI
+ * refuses them in the lists below). */
+static bool live_virtual(JNIEnv *env, thread_rec *r) {
+    return !r->is_agent && !r->dead && !thread_has_ended(r) && vt_is_virtual(env, r->ref);
+}
+
 /* Virtual threads (JDK 21+) are not in GetAllThreads: JVMTI suspends them all in one call.  Those the
  * agent knows are counted like platform threads; the ones inside our callbacks, parked, or suspended
  * already stay out of the call, so that it never stops a thread holding our lock.  Lock held. */
@@ -180,7 +189,7 @@ static void suspend_all_virtual(JNIEnv *env, thread_rec *except) {
     }
     jint k = 0, m = 0;
     for (thread_rec *r = records; r; r = r->next) {
-        if (r->is_agent || r->dead || !vt_is_virtual(env, r->ref)) continue;
+        if (!live_virtual(env, r)) continue;
         if (r == except) {
             keep[k++] = r->ref;
             continue;
@@ -205,7 +214,7 @@ static void resume_all_virtual(JNIEnv *env) {
     jthread *keep = calloc((size_t)n + 1, sizeof *keep);
     jint k = 0;
     for (thread_rec *r = records; r; r = r->next) {
-        if (r->is_agent || r->suspend_count == 0 || !vt_is_virtual(env, r->ref)) continue;
+        if (r->suspend_count == 0 || !live_virtual(env, r)) continue;
         if (--r->suspend_count == 0) r->jvmti_suspended = false;
         else if (keep) keep[k++] = r->ref;
     }
@@ -257,8 +266,10 @@ int threads_suspend_all(JNIEnv *env, thread_rec *except) {
 int threads_resume_all(JNIEnv *env) {
     bool virtual_all = vt_supported() && suspend_all_depth == 1;
     if (virtual_all) resume_all_virtual(env);
-    for (thread_rec *t = records; t; t = t->next)
-        if (!t->is_agent && t->suspend_count > 0 && !(virtual_all && vt_is_virtual(env, t->ref))) thread_resume(env, t);
+    for (thread_rec *t = records; t; t = t->next) {
+        if (t->is_agent || t->suspend_count == 0) continue;
+        if (!(virtual_all && live_virtual(env, t))) thread_resume(env, t);
+    }
     if (suspend_all_depth > 0) {
         obj_unpin_all_suspended(env);
         if (--suspend_all_depth == 0) thread_start_ref(false);
