@@ -6,6 +6,8 @@
 Nothing here runs a JVM: the table says what the suite compares (each registered item is checked at
 run time to be present in the reference's transcript and equal in jdwpd's), which known
 differences it holds as strict xfails, and what jdwpd answers where the reference has no answer.
+The JDI column comes from tests/conformance/jdi_coverage.json, the commands and event kinds the JDI
+scenarios were recorded sending and receiving (`python -m tests.conformance.jdi_record` rewrites it).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ import sys
 from pathlib import Path
 
 from protocol.constants import ErrorCode
-from tests.conformance import registry
+from tests.conformance import jdi_harness, jdi_record, registry
 from tests.conformance.differences import DIFFERENCES
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "conformance.md"
@@ -39,9 +41,49 @@ def known_differences() -> dict[str, str]:
     return numbers
 
 
-def rows(kind: str) -> list[tuple[str, str, str, str]]:
+def jdi_known_differences() -> dict[str, str]:
+    """Reason -> J<n>, numbered in the order of their (scenario, section)."""
+    numbers: dict[str, str] = {}
+    for key in sorted(jdi_harness.KNOWN_DIFFERENCES):
+        numbers.setdefault(jdi_harness.KNOWN_DIFFERENCES[key], f"J{len(numbers) + 1}")
+    return numbers
+
+
+def jdi_sections() -> dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]]:
+    """Item -> (JDI sections that sent or received it, those of them proven equal).
+
+    A recorded section is proven when the suite compares it equal: neither it nor a section printed
+    after the VM is gone (which shows what recorded sections observed) is a known difference."""
+    out: dict[str, tuple[list, list]] = {}
+    for name, scn in jdi_record.load()["scenarios"].items():
+        recorded = scn["recorded"]
+        printed_only = [s for s in scn["transcript_sections"] if s not in recorded]
+        tainted = any((name, s) in jdi_harness.KNOWN_DIFFERENCES for s in printed_only)
+        for section, seen in recorded.items():
+            proven = not tainted and (name, section) not in jdi_harness.KNOWN_DIFFERENCES
+            for item in [*seen["commands"], *(registry.event_key(e) for e in seen["events"])]:
+                sent, ok = out.setdefault(item, ([], []))
+                sent.append((name, section))
+                if proven:
+                    ok.append((name, section))
+    return out
+
+
+def _jdi_status(item: str, sections: dict) -> str:
+    sent, proven = sections.get(item, ([], []))
+    if proven:
+        return "equal (" + ", ".join(f"`{n}`" for n in sorted({n for n, _ in proven})) + ")"
+    if sent:
+        numbers = jdi_known_differences()
+        return "equal but for " + ", ".join(sorted({numbers[jdi_harness.KNOWN_DIFFERENCES[k]] for k in sent
+                                                    if k in jdi_harness.KNOWN_DIFFERENCES}))
+    return "-"
+
+
+def rows(kind: str) -> list[tuple[str, str, str, str, str]]:
     scenarios = registry.load_scenarios()
     numbers = known_differences()
+    jdi = jdi_sections()
     items = registry.COMMANDS if kind == "command" else tuple(registry.event_key(e) for e in registry.EVENT_KINDS)
     out = []
     for item in items:
@@ -51,7 +93,7 @@ def rows(kind: str) -> list[tuple[str, str, str, str]]:
         diffs = sorted(d.case for d in DIFFERENCES if d.item == item)
         name = item.removeprefix("Event.") if kind == "event" else item
         out.append((name, _status(covering, bugs), ", ".join(f"`{c}`" for c in covering) or "-",
-                    "; ".join(diffs) or "-"))
+                    _jdi_status(item, jdi), "; ".join(diffs) or "-"))
     return out
 
 
@@ -64,10 +106,13 @@ def table() -> str:
         lines += [f"### {title}", "",
                   f"{equal} of {len(data)} proven equal in every compared entry; "
                   f"{sum(1 for r in data if r[1].startswith('equal but'))} equal but for known differences; "
-                  f"{sum(1 for r in data if r[1].startswith('**not'))} not compared.", "",
-                  f"| {kind.capitalize()} | Status | Compared by scenario | The reference has no answer "
-                  "(jdwpd answers an error) |",
-                  "|---|---|---|---|"]
+                  f"{sum(1 for r in data if r[1].startswith('**not'))} not compared. "
+                  f"Through JDI: {sum(1 for r in data if r[3].startswith('equal ('))} proven equal, "
+                  f"{sum(1 for r in data if r[3].startswith('equal but'))} equal but for known differences, "
+                  f"{sum(1 for r in data if r[3] == '-')} never sent by JDI's calls in the JDI suite.", "",
+                  f"| {kind.capitalize()} | Status | Compared by scenario | JDI suite (by scenario) | The reference "
+                  "has no answer (jdwpd answers an error) |",
+                  "|---|---|---|---|---|"]
         lines += [f"| {' | '.join(r)} |" for r in data]
         lines.append("")
     lines += ["### Known differences (strict xfails in test_conformance_suite.py::test_known_bug)", ""]
@@ -75,6 +120,12 @@ def table() -> str:
     for reason, number in numbers.items():
         where = sorted({f"`{n}`: {label}" for (n, _, label), r in registry.KNOWN_BUGS.items() if r == reason})
         lines.append(f"- **{number}**: {reason}. Entries: {'; '.join(where)}.")
+    lines += ["", "### Known differences of the JDI suite (strict xfails in test_jdi_conformance.py)", ""]
+    for reason, number in jdi_known_differences().items():
+        where = sorted(f"`{n}`: {sec}" for (n, sec), r in jdi_harness.KNOWN_DIFFERENCES.items() if r == reason)
+        lines.append(f"- **{number}**: {reason}. Sections: {'; '.join(where)}.")
+    if not jdi_harness.KNOWN_DIFFERENCES:
+        lines.append("None: every section of every JDI scenario is equal.")
     lines += ["", "### Where the reference has no answer (test_conformance_differences.py)", "",
               "| Command | Request | The reference | jdwpd answers |", "|---|---|---|---|"]
     for d in DIFFERENCES:

@@ -1,4 +1,5 @@
 import com.sun.jdi.*;
+import com.sun.jdi.event.*;
 
 import java.util.*;
 
@@ -29,7 +30,24 @@ class JdiTypesScenario {
         methods(j.type("JdiConf"));
         statics();
         loaders();
-        j.toTheEnd();
+        dispose();
+    }
+
+    /** VirtualMachine.Dispose: the debuggee runs on to its end by itself, the client sees the disconnect. */
+    void dispose() throws Exception {
+        j.section("dispose");
+        vm.eventRequestManager().createBreakpointRequest(j.at(j.conf, "J_LEAF")).enable();
+        vm.dispose();
+        out("  disposed");
+        while (true) {
+            EventSet set = j.nextSet();
+            for (Event e : set) {
+                out("  event " + e.getClass().getSimpleName().replace("EventImpl", ""));
+                if (e instanceof VMDisconnectEvent) {
+                    return;
+                }
+            }
+        }
     }
 
     void type(ReferenceType t) throws Exception {

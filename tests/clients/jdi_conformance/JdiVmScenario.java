@@ -35,7 +35,30 @@ class JdiVmScenario {
         instanceCounts();
         redefinition();
         modules();
-        j.toTheEnd();
+        paths();
+        exit();
+    }
+
+    void paths() {
+        j.section("class paths");
+        PathSearchingVirtualMachine paths = (PathSearchingVirtualMachine) vm;
+        out("  classPath is the debuggee's " + paths.classPath().equals(List.of(j.classDir)) + " bootClassPath "
+                + paths.bootClassPath() + " baseDirectory is absolute " + paths.baseDirectory().startsWith("/"));
+    }
+
+    /** VirtualMachine.Exit: the debuggee ends with code 7 (the test expects it), the client sees the end. */
+    void exit() throws Exception {
+        j.section("exit");
+        vm.exit(7);
+        while (true) {
+            EventSet set = j.nextSet();
+            for (Event e : set) {
+                out("  event " + e.getClass().getSimpleName().replace("EventImpl", ""));
+                if (e instanceof VMDisconnectEvent) {
+                    return;
+                }
+            }
+        }
     }
 
     void capabilities() {
