@@ -201,11 +201,26 @@ void obj_unpin_all(JNIEnv *env) {
     o_exit();
 }
 
+/* Threads, thread groups, classes, class loaders and modules keep their ids: the daemon keys its
+ * thread and class models by them (and thread records carry theirs), so they stay stable for the
+ * connection.  Other objects are forgotten: a later send gives them a new id, as in the reference. */
+static bool keeps_its_id(JNIEnv *env, jobject obj) {
+    return (*env)->IsInstanceOf(env, obj, G.cls_thread) || (*env)->IsInstanceOf(env, obj, G.cls_class) ||
+           (*env)->IsInstanceOf(env, obj, G.cls_thread_group) ||
+           (*env)->IsInstanceOf(env, obj, G.cls_class_loader) || (*env)->IsInstanceOf(env, obj, G.cls_module);
+}
+
 void obj_release(JNIEnv *env, uint64_t id) {
     o_enter();
-    entry *e = t_remove(&objects, id);
+    entry *e = t_find(&objects, id);
+    jobject local = e != NULL ? (*env)->NewLocalRef(env, e->weak) : NULL;
+    if (local != NULL && keeps_its_id(env, local)) {
+        (*env)->DeleteLocalRef(env, local);
+        o_exit();
+        return;
+    }
+    e = t_remove(&objects, id);
     if (e != NULL) {
-        jobject local = (*env)->NewLocalRef(env, e->weak);
         if (local != NULL) {
             (*G.jvmti)->SetTag(G.jvmti, local, 0);
             (*env)->DeleteLocalRef(env, local);

@@ -15,6 +15,7 @@ from typing import Any
 from protocol import spec as jdwp_spec
 from protocol.constants import CommandSet, ErrorCode
 from protocol.messages import decode_command, encode_reply
+from protocol.object_ids import reply_ids
 from protocol.packets import CommandPacket, ReplyPacket
 from protocol.wire import DecodeError, EncodeError
 
@@ -139,6 +140,9 @@ async def dispatch(vm: Any, session: Any, packet: CommandPacket) -> ReplyPacket:
     try:
         reply = await handler(ctx, cmd)
         body = encode_reply(cs, reply if reply is not None else (), vm.id_sizes)
+        ids = reply_ids(cs, reply)  # free for the replies that can hold none
+        if ids:
+            vm.objects.sent(session, ids)  # DisposeObjects counts against these
     except JdwpError as e:
         return _error(packet, e.code)
     except AgentError as e:

@@ -31,6 +31,7 @@ import trio
 from protocol.constants import CommandSet
 from protocol.jdwp import NEED_DATA, ConnectionClosed, JdwpConnection
 from protocol.messages import encode_composite
+from protocol.object_ids import composite_ids
 from protocol.packets import CommandPacket
 from protocol.wire import ProtocolError
 
@@ -282,6 +283,7 @@ class Session:
         common case: one event, one debugger waiting for it); otherwise, or for what does
         not fit in the socket at once, the event writer task sends it in order."""
         data = encode_composite(int(suspend_policy), list(events), self.vm.id_sizes)
+        self.vm.objects.sent(self, composite_ids(events))  # DisposeObjects counts against these
         if self._closing:
             return
         self._events_queued += 1

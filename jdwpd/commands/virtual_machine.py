@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jdwpd.commands._values import request
+from jdwpd.commands._values import object_kinds, request
 from jdwpd.errors import AgentError, JdwpError
 from protocol.constants import ErrorCode
 from protocol.wire import encode_mutf8
@@ -165,10 +165,19 @@ async def class_paths(ctx: Any, cmd: Any) -> Any:
 
 
 async def dispose_objects(ctx: Any, cmd: Any) -> Any:
+    """An id disposed as many times as it was sent to this debugger, and held by no other, is
+    forgotten: INVALID_OBJECT afterwards, and the object gets a new id if it is sent again (as in
+    the reference).  The agent keeps the ids of threads, thread groups, classes, class loaders and
+    modules, which the daemon keys its thread and class models by (agent/objects.c)."""
     if ctx.vm.dead:
         return None
     released = [r.object for r in cmd.requests if ctx.vm.objects.disposed(ctx.session, r.object, r.ref_cnt)]
     if released:
+        kinds = object_kinds(ctx.vm)
+        for oid in released:
+            kinds.forget(oid)
+        for thread in ctx.vm.threads.known():
+            ctx.vm.locals_ahead.forget(thread)  # values read ahead may name a released id
         try:
             await ctx.vm.link.request("RELEASE_IDS", ids=[{"id": i} for i in released])
         except AgentError:

@@ -37,25 +37,33 @@ class ObjectRefs:
         return dict(self._pins.get(session, {}))
 
     # --- ids handed to a debugger, and DisposeObjects --------------------------------------
+    # As the reference counts: once per time an id is written in a reply or an event (every one,
+    # dispatch.py and Session.send_event call sent()); DisposeObjects takes refCnt off.  Counted per
+    # session, so that a debugger's disposals never take an id from another that holds it.
     def sent(self, session: Hashable, object_ids: Iterable[int]) -> None:
-        held = self._held.setdefault(session, {})
+        held = self._held.get(session)
+        if held is None:
+            held = self._held[session] = {}
+        get = held.get
         for oid in object_ids:
-            if oid:
-                held[oid] = held.get(oid, 0) + 1
+            held[oid] = get(oid, 0) + 1
 
     def disposed(self, session: Hashable, object_id: int, ref_count: int) -> bool:
-        """Record DisposeObjects; True when no session holds the id any more."""
+        """Record DisposeObjects; True when the count reached 0 and no session holds the id any more."""
         held = self._held.get(session, {})
         n = held.get(object_id, 0)
         if n == 0:
-            # Never counted (ids reach debuggers in many replies we do not scan):
-            # the id stays in the agent, which holds it only weakly.
+            # Never sent to this session, or disposed already: nothing of its count to take.
             return False
         if n > ref_count:
             held[object_id] = n - ref_count
             return False
+        # More disposals than sends (the reference's VM dies of it) count as all of them.
         del held[object_id]
         return not self.held_anywhere(object_id)
+
+    def count(self, session: Hashable, object_id: int) -> int:
+        return self._held.get(session, {}).get(object_id, 0)
 
     def held_anywhere(self, object_id: int) -> bool:
         return any(object_id in held for held in self._held.values())

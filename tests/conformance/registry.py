@@ -106,13 +106,6 @@ def known_bugs_for(jdk: int) -> dict[tuple[str, str, str], str]:
     return {k: r for k, r in KNOWN_BUGS.items() if KNOWN_BUG_JDK.get(k, jdk) == jdk}
 
 
-known_bug("vm_facts_strings_and_dispose", "StringReference.Value",
-          [f"StringReference.Value [{t!r} disposed]"
-           for t in ["", "ascii", "h\u00e9llo w\u00f6rld \u2713", "nul\x00inside", "clef \U0001d11e smile \U0001f600"]],
-          "an ID disposed as many times as it was sent (DisposeObjects): the reference forgets it (INVALID_OBJECT "
-          "afterwards); jdwpd keeps answering for it (jdwpd/model/objects.py)")
-
-
 for _item in ("Event.VM_DEATH", "Event.Composite"):
     known_bug("vm_dispose_then_another_debugger", _item, ["Event.Composite [to the end]"],
               "deliberate: after a debugger disposed and another attached, the reference's VMDeath composite holds "
