@@ -78,6 +78,17 @@ static bool valid_link(const char *v) {
     return *end == 0 && colon[1] != 0 && port > 0 && port < 65536;
 }
 
+static char *onthrow_signature(const char *name) {
+    size_t n = strlen(name);
+    char *sig = malloc(n + 3);
+    if (sig == NULL) return NULL;
+    sig[0] = 'L';
+    for (size_t i = 0; i < n; i++) sig[i + 1] = name[i] == '.' ? '/' : name[i];
+    sig[n + 1] = ';';
+    sig[n + 2] = 0;
+    return sig;
+}
+
 static void parse_options(const char *options) {
     memset(&G.opts, 0, sizeof G.opts);
     G.opts.profile = "full";
@@ -130,6 +141,19 @@ static void parse_options(const char *options) {
         } else if (strcmp(name, "log") == 0) {
             if (!*value) option_fail("malformed value for option 'log': ''");
             G.opts.log = value;
+        } else if (strcmp(name, "onthrow") == 0) {
+            /* The reference's form: a class name with dots or slashes, compared as a signature. */
+            if (!*value || strpbrk(value, ";[") != NULL)
+                option_fail("malformed value for option 'onthrow': '%s'", value);
+            else if ((G.opts.onthrow = onthrow_signature(value)) == NULL)
+                option_fail("out of memory");
+        } else if (strcmp(name, "onuncaught") == 0) {
+            if (strcmp(value, "y") && strcmp(value, "n"))
+                option_fail("malformed value for option 'onuncaught': '%s'", value);
+            G.opts.onuncaught = strcmp(value, "y") == 0;
+        } else if (strcmp(name, "launch") == 0) {
+            /* The reference runs it when its late listener comes up; the daemon's is up from the start. */
+            option_fail("option 'launch' is not the agent's: the daemon runs it (jdwpd launch --launch CMD)");
         } else {
             option_fail("unknown option '%s'", name);
         }
@@ -139,6 +163,9 @@ static void parse_options(const char *options) {
     }
     if (!options_failed && G.opts.link == NULL) option_fail("missing required option 'link'");
     if (!options_failed && G.opts.secretfile == NULL) option_fail("missing required option 'secretfile'");
+    /* The wake-up hook is an Exception event: only the full profile holds exception events. */
+    if (!options_failed && (G.opts.onthrow || G.opts.onuncaught) && strcmp(G.opts.profile, "full") != 0)
+        option_fail("options 'onthrow' and 'onuncaught' need profile=full (exception events)");
 }
 
 static int hexval(int c) {
@@ -307,6 +334,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
     }
     G.vm_started = true;
     G.hello_flags |= HELLO_VM_STARTED;
+    if (G.dormant) return;  /* onthrow=/onuncaught=: the exception starts the rest */
     if (link_start(env) != 0) {
         fprintf(stderr, "jdwpd agent: cannot start the agent threads; the agent stays inactive\n");
         return;
@@ -320,6 +348,46 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
         }
     }
     events_vm_start(env, thread);
+}
+
+/* onthrow=/onuncaught= (the reference's options): until the exception, the agent holds its capabilities
+ * (HotSpot grants them only at load) but has no thread, no link and one enabled event, Exception.  The
+ * throwing thread then connects the link; with suspend=y it waits for the daemon and reports the start
+ * event (the reference reports its trigger to the first debugger and suspends every thread), without it
+ * runs on at once (the reference drops the event when nobody is attached yet). */
+bool agent_wake_on_exception(JNIEnv *env, jobject exception, bool caught) {
+    if (!G.vm_started) return false;  /* the reference, too, ignores what is thrown before VMInit */
+    bool wanted = G.opts.onuncaught && !caught;
+    if (!wanted && G.opts.onthrow != NULL) {
+        jclass cls = (*env)->GetObjectClass(env, exception);
+        char *sig = NULL;
+        if (cls != NULL && (*G.jvmti)->GetClassSignature(G.jvmti, cls, &sig, NULL) == JVMTI_ERROR_NONE)
+            wanted = strcmp(sig, G.opts.onthrow) == 0;  /* the class itself, not a subclass, as the reference */
+        jvmti_free(sig);
+        if (cls != NULL) (*env)->DeleteLocalRef(env, cls);
+    }
+    if (!wanted) return false;
+    lock_enter();
+    bool mine = G.dormant;  /* two threads may throw at once: one wakes the agent */
+    G.dormant = false;
+    lock_exit();
+    if (!mine) return false;
+    jvmtiError err = (*G.jvmti)->SetEventNotificationMode(G.jvmti, JVMTI_DISABLE, JVMTI_EVENT_EXCEPTION, NULL);
+    if (err != JVMTI_ERROR_NONE) agent_log("disabling the wake-up Exception event: JVMTI error %d", err);
+    if (G.opts.suspend) G.hello_flags |= HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION;
+    agent_log("woken by an exception (%s): connecting to the daemon", caught ? "caught" : "uncaught");
+    if (link_start(env) != 0) {
+        fprintf(stderr, "jdwpd agent: cannot start the agent threads; the agent stays inactive\n");
+        G.hello_flags &= ~(HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION);
+        return false;
+    }
+    if (!G.opts.suspend) return false;
+    if (!link_wait_connected(G.opts.timeout_ms)) {
+        agent_log("suspend=y: no daemon within %ld ms, running", G.opts.timeout_ms);
+        G.hello_flags &= ~(HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION);
+        return false;
+    }
+    return true;
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env) {
@@ -353,7 +421,12 @@ static int common_init(JavaVM *vm, const char *options, bool live) {
     }
     if (live) G.hello_flags |= HELLO_LIVE_ATTACH;
     vt_runtime_init(G.jvmti);
-    if (G.opts.suspend && !live) G.hello_flags |= HELLO_SUSPEND_ON_START;
+    bool dormant = G.opts.onthrow != NULL || G.opts.onuncaught;
+    if (dormant && live) {
+        option_fail("options 'onthrow' and 'onuncaught' apply from a JVM's start (-agentpath), not to a live attach");
+        return -1;
+    }
+    if (G.opts.suspend && !live && !dormant) G.hello_flags |= HELLO_SUSPEND_ON_START;
     int err = acquire_capabilities();
     if (err != 0) {
         option_fail("cannot acquire the '%s' capabilities (JVMTI error %d)", G.opts.profile, err);
@@ -379,6 +452,15 @@ static int common_init(JavaVM *vm, const char *options, bool live) {
         != JVMTI_ERROR_NONE) {
         option_fail("cannot enable VMDeath");
         return -1;
+    }
+    if (dormant) {
+        if (!G.caps.can_generate_exception_events ||
+            (*G.jvmti)->SetEventNotificationMode(G.jvmti, JVMTI_ENABLE, JVMTI_EVENT_EXCEPTION, NULL)
+                != JVMTI_ERROR_NONE) {
+            option_fail("cannot enable Exception events for 'onthrow'/'onuncaught'");
+            return -1;
+        }
+        G.dormant = true;
     }
     agent_log("agent loaded: link=%s profile=%s suspend=%d live=%d caps=%llx", G.opts.link, G.opts.profile,
               G.opts.suspend, live, (unsigned long long)G.caps_mask);

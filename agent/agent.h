@@ -19,6 +19,8 @@ typedef struct agent_options {
     bool suspend;
     long timeout_ms;   /* 0: wait forever for a daemon when suspend=y */
     char *log;
+    char *onthrow;     /* onthrow=: the exception class's signature ("Ljava/lang/Foo;"), or NULL */
+    bool onuncaught;   /* onuncaught=y */
 } agent_options;
 
 typedef struct agent_globals {
@@ -31,6 +33,7 @@ typedef struct agent_globals {
     int32_t hello_flags;
     volatile bool vm_started;
     volatile bool vm_dead;
+    volatile bool dormant;  /* onthrow=/onuncaught=: no link, no threads until the exception */
     /* Cached classes for object kinds; global refs made at VMInit. */
     jclass cls_string, cls_thread, cls_thread_group, cls_class_loader, cls_class;
     jclass cls_module, cls_throwable;  /* type checks before JVMTI/JNI take an object as one */
@@ -47,6 +50,10 @@ void lock_enter(void);
 void lock_exit(void);
 void lock_wait(jlong ms);
 void lock_notify_all(void);
+
+/* onthrow=/onuncaught=: in the Exception callback of a dormant agent; true when this exception woke it
+ * and the thread must report the start event (suspend=y, the daemon connected). */
+bool agent_wake_on_exception(JNIEnv *env, jobject exception, bool caught);
 
 /* JNI env of the current (attached) thread, or NULL. */
 JNIEnv *agent_env(void);
