@@ -56,6 +56,15 @@ def _build_parser() -> argparse.ArgumentParser:
     launch.add_argument("--read-only", action="store_true", help="refuse every command that changes the VM")
     launch.add_argument("--include-virtual-threads", action="store_true",
                         help="AllThreads lists virtual threads too (JDK 21+; the reference's includevirtualthreads=y)")
+    launch.add_argument("--onthrow", metavar="CLASS",
+                        help="debug from the first throw of this exception class (java.lang.Foo, not its "
+                             "subclasses): until then the JVM runs without a daemon and the port refuses "
+                             "debuggers (the reference's onthrow=; docs/options.md)")
+    launch.add_argument("--onuncaught", action="store_true",
+                        help="debug from the first uncaught exception (the reference's onuncaught=y)")
+    launch.add_argument("--launch", dest="launch_command", metavar="CMD",
+                        help="with --onthrow/--onuncaught: run CMD with 'dt_socket HOST:PORT' appended once "
+                             "debuggers can attach (the reference's launch=)")
     launch.add_argument("--agent-timeout", type=float, default=30.0, metavar="SECONDS",
                         help="how long to wait for the JVM's agent to connect (default 30)")
     launch.add_argument("java", nargs=argparse.REMAINDER, help="-- java [ARGS...]")
@@ -112,9 +121,16 @@ def main(argv: list[str] | None = None) -> int:
             if java and java[0] == "--":
                 java = java[1:]
             host, port = _parse_address(args.jdwp, what="--jdwp")
+            if (args.onthrow or args.onuncaught) and args.profile != "full":
+                raise UsageError("--onthrow and --onuncaught need --profile full (exception events)")
+            if args.launch_command and not (args.onthrow or args.onuncaught):
+                raise UsageError("--launch runs when the exception of --onthrow or --onuncaught starts debugging")
+            if args.onthrow is not None and (not args.onthrow or any(c in args.onthrow for c in ",;[")):
+                raise UsageError(f"--onthrow: '{args.onthrow}' is not a class name")
             return run_launch(java, host=host, port=port, suspend=args.suspend, profile=args.profile,
                               allow=args.allow, read_only=args.read_only, agent_timeout=args.agent_timeout,
-                              include_virtual_threads=args.include_virtual_threads)
+                              include_virtual_threads=args.include_virtual_threads, onthrow=args.onthrow,
+                              onuncaught=args.onuncaught, launch_command=args.launch_command)
         if args.command == "serve":
             from .launch import run_serve
 

@@ -8,7 +8,9 @@ started on their own connect to us; a restarted daemon re-adopts them) and
 from __future__ import annotations
 
 import ipaddress
+import math
 import os
+import shlex
 import socket
 import subprocess
 import sys
@@ -113,15 +115,25 @@ async def serve_vm(link, jdwp_listener: trio.SocketListener, *, read_only: bool,
         nursery.cancel_scope.cancel()
 
 
+def _run_launch_command(command: str, host: str, port: int) -> None:
+    """--launch: the command, with the transport's name and the address appended as the reference does
+    (`launch=`); it runs on its own (a debugger such as jdb), neither waited for nor killed."""
+    try:
+        subprocess.Popen([*shlex.split(command), "dt_socket", f"{host}:{port}"], start_new_session=True)
+    except OSError as e:
+        say(f"cannot run the --launch command: {e}")
+
+
 async def _launched(proc: subprocess.Popen, jdwp_sock: socket.socket, link_sock: socket.socket, secret: bytes,
-                    allow: list[str], read_only: bool, agent_timeout: float) -> int:
+                    allow: list[str], read_only: bool, agent_timeout: float, lazy: bool = False,
+                    launch_command: str | None = None) -> int:
     jvm_done = trio.Event()
     link_listener = trio.SocketListener(trio.socket.from_stdlib_socket(link_sock))
-    jdwp_listener = trio.SocketListener(trio.socket.from_stdlib_socket(jdwp_sock))
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_wait_process, proc, jvm_done)
         link = None
-        with trio.move_on_after(agent_timeout):
+        # A lazy agent (onthrow/onuncaught) connects when its exception is thrown, if ever.
+        with trio.move_on_after(math.inf if lazy else agent_timeout):
             async with trio.open_nursery() as race:
                 async def agent() -> None:
                     nonlocal link
@@ -137,11 +149,19 @@ async def _launched(proc: subprocess.Popen, jdwp_sock: socket.socket, link_sock:
         await link_listener.aclose()
         if link is None:
             nursery.cancel_scope.cancel()
+            if jvm_done.is_set() and lazy:
+                say(f"the JVM exited with code {proc.returncode} before a debugger could attach")
+                return exit_status(proc.returncode)
             if jvm_done.is_set():
                 say(f"the JVM exited with code {proc.returncode} before its agent connected")
                 return exit_status(proc.returncode) or 1
             say(f"the JVM's agent did not connect within {agent_timeout:g} s")
             return 1
+        if lazy:
+            jdwp_sock.listen(16)
+        jdwp_listener = trio.SocketListener(trio.socket.from_stdlib_socket(jdwp_sock))
+        if launch_command:
+            _run_launch_command(launch_command, *jdwp_sock.getsockname()[:2])
         await serve_vm(link, jdwp_listener, read_only=read_only, allow=allow, until=jvm_done)
         nursery.cancel_scope.cancel()
     return exit_status(proc.returncode)
@@ -153,8 +173,10 @@ def exit_status(returncode: int) -> int:
 
 
 def serve_launched(proc: subprocess.Popen, *, jdwp_sock: socket.socket, link_sock: socket.socket, secret: bytes,
-                   allow: list[str], read_only: bool, agent_timeout: float) -> int:
-    return trio.run(_launched, proc, jdwp_sock, link_sock, secret, allow, read_only, agent_timeout)
+                   allow: list[str], read_only: bool, agent_timeout: float, lazy: bool = False,
+                   launch_command: str | None = None) -> int:
+    return trio.run(_launched, proc, jdwp_sock, link_sock, secret, allow, read_only, agent_timeout, lazy,
+                    launch_command)
 
 
 async def _serve_forever(link_sock: socket.socket, jdwp_sock: socket.socket, secret: bytes, allow: list[str],

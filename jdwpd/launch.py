@@ -25,7 +25,8 @@ def _is_loopback(host: str) -> bool:
         return host == "localhost"
 
 
-def bind_jdwp(host: str, port: int) -> socket.socket:
+def bind_jdwp(host: str, port: int, *, listen: bool = True) -> socket.socket:
+    """The debuggers' socket.  listen=False: the port is taken, connections are refused until listen()."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -34,7 +35,8 @@ def bind_jdwp(host: str, port: int) -> socket.socket:
     except OSError as e:
         sock.close()
         raise UsageError(f"cannot listen for debuggers on {host}:{port}: {e.strerror}") from None
-    sock.listen(16)
+    if listen:
+        sock.listen(16)
     if not _is_loopback(host):
         print(f"jdwpd: warning: listening on {host}, beyond loopback; JDWP has no authentication: "
               "anyone who can reach this port can run code in the JVM", file=sys.stderr)
@@ -64,24 +66,30 @@ def _check_java_command(java: list[str]) -> None:
 
 
 def run_launch(java: list[str], *, host: str, port: int, suspend: bool, profile: str,
-               allow: list[str], read_only: bool, agent_timeout: float, include_virtual_threads: bool = False) -> int:
+               allow: list[str], read_only: bool, agent_timeout: float, include_virtual_threads: bool = False,
+               onthrow: str | None = None, onuncaught: bool = False, launch_command: str | None = None) -> int:
+    """onthrow/onuncaught (the reference's options): the agent sleeps until that exception; only then does
+    the JVM get a daemon and debuggers a listening port (before, they are refused, as by the reference)."""
     from .link import launcher
 
     _check_java_command(java)
-    jdwp_sock = bind_jdwp(host, port)
+    lazy = bool(onthrow or onuncaught)
+    jdwp_sock = bind_jdwp(host, port, listen=not lazy)
     workdir = tempfile.mkdtemp(prefix="jdwpd-")  # mkdtemp makes it 0700
     proc = None
     try:
         secret, secret_path = launcher.new_secret_file(workdir)
         link_sock, link_path = bind_link(workdir)
         options = launcher.agent_option_string(f"unix:{link_path}", secret_path, suspend=suspend, profile=profile,
-                                               include_virtual_threads=include_virtual_threads)
+                                               include_virtual_threads=include_virtual_threads, onthrow=onthrow,
+                                               onuncaught=onuncaught)
         argv = launcher.java_command_with_agent(java, options)
         proc = subprocess.Popen(argv)
         from .daemon import serve_launched
 
         return serve_launched(proc, jdwp_sock=jdwp_sock, link_sock=link_sock, secret=secret,
-                              allow=allow, read_only=read_only, agent_timeout=agent_timeout)
+                              allow=allow, read_only=read_only, agent_timeout=agent_timeout, lazy=lazy,
+                              launch_command=launch_command)
     finally:
         if proc is not None and proc.poll() is None:
             # the daemon is going away abnormally: the JVM must not outlive `launch` unseen

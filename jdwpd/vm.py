@@ -24,6 +24,7 @@ from protocol.wire import IDSizes
 
 from .errors import AgentError, AgentLinkClosed
 from .events import Composite, Routing, route
+from .events import _event as event_of_hit
 from .model.locals import LocalsAhead
 from .model.objects import ObjectRefs
 from .model.requests import EventRequest, RequestTable
@@ -103,6 +104,10 @@ class VM:
         # debugger, whose resume then releases the start.
         self.start_thread: int | None = None
         self.start_pending = bool(self.hello_flags & HelloFlag.SUSPEND_ON_START)
+        # onthrow=/onuncaught=: the start event is the exception that woke the agent (request 0).
+        self.start_kind = EventKind.EXCEPTION if self.hello_flags & HelloFlag.STARTED_BY_EXCEPTION \
+            else EventKind.VM_START
+        self._start_event: Any = None
         self._start_owner: Session | None = None
         self._start_seen = trio.Event()
         if not self.start_pending:
@@ -235,7 +240,8 @@ class VM:
             with trio.move_on_after(5):
                 await self._start_seen.wait()
             thread = self.start_thread or await self._initial_thread()
-            await session.send_event(SuspendPolicy.ALL, (Events.VMStart(request_id=0, thread=thread),))
+            event = self._start_event or Events.VMStart(request_id=0, thread=thread)
+            await session.send_event(SuspendPolicy.ALL, (event,))
 
     async def _initial_thread(self) -> int:
         try:
@@ -388,10 +394,13 @@ class VM:
                 await self._vm_died()
             return
         hits = message.get("hits", ())
-        if any(h["event_kind"] == EventKind.VM_START and h["request_id"] == 0 for h in hits):
+        start = next((h for h in hits if h["event_kind"] == self.start_kind and h["request_id"] == 0), None)
+        if start is not None and (self.start_pending or start["event_kind"] == EventKind.VM_START):
             self.start_thread = message["thread"]
+            if start["event_kind"] != EventKind.VM_START:
+                self._start_event = event_of_hit(start["event_kind"], 0, message["thread"], start["data"])
             self._start_seen.set()
-            hits = [h for h in hits if not (h["event_kind"] == EventKind.VM_START and h["request_id"] == 0)]
+            hits = [h for h in hits if h is not start]
             if not hits:
                 return
             message = {**message, "hits": hits}

@@ -45,7 +45,8 @@ def new_secret_file(directory: os.PathLike | str) -> tuple[bytes, pathlib.Path]:
 
 def agent_option_string(link_address: str | os.PathLike | tuple[str, int], secret_path: os.PathLike | str, *,
                         profile: str = "full", suspend: bool = False, timeout: int | None = None,
-                        log: os.PathLike | str | None = None, include_virtual_threads: bool = False) -> str:
+                        log: os.PathLike | str | None = None, include_virtual_threads: bool = False,
+                        onthrow: str | None = None, onuncaught: bool = False) -> str:
     """The text after '=' in -agentpath: link=..., secretfile=..., and the optional ones.
 
     link_address: "unix:/path" or "host:port", a (host, port) pair, or a filesystem path (a Unix socket).
@@ -69,6 +70,10 @@ def agent_option_string(link_address: str | os.PathLike | tuple[str, int], secre
         parts.append(f"log={os.fspath(log)}")
     if include_virtual_threads:  # the reference's option of the same name (JDK 21+; ignored before)
         parts.append("includevirtualthreads=y")
+    if onthrow:  # the reference's options of the same names: the agent sleeps until that exception
+        parts.append(f"onthrow={onthrow}")
+    if onuncaught:
+        parts.append("onuncaught=y")
     for p in parts:
         if "," in p:  # the agent splits options at commas
             raise ValueError(f"agent option {p!r} must not contain a comma")
