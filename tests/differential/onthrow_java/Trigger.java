@@ -1,0 +1,39 @@
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+
+/**
+ * The debuggee of onthrow=/onuncaught=: it says "ready" and waits for a line on stdin (a test probes the
+ * debugger port meanwhile), throws a subclass of IllegalStateException (which must not start debugging),
+ * then throws and catches IllegalStateException twice (the first throw starts it); with the argument
+ * "uncaught" it ends with an uncaught exception.
+ */
+public class Trigger {
+    static class Subclass extends IllegalStateException {
+    }
+
+    static int work(int n) {
+        try {
+            if (n > 2) throw new IllegalStateException("trigger " + n); // @marker OT_THROW
+        } catch (IllegalStateException e) {
+            return -n; // @marker OT_CAUGHT
+        }
+        return n;
+    }
+
+    public static void main(String[] args) throws Exception {
+        System.out.println("ready");
+        System.out.flush();
+        new BufferedReader(new InputStreamReader(System.in)).readLine();
+        try {
+            throw new Subclass();
+        } catch (IllegalStateException e) {
+            System.out.println("subclass caught");
+        }
+        int sum = 0;
+        for (int i = 0; i < 5; i++) sum += work(i);
+        System.out.println("after " + sum);
+        if (args.length > 0 && args[0].equals("uncaught")) {
+            throw new UnsupportedOperationException("uncaught"); // @marker OT_UNCAUGHT
+        }
+    }
+}

@@ -1,0 +1,169 @@
+"""onthrow= / onuncaught=: debugging that starts at an exception, reference vs jdwpd.
+
+The reference (-agentlib:jdwp=...,server=y,suspend=y,onthrow=CLASS|onuncaught=y,launch=CMD) opens no
+listener until the exception; then it runs CMD with the transport and address appended, waits for a
+debugger and sends it the exception as an automatic event (request 0, SUSPEND_ALL).  jdwpd
+(`jdwpd launch --suspend --onthrow CLASS|--onuncaught`) keeps its port refused until then, and its first
+debugger gets the same composite.  Both sessions then ask the same questions (the thread, its status
+and frames, the exception's type) and resume; the program runs to its end.  Raw client, IDs normalized.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from jdwpd.testing import debuggees, jvm
+from jdwpd.testing.client import open_jdwp_client
+from protocol.constants import EventKind
+from tests.conformance.harness import TIMEOUT, Transcript
+
+pytestmark = pytest.mark.jvm
+
+SOURCES = Path(__file__).resolve().parent / "onthrow_java"
+ISE = "java.lang.IllegalStateException"
+NEVER = "Trigger$Never"  # no such class: its exception is never thrown
+REFERENCE_PORT = re.compile(r"dt_socket (?:\S+:)?(\d+)")  # what launch=/bin/echo prints
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def command(kind: str, mode: str, classes: Path, port: int) -> list[str]:
+    program = ["-cp", str(classes), "Trigger", *(["uncaught"] if mode == "onuncaught" else [])]
+    if kind == "reference":
+        trigger = "onuncaught=y" if mode == "onuncaught" else f"onthrow={NEVER if mode == 'never' else ISE}"
+        agent = f"-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:{port},{trigger}," \
+                "launch=/bin/echo"
+        return [jvm.java_executable(), agent, *program]
+    trigger = ["--onuncaught"] if mode == "onuncaught" else ["--onthrow", NEVER if mode == "never" else ISE]
+    return [sys.executable, "-m", "jdwpd", "launch", "--jdwp", f"127.0.0.1:{port}", "--suspend", *trigger, "--",
+            jvm.java_executable(), *program]
+
+
+class Output:
+    """A process's stdout and stderr lines, as they come."""
+
+    def __init__(self) -> None:
+        self.lines: dict[str, list[str]] = {"stdout": [], "stderr": []}
+        self.changed = trio.Event()
+
+    async def pump(self, stream, name: str) -> None:
+        buf = b""
+        while chunk := await stream.receive_some(4096):
+            buf += chunk
+            *done, buf = buf.split(b"\n")
+            self.lines[name].extend(line.decode(errors="replace") for line in done)
+            self.changed.set()
+            self.changed = trio.Event()
+
+    async def wait_for(self, pattern: re.Pattern, name: str) -> re.Match:
+        while True:
+            for line in self.lines[name]:
+                if m := pattern.search(line):
+                    return m
+            await self.changed.wait()
+
+
+def refused(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.connect(("127.0.0.1", port))
+        except ConnectionRefusedError:
+            return True
+        return False
+
+
+async def session(kind: str, mode: str, classes: Path, markers: dict[str, int]) -> dict:
+    port = free_port()
+    proc = await trio.lowlevel.open_process(command(kind, mode, classes, port), stdin=subprocess.PIPE,
+                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                            start_new_session=True, cwd=jvm.jvm_workdir())
+    out = Output()
+    facts: dict = {}
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(out.pump, proc.stdout, "stdout")
+            nursery.start_soon(out.pump, proc.stderr, "stderr")
+            with trio.fail_after(60):
+                await out.wait_for(re.compile("^ready$"), "stdout")
+                facts["refused before the exception"] = refused(port)
+                await proc.stdin.send_all(b"go\n")
+                if mode == "never":
+                    facts["exit code"] = await proc.wait()
+                    facts["refused at the end"] = refused(port)
+                else:
+                    if kind == "reference":
+                        facts["port announced"] = int((await out.wait_for(REFERENCE_PORT, "stdout")).group(1)) == port
+                    else:
+                        ready = await out.wait_for(jvm.JDWPD_READY, "stderr")
+                        facts["port announced"] = int(ready.group(2)) == port
+                    facts["transcript"] = await debug(port, kind, classes, markers)
+                    facts["exit code"] = await proc.wait()
+            facts["program output"] = [line for line in out.lines["stdout"] if not REFERENCE_PORT.search(line)]
+            facts["uncaught trace"] = [line for line in out.lines["stderr"] if "UnsupportedOperation" in line]
+            nursery.cancel_scope.cancel()
+    finally:
+        if proc.returncode is None:
+            os.killpg(proc.pid, signal.SIGKILL)  # our own child's group: the daemon and its JVM
+            await proc.wait()
+    return facts
+
+
+async def debug(port: int, kind: str, classes: Path, markers: dict[str, int]) -> list:
+    async with open_jdwp_client("127.0.0.1", port, timeout=TIMEOUT) as client:
+        t = Transcript(client, kind, classes, markers)
+        _, events = await t.event("the exception")
+        (ev,) = events
+        assert ev.event_kind == EventKind.EXCEPTION and ev.request_id == 0
+        thread = ev.thread
+        await t.cmd("ThreadReference", "Name", thread=thread)
+        await t.cmd("ThreadReference", "Status", thread=thread)
+        await t.cmd("ThreadReference", "SuspendCount", thread=thread)
+        await t.cmd("ThreadReference", "Frames", thread=thread, start_frame=0, length=-1)
+        code, reply = await t.cmd("ObjectReference", "ReferenceType", object=ev.exception.object_id)
+        await t.cmd("ReferenceType", "Signature", ref_type=reply.type_id)
+        line = await line_of(client, ev.location)
+        t.note("where", "the throw's line", [k for k, v in markers.items() if v == line])
+        await t.ok("VirtualMachine", "Resume")
+        await t.event("to the end")
+        return [e.shown() for e in t.entries]
+
+
+async def line_of(client, location) -> int:
+    table = await client.command("Method", "LineTable", ref_type=location.class_id, method_id=location.method_id)
+    starts = [e for e in table.lines if e.line_code_index <= location.index]
+    return max(starts, key=lambda e: e.line_code_index).line_number
+
+
+@pytest.mark.parametrize("mode", ["onthrow", "onuncaught", "never"])
+async def test_debugging_starts_at_the_exception_as_with_the_reference(mode):
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    classes = debuggees.compile_sources(SOURCES)
+    markers = debuggees.all_markers(SOURCES)
+    reference = await session("reference", mode, classes, markers)
+    ours = await session("jdwpd", mode, classes, markers)
+    assert ours == reference
+    # What both did, stated: nothing listened before the exception, the program ran to its end.
+    assert reference["refused before the exception"]
+    assert ("after -4" in reference["program output"]) and ("subclass caught" in reference["program output"])
+    if mode == "never":
+        assert reference["exit code"] == 0 and reference["refused at the end"]
+        return
+    assert reference["port announced"]
+    where = next(v for (label, _, v) in reference["transcript"] if label == "where [the throw's line]")
+    assert where == (["OT_UNCAUGHT"] if mode == "onuncaught" else ["OT_THROW"])
+    assert reference["exit code"] == (1 if mode == "onuncaught" else 0)
+    assert bool(reference["uncaught trace"]) == (mode == "onuncaught")
