@@ -25,6 +25,7 @@ import attrs
 import trio
 
 from jdwpd.errors import AgentError, JdwpError
+from jdwpd.model.class_walk import ClassWalk
 from protocol.constants import ErrorCode, Tag, TypeTag
 from protocol.link import LinkStatus
 
@@ -187,6 +188,7 @@ class ClassCache:
         self._methods_of: dict[int, set[int]] = {}
         self.round_trips = 0  # agent requests made on behalf of the cache: tests count them
         self._lines_with_methods = True  # CLASS_METHODS_LINES works (False: an older agent)
+        self._walk = ClassWalk()  # the listing's order, and whether a debugger walks it
 
     # ---------------------------------------------------------------- the fetch machinery
 
@@ -242,6 +244,7 @@ class ClassCache:
             self._refs_by_signature.get(old.signature, set()).discard(sig.ref)
         self._signatures[sig.ref] = sig
         self._refs_by_signature.setdefault(sig.signature, set()).add(sig.ref)
+        self._walk.listed(sig.ref)
 
     def _drop_signature(self, ref: int) -> None:
         old = self._signatures.pop(ref, None)
@@ -434,16 +437,14 @@ class ClassCache:
 
         async def fetch() -> tuple[MethodInfo, ...]:
             epoch = self._epoch.get(ref, 0)
-            rows = await self._methods_with_lines(ref)
-            methods = tuple(
-                MethodInfo(m["method"], m["name"], m["signature"], m["generic"],
-                           _with_synthetic(m["modifiers"], m["synthetic"]), ref)
-                for m in rows
-            )
+            ahead = self._walk.ahead(ref, self._methods_wanted) if self._can_read_ahead() else []
+            if ahead:
+                rows = await self._methods_read_ahead(ref, ahead)
+            else:
+                rows = await self._methods_with_lines(ref)
+            methods = self._method_infos(ref, rows)
             if self._epoch.get(ref, 0) == epoch:  # not redefined or unloaded meanwhile
-                for m in rows:
-                    if "lines_status" in m:
-                        self._keep_lines(m)
+                self._keep_all_lines(rows)
             return methods
 
         epoch = self._epoch.get(ref, 0)
@@ -453,6 +454,46 @@ class ClassCache:
                 self._methods_by_id.setdefault(m.method_id, m)
                 self._methods_of.setdefault(ref, set()).add(m.method_id)
         return result
+
+    @staticmethod
+    def _method_infos(ref: int, rows: list[dict]) -> tuple[MethodInfo, ...]:
+        return tuple(MethodInfo(m["method"], m["name"], m["signature"], m["generic"],
+                                _with_synthetic(m["modifiers"], m["synthetic"]), ref) for m in rows)
+
+    def _keep_all_lines(self, rows: list[dict]) -> None:
+        for m in rows:
+            if "lines_status" in m:
+                self._keep_lines(m)
+
+    def _can_read_ahead(self) -> bool:
+        return self._lines_with_methods and hasattr(self._link, "request_many")
+
+    def _methods_wanted(self, ref: int) -> bool:
+        """Worth reading ahead: a class or interface still known, whose methods nobody has fetched."""
+        sig = self._signatures.get(ref)
+        return sig is not None and sig.ref_kind != TypeTag.ARRAY and (ref, "CLASS_METHODS") not in self._slots
+
+    async def _methods_read_ahead(self, ref: int, ahead: list[int]) -> list[dict]:
+        """ref's methods and lines, and in the same write those of the classes a walk comes to next."""
+        epochs = {r: self._epoch.get(r, 0) for r in ahead}
+        self.round_trips += 1
+        results = await self._link.request_many([("CLASS_METHODS_LINES", {"ref": r}) for r in (ref, *ahead)])
+        for r, result in zip(ahead, results[1:], strict=True):
+            if isinstance(result, dict) and self._epoch.get(r, 0) == epochs[r] and self._methods_wanted(r):
+                self._keep_methods(r, self._method_infos(r, result["methods"]))
+                self._keep_all_lines(result["methods"])
+        first = results[0]
+        if isinstance(first, AgentError):
+            if first.status == LinkStatus.UNKNOWN_KIND:
+                return await self._methods_with_lines(ref)
+            raise first
+        return first["methods"]
+
+    def _keep_methods(self, ref: int, methods: tuple[MethodInfo, ...]) -> None:
+        self._put(ref, "CLASS_METHODS", methods)
+        for m in methods:
+            self._methods_by_id.setdefault(m.method_id, m)
+            self._methods_of.setdefault(ref, set()).add(m.method_id)
 
     async def _methods_with_lines(self, ref: int) -> list[dict]:
         if not self._lines_with_methods:

@@ -1,0 +1,131 @@
+"""model/class_walk.py and its use by ClassCache: a debugger walking the class list gets the next classes read ahead."""
+
+from __future__ import annotations
+
+from jdwpd.errors import AgentError
+from jdwpd.model import class_walk
+from jdwpd.model.class_walk import ClassWalk
+from jdwpd.model.classes import ClassCache
+from protocol.link import LinkStatus
+
+
+def _walk(n: int) -> ClassWalk:
+    walk = ClassWalk()
+    for ref in range(100, 100 + n):
+        walk.listed(ref)
+    return walk
+
+
+def test_nothing_is_read_ahead_until_misses_follow_each_other_in_the_listing() -> None:
+    walk = _walk(50)
+    everything = lambda ref: True  # noqa: E731
+    assert walk.ahead(100, everything) == []
+    assert walk.ahead(101, everything) == []
+    assert walk.ahead(103, everything) == [104, 105]  # the third, within the window: the walk is on
+    assert walk.ahead(106, everything) == [107, 108, 109, 110]  # twice as many each time
+    assert walk.ahead(111, everything) == list(range(112, 120))
+
+
+def test_a_miss_elsewhere_ends_the_walk_and_the_amount_is_bounded(monkeypatch) -> None:
+    monkeypatch.setattr(class_walk, "READ_AHEAD_MAX", 4)
+    walk = _walk(60)
+    everything = lambda ref: True  # noqa: E731
+    for ref in (100, 101, 102):
+        walk.ahead(ref, everything)
+    assert walk.ahead(105, everything) == [106, 107, 108, 109]
+    assert walk.ahead(110, everything) == [111, 112, 113, 114]  # capped
+    assert walk.ahead(140, everything) == []  # far away: a new walk must begin
+    assert walk.ahead(141, everything) == []
+    assert walk.ahead(99, everything) == []  # never listed
+    assert walk.ahead(142, everything) == []  # the unlisted miss broke the run
+
+
+def test_only_wanted_classes_are_read_ahead_and_the_walk_goes_on_after_them() -> None:
+    walk = _walk(30)
+    odd = lambda ref: ref % 2 == 1  # noqa: E731
+    walk.ahead(100, odd)
+    walk.ahead(101, odd)
+    assert walk.ahead(102, odd) == [103, 105]
+    assert walk.ahead(107, odd) == [109, 111, 113, 115]  # 107 is within reach of 105, the last read ahead
+
+
+class BatchLink:
+    """A fake agent with request_many, answering every class with two methods and their lines."""
+
+    def __init__(self, unknown_kind: bool = False) -> None:
+        self.calls: list[tuple[str, dict]] = []
+        self.writes = 0
+        self.unknown_kind = unknown_kind
+
+    def _answer(self, name: str, fields: dict) -> dict:
+        self.calls.append((name, fields))
+        if name == "CLASS_METHODS_LINES" and self.unknown_kind:
+            raise AgentError(int(LinkStatus.UNKNOWN_KIND), name)
+        ref = fields["ref"]
+        if ref == 107:
+            raise AgentError(int(LinkStatus.INVALID_ID), name)
+        return {"methods": [{"method": ref * 10 + i, "name": f"m{i}", "signature": "()V", "generic": "",
+                             "modifiers": 1, "synthetic": False, "lines_status": 0, "start": 0, "end": 4,
+                             "lines": [{"index": 0, "line": ref}]} for i in range(2)]}
+
+    async def request(self, name: str, **fields):
+        self.writes += 1
+        return self._answer(name, fields)
+
+    async def request_many(self, calls):
+        self.writes += 1
+        out = []
+        for name, fields in calls:
+            try:
+                out.append(self._answer(name, fields))
+            except AgentError as e:
+                out.append(e)
+        return out
+
+    def asked(self) -> list[int]:
+        return [f["ref"] for n, f in self.calls if n.startswith("CLASS_METHODS")]
+
+
+def _listed_cache(link, n: int = 40) -> ClassCache:
+    cache = ClassCache(link)
+    for ref in range(100, 100 + n):
+        cache.learn(ref, 1, f"LG{ref};", "")
+    cache.learn(200, 3, "[LG100;", "")  # an array type: no methods to read
+    return cache
+
+
+async def test_a_walk_through_the_listing_costs_few_round_trips_and_every_fact_is_kept() -> None:
+    link = BatchLink()
+    cache = _listed_cache(link)
+    for ref in range(100, 140):
+        if ref == 107:
+            continue  # gone meanwhile (read ahead, it failed; that failure is not kept)
+        methods = await cache.methods(ref)
+        assert [m.method_id for m in methods] == [ref * 10, ref * 10 + 1]
+        assert (await cache.line_table(ref * 10 + 1)).lines == ((0, ref),)
+        assert cache.known_method(ref * 10).declaring == ref
+    assert link.writes < 12  # 39 classes; one round trip each without the read-ahead
+    assert sorted(set(link.asked())) == list(range(100, 140))
+    assert link.asked().count(107) == 1
+    assert not any(n == "METHOD_LINE_TABLE" for n, _ in link.calls)
+    assert cache.round_trips == link.writes
+
+
+async def test_classes_read_ahead_are_forgotten_like_the_others() -> None:
+    link = BatchLink()
+    cache = _listed_cache(link)
+    for ref in (100, 101, 102):
+        await cache.methods(ref)
+    assert 104 in link.asked()
+    cache.redefined([104])
+    asked = len(link.calls)
+    await cache.methods(104)
+    assert len(link.calls) > asked  # fetched again after the redefinition
+
+
+async def test_an_agent_without_the_message_gets_no_read_ahead() -> None:
+    link = BatchLink(unknown_kind=True)
+    cache = _listed_cache(link)
+    for ref in range(100, 107):
+        await cache.methods(ref)
+    assert [n for n, _ in link.calls].count("CLASS_METHODS") == 7
