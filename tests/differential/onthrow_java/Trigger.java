@@ -5,15 +5,22 @@ import java.io.InputStreamReader;
  * The debuggee of onthrow=/onuncaught=: it says "ready" and waits for a line on stdin (a test probes the
  * debugger port meanwhile), throws a subclass of IllegalStateException (which must not start debugging),
  * then throws and catches IllegalStateException twice (the first throw starts it); with the argument
- * "uncaught" it ends with an uncaught exception.
+ * "uncaught" it ends with an uncaught exception.  A ticker thread counts every 10 ms meanwhile: how far
+ * it got after the throw tells whether the other threads were stopped at the throw.
  */
 public class Trigger {
+    static volatile int ticks;
+    static int ticksAtThrow = -1;
+
     static class Subclass extends IllegalStateException {
     }
 
     static int work(int n) {
         try {
-            if (n > 2) throw new IllegalStateException("trigger " + n); // @marker OT_THROW
+            if (n > 2) {
+                if (ticksAtThrow < 0) ticksAtThrow = ticks;
+                throw new IllegalStateException("trigger " + n); // @marker OT_THROW
+            }
         } catch (IllegalStateException e) {
             return -n; // @marker OT_CAUGHT
         }
@@ -21,6 +28,18 @@ public class Trigger {
     }
 
     public static void main(String[] args) throws Exception {
+        Thread ticker = new Thread(() -> {
+            while (true) {
+                ticks++;
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "ticker");
+        ticker.setDaemon(true);
+        ticker.start();
         System.out.println("ready");
         System.out.flush();
         new BufferedReader(new InputStreamReader(System.in)).readLine();
@@ -33,6 +52,7 @@ public class Trigger {
         for (int i = 0; i < 5; i++) sum += work(i);
         System.out.println("after " + sum);
         if (args.length > 0 && args[0].equals("uncaught")) {
+            ticksAtThrow = ticks;
             throw new UnsupportedOperationException("uncaught"); // @marker OT_UNCAUGHT
         }
     }
