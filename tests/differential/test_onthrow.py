@@ -3,9 +3,10 @@
 The reference (-agentlib:jdwp=...,server=y,suspend=y,onthrow=CLASS|onuncaught=y,launch=CMD) opens no
 listener until the exception; then it runs CMD with the transport and address appended, waits for a
 debugger and sends it the exception as an automatic event (request 0, SUSPEND_ALL).  jdwpd
-(`jdwpd launch --suspend --onthrow CLASS|--onuncaught`) keeps its port refused until then, and its first
-debugger gets the same composite.  Both sessions then ask the same questions (the thread, its status
-and frames, the exception's type) and resume; the program runs to its end.  Raw client, IDs normalized.
+(`jdwpd launch --suspend --onthrow CLASS|--onuncaught --launch CMD`) keeps its port refused until then,
+runs CMD the same way, and its first debugger gets the same composite.  Both sessions then ask the
+same questions (the thread, its status and frames, the exception's type) and resume; the program
+runs to its end.  Raw client, IDs normalized.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ pytestmark = pytest.mark.jvm
 SOURCES = Path(__file__).resolve().parent / "onthrow_java"
 ISE = "java.lang.IllegalStateException"
 NEVER = "Trigger$Never"  # no such class: its exception is never thrown
-REFERENCE_PORT = re.compile(r"dt_socket (?:\S+:)?(\d+)")  # what launch=/bin/echo prints
+ANNOUNCED = re.compile(r"^dt_socket (?:\S+:)?(\d+)$")  # what launch=/bin/echo and --launch /bin/echo print
 
 
 def free_port() -> int:
@@ -48,8 +49,8 @@ def command(kind: str, mode: str, classes: Path, port: int) -> list[str]:
                 "launch=/bin/echo"
         return [jvm.java_executable(), agent, *program]
     trigger = ["--onuncaught"] if mode == "onuncaught" else ["--onthrow", NEVER if mode == "never" else ISE]
-    return [sys.executable, "-m", "jdwpd", "launch", "--jdwp", f"127.0.0.1:{port}", "--suspend", *trigger, "--",
-            jvm.java_executable(), *program]
+    return [sys.executable, "-m", "jdwpd", "launch", "--jdwp", f"127.0.0.1:{port}", "--suspend", *trigger,
+            "--launch", "/bin/echo", "--", jvm.java_executable(), *program]
 
 
 class Output:
@@ -104,15 +105,11 @@ async def session(kind: str, mode: str, classes: Path, markers: dict[str, int]) 
                     facts["exit code"] = await proc.wait()
                     facts["refused at the end"] = refused(port)
                 else:
-                    if kind == "reference":
-                        facts["port announced"] = int((await out.wait_for(REFERENCE_PORT, "stdout")).group(1)) == port
-                    else:
-                        ready = await out.wait_for(jvm.JDWPD_READY, "stderr")
-                        facts["port announced"] = int(ready.group(2)) == port
+                    facts["port announced"] = int((await out.wait_for(ANNOUNCED, "stdout")).group(1)) == port
                     await trio.sleep(1)  # the debugger comes a while after the throw
                     facts["transcript"], facts["ticks after the throw"] = await debug(port, kind, classes, markers)
                     facts["exit code"] = await proc.wait()
-            facts["program output"] = [line for line in out.lines["stdout"] if not REFERENCE_PORT.search(line)]
+            facts["program output"] = [line for line in out.lines["stdout"] if not ANNOUNCED.search(line)]
             facts["uncaught trace"] = [line for line in out.lines["stderr"] if "UnsupportedOperation" in line]
             nursery.cancel_scope.cancel()
     finally:
