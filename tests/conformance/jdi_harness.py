@@ -21,7 +21,7 @@ import attrs
 
 from jdwpd.testing import jvm
 
-__all__ = ["SCENARIOS", "KNOWN_DIFFERENCES", "EXIT_CODES", "JdiRun", "run_jdi", "run_pair", "sections",
+__all__ = ["SCENARIOS", "KNOWN_DIFFERENCES", "INTERMITTENT", "EXIT_CODES", "JdiRun", "run_jdi", "run_pair", "sections",
            "first_difference", "CLIENT_SOURCES", "DEBUGGEE_MAIN", "recording_proxy"]
 
 CLIENT_SOURCES = Path(__file__).resolve().parents[1] / "clients"
@@ -44,7 +44,14 @@ SCENARIOS: dict[str, str] = {
 
 # Known jdwpd differences in the JDI transcripts: (scenario, section) -> what differs and where it would be
 # fixed.  The section is left out of the comparison and compared by a strict xfail of its own.
-KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {}
+KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
+    ("vm", "exit"): "after VirtualMachine.Exit jdwpd now and then (about half the runs) sends the automatic VMDeath "
+                    "event before the connection ends (JDI: a VMDeathEvent before the VMDisconnectEvent); the "
+                    "reference closes its transport before the VM exits and never does "
+                    "(jdwpd/commands/virtual_machine.py exit_vm, jdwpd/session.py)",
+}
+# Known differences that show in some runs only: their xfail cannot be strict.
+INTERMITTENT: frozenset[tuple[str, str]] = frozenset({("vm", "exit")})
 
 
 # The debuggee's exit code at the end of a scenario (the vm scenario ends with VirtualMachine.Exit(7)).

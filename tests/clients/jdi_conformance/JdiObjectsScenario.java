@@ -1,4 +1,6 @@
 import com.sun.jdi.*;
+import com.sun.jdi.event.*;
+import com.sun.jdi.request.*;
 
 import java.util.*;
 
@@ -32,7 +34,44 @@ class JdiObjectsScenario {
         strings();
         arrays();
         classTypes();
+        collected();
         j.toTheEnd();
+    }
+
+    ArrayReference doomed;
+    ObjectReference made;
+
+    void collected() throws Exception {
+        // The static transientObject is the only reference to its int[]: once the field is cleared, a GC takes it.
+        j.section("collected");
+        BreakpointRequest r = vm.eventRequestManager().createBreakpointRequest(j.at(j.conf, "J_LEAF"));
+        r.setSuspendPolicy(EventRequest.SUSPEND_EVENT_THREAD);
+        r.enable();
+        vm.resume();
+        BreakpointEvent b = j.await(BreakpointEvent.class);
+        vm.eventRequestManager().deleteEventRequest(r);
+        out("  at " + JdiConformance.where(b.location()) + " main suspended=" + main.isSuspended());
+        gc();
+        out("  after gc collected=" + doomed.isCollected());
+        j.see("length of a collected array", doomed::length);
+        j.see("getValues of a collected array", doomed::getValues);
+        j.see("setValue into a collected array", () -> {
+            doomed.setValue(0, vm.mirrorOf(1));
+            return "set";
+        });
+        j.see("referenceType of a collected array", () -> doomed.referenceType().name());
+        j.see("owningThread of a collected array", doomed::owningThread);
+        j.see("disableCollection of a collected array", () -> {
+            doomed.disableCollection();
+            return "done";
+        });
+        j.see("invoke on a collected array", () -> doomed.invokeMethod(main, j.type("java.lang.Object")
+                .methodsByName("getClass").get(0), List.of(), ObjectReference.INVOKE_SINGLE_THREADED));
+        j.see("isCollected of the one made by newInstance", made::isCollected);
+        j.see("a collected array as a value", () -> {
+            ((ClassType) j.conf).setValue(j.conf.fieldByName("transientObject"), doomed);
+            return "set";
+        });
     }
 
     void objects() throws Exception {
@@ -130,7 +169,7 @@ class JdiObjectsScenario {
 
     void collection() throws Exception {
         j.section("collection");
-        ObjectReference made = ((ClassType) j.type("JdiConf$Base")).newInstance(main,
+        made = ((ClassType) j.type("JdiConf$Base")).newInstance(main,
                 ((ClassType) j.type("JdiConf$Base")).concreteMethodByName("<init>", "()V"), List.of(),
                 ObjectReference.INVOKE_SINGLE_THREADED);
         out("  newInstance " + j.show(made) + " collected=" + made.isCollected());
@@ -145,14 +184,12 @@ class JdiObjectsScenario {
         made.enableCollection();
         gc();
         out("  unpinned, after gc collected=" + made.isCollected());
-        j.see("getValue of a collected object", () -> made.getValue(made.referenceType().fieldByName("baseValue")));
-        j.see("referenceType of a collected object", () -> made.referenceType().name());
-        j.see("invoke on a collected object", () -> made.invokeMethod(main, ((ClassType) made.referenceType())
-                .concreteMethodByName("kind", "()Ljava/lang/String;"), List.of(), ObjectReference.INVOKE_SINGLE_THREADED));
-        j.see("disableCollection of a collected object", () -> {
-            made.disableCollection();
-            return "done";
-        });
+        // While the whole VM is suspended both servers hold every object they named (as the reference pins
+        // all on SuspendAll): the collected cases come in collected(), at a SUSPEND_EVENT_THREAD stop.
+        doomed = (ArrayReference) stat("transientObject");
+        ((ClassType) j.conf).setValue(j.conf.fieldByName("transientObject"), null);
+        gc();
+        out("  transientObject cleared, after gc collected=" + doomed.isCollected());
         ObjectReference derived = (ObjectReference) stat("derived");
         j.see("referringObjects of derived", () -> {
             List<String> found = new ArrayList<>();

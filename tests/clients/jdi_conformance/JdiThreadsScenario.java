@@ -47,6 +47,7 @@ class JdiThreadsScenario {
                     + (f.location().method().isStatic() || f.location().method().isNative() ? "static"
                             : j.show(f.thisObject())));
         }
+        j.see("frames 0..1", () -> JdiConformance.names(locations(t.frames(0, 1))));
         j.see("frames 1..2", () -> JdiConformance.names(locations(t.frames(1, 2))));
         j.see("frames 0..100", () -> t.frames(0, 100).size());
         j.see("frames -1..1", () -> t.frames(-1, 1).size());
@@ -132,7 +133,7 @@ class JdiThreadsScenario {
         StackFrame holderTop = thread("holder").frame(0);
         j.see("visibleVariables of a native frame", holderTop::visibleVariables);
         j.see("thisObject of a native frame", () -> j.show(holderTop.thisObject()));
-        StackFrame holderPark = thread("holder").frame(thread("holder").frameCount() - 3);
+        StackFrame holderPark = thread("holder").frame(2);
         out("  holder frame " + JdiConformance.where(holderPark.location()));
         j.see("holder's locals", () -> {
             List<String> found = new ArrayList<>();
@@ -175,8 +176,12 @@ class JdiThreadsScenario {
             return "done";
         });
         ThreadGroupReference group = holder.threadGroup();
+        List<String> inGroup = new ArrayList<>();
+        for (ThreadReference member : group.threads()) {
+            inGroup.add(member.name());
+        }
         out("  group " + group.name() + " parent " + group.parent().name() + " threads "
-                + JdiConformance.names(group.threads()).length() + " chars, subgroups " + group.threadGroups().size());
+                + JdiConformance.sorted(inGroup) + ", subgroups " + group.threadGroups().size());
     }
 
     void popAndReturn() throws Exception {
@@ -197,12 +202,20 @@ class JdiThreadsScenario {
             t.forceEarlyReturn(vm.mirrorOf("no"));
             return "done";
         });
-        j.see("forceEarlyReturn a long", () -> {
-            t.forceEarlyReturn(vm.mirrorOf(1L));
+        j.see("forceEarlyReturn a boolean", () -> {
+            t.forceEarlyReturn(vm.mirrorOf(true));
             return "done";
         });
         j.see("forceEarlyReturn 100 from mid", () -> {
             t.forceEarlyReturn(vm.mirrorOf(100));
+            return "done";
+        });
+        j.see("forceEarlyReturn again", () -> {
+            t.forceEarlyReturn(vm.mirrorOf(101));
+            return "done";
+        });
+        j.see("forceEarlyReturn on a thread not suspended by an event", () -> {
+            thread("holder").forceEarlyReturn(vm.mirrorOf(1));
             return "done";
         });
         StepRequest step = vm.eventRequestManager().createStepRequest(t, StepRequest.STEP_LINE, StepRequest.STEP_OVER);
