@@ -215,6 +215,15 @@ void obj_release(JNIEnv *env, uint64_t id) {
     entry *e = t_find(&objects, id);
     jobject local = e != NULL ? (*env)->NewLocalRef(env, e->weak) : NULL;
     if (local != NULL && keeps_its_id(env, local)) {
+        /* Kept, but as good as disposed otherwise: its pins go, as a disposed id's do. */
+        if (e->pins > 0) {
+            e->pins = 0;
+            pin_total--;
+            if (!e->by_all && e->strong) {
+                (*env)->DeleteGlobalRef(env, e->strong);
+                e->strong = NULL;
+            }
+        }
         (*env)->DeleteLocalRef(env, local);
         o_exit();
         return;

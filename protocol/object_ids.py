@@ -19,6 +19,7 @@ from typing import Any
 from .constants import OBJECT_TAGS
 from .messages import _ALT_CLASSES
 from .spec import EVENT_SELECT, CommandSpec, Field, Group, Repeat, Select
+from .wire import ArrayRegion, Location, TaggedObjectID, Value
 
 __all__ = ["reply_ids", "composite_ids", "OBJECT_ID_TYPES"]
 
@@ -32,24 +33,36 @@ Collect = Callable[[Any, list], None]
 
 
 def _get(obj: Any, name: str, index: int) -> Any:
+    t = type(obj)
+    if t is dict:
+        return obj[name]
+    if t is tuple or t is list:
+        return obj[index]
     if isinstance(obj, Mapping):
         return obj[name]
-    if isinstance(obj, (tuple, list)):
-        return obj[index]
     return getattr(obj, name)
 
 
+_WIRE_TYPES = frozenset({Value, TaggedObjectID, Location, ArrayRegion})
+
+
 def _attr(v: Any, name: str, index: int) -> Any:
-    """A part of a Value, TaggedObjectID or Location in any of the forms the codec accepts."""
-    if isinstance(v, Mapping):
+    """A part of a Value, TaggedObjectID, Location or ArrayRegion in any of the forms the codec accepts."""
+    t = type(v)
+    if t in _WIRE_TYPES:
+        return getattr(v, name)
+    if t is dict or isinstance(v, Mapping):
         return v[name]
-    if isinstance(v, (tuple, list)):
+    if t is tuple or t is list:
         return v[index]
     return getattr(v, name)
 
 
 def _value(v: Any, out: list) -> None:
-    if _attr(v, "tag", 0) in OBJECT_TAGS:
+    if type(v) is Value:
+        if v.tag in OBJECT_TAGS and v.value:
+            out.append(v.value)
+    elif _attr(v, "tag", 0) in OBJECT_TAGS:
         oid = _attr(v, "value", 1)
         if oid:
             out.append(oid)
@@ -73,7 +86,7 @@ def _field(f: Field) -> Callable[[Any, list], None] | None:
         return tagged
     if t == "location":
         def location(v: Any, out: list) -> None:
-            cid = _attr(v, "class_id", 1)
+            cid = v.class_id if type(v) is Location else _attr(v, "class_id", 1)
             if cid:
                 out.append(cid)
         return location
@@ -101,10 +114,15 @@ def _layout(elements: tuple) -> Collect | None:
 
         def single(obj: Any, out: list) -> None:
             # A one-field group may come as its bare value (as the encoders take it).
-            if isinstance(obj, Mapping) and name in obj:
-                obj = obj[name]
-            elif isinstance(obj, (tuple, list)) and len(obj) == 1:
-                obj = obj[0]
+            t = type(obj)
+            if t is int:
+                pass
+            elif t is dict or isinstance(obj, Mapping):
+                if name in obj:
+                    obj = obj[name]
+            elif t is tuple or t is list:
+                if len(obj) == 1:
+                    obj = obj[0]
             elif hasattr(obj, "__jdwp_fields__"):
                 obj = getattr(obj, name)
             fn(obj, out)

@@ -173,6 +173,7 @@ async def dispose_objects(ctx: Any, cmd: Any) -> Any:
         return None
     released = [r.object for r in cmd.requests if ctx.vm.objects.disposed(ctx.session, r.object, r.ref_cnt)]
     if released:
+        ctx.vm.objects.released(released)
         kinds = object_kinds(ctx.vm)
         for oid in released:
             kinds.forget(oid)

@@ -62,6 +62,13 @@ class ObjectRefs:
         del held[object_id]
         return not self.held_anywhere(object_id)
 
+    def released(self, object_ids: Iterable[int]) -> None:
+        """The agent forgot these ids: their pins went with them (as in the reference, where a disposed
+        id's pin goes with its entry), so no EnableCollection or departure undoes them."""
+        for pins in self._pins.values():
+            for oid in object_ids:
+                pins.pop(oid, None)
+
     def count(self, session: Hashable, object_id: int) -> int:
         return self._held.get(session, {}).get(object_id, 0)
 
