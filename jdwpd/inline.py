@@ -18,7 +18,7 @@ tests/model/test_inline.py).
 from __future__ import annotations
 
 import types
-from collections.abc import Coroutine, Generator
+from collections.abc import Callable, Coroutine, Generator
 from typing import Any
 
 from trio._core._traps import CancelShieldedCheckpoint
@@ -31,37 +31,48 @@ class _Handoff:
         return "<inline handoff>"
 
 
+class AwaitingReply:
+    """What a coroutine stops on when its link request went out whole: it needs nothing but
+    the reply, so no task need wait for it (``then`` says when to go on)."""
+
+    __slots__ = ("then",)
+
+    def __init__(self, then: Callable[[Callable[[], None]], None]) -> None:
+        self.then = then  # then(callback): callback() once the reply is in (or the link gone)
+
+
 HANDOFF = _Handoff()
 _armed = False
 
 
 @types.coroutine
-def _yield_handoff() -> Generator[Any, Any, None]:
-    yield HANDOFF
+def _yield_handoff(what: Any) -> Generator[Any, Any, None]:
+    yield what
 
 
-async def handoff_point() -> None:
-    """Where a coroutine run by :func:`start` stops before it does I/O (a no-op otherwise)."""
+async def handoff_point(awaiting: AwaitingReply | None = None) -> None:
+    """Where a coroutine run by :func:`start` stops before it waits on I/O (a no-op otherwise)."""
     if _armed:
-        await _yield_handoff()
+        await _yield_handoff(awaiting or HANDOFF)
 
 
 def start(coro: Coroutine[Any, Any, Any]) -> tuple[bool, Any]:
-    """Run coro synchronously: (True, its result), or (False, what it stopped on)."""
+    """Run coro synchronously (from its start, or on from where it stopped on a handoff):
+    (True, its result), or (False, what it stopped on)."""
     global _armed
-    _armed = True
+    was, _armed = _armed, True
     try:
         yielded = coro.send(None)
     except StopIteration as e:
         return True, e.value
     finally:
-        _armed = False
+        _armed = was
     return False, yielded
 
 
 def movable(yielded: Any) -> bool:
     """Whether a coroutine stopped on this may go on in another task."""
-    return yielded is HANDOFF or yielded is CancelShieldedCheckpoint
+    return yielded is HANDOFF or yielded is CancelShieldedCheckpoint or isinstance(yielded, AwaitingReply)
 
 
 @types.coroutine
@@ -70,7 +81,9 @@ def drive(coro: Coroutine[Any, Any, Any], yielded: Any) -> Generator[Any, Any, A
     while True:
         error: BaseException | None = None
         sent: Any = None
-        if yielded is not HANDOFF:
+        if yielded is HANDOFF or isinstance(yielded, AwaitingReply):
+            pass
+        else:
             try:
                 sent = yield yielded
             except GeneratorExit:

@@ -11,8 +11,11 @@ them but hold up nothing, as in the reference, which answers other commands
 
 Commands with nothing ahead of them in their lane (invokes aside) start inline,
 in the reader (jdwpd/inline.py): one answered from the caches costs no task and
-no Event; one that needs the VM moves to a task of its own at its first link
-request, taking the place in the lanes it would have had as a task.
+no Event.  One that needs the VM keeps the place in the lanes it would have had as
+a task, and stops at its link request: when the request went out whole it is
+parked on the replies, no task waiting, and whoever reads them (the VM's event
+pump, mostly) starts the task that goes on with it (_go_on); otherwise a task of
+its own goes on with it at once, and waits.
 
 Leaving.  On Dispose or a closed socket the VM undoes this session's requests,
 suspensions and pins (vm.detach); the VM runs on and another debugger may attach.
@@ -20,12 +23,14 @@ suspensions and pins (vm.detach); the VM runs on and another debugger may attach
 
 from __future__ import annotations
 
+import functools
 import itertools
 import logging
 import math
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import outcome
 import trio
 
 from protocol.constants import CommandSet
@@ -86,6 +91,7 @@ class Session:
         self._nursery: trio.Nursery | None = None
         self._invoke_nursery: trio.Nursery | None = None
         self._invokes_running: set[trio.Event] = set()
+        self._idle_workers: list[trio.lowlevel.Task] = []
         self._reader_done = False
         self.commands_answered = 0
         self.events_sent = 0
@@ -182,20 +188,59 @@ class Session:
         if finished:
             await self._answer(packet, result)
         elif inline.movable(result):
-            # It waits on the VM now: in a task of its own, so that later packets are read
-            # meanwhile, with the same place in the lanes as if it had been scheduled.
-            done = trio.Event()
-            if mutating:
-                self._since_barrier = []
-                self._barrier = done
+            # It waits on the VM now: later packets are read meanwhile, and it keeps the place
+            # in the lanes it would have had as a task.
+            done = self._take_place(mutating)
+            if isinstance(result, inline.AwaitingReply):
+                result.then(lambda: self._go_on(packet, coro, done))  # no task until the reply
             else:
-                self._since_barrier = [e for e in self._since_barrier if not e.is_set()]
-                self._since_barrier.append(done)
-            nursery.start_soon(self._finish_inline, packet, coro, result, done)
+                self._run_in_worker(functools.partial(self._finish_inline, packet, coro, result, done))
         else:
             # It waits on something that registered this task with trio (another task's
             # fetch of the same fact): that is short, and only this task can wait it out.
             await self._answer(packet, await inline.drive(coro, result))
+
+    def _take_place(self, mutating: bool) -> trio.Event:
+        done = trio.Event()
+        if mutating:
+            self._since_barrier = []
+            self._barrier = done
+        else:
+            self._since_barrier = [e for e in self._since_barrier if not e.is_set()]
+            self._since_barrier.append(done)
+        return done
+
+    def _go_on(self, packet: CommandPacket, coro: Any, done: trio.Event) -> None:
+        """A command parked on its link replies, which are in: a task goes on with it now.
+
+        Not stepped right here, in the task that read the replies: what the command does
+        next may wait on something that only that task could then wait out."""
+        if self._reader_done or self._closing or self._nursery is None:
+            coro.close()  # the debugger left: nobody wants the answer
+            done.set()
+            return
+        self._run_in_worker(functools.partial(self._finish_inline, packet, coro, inline.HANDOFF, done))
+
+    # A command that goes on after its link reply needs a task; waking an idle one costs a fraction
+    # of starting one.  Workers live in the session's nursery, as many as commands ever ran at once.
+    def _run_in_worker(self, job: Callable[[], Awaitable[None]]) -> None:
+        assert self._nursery is not None
+        if self._idle_workers:
+            trio.lowlevel.reschedule(self._idle_workers.pop(), outcome.Value(job))
+        else:
+            self._nursery.start_soon(self._worker, job)
+
+    async def _worker(self, job: Callable[[], Awaitable[None]]) -> None:
+        task = trio.lowlevel.current_task()
+
+        def abort(_: Any) -> trio.lowlevel.Abort:
+            self._idle_workers.remove(task)
+            return trio.lowlevel.Abort.SUCCEEDED
+
+        while True:
+            await job()
+            self._idle_workers.append(task)
+            job = await trio.lowlevel.wait_task_rescheduled(abort)
 
     async def _finish_inline(self, packet: CommandPacket, coro: Any, stopped_on: Any, done: trio.Event) -> None:
         try:

@@ -9,6 +9,7 @@ nothing: bytes already read stay in the framer for the next reader.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -21,6 +22,8 @@ from .. import inline
 from ..errors import AgentError, AgentLinkClosed
 from ..rawio import RawStream
 
+log = logging.getLogger(__name__)
+
 _EVENT = L.BY_NAME["EVENT"].kind
 _NOTICE = L.BY_NAME["NOTICE"].kind
 HANDSHAKE_TIMEOUT = 10.0
@@ -31,13 +34,27 @@ class HandshakeError(Exception):
 
 
 class _Slot:
-    __slots__ = ("kind", "name", "wake", "frame")
+    __slots__ = ("kind", "name", "wake", "frame", "then")
 
     def __init__(self, kind: int, name: str) -> None:
         self.kind = kind
         self.name = name
         self.wake = trio.Event()
         self.frame: L.Frame | None = None
+        self.then: _Then | None = None  # a coroutine parked without a task, to go on with
+
+
+class _Then:
+    """Go on with a parked coroutine once every reply of its write is in."""
+
+    __slots__ = ("slots", "callback")
+
+    def __init__(self, slots: tuple[_Slot, ...], callback: Callable[[], None]) -> None:
+        self.slots = slots
+        self.callback = callback
+
+    def ready(self) -> bool:
+        return all(slot.frame is not None for slot in self.slots)
 
 
 def _reply_fields(slot: _Slot, kind: int, name: str) -> dict[str, Any]:
@@ -80,16 +97,6 @@ class AgentEvents:
             raise StopAsyncIteration from None
 
 
-class _FdWaiter:
-    """The one task waiting for the link's socket to become readable (trio allows one)."""
-
-    __slots__ = ("scope", "slot")
-
-    def __init__(self, slot: _Slot | None) -> None:
-        self.scope = trio.CancelScope()
-        self.slot = slot  # None: the events consumer
-
-
 class AgentLink:
     """One authenticated agent.  ``hello``: the agent's HELLO fields (pid, flags, caps, profile)."""
 
@@ -103,7 +110,7 @@ class AgentLink:
         self._conn = conn or L.LinkConnection()
         self._send_lock = trio.StrictFIFOLock()
         self._unsent: list[bytes] = []
-        self._fd_waiter: _FdWaiter | None = None
+        self._fd_waiter = False  # a task waits for the socket to be readable
         self._pending: dict[int, _Slot] = {}
         self._events: list[dict[str, Any]] = []
         self._event_waiters: list[trio.Event] = []
@@ -128,7 +135,7 @@ class AgentLink:
         slot = _Slot(spec.kind, name)
         self._pending[msg_id] = slot
         try:
-            await self._send_then_hand_off(L.encode_request(msg_id, name, **fields))
+            await self._send_then_hand_off(L.encode_request(msg_id, name, **fields), (slot,))
             while slot.frame is None:
                 await self._pump_until(lambda: slot.frame is not None, slot)
         finally:
@@ -152,7 +159,7 @@ class AgentLink:
                 slot = _Slot(L.BY_NAME[name].kind, name)
                 self._pending[msg_id] = slot
                 sent.append((msg_id, name, slot.kind, slot))
-            await self._send_then_hand_off(b"".join(chunks))
+            await self._send_then_hand_off(b"".join(chunks), tuple(s for _, _, _, s in sent))
             for _, _, _, slot in sent:
                 while slot.frame is None:
                     await self._pump_until(lambda slot=slot: slot.frame is not None, slot)
@@ -172,15 +179,27 @@ class AgentLink:
         self._next_id = self._next_id + 1 if self._next_id < 0xFFFFFFFF else 1
         return msg_id
 
-    async def _send_then_hand_off(self, data: bytes) -> None:
-        # The request goes out before a command begun in the session's reader moves to a task
-        # of its own (inline.handoff_point), so the agent works while trio starts that task.
+    async def _send_then_hand_off(self, data: bytes, slots: tuple[_Slot, ...]) -> None:
+        # The request goes out before a command begun inline (in the session's reader, or by
+        # whoever read its previous reply) stops at inline.handoff_point.  Sent whole, the
+        # command needs nothing but the replies: it stops on an AwaitingReply, and whoever reads
+        # the last reply goes on with it, no task waiting (_read_available); else a task of its
+        # own goes on from here, sends the rest, and waits.
         sent = self._send_now(data)
-        await inline.handoff_point()
+        await inline.handoff_point(
+            inline.AwaitingReply(lambda callback: self._await_replies(slots, callback)) if sent is True else None)
         if sent is None:
             await self._send(data)
         elif sent is False:
             await self._send(b"")  # the rest of ours waits first in _unsent: see that it goes
+
+    def _await_replies(self, slots: tuple[_Slot, ...], callback: Callable[[], None]) -> None:
+        then = _Then(slots, callback)
+        if self._closed or then.ready():
+            callback()
+            return
+        for slot in slots:
+            slot.then = then
 
     def _send_now(self, data: bytes) -> bool | None:
         """Write without waiting if nobody else writes: True if all went, False if the rest was
@@ -228,39 +247,32 @@ class AgentLink:
             self._send_lock.release()
 
     # -- the cooperative reader ----------------------------------------------------------------
-    # Reading is synchronous (what is there is read, framed and routed in one step), so any task
-    # may read; only the wait for more input is exclusive.  A request waiting for its reply takes
-    # that wait over from the events consumer (cancelling the consumer's wait frees the socket at
-    # once), so the reply wakes the task that needs it, not a task that would then wake it.
+    # Reading is synchronous (what is there is read, framed and routed in one step); only the
+    # wait for more input is exclusive.  While a task waits on the socket nobody else reads (what
+    # they took would not wake it): they sleep until that task routes their frames or leaves.
     async def _pump_until(self, done: Callable[[], bool], slot: _Slot | None) -> None:
         """Read frames until done() holds, or sleep while another task waits for input."""
         try:
             while not done():
-                self._read_available()
-                if done():
-                    return
-                waiter = self._fd_waiter
-                if waiter is not None and (slot is None or waiter.slot is not None):
+                if self._fd_waiter:
                     wake = slot.wake if slot is not None else self._new_event_waiter()
                     await wake.wait()
                     if slot is not None:
                         slot.wake = trio.Event()
                     continue
-                if waiter is not None:
-                    waiter.scope.cancel()  # the events consumer's wait: ends at once, off the socket
-                me = _FdWaiter(slot)
-                self._fd_waiter = me
+                self._read_available()
+                if done():
+                    return
+                self._fd_waiter = True
                 try:
-                    with me.scope:
-                        await self._io.wait_readable()
+                    await self._io.wait_readable()
                 except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
                     self._mark_closed(f"receive failed: {e!r}")
                     raise AgentLinkClosed(self.close_reason) from None
                 finally:
-                    if self._fd_waiter is me:
-                        self._fd_waiter = None
+                    self._fd_waiter = False
         finally:
-            if self._fd_waiter is None:
+            if not self._fd_waiter:
                 self._wake_all()  # whoever still waits for input takes the socket over
 
     def _new_event_waiter(self) -> trio.Event:
@@ -296,13 +308,23 @@ class AgentLink:
             except L.LinkError as e:
                 self._mark_closed(f"malformed frame from the agent: {e}")
                 raise AgentLinkClosed(self.close_reason) from None
+            ready: list[_Then] = []
             for frame in frames:
-                self._route(frame)
+                self._route(frame, ready)
+            for then in ready:
+                self._go_on(then)
             if len(data) < 65536:
                 return
 
-    def _route(self, frame: L.Frame) -> None:
-        waiter = self._fd_waiter
+    def _go_on(self, then: _Then) -> None:
+        for slot in then.slots:
+            slot.then = None
+        try:
+            then.callback()
+        except Exception:  # a command's failure must not stop the reading of the link
+            log.exception("going on with a command after its link reply failed")
+
+    def _route(self, frame: L.Frame, ready: list[_Then]) -> None:
         if frame.id == 0:
             try:
                 if frame.kind == _EVENT:
@@ -315,15 +337,14 @@ class AgentLink:
             for ev in self._event_waiters:
                 ev.set()
             self._event_waiters = []
-            if waiter is not None and waiter.slot is None:
-                waiter.scope.cancel()  # the events consumer waits on the socket for what is here now
             return
         slot = self._pending.get(frame.id)
         if slot is not None and slot.frame is None:
             slot.frame = frame
             slot.wake.set()
-            if waiter is not None and waiter.slot is slot:
-                waiter.scope.cancel()
+            then = slot.then
+            if then is not None and then.ready() and then not in ready:
+                ready.append(then)
 
     async def _next_event(self) -> dict[str, Any]:
         while not self._events:
@@ -336,10 +357,11 @@ class AgentLink:
         if not self._closed:
             self._closed = True
             self.close_reason = reason
-        waiter = self._fd_waiter
-        if waiter is not None:
-            waiter.scope.cancel()
         self._wake_all()
+        # Parked commands go on now and find the link closed.
+        parked = {id(slot.then): slot.then for slot in self._pending.values() if slot.then is not None}
+        for then in parked.values():
+            self._go_on(then)
 
     async def aclose(self) -> None:
         self._mark_closed("closed by the daemon")
