@@ -168,6 +168,13 @@ class JdiThreadsScenario {
         ThreadReference waiter = thread("waiter");
         holder.interrupt();
         out("  holder interrupted: count " + holder.suspendCount());
+        // Let it take the interrupt now, before the debuggee's notify (which would race it).
+        holder.resume();
+        long deadline = System.currentTimeMillis() + 30_000;
+        while (holder.status() != ThreadReference.THREAD_STATUS_ZOMBIE && System.currentTimeMillis() < deadline) {
+            Thread.sleep(5);
+        }
+        out("  holder resumed: it ended " + (holder.status() == ThreadReference.THREAD_STATUS_ZOMBIE));
         ClassType ise = (ClassType) j.type("java.lang.RuntimeException");
         ObjectReference error = ise.newInstance(j.main, ise.concreteMethodByName("<init>", "(Ljava/lang/String;)V"),
                 List.of(vm.mirrorOf("stopped by the debugger")), ObjectReference.INVOKE_SINGLE_THREADED);
