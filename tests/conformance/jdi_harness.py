@@ -21,8 +21,9 @@ import attrs
 
 from jdwpd.testing import jvm
 
-__all__ = ["SCENARIOS", "KNOWN_DIFFERENCES", "INTERMITTENT", "EXIT_CODES", "JdiRun", "run_jdi", "run_pair", "sections",
-           "first_difference", "CLIENT_SOURCES", "DEBUGGEE_MAIN", "recording_proxy"]
+__all__ = ["SCENARIOS", "KNOWN_DIFFERENCES", "INTERMITTENT", "KNOWN_DIFFERENCE_JDK", "known_differences_for",
+           "EXIT_CODES", "JdiRun", "run_jdi", "run_pair", "sections", "first_difference", "CLIENT_SOURCES",
+           "DEBUGGEE_MAIN", "recording_proxy"]
 
 CLIENT_SOURCES = Path(__file__).resolve().parents[1] / "clients"
 DEBUGGEE_MAIN = "JdiConf"
@@ -52,6 +53,25 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
 }
 # Known differences that show in some runs only: their xfail cannot be strict.
 INTERMITTENT: frozenset[tuple[str, str]] = frozenset({("vm", "exit")})
+# The Java feature release a known difference is limited to (absent: every release).
+KNOWN_DIFFERENCE_JDK: dict[tuple[str, str], int] = {}
+
+
+def known_difference(scenario: str, section: str, reason: str, jdk: int | None = None) -> None:
+    KNOWN_DIFFERENCES[(scenario, section)] = reason + (f" (JDK {jdk})" if jdk else "")
+    if jdk:
+        KNOWN_DIFFERENCE_JDK[(scenario, section)] = jdk
+
+
+def known_differences_for(jdk: int) -> dict[tuple[str, str], str]:
+    return {k: r for k, r in KNOWN_DIFFERENCES.items() if KNOWN_DIFFERENCE_JDK.get(k, jdk) == jdk}
+
+
+known_difference("objects", "monitors",
+                 "ObjectReference.MonitorInfo's waiters leave out the threads in Object.wait() on the monitor "
+                 "(JDI: waitingThreads() of holderWait and waitLock is empty); the JDK 25 reference lists them "
+                 "(since JDK 23 JVMTI GetObjectMonitorUsage gives them as notify_waiters, no longer as waiters: "
+                 "agent/exec_objects.c x_object_monitor_info sends only waiters)", jdk=25)
 
 
 # The debuggee's exit code at the end of a scenario (the vm scenario ends with VirtualMachine.Exit(7)).

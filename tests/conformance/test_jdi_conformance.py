@@ -15,12 +15,13 @@ from __future__ import annotations
 import pytest
 
 from jdwpd.testing import debuggees, jvm
-from tests.conformance import jdi_harness, jdi_record
-from tests.conformance.jdi_harness import KNOWN_DIFFERENCES, SCENARIOS
+from tests.conformance import harness, jdi_harness, jdi_record
+from tests.conformance.jdi_harness import SCENARIOS
 
 pytestmark = pytest.mark.jvm
 
 COVERAGE = jdi_record.load()["scenarios"]
+KNOWN_DIFFERENCES = jdi_harness.known_differences_for(harness.java_feature_release())
 _RUNS: dict[str, dict[str, jdi_harness.JdiRun]] = {}
 
 
@@ -47,7 +48,7 @@ def jdi_runs(jdi_conformance_classes, conf_classes, conf_markers, tmp_path_facto
 
 def test_every_scenario_is_recorded():
     assert list(COVERAGE) == list(SCENARIOS), "run `python -m tests.conformance.jdi_record`"
-    for (scenario, section) in KNOWN_DIFFERENCES:
+    for (scenario, section) in jdi_harness.KNOWN_DIFFERENCES:
         assert section in COVERAGE[scenario]["transcript_sections"], (scenario, section)
 
 
