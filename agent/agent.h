@@ -240,6 +240,7 @@ void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, j
 void step_frame_pop(JNIEnv *env, thread_rec *t, jthread thread, bool by_exception);
 void step_exception_catch(JNIEnv *env, thread_rec *t, jthread thread);  /* an exception caught in the top frame */
 bool step_single_stepping(thread_rec *t);  /* single-step events on for this thread now */
+void step_method_entry(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m);
 
 /* ---- invoke.c ------------------------------------------------------------------------- */
 int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in);

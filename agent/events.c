@@ -322,6 +322,7 @@ static void JNICALL cb_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread
     send_or_defer(env, t, &h, method, start, start >= 0 && step_single_stepping(t));
     hits_free(&h);
     ctx_free(&c);
+    step_method_entry(env, t, thread, method);
     callback_exit(env, t);
 }
 

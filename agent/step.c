@@ -25,6 +25,9 @@ struct step_state {
     int from_line;
     bool waiting_pop;
     int pop_depth;
+    /* INTO waiting with single-step off: METHOD_ENTRY is on for the thread, so that a method the step may
+     * stop in, called from the frames it skips, turns single-step back on (the reference's rule). */
+    bool entry_watch;
     /* Frames from this depth on are stepped through where the reference waits with single-step off
      * (no frame-pop events, or no NotifyFramePop possible): 0 when none.  The last step seen there
      * tells how they were left (a return bytecode, or an exception). */
@@ -108,6 +111,23 @@ static bool is_return_at(step_state *s, jmethodID m, jlocation loc) {
     return op >= 0xac && op <= 0xb1;  /* ireturn .. return */
 }
 
+static void watch_entries(step_state *s, jthread thread, bool on) {
+    if (on == s->entry_watch || (on && !G.caps.can_generate_method_entry_events)) return;
+    event_enable(JVMTI_EVENT_METHOD_ENTRY, thread, on);
+    s->entry_watch = on;
+}
+
+/* Single-step back on after a wait: the current location's own step is then not posted (see the top). */
+static void resume_stepping(step_state *s, jthread thread) {
+    s->waiting_pop = false;
+    watch_entries(s, thread, false);
+    event_enable(JVMTI_EVENT_SINGLE_STEP, thread, true);
+}
+
+/* Whether an INTO step may stop in method m: it has lines (or the step is MIN) and the step's class
+ * filters pass it. */
+static bool into_target(JNIEnv *env, step_state *s, jthread thread, jmethodID m, jlocation loc);
+
 /* Wait for the frame at depth 0 to pop with single-step off, if the profile can. Current thread, or a
  * JVMTI-suspended one. */
 static bool skip_frame(step_state *s, jthread thread, jint depth_now) {
@@ -118,6 +138,7 @@ static bool skip_frame(step_state *s, jthread thread, jint depth_now) {
     event_enable(JVMTI_EVENT_SINGLE_STEP, thread, false);
     s->waiting_pop = true;
     s->pop_depth = depth_now;
+    if (s->depth == SD_INTO) watch_entries(s, thread, true);
     return true;
 }
 
@@ -167,6 +188,7 @@ void step_stop(JNIEnv *env, filter *f) {
     if (t == NULL || t->step == NULL || t->step->f != f) return;
     step_state *s = t->step;
     t->step = NULL;
+    watch_entries(s, s->thread, false);
     event_enable(JVMTI_EVENT_SINGLE_STEP, s->thread, false);
     if (G.caps.can_generate_frame_pop_events) event_enable(JVMTI_EVENT_FRAME_POP, s->thread, false);
     if (G.caps.can_generate_exception_events) event_enable(JVMTI_EVENT_EXCEPTION_CATCH, s->thread, false);
@@ -198,6 +220,15 @@ static bool class_filtered(JNIEnv *env, step_state *s, jthread thread, jmethodID
     return filtered;
 }
 
+static bool into_target(JNIEnv *env, step_state *s, jthread thread, jmethodID m, jlocation loc) {
+    return (s->size == SS_MIN || has_lines(s, m)) && !class_filtered(env, s, thread, m, loc);
+}
+
+static bool at_method_start(jmethodID m, jlocation loc) {
+    jlocation start = 0, end = 0;
+    return (*G.jvmti)->GetMethodLocation(G.jvmti, m, &start, &end) == JVMTI_ERROR_NONE && loc == start;
+}
+
 void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, jlocation loc) {
     lock_enter();
     step_state *s = t->step;
@@ -224,10 +255,17 @@ void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, j
     if (depth < s->from_depth) {
         stop = true;  /* returned from the stepping frame: stop in the caller */
     } else if (depth > s->from_depth) {
-        if (s->depth == SD_INTO && (s->size == SS_MIN || has_lines(s, m)) && !class_filtered(env, s, thread, m, loc))
-            stop = true;
-        else
+        if (s->depth == SD_INTO && s->size == SS_MIN) {
+            stop = true;  /* never skipped (the reference's rule); the report is filtered as any */
+        } else if (s->depth == SD_INTO && into_target(env, s, thread, m, loc)) {
+            /* Entered from frames stepped through: the reference's MethodEntry turns single-step on here,
+             * so the method's first bytecode is no step; the next one is. */
+            bool entered = s->through_depth > 0 && depth > s->through_depth && at_method_start(m, loc);
+            if (entered) s->through_depth = 0;
+            stop = !entered;
+        } else {
             skip_frame(s, thread, depth);
+        }
     } else if (s->depth != SD_OUT) {
         /* A line step from code without lines (no table, obsolete) has no line to leave: it ends at the
          * next bytecode, as a min step does (the reference's rule). */
@@ -272,10 +310,7 @@ void step_frame_pop(JNIEnv *env, thread_rec *t, jthread thread, bool by_exceptio
     if (s != NULL && s->waiting_pop && !catch_decides) {
         jint depth = 0;
         (*G.jvmti)->GetFrameCount(G.jvmti, thread, &depth);
-        if (depth <= s->pop_depth) {
-            s->waiting_pop = false;
-            event_enable(JVMTI_EVENT_SINGLE_STEP, thread, true);
-        }
+        if (depth <= s->pop_depth) resume_stepping(s, thread);
     }
     lock_exit();
 }
@@ -289,11 +324,26 @@ void step_exception_catch(JNIEnv *env, thread_rec *t, jthread thread) {
     jint depth = 0;
     if (s != NULL && s->waiting_pop && (*G.jvmti)->GetFrameCount(G.jvmti, thread, &depth) == JVMTI_ERROR_NONE &&
         depth < s->pop_depth) {
-        s->waiting_pop = false;
         /* Still deeper than any place this step may end (OUT: the stepping frame itself): wait for the
          * catching frame instead.  Otherwise step from the handler on. */
         bool deeper = depth > s->from_depth || (depth == s->from_depth && s->depth == SD_OUT);
-        if (!(deeper && skip_frame(s, thread, depth))) event_enable(JVMTI_EVENT_SINGLE_STEP, thread, true);
+        s->waiting_pop = false;
+        if (!(deeper && skip_frame(s, thread, depth))) resume_stepping(s, thread);
+    }
+    lock_exit();
+}
+
+/* A method entered while an INTO step waits with single-step off (METHOD_ENTRY is on for the thread only
+ * then): a method the step may stop in turns single-step back on; the step then ends at its second
+ * bytecode at the earliest, as the reference's does. */
+void step_method_entry(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m) {
+    lock_enter();
+    step_state *s = t->step;
+    if (s != NULL && s->waiting_pop && s->entry_watch) {
+        jlocation start = 0, end = 0;
+        if ((*G.jvmti)->GetMethodLocation(G.jvmti, m, &start, &end) == JVMTI_ERROR_NONE &&
+            into_target(env, s, thread, m, start))
+            resume_stepping(s, thread);
     }
     lock_exit();
 }

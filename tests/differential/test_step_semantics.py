@@ -55,6 +55,9 @@ EXCEPTION_CASES = [
     # Thrown and caught in the stepping frame: stepping all along.
     ("ST_THROW_HERE", [(LINE, OVER, ())], "ST_CATCH_HERE"),
     ("ST_THROW_HERE", [(MIN, INTO, ())] * 6, None),
+    # INTO through code it does not stop in (filtered: the JDK; without lines: NoLines) to code it does.
+    ("ST_VIA_JDK", [(LINE, INTO, NO_JDK)], "ST_VISIT"),
+    ("ST_CALL_NOLINES", [(LINE, INTO, NO_JDK)], "ST_LINED"),
 ]
 # From the entry of NoLines.run (no line table): line steps end at the next bytecode at their depth.
 NO_LINES_STEPS = [(LINE, OVER), (LINE, INTO), (LINE, OVER), (LINE, INTO), (LINE, OUT), (LINE, INTO), (LINE, INTO),

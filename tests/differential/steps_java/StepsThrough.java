@@ -48,13 +48,22 @@ public class StepsThrough {
         return x + 1; // @marker ST_LINED
     }
 
+    static void visit(Integer x) {
+        sink += x; // @marker ST_VISIT
+    }
+
+    static void viaJdk() {
+        java.util.List.of(1, 2).forEach(StepsThrough::visit); // @marker ST_VIA_JDK
+    }
+
     public static void main(String[] args) {
         int rounds = Integer.parseInt(args[0]);
         for (int i = 0; i < rounds; i++) {
             catchHere(2);
             catchAbove(1);
             throwHere();
-            sink += NoLines.run(i);
+            viaJdk();
+            sink += NoLines.run(i); // @marker ST_CALL_NOLINES
         }
         System.out.println("rounds done " + sink);
     }
