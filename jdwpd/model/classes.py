@@ -7,10 +7,14 @@ and variable tables, source file) does not change until the class is redefined o
 so it is fetched once, shared by every session, and dropped on those two events.  What a
 class *does* (its status, static values) is always fetched.
 
-Concurrency: the first task that needs a fact starts the fetch; others that need it while the
-fetch is under way wait on its trio.Event and read the stored result, so N debuggers opening
-the same class cost one round trip.  A fetch that fails with a status that is a fact about the
-class (ABSENT_INFORMATION, NATIVE_METHOD) is remembered as such; other failures are not.
+Concurrency (fact_store.py): the first task that needs a fact starts the fetch; others that need
+it meanwhile wait for that fetch, so N debuggers opening the same class cost one round trip.  A
+fetch that fails with a status that is a fact about the class (ABSENT_INFORMATION,
+NATIVE_METHOD) is remembered as such; other failures are not.
+
+Round trips saved on top of the cache: a class's methods come with all their line tables
+(CLASS_METHODS_LINES), and a debugger walking the class list in order gets the next classes
+read ahead (class_walk.py).
 
 Memory: only what a debugger asked about is held.  AllClasses snapshots keep one small record
 (kind, signature, generic signature) per class, which the debugger asked for as well.
@@ -18,165 +22,43 @@ Memory: only what a debugger asked about is held.  AllClasses snapshots keep one
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-import attrs
-import trio
-
 from jdwpd.errors import AgentError, JdwpError
+from jdwpd.model.class_types import (
+    MOD_SYNTHETIC,
+    ClassSignature,
+    FieldInfo,
+    LineTable,
+    MethodInfo,
+    Variable,
+    VariableTable,
+    is_object_signature,
+    jdwp_class_status,
+    signature_tag,
+    split_method_signature,
+    type_tag_of_kind,
+    with_synthetic,
+)
 from jdwpd.model.class_walk import ClassWalk
-from protocol.constants import ErrorCode, Tag, TypeTag
+from jdwpd.model.fact_store import JVMTI_NATIVE_METHOD, STABLE_FAILURES, FactStore, Failure
+from protocol.constants import ErrorCode, TypeTag
 from protocol.link import LinkStatus
 
-# The JDWP "synthetic" modifier bit (jdwp.spec, ReferenceType.Fields): JVMTI reports
-# synthetic-ness separately, JDWP folds it into the modifiers.
-MOD_SYNTHETIC = 0xF0000000
-
-# Statuses that describe the class itself, not the moment: safe to remember.  JVMTI says
-# NATIVE_METHOD with its own number (104), JDWP with 511; ABSENT_INFORMATION is 101 in both.
-JVMTI_NATIVE_METHOD = 104
-_STABLE_FAILURES = frozenset({int(ErrorCode.ABSENT_INFORMATION), int(ErrorCode.NATIVE_METHOD), JVMTI_NATIVE_METHOD})
-
-# JVMTI class status bits (jvmti.xml) that JDWP's ClassStatus has too.
-_JDWP_STATUS_BITS = 0x1 | 0x2 | 0x4 | 0x8
+__all__ = [
+    "MOD_SYNTHETIC", "JVMTI_NATIVE_METHOD", "ClassCache", "ClassSignature", "FieldInfo", "LineTable", "MethodInfo",
+    "Variable", "VariableTable", "is_object_signature", "jdwp_class_status", "signature_tag",
+    "split_method_signature", "type_tag_of_kind",
+]
 
 
-def jdwp_class_status(jvmti_status: int) -> int:
-    """JVMTI's status word without the ARRAY and PRIMITIVE bits, which JDWP does not define."""
-    return jvmti_status & _JDWP_STATUS_BITS
-
-
-def signature_tag(signature: str) -> int:
-    """The JDWP value tag a field or variable of this signature holds (L for every class type)."""
-    first = signature[:1]
-    if first == "[":
-        return int(Tag.ARRAY)
-    if first == "L":
-        return int(Tag.OBJECT)
-    return ord(first)
-
-
-def is_object_signature(signature: str) -> bool:
-    return signature[:1] in ("L", "[")
-
-
-def split_method_signature(signature: str) -> tuple[list[str], str]:
-    """'(I[Ljava/lang/String;J)V' -> (['I', '[Ljava/lang/String;', 'J'], 'V')."""
-    args: list[str] = []
-    i = 1
-    n = len(signature)
-    while i < n and signature[i] != ")":
-        start = i
-        while signature[i] == "[":
-            i += 1
-        if signature[i] == "L":
-            i = signature.index(";", i) + 1
-        else:
-            i += 1
-        args.append(signature[start:i])
-    return args, signature[i + 1:]
-
-
-@attrs.frozen
-class ClassSignature:
-    ref: int
-    ref_kind: int  # TypeTag
-    signature: str
-    generic: str | None  # "" when none, as JDWP's ...WithGeneric replies carry; None: not fetched yet
-
-
-@attrs.frozen
-class FieldInfo:
-    field_id: int
-    name: str
-    signature: str
-    generic: str
-    modifiers: int  # with MOD_SYNTHETIC folded in
-    declaring: int  # reference type id
-
-    @property
-    def is_static(self) -> bool:
-        return bool(self.modifiers & 0x0008)
-
-    @property
-    def tag(self) -> int:
-        return signature_tag(self.signature)
-
-
-@attrs.frozen
-class MethodInfo:
-    method_id: int
-    name: str
-    signature: str
-    generic: str
-    modifiers: int  # with MOD_SYNTHETIC folded in
-    declaring: int
-
-    @property
-    def is_static(self) -> bool:
-        return bool(self.modifiers & 0x0008)
-
-    @property
-    def is_native(self) -> bool:
-        return bool(self.modifiers & 0x0100)
-
-    @property
-    def is_abstract(self) -> bool:
-        return bool(self.modifiers & 0x0400)
-
-
-@attrs.frozen
-class LineTable:
-    start: int
-    end: int
-    lines: tuple  # of (code index, line number)
-
-
-@attrs.frozen
-class Variable:
-    start: int
-    name: str
-    signature: str
-    generic: str
-    length: int
-    slot: int
-
-
-@attrs.frozen
-class VariableTable:
-    arg_slots: int
-    variables: tuple  # of Variable
-
-
-@attrs.frozen
-class _Failure:
-    """A remembered stable failure (ABSENT_INFORMATION and the like)."""
-
-    status: int
-    request: str
-
-
-@attrs.define(eq=False)
-class _Slot:
-    """One fact: either present (value), failed stably, or being fetched (pending)."""
-
-    value: Any = None
-    present: bool = False
-    pending: trio.Event | None = None
-
-
-class ClassCache:
-    """Per-VM class facts.  ``link`` needs only ``await link.request(name, **fields) -> dict``."""
+class ClassCache(FactStore):
+    """Per-VM class facts.  ``link`` needs ``await link.request(name, **fields) -> dict``, and
+    ``request_many`` for the read-ahead of a class walk (without it, nothing is read ahead)."""
 
     def __init__(self, link: Any) -> None:
-        self._link = link
-        # (scope, key) -> slot; scope is a reference type id or ("method", id)
-        self._slots: dict[tuple, _Slot] = {}
-        # scope -> the slot keys filed under it, so that forgetting a class is cheap
-        self._by_scope: dict[Any, set] = {}
-        # bumped by forget/redefined: a fetch that started before must not store its result
-        self._epoch: dict[Any, int] = {}
+        super().__init__(link)
         self._signatures: dict[int, ClassSignature] = {}
         # Field ids are NOT unique across classes: HotSpot encodes an instance field's id from
         # its offset, so fields at the same offset in unrelated classes share an id.  Fields
@@ -186,55 +68,9 @@ class ClassCache:
         # Indexes that keep invalidation cheap when classes unload by the thousand.
         self._refs_by_signature: dict[str, set[int]] = {}
         self._methods_of: dict[int, set[int]] = {}
-        self.round_trips = 0  # agent requests made on behalf of the cache: tests count them
         self._lines_with_methods = True  # CLASS_METHODS_LINES works (False: an older agent)
         self._walk = ClassWalk()  # the listing's order, and whether a debugger walks it
 
-    # ---------------------------------------------------------------- the fetch machinery
-
-    async def _request(self, name: str, **fields: Any) -> dict:
-        self.round_trips += 1
-        return await self._link.request(name, **fields)
-
-    async def _fact(self, scope: Any, key: Any, fetch: Callable[[], Awaitable[Any]]) -> Any:
-        full = (scope, key)
-        while True:
-            slot = self._slots.get(full)
-            if slot is None:
-                break
-            if slot.present:
-                if isinstance(slot.value, _Failure):
-                    raise AgentError(slot.value.status, slot.value.request)
-                return slot.value
-            if slot.pending is None:  # a fetch failed transiently: try again ourselves
-                break
-            await slot.pending.wait()
-        epoch = self._epoch.get(scope, 0)
-        slot = _Slot(pending=trio.Event())
-        self._slots[full] = slot
-        self._by_scope.setdefault(scope, set()).add(full)
-        try:
-            try:
-                value = await fetch()
-            except AgentError as e:
-                if e.status in _STABLE_FAILURES and self._epoch.get(scope, 0) == epoch:
-                    slot.value, slot.present = _Failure(e.status, e.request), True
-                raise
-            if self._epoch.get(scope, 0) == epoch:
-                slot.value, slot.present = value, True
-            return value
-        finally:
-            event, slot.pending = slot.pending, None
-            if not slot.present and self._slots.get(full) is slot:
-                del self._slots[full]
-            event.set()
-
-    def _drop_scope(self, scope: Any) -> None:
-        self._epoch[scope] = self._epoch.get(scope, 0) + 1
-        for full in self._by_scope.pop(scope, ()):
-            slot = self._slots.pop(full, None)
-            if slot is not None and slot.pending is not None:
-                slot.pending.set()  # waiters retry and fetch afresh
 
     # ---------------------------------------------------------------- invalidation
 
@@ -410,7 +246,7 @@ class ClassCache:
             r = await self._request("CLASS_FIELDS", ref=ref)
             return tuple(
                 FieldInfo(f["field"], f["name"], f["signature"], f["generic"],
-                          _with_synthetic(f["modifiers"], f["synthetic"]), ref)
+                          with_synthetic(f["modifiers"], f["synthetic"]), ref)
                 for f in r["fields"]
             )
 
@@ -458,7 +294,7 @@ class ClassCache:
     @staticmethod
     def _method_infos(ref: int, rows: list[dict]) -> tuple[MethodInfo, ...]:
         return tuple(MethodInfo(m["method"], m["name"], m["signature"], m["generic"],
-                                _with_synthetic(m["modifiers"], m["synthetic"]), ref) for m in rows)
+                                with_synthetic(m["modifiers"], m["synthetic"]), ref) for m in rows)
 
     def _keep_all_lines(self, rows: list[dict]) -> None:
         for m in rows:
@@ -514,19 +350,12 @@ class ClassCache:
         elif status == ErrorCode.ABSENT_INFORMATION:
             # As line_table()'s fallback: the code range and no lines ((-1, -1) without code).
             table = LineTable(m["start"], m["end"], ())
-        elif status in _STABLE_FAILURES:
-            table = _Failure(status, "METHOD_LINE_TABLE")
+        elif status in STABLE_FAILURES:
+            table = Failure(status, "METHOD_LINE_TABLE")
         else:
             return  # not a fact about the method (a missing capability...): asked again when needed
         self._put(("method", m["method"]), "lines", table)
 
-    def _put(self, scope: Any, key: Any, value: Any) -> None:
-        """Store a fact learned on the way, unless it is known or being fetched already."""
-        full = (scope, key)
-        if full in self._slots:
-            return
-        self._slots[full] = _Slot(value=value, present=True)
-        self._by_scope.setdefault(scope, set()).add(full)
 
     def known_method(self, method_id: int) -> MethodInfo | None:
         return self._methods_by_id.get(method_id)
@@ -659,15 +488,3 @@ class ClassCache:
             s = self._signatures.get(r)
             out[r] = s if s is not None else await self.signature(r)
         return out
-
-
-def _with_synthetic(modifiers: int, synthetic: bool) -> int:
-    """Fold the synthetic bit in; the result is a signed 32-bit int, as JDWP's modBits is."""
-    if not synthetic:
-        return modifiers
-    bits = (modifiers | MOD_SYNTHETIC) & 0xFFFFFFFF
-    return bits - (1 << 32) if bits & 0x80000000 else bits
-
-
-def type_tag_of_kind(ref_kind: int) -> int:
-    return int(TypeTag(ref_kind))
