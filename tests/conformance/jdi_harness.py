@@ -40,6 +40,8 @@ SCENARIOS: dict[str, str] = {
     "threads": "ThreadReference, StackFrame, ThreadGroupReference: frames, locals, monitors, stale frames, "
                "interrupt, stop, PopFrames, ForceEarlyReturn",
     "events": "every event kind through EventRequestManager, with filters and suspend policies",
+    "nested": "invokes that meet a breakpoint, a step, an exception, method entries and exits, a nested invoke, "
+              "a VM suspend",
 }
 
 

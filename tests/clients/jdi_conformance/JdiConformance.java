@@ -73,6 +73,9 @@ public class JdiConformance {
             case "events":
                 new JdiEventsScenario(this).run();
                 break;
+            case "nested":
+                new JdiNestedScenario(this).run();
+                break;
             default:
                 throw new IllegalArgumentException("no scenario " + scenario);
         }
