@@ -439,15 +439,45 @@ class ClassCache(FactStore):
         return await self._fact(("method", method_id), "lines", fetch)
 
     async def variable_table(self, method_id: int) -> VariableTable:
-        """Raises AgentError(ABSENT_INFORMATION) without -g:vars (remembered)."""
+        """Raises AgentError(ABSENT_INFORMATION) without -g:vars (remembered).
+
+        The first variable table asked in a class brings those of the class's other methods in
+        the same write: a stack shows several methods of a class, and each frame a debugger
+        opens wants its method's table.
+        """
 
         async def fetch() -> VariableTable:
-            r = await self._request("METHOD_VARIABLE_TABLE", method=method_id)
-            return VariableTable(r["arg_slots"], tuple(
-                Variable(v["start"], v["name"], v["signature"], v["generic"], v["length"], v["slot"])
-                for v in r["variables"]))
+            siblings = self._variable_siblings(method_id)
+            if not siblings:
+                return _variable_table(await self._request("METHOD_VARIABLE_TABLE", method=method_id))
+            declaring = self._methods_by_id[method_id].declaring
+            epoch = self._epoch.get(declaring, 0)
+            self.round_trips += 1
+            results = await self._link.request_many(
+                [("METHOD_VARIABLE_TABLE", {"method": m}) for m in (method_id, *siblings)])
+            if self._epoch.get(declaring, 0) == epoch:  # not redefined or unloaded meanwhile
+                for m, result in zip(siblings, results[1:], strict=True):
+                    if isinstance(result, dict):
+                        self._put(("method", m), "variables", _variable_table(result))
+                    elif result.status in STABLE_FAILURES:
+                        self._put(("method", m), "variables", Failure(result.status, result.request))
+            if isinstance(results[0], AgentError):
+                raise results[0]
+            return _variable_table(results[0])
 
         return await self._fact(("method", method_id), "variables", fetch)
+
+    def _variable_siblings(self, method_id: int) -> list[int]:
+        """The other methods of method_id's class whose variable tables are still to fetch (if known)."""
+        known = self._methods_by_id.get(method_id)
+        if known is None or not hasattr(self._link, "request_many"):
+            return []
+        slot = self._slots.get((known.declaring, "CLASS_METHODS"))
+        if slot is None or not slot.present or isinstance(slot.value, Failure):
+            return []
+        return [m.method_id for m in slot.value
+                if m.method_id != method_id and not (m.is_native or m.is_abstract)
+                and (("method", m.method_id), "variables") not in self._slots]
 
     async def bytecodes(self, method_id: int) -> bytes:
         async def fetch() -> bytes:
@@ -488,3 +518,9 @@ class ClassCache(FactStore):
             s = self._signatures.get(r)
             out[r] = s if s is not None else await self.signature(r)
         return out
+
+
+def _variable_table(r: dict) -> VariableTable:
+    return VariableTable(r["arg_slots"], tuple(
+        Variable(v["start"], v["name"], v["signature"], v["generic"], v["length"], v["slot"])
+        for v in r["variables"]))

@@ -1,6 +1,9 @@
-"""model/class_walk.py and its use by ClassCache: a debugger walking the class list gets the next classes read ahead."""
+"""Class facts read in batches: a walk through the class list (model/class_walk.py), a class's variable tables."""
 
 from __future__ import annotations
+
+import trio
+import trio.testing
 
 from jdwpd.errors import AgentError
 from jdwpd.model import class_walk
@@ -56,17 +59,24 @@ class BatchLink:
         self.calls: list[tuple[str, dict]] = []
         self.writes = 0
         self.unknown_kind = unknown_kind
+        self.methods_per_class = 2
 
     def _answer(self, name: str, fields: dict) -> dict:
         self.calls.append((name, fields))
         if name == "CLASS_METHODS_LINES" and self.unknown_kind:
             raise AgentError(int(LinkStatus.UNKNOWN_KIND), name)
+        if name == "METHOD_VARIABLE_TABLE":
+            method = fields["method"]
+            if method % 10 == 2:
+                raise AgentError(101, name)  # ABSENT_INFORMATION: compiled without -g:vars
+            return {"arg_slots": 1, "variables": [{"start": 0, "name": f"v{method}", "signature": "I", "generic": "",
+                                                   "length": 4, "slot": 0}]}
         ref = fields["ref"]
         if ref == 107:
             raise AgentError(int(LinkStatus.INVALID_ID), name)
         return {"methods": [{"method": ref * 10 + i, "name": f"m{i}", "signature": "()V", "generic": "",
-                             "modifiers": 1, "synthetic": False, "lines_status": 0, "start": 0, "end": 4,
-                             "lines": [{"index": 0, "line": ref}]} for i in range(2)]}
+                             "modifiers": 0x101 if i == 3 else 1, "synthetic": False, "lines_status": 0, "start": 0,
+                             "end": 4, "lines": [{"index": 0, "line": ref}]} for i in range(self.methods_per_class)]}
 
     async def request(self, name: str, **fields):
         self.writes += 1
@@ -129,3 +139,46 @@ async def test_an_agent_without_the_message_gets_no_read_ahead() -> None:
     for ref in range(100, 107):
         await cache.methods(ref)
     assert [n for n, _ in link.calls].count("CLASS_METHODS") == 7
+
+
+async def test_the_first_variable_table_of_a_class_brings_the_others() -> None:
+    link = BatchLink()
+    link.methods_per_class = 4  # m0, m1, m2 (no variables), m3 (native)
+    cache = _listed_cache(link)
+    await cache.methods(100)
+    writes = link.writes
+    assert (await cache.variable_table(1000)).variables[0].name == "v1000"
+    assert link.writes == writes + 1
+    asked = [f["method"] for n, f in link.calls if n == "METHOD_VARIABLE_TABLE"]
+    assert asked == [1000, 1001, 1002]  # not the native one
+    assert (await cache.variable_table(1001)).variables[0].name == "v1001"
+    for _ in range(2):
+        try:
+            await cache.variable_table(1002)
+            raise AssertionError("absent information expected")
+        except AgentError as e:
+            assert e.status == 101
+    assert link.writes == writes + 1  # all three answered by the one write
+
+
+async def test_variable_tables_read_with_a_class_redefined_meanwhile_are_not_kept() -> None:
+    link = BatchLink()
+    cache = _listed_cache(link)
+    await cache.methods(100)
+    gate = trio.Event()
+    many = link.request_many
+
+    async def slow_many(calls):
+        await gate.wait()
+        return await many(calls)
+
+    link.request_many = slow_many
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(cache.variable_table, 1000)
+        await trio.testing.wait_all_tasks_blocked()
+        cache.redefined([100])
+        gate.set()
+    await cache.methods(100)
+    before = len(link.calls)
+    await cache.variable_table(1001)
+    assert len(link.calls) > before  # asked again: what came with 1000 was from before the redefinition
