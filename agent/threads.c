@@ -11,6 +11,9 @@
 #include "vthreads.h"
 
 static thread_rec *records;
+/* Records whose thread refused thread-local storage: only then is a miss in TLS worth a search (with
+ * many virtual threads coming and going, a search per new thread would be quadratic). */
+static int records_without_tls;
 static thread_rec agent_marker;
 int suspend_all_depth;
 
@@ -21,6 +24,7 @@ void threads_init(void) {
 static thread_rec *find_rec(JNIEnv *env, jthread thread) {
     void *tls = NULL;
     if ((*G.jvmti)->GetThreadLocalStorage(G.jvmti, thread, &tls) == JVMTI_ERROR_NONE && tls) return tls;
+    if (records_without_tls == 0) return NULL;
     for (thread_rec *r = records; r; r = r->next)
         if ((*env)->IsSameObject(env, r->ref, thread)) return r;
     return NULL;
@@ -46,7 +50,7 @@ thread_rec *thread_rec_of(JNIEnv *env, jthread thread) {
         r->suspend_count = suspend_all_depth;
         r->jvmti_suspended = true;
     }
-    (*G.jvmti)->SetThreadLocalStorage(G.jvmti, thread, r);
+    if ((*G.jvmti)->SetThreadLocalStorage(G.jvmti, thread, r) != JVMTI_ERROR_NONE) records_without_tls++;
     r->next = records;
     records = r;
     return r;
@@ -319,18 +323,3 @@ int thread_from_id(JNIEnv *env, uint64_t id, jthread *out, thread_rec **rec) {
     return 0;
 }
 
-/* includevirtualthreads=y: AllThreads ends with the live virtual threads the agent has seen (it follows
- * every one from its start then), as the reference lists them after the platform threads.  Lock held. */
-void threads_append_virtual(JNIEnv *env, outbuf *out, size_t count_at) {
-    if (!vt_include_option || !vt_supported() || out->oom || count_at + 4 > out->len) return;
-    uint32_t n = be32(out->data + count_at);
-    for (thread_rec *r = records; r; r = r->next) {
-        if (r->is_agent || r->dead || !vt_is_virtual(env, r->ref)) continue;
-        jint state = 0;
-        if ((*G.jvmti)->GetThreadState(G.jvmti, r->ref, &state) != JVMTI_ERROR_NONE) continue;
-        if (!(state & JVMTI_THREAD_STATE_ALIVE)) continue;
-        ob_u64(out, obj_id(env, r->ref));
-        n++;
-    }
-    ob_put_u32_at(out, count_at, n);
-}

@@ -85,9 +85,9 @@ jvmtiEvent vt_event_twin(jvmtiEvent ev);
 extern bool vt_include_option;
 void vt_track_start(void);  /* VMInit: with includevirtualthreads=y, follow every virtual thread */
 
-/* ---- threads.c --------------------------------------------------------------------------- */
 struct outbuf;
-/* ALL_THREADS: append the known live virtual threads to the list whose u32 count is at count_at. */
+/* ALL_THREADS: append the live virtual threads (includevirtualthreads=y) to the list whose u32 count is
+ * at count_at.  Lock held. */
 void threads_append_virtual(JNIEnv *env, struct outbuf *out, size_t count_at);
 
 #endif
