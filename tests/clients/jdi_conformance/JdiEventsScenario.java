@@ -222,6 +222,7 @@ class JdiEventsScenario {
         j.conf = t;
         named(erm.createBreakpointRequest(j.at(t, "J_READY")), "ready", ALL);
         named(erm.createBreakpointRequest(j.at(t, "J_CALL_MID")), "call mid", THREAD);
+        named(erm.createBreakpointRequest(j.at(t, "J_DIVIDE")), "divide", THREAD);
         BreakpointRequest second = erm.createBreakpointRequest(j.at(t, "J_WORK"));
         second.addCountFilter(2);
         named(second, "2nd J_WORK", THREAD);
@@ -285,6 +286,7 @@ class JdiEventsScenario {
                 other = (ObjectReference) j.conf.getValue(j.conf.fieldByName("other"));
                 ReferenceType dt = derived.referenceType();
                 BreakpointRequest touchOther = erm.createBreakpointRequest(j.at(dt, "J_TOUCH"));
+                named(erm.createBreakpointRequest(j.at(dt, "J_FAIL")), "fail's first line", THREAD);
                 ExceptionRequest anyInDerived = erm.createExceptionRequest(null, true, true);
                 anyInDerived.addClassFilter(dt);
                 named(anyInDerived, "any in Derived", NONE);

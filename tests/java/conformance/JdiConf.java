@@ -129,6 +129,14 @@ public class JdiConf {
         }
     }
 
+    static int divide(int a, int b) {
+        try {
+            return a / b; // @marker J_DIVIDE
+        } catch (ArithmeticException e) {
+            return -1;
+        }
+    }
+
     static void park(Object lock, String name) {
         synchronized (lock) {
             while (!released) {
@@ -235,7 +243,7 @@ public class JdiConf {
         }
         releaseParked();
         int m = mid(4); // @marker J_CALL_MID
-        int g = guarded(2);
+        int g = guarded(2) + divide(7, 0);
         derived.touch(1);
         workers();
         uncaught();
