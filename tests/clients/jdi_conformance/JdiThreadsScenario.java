@@ -195,7 +195,19 @@ class JdiThreadsScenario {
         j.section("pop frames and early return");
         BreakpointEvent b = j.runTo(j.conf, "J_LEAF");
         ThreadReference t = b.thread();
-        printFrames(t);
+        // What an IDE's variables view reads at each stop: every frame's visible locals.  Values set in one
+        // frame, a step, and popped frames must all show in what is read next (no stale answers).
+        printLocals(t, "at J_LEAF");
+        StackFrame mid = t.frame(1);
+        mid.setValue(mid.visibleVariableByName("x"), vm.mirrorOf(9));
+        printLocals(t, "mid's x set to 9");
+        StepRequest over = vm.eventRequestManager().createStepRequest(t, StepRequest.STEP_LINE, StepRequest.STEP_OVER);
+        over.addCountFilter(1);
+        over.enable();
+        vm.resume();
+        out("  stepped to " + JdiConformance.where(j.await(StepEvent.class).location()));
+        vm.eventRequestManager().deleteEventRequest(over);
+        printLocals(t, "after a line step");
         j.see("popFrames of an ended thread", () -> {
             thread("blocked").popFrames(thread("blocked").frame(0));
             return "popped";
@@ -204,7 +216,7 @@ class JdiThreadsScenario {
             t.popFrames(t.frame(0));
             return "popped";
         });
-        printFrames(t);
+        printLocals(t, "leaf popped");
         j.see("forceEarlyReturn a string", () -> {
             t.forceEarlyReturn(vm.mirrorOf("no"));
             return "done";
@@ -236,6 +248,23 @@ class JdiThreadsScenario {
             t.popFrames(t.frame(t.frameCount() - 1));
             return "popped";
         });
+    }
+
+    void printLocals(ThreadReference t, String when) throws Exception {
+        out("  " + when + ":");
+        int depth = 0;
+        for (StackFrame f : t.frames()) {
+            List<String> locals = new ArrayList<>();
+            try {
+                Map<LocalVariable, Value> values = f.getValues(f.visibleVariables());
+                for (Map.Entry<LocalVariable, Value> e : values.entrySet()) {
+                    locals.add(e.getKey().name() + "=" + j.show(e.getValue()));
+                }
+            } catch (AbsentInformationException e) {
+                locals.add("absent");
+            }
+            out("    frame " + depth++ + " " + JdiConformance.where(f.location()) + " " + JdiConformance.sorted(locals));
+        }
     }
 
     void printFrames(ThreadReference t) throws Exception {
