@@ -32,6 +32,8 @@ from .model.threads import ThreadTable
 
 log = logging.getLogger(__name__)
 DRAIN_TIMEOUT = 5.0
+# How long the start waits for the agent's start event (it comes once the main thread has reached VMInit).
+START_WAIT = 5.0
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session
@@ -237,7 +239,7 @@ class VM:
         if self.start_pending and self._start_owner is None:
             self._start_owner = session
             self.threads.suspended_all(session)
-            with trio.move_on_after(5):
+            with trio.move_on_after(START_WAIT):
                 await self._start_seen.wait()
             thread = self.start_thread or await self._initial_thread()
             event = self._start_event or Events.VMStart(request_id=0, thread=thread)
@@ -313,6 +315,12 @@ class VM:
         # resume: afterwards a thread that ran may already sit at its next event.  Only
         # threads whose frame ids are out with a debugger are worth the question.
         # The questions and the resume go in one write: one round trip in all.
+        if self.start_pending and self._start_owner is session and not self._start_seen.is_set():
+            # The agent suspends the VM for its start just before it reports the start event: a resume
+            # that reached it first would find nothing to resume, and the start suspension would then
+            # hold the VM for good (a debugger that resumes before its VMStart arrives).
+            with trio.move_on_after(START_WAIT):
+                await self._start_seen.wait()
         asked = self.threads.with_frames_out()
         try:
             *counts, resumed = await self.link.request_many(

@@ -13,6 +13,7 @@ import trio
 from jdwpd.testing import jvm
 from jdwpd.testing.client import open_jdwp_client
 from protocol import spec
+from protocol.constants import EventKind
 
 pytestmark = pytest.mark.jvm
 SOURCE = Path(__file__).resolve().parent / "strings" / "Strings.java"
@@ -24,6 +25,9 @@ async def transcript(host: str, port: int) -> list:
     create = spec.by_name("VirtualMachine", "CreateString")
     out = []
     async with open_jdwp_client(host, port, timeout=30) as c:
+        # VMStart first: a Resume before it may find the reference's start suspension not yet made
+        # (types_support.Transcript.vm_started).
+        await c.wait_for_event(EventKind.VM_START, timeout=30)
         await c.command("VirtualMachine", "Resume")
         ref = (await c.command("VirtualMachine", "ClassesBySignature", signature="LStrings;")).classes
         while not ref:  # the class loads after the resume

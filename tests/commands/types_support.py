@@ -30,6 +30,7 @@ class Transcript:
         self.kind = kind
         self.norm = Normalizer()
         self.entries: list[tuple[str, int, Any]] = []
+        self._started = False
 
     async def cmd(self, set_name: str, cmd_name: str, *, record: bool = True, note: str = "", **fields: Any):
         """(error code, reply) of one command; recorded unless ``record`` is False."""
@@ -67,9 +68,19 @@ class Transcript:
         assert r.classes, f"{signature} not loaded"
         return r.classes[0].type_id
 
+    async def vm_started(self) -> None:
+        """Wait for the VMStart composite, as every debugger does before it resumes: the reference
+        suspends the VM for its start on another thread than the one that reads commands, so a
+        Resume sent before VMStart may come first, resume nothing, and leave the VM suspended for
+        good (seen about once in 50 sessions that pipeline their first commands)."""
+        if not self._started:
+            await self.client.wait_for_event(EventKind.VM_START, timeout=TIMEOUT)
+            self._started = True
+
     async def run_to_line(self, class_name: str, line: int) -> tuple[int, int]:
         """From the start of the VM, run until a breakpoint at ``class_name:line``: (thread, class id)."""
         c = self.client
+        await self.vm_started()
         prep = await c.command("EventRequest", "Set", event_kind=EventKind.CLASS_PREPARE,
                                suspend_policy=SuspendPolicy.ALL,
                                modifiers=[{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": class_name}],
