@@ -277,6 +277,8 @@ class VM:
                 for _ in range(times):
                     await self._quiet("OBJECT_UNPIN", object=object_id)
             if orphans:
+                for thread in self.threads.known():
+                    self.locals_ahead.forget(thread)  # values read ahead may name a released id
                 await self._quiet("RELEASE_IDS", ids=[{"id": i} for i in orphans])
             await self._release_start_if(session, plan.resume_all > 0)
             if not plan.empty:
