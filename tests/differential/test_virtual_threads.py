@@ -214,18 +214,49 @@ class Session:
         return t.steps
 
 
-def command(kind: str, classes: Path, jdk: jdks.Jdk, include: bool) -> list[str]:
+MANY = 40
+
+
+async def many_at_one_breakpoint(c: JdwpClient, markers: dict[str, int]) -> list:
+    """MANY virtual threads run into one breakpoint (SUSPEND_EVENT_THREAD): each stop's thread name,
+    IsVirtual, top-frame `n`, then that thread alone resumed.  What the stops saw, in name order."""
+    s = Session(c, markers)
+    await c.next_event(timeout=30)  # VMStart
+    await s.set("prepare", E.CLASS_PREPARE, SuspendPolicy.ALL, [M.ClassMatch(class_pattern=MAIN)])
+    await s.resume_vm("to the class")
+    type_id = (await s.pump(E.CLASS_PREPARE))[1][0].type_id
+    await s.set("work", E.BREAKPOINT, SuspendPolicy.EVENT_THREAD,
+                [M.LocationOnly(loc=await s.location(type_id, "VT_WORK"))])
+    await s.resume_vm("to the stops")
+    seen = []
+    for _ in range(MANY):
+        policy, events = await s.pump(E.BREAKPOINT)
+        thread = events[0].thread
+        name = (await c.command("ThreadReference", "Name", thread=thread)).thread_name
+        virtual = (await c.command("ThreadReference", "IsVirtual", thread=thread)).is_virtual
+        frame = (await c.command("ThreadReference", "Frames", thread=thread, start_frame=0, length=1)).frames[0]
+        n = (await c.command("StackFrame", "GetValues", thread=thread, frame=frame.frame_id,
+                             slots=[{"slot": 0, "sigbyte": ord("I")}])).values[0].slot_value.value
+        seen.append((name, virtual, n, int(policy)))
+        await c.command("ThreadReference", "Resume", thread=thread)
+    await s.pump(E.VM_DEATH)
+    return sorted(seen)
+
+
+def command(kind: str, classes: Path, jdk: jdks.Jdk, include: bool, args: tuple[str, ...] = ()) -> list[str]:
     if kind == "reference":
-        return jvm.reference_command(classes, MAIN, java=jdk.java,
+        return jvm.reference_command(classes, MAIN, args, java=jdk.java,
                                      jdwp_options="includevirtualthreads=y" if include else "")
-    return jvm.jdwpd_command(classes, MAIN, java=jdk.java, launch_args=["--include-virtual-threads"] if include else [])
+    return jvm.jdwpd_command(classes, MAIN, args, java=jdk.java,
+                             launch_args=["--include-virtual-threads"] if include else [])
 
 
-async def run_session(kind: str, classes: Path, jdk: jdks.Jdk, markers: dict[str, int], include: bool) -> list:
-    async with jvm.open_command(kind, command(kind, classes, jdk, include)) as vm:
+async def run_session(kind: str, classes: Path, jdk: jdks.Jdk, markers: dict[str, int], include: bool,
+                      script=None, args: tuple[str, ...] = ()) -> list:
+    async with jvm.open_command(kind, command(kind, classes, jdk, include, args)) as vm:
         try:
             async with open_jdwp_client(vm.host, vm.port) as c:
-                steps = await Session(c, markers).run()
+                steps = await (script(c, markers) if script else Session(c, markers).run())
             assert await vm.wait_exit(60) == 0
         except BaseException as e:
             e.add_note(f"debuggee ({kind}, includevirtualthreads={include}) output:\n{vm.output.describe()}")
@@ -274,3 +305,14 @@ def test_jdwpd_matches_reference(reference_steps, include, vt_classes, jdk21, vt
     for (label, expected), (our_label, got) in zip(reference_steps, ours, strict=False):
         assert (our_label, got) == (label, expected)
     assert len(ours) == len(reference_steps)
+
+
+def test_many_virtual_threads_at_one_breakpoint(vt_classes, jdk21, vt_markers):
+    """Stops parked in the agent pin their carriers; resuming each lets the next ones run."""
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    runs = {kind: trio.run(run_session, kind, vt_classes, jdk21, vt_markers, False, many_at_one_breakpoint,
+                           ("many", str(MANY)))
+            for kind in ("reference", "jdwpd")}
+    assert runs["reference"] == sorted((f"vt-{i}", True, i, SuspendPolicy.EVENT_THREAD) for i in range(MANY))
+    assert runs["jdwpd"] == runs["reference"]

@@ -18,7 +18,22 @@ public class VirtualThreads {
         System.out.println("ready"); // @marker VT_MAIN_READY
     }
 
+    /** "many": that many virtual threads run work() at once (the session stops each at a breakpoint). */
+    static void many(int count) throws Exception {
+        Thread[] threads = new Thread[count];
+        for (int i = 0; i < count; i++) {
+            int n = i;
+            threads[i] = Thread.ofVirtual().name("vt-" + i).start(() -> work(n));
+        }
+        for (Thread t : threads) t.join();
+        System.out.println("many done");
+    }
+
     public static void main(String[] args) throws Exception {
+        if (args.length == 2 && args[0].equals("many")) {
+            many(Integer.parseInt(args[1]));
+            return;
+        }
         Thread sleeper = Thread.ofVirtual().name("vt-sleeper").start(() -> {
             while (!release) LockSupport.park();
         });
