@@ -24,3 +24,16 @@ def test_leaving_session_returns_pins_and_orphans():
     assert pins == {7: 2}
     assert orphans == [7]
     assert refs.pins_of("b") == {8: 1}
+
+
+def test_counts_per_session_and_released_ids_lose_their_pins():
+    refs = ObjectRefs()
+    refs.sent("a", [5, 5, 6])
+    assert (refs.count("a", 5), refs.count("a", 6), refs.count("b", 5)) == (2, 1, 0)
+    refs.pinned("a", 5)
+    refs.pinned("b", 5)
+    assert refs.disposed("a", 5, 2) is True  # b pinned it but never received it: it holds no count
+    refs.released([5])
+    assert refs.pins_of("a") == {} and refs.pins_of("b") == {}
+    assert refs.unpinned("a", 5) is False  # EnableCollection of a released id: nothing to undo
+    assert refs.count("a", 5) == 0
