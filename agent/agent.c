@@ -350,46 +350,6 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
     events_vm_start(env, thread);
 }
 
-/* onthrow=/onuncaught= (the reference's options): until the exception, the agent holds its capabilities
- * (HotSpot grants them only at load) but has no thread, no link and one enabled event, Exception.  The
- * throwing thread then connects the link; with suspend=y it waits for the daemon and reports the start
- * event (the reference reports its trigger to the first debugger and suspends every thread), without it
- * runs on at once (the reference drops the event when nobody is attached yet). */
-bool agent_wake_on_exception(JNIEnv *env, jobject exception, bool caught) {
-    if (!G.vm_started) return false;  /* the reference, too, ignores what is thrown before VMInit */
-    bool wanted = G.opts.onuncaught && !caught;
-    if (!wanted && G.opts.onthrow != NULL) {
-        jclass cls = (*env)->GetObjectClass(env, exception);
-        char *sig = NULL;
-        if (cls != NULL && (*G.jvmti)->GetClassSignature(G.jvmti, cls, &sig, NULL) == JVMTI_ERROR_NONE)
-            wanted = strcmp(sig, G.opts.onthrow) == 0;  /* the class itself, not a subclass, as the reference */
-        jvmti_free(sig);
-        if (cls != NULL) (*env)->DeleteLocalRef(env, cls);
-    }
-    if (!wanted) return false;
-    lock_enter();
-    bool mine = G.dormant;  /* two threads may throw at once: one wakes the agent */
-    G.dormant = false;
-    lock_exit();
-    if (!mine) return false;
-    jvmtiError err = (*G.jvmti)->SetEventNotificationMode(G.jvmti, JVMTI_DISABLE, JVMTI_EVENT_EXCEPTION, NULL);
-    if (err != JVMTI_ERROR_NONE) agent_log("disabling the wake-up Exception event: JVMTI error %d", err);
-    if (G.opts.suspend) G.hello_flags |= HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION;
-    agent_log("woken by an exception (%s): connecting to the daemon", caught ? "caught" : "uncaught");
-    if (link_start(env) != 0) {
-        fprintf(stderr, "jdwpd agent: cannot start the agent threads; the agent stays inactive\n");
-        G.hello_flags &= ~(HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION);
-        return false;
-    }
-    if (!G.opts.suspend) return false;
-    if (!link_wait_connected(G.opts.timeout_ms)) {
-        agent_log("suspend=y: no daemon within %ld ms, running", G.opts.timeout_ms);
-        G.hello_flags &= ~(HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION);
-        return false;
-    }
-    return true;
-}
-
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env) {
     (void)jvmti;
     events_vm_death(env);

@@ -51,9 +51,9 @@ void lock_exit(void);
 void lock_wait(jlong ms);
 void lock_notify_all(void);
 
-/* onthrow=/onuncaught=: in the Exception callback of a dormant agent; true when this exception woke it
- * and the thread must report the start event (suspend=y, the daemon connected). */
-bool agent_wake_on_exception(JNIEnv *env, jobject exception, bool caught);
+/* onthrow=/onuncaught= (wake.c): the Exception callback of a dormant agent. */
+void wake_on_exception(JNIEnv *env, jthread thread, jmethodID method, jlocation loc, jobject exception,
+                       jmethodID catch_method, jlocation catch_loc);
 
 /* JNI env of the current (attached) thread, or NULL. */
 JNIEnv *agent_env(void);

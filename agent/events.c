@@ -183,37 +183,11 @@ static void write_exception(outbuf *b, ev_ctx *c, void *arg) {
     else ob_null_location(b);
 }
 
-/* The exception that woke a dormant agent (onthrow=/onuncaught=) is the first debugger's start event, as
- * the reference reports its trigger: request 0, every thread suspended until that debugger resumes. */
-static void wake_on_exception(JNIEnv *env, jthread thread, jmethodID method, jlocation loc, jobject exception,
-                              jmethodID catch_method, jlocation catch_loc) {
-    /* JNI calls below must not see (or lose) an exception pending on this thread. */
-    jthrowable pending = (*env)->ExceptionOccurred(env);
-    if (pending != NULL) (*env)->ExceptionClear(env);
-    if (agent_wake_on_exception(env, exception, catch_method != NULL)) {
-        thread_rec *t = callback_enter(env, thread);
-        if (t != NULL) {
-            ev_ctx c;
-            ctx_init(&c, env, thread, method, loc);
-            exc_arg e = {exception, catch_method, catch_loc};
-            hits h;
-            hits_init(&h);
-            hit_begin(&h, 0, EK_EXCEPTION, SP_ALL);
-            write_exception(&h.body, &c, &e);
-            hits_send(env, t, t->id, &h);
-            hits_free(&h);
-            ctx_free(&c);
-            callback_exit(env, t);  /* parks here until resumed */
-        }
-    }
-    if (pending != NULL) (*env)->Throw(env, pending);
-}
-
 static void JNICALL cb_exception(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation loc,
                                  jobject exception, jmethodID catch_method, jlocation catch_loc) {
     (void)jvmti;
     if (G.dormant) {
-        wake_on_exception(env, thread, method, loc, exception, catch_method, catch_loc);
+        wake_on_exception(env, thread, method, loc, exception, catch_method, catch_loc);  /* wake.c */
         return;
     }
     thread_rec *t = callback_enter(env, thread);
