@@ -120,6 +120,8 @@ class Session:
         await self.t.cmd(self.c, "ThreadReference", "Frames", label, thread=thread, start_frame=0, length=-1)
         group = await self.t.cmd(self.c, "ThreadReference", "ThreadGroup", label, thread=thread, must=True)
         await self.t.cmd(self.c, "ThreadGroupReference", "Name", label, group=group.group)
+        parent = await self.t.cmd(self.c, "ThreadGroupReference", "Parent", label, group=group.group, must=True)
+        await self.t.cmd(self.c, "ThreadGroupReference", "Name", f"{label}, the parent", group=parent.parent_group)
         children = await self.t.cmd(self.c, "ThreadGroupReference", "Children", label, group=group.group)
         assert children is not None
 
@@ -288,6 +290,8 @@ def test_reference_facts(reference_steps, include):
     assert steps["ThreadReference.IsVirtual vt-sleeper, parked"]["is_virtual"] is True
     assert steps["ThreadReference.IsVirtual pt-worker"]["is_virtual"] is False
     assert steps["ThreadGroupReference.Name vt-worker at work"]["group_name"] == "VirtualThreads"
+    assert steps["ThreadGroupReference.Name vt-worker at work, the parent"]["group_name"] == "system"
+    assert steps["ThreadGroupReference.Children vt-worker at work"]["child_threads"] == []
     listed = steps["AllThreads at work: ours, and how many are virtual"]
     assert listed == ({"ours": ["main", "vt-sleeper", "vt-worker"], "virtual": 2} if include else
                       {"ours": ["main"], "virtual": 0})
