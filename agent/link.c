@@ -1,7 +1,9 @@
 /* The agent link: connect to the daemon, authenticate, read requests, write replies and events.
  *
  * Two JVMTI agent threads: the reader (connects, handshakes, reads and executes requests in arrival
- * order) and the writer (drains the outbound queue).  Their waits are raw-monitor waits so that at VM
+ * order) and the writer (drains the outbound queue).  A thread with a frame to send while nothing is
+ * queued and nobody writes sends it itself, without waiting (link_send); the writer takes what does
+ * not fit at once and what is queued behind a write in progress.  Their waits are raw-monitor waits so that at VM
  * exit neither sits in a blocking native call (HotSpot waits ~300 ms for such threads); the VMDeath
  * callback shuts the socket down, which ends the reader's recv(). */
 /* POSIX (clock_gettime, strdup, sockets) also where the build sets no feature macro. */
@@ -37,7 +39,7 @@ static volatile bool authed;
 static uint64_t generation;
 static out_frame *q_head, *q_tail;
 static size_t q_bytes;
-static bool writer_busy;            /* holds a frame outside the queue */
+static bool writer_busy;            /* some thread is writing to the socket (the writer or a direct send) */
 static jthread reader_thread, writer_thread;
 static int threads_out;             /* agent threads that have finished at VM death */
 
@@ -77,13 +79,89 @@ static void free_queue_locked(void) {
     q_bytes = 0;
 }
 
+/* Writes what fits now without waiting: bytes sent, or -1 if the socket failed. */
+static ssize_t send_nowait(int fd, const uint8_t *p, size_t n) {
+    size_t done = 0;
+    while (done < n) {
+        ssize_t k = send(fd, p + done, n - done, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+        if (k <= 0) return -1;
+        done += (size_t)k;
+    }
+    return (ssize_t)done;
+}
+
+static void enqueue_locked(out_frame *f, bool first) {
+    if (first) {
+        f->next = q_head;
+        q_head = f;
+        if (q_tail == NULL) q_tail = f;
+    } else {
+        if (q_tail) q_tail->next = f; else q_head = f;
+        q_tail = f;
+    }
+    q_bytes += f->len;
+}
+
+/* With nothing queued and nobody writing, the calling thread (the reader with a reply, an
+ * application thread with its event) writes its frame itself: no writer wake-up, no queue
+ * node.  The write never waits: what does not fit goes to the head of the queue, for the
+ * writer thread, so a slow or dead daemon never holds up an event thread. */
+static bool send_directly(outbuf *b) {
+    if (q_head != NULL || writer_busy || sock < 0) return false;
+    int fd = sock;
+    writer_busy = true;
+    ll_exit();
+    ssize_t sent = send_nowait(fd, b->data, b->len);
+    ll_enter();
+    writer_busy = false;
+    ll_notify();  /* the writer, and whoever waits for writes to end (disconnect, flush) */
+    if (sent < 0) {
+        if (fd == sock && sock >= 0) shutdown(sock, SHUT_RDWR);  /* the reader sees EOF and resets */
+        ob_free(b);
+        return true;
+    }
+    if ((size_t)sent == b->len || !authed) {
+        ob_free(b);
+        return true;
+    }
+    out_frame *f = malloc(sizeof *f);
+    if (f == NULL) {  /* a frame cut short would garble the stream: end the link instead */
+        if (fd == sock && sock >= 0) shutdown(sock, SHUT_RDWR);
+        ob_free(b);
+        return true;
+    }
+    memmove(b->data, b->data + sent, b->len - (size_t)sent);
+    f->data = b->data;
+    f->len = b->len - (size_t)sent;
+    b->data = NULL;
+    b->len = b->cap = 0;
+    enqueue_locked(f, true);  /* frames queued meanwhile come after the rest of this one */
+    ll_notify();
+    return true;
+}
+
 void link_send(outbuf *b, bool is_event) {
     if (b->oom) {
         ob_free(b);
         return;
     }
+    ll_enter();
+    /* Events wait for room so a slow daemon slows the events' threads, never grows memory unbounded. */
+    while (is_event && authed && q_bytes > QUEUE_LIMIT && !G.vm_dead) ll_wait(10);
+    if (!authed) {
+        ll_exit();
+        ob_free(b);
+        return;
+    }
+    if (send_directly(b)) {
+        ll_exit();
+        return;
+    }
     out_frame *f = malloc(sizeof *f);
     if (f == NULL) {
+        ll_exit();
         ob_free(b);
         return;
     }
@@ -92,18 +170,7 @@ void link_send(outbuf *b, bool is_event) {
     f->len = b->len;
     b->data = NULL;
     b->len = b->cap = 0;
-    ll_enter();
-    /* Events wait for room so a slow daemon slows the events' threads, never grows memory unbounded. */
-    while (is_event && authed && q_bytes > QUEUE_LIMIT && !G.vm_dead) ll_wait(10);
-    if (!authed) {
-        ll_exit();
-        free(f->data);
-        free(f);
-        return;
-    }
-    if (q_tail) q_tail->next = f; else q_head = f;
-    q_tail = f;
-    q_bytes += f->len;
+    enqueue_locked(f, false);
     ll_notify();
     ll_exit();
 }
@@ -146,18 +213,19 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *env, void *arg) {
     (void)jvmti; (void)arg;
     ll_enter();
     for (;;) {
-        while (!G.vm_dead && (q_head == NULL || !authed)) {
+        while (!G.vm_dead && (q_head == NULL || !authed || writer_busy)) {
             /* Class unloads are queued by GC (unload.c) without waking anyone: look every 100 ms. */
-            if (unload_tracking_active() && authed) {
+            if (unload_tracking_active() && authed && !writer_busy) {
                 ll_exit();
                 unload_report_pending(env);
                 ll_enter();
-                if (q_head != NULL) break;
+                if (q_head != NULL && !writer_busy) break;
                 ll_wait(100);
             } else {
                 ll_wait(0);
             }
         }
+        while (writer_busy) ll_wait(10);  /* at VM death: a direct write in progress ends first (it never waits) */
         if (q_head == NULL || !authed) break;  /* VM death with nothing left to send */
         out_frame *f = q_head;
         q_head = f->next;
