@@ -21,9 +21,9 @@ import attrs
 
 from jdwpd.testing import jvm
 
-__all__ = ["SCENARIOS", "KNOWN_DIFFERENCES", "INTERMITTENT", "KNOWN_DIFFERENCE_JDK", "known_differences_for",
-           "EXIT_CODES", "JdiRun", "run_jdi", "run_pair", "sections", "first_difference", "CLIENT_SOURCES",
-           "DEBUGGEE_MAIN", "recording_proxy"]
+__all__ = ["SCENARIOS", "EVENT_SECTIONS", "KNOWN_DIFFERENCES", "INTERMITTENT", "KNOWN_DIFFERENCE_JDK",
+           "known_differences_for", "EXIT_CODES", "JdiRun", "run_jdi", "run_pair", "sections", "first_difference",
+           "CLIENT_SOURCES", "DEBUGGEE_MAIN", "recording_proxy"]
 
 CLIENT_SOURCES = Path(__file__).resolve().parents[1] / "clients"
 DEBUGGEE_MAIN = "JdiConf"
@@ -45,6 +45,17 @@ SCENARIOS: dict[str, str] = {
 }
 
 
+# The events scenario logs each event kind in a section of its own, printed once the VM is gone
+# (JdiEventsScenario.handle): the section that proves the kind equal.
+EVENT_SECTIONS: dict[str, str] = {
+    "CLASS_PREPARE": "class events", "CLASS_UNLOAD": "class events", "THREAD_START": "thread events",
+    "THREAD_DEATH": "thread events", "BREAKPOINT": "breakpoints", "SINGLE_STEP": "steps", "EXCEPTION": "exceptions",
+    "METHOD_ENTRY": "method events", "METHOD_EXIT": "method events", "METHOD_EXIT_WITH_RETURN_VALUE": "method events",
+    "FIELD_ACCESS": "watchpoints", "FIELD_MODIFICATION": "watchpoints", "MONITOR_CONTENDED_ENTER": "monitor events",
+    "MONITOR_CONTENDED_ENTERED": "monitor events", "MONITOR_WAIT": "monitor events", "MONITOR_WAITED": "monitor events",
+    "VM_START": "run", "VM_DEATH": "end",
+}
+
 # Known jdwpd differences in the JDI transcripts: (scenario, section) -> what differs and where it would be
 # fixed.  The section is left out of the comparison and compared by a strict xfail of its own.
 KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
@@ -53,8 +64,15 @@ KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
                     "reference closes its transport before the VM exits and never does "
                     "(jdwpd/commands/virtual_machine.py exit_vm, jdwpd/session.py)",
 }
+_NO_VM_DEATH = ("now and then (1 run in about 20) jdwpd ends the connection at the VM's normal end without the "
+                "VMDeath event (JDI: a VMDisconnectEvent with no VMDeathEvent before it); the reference always sends "
+                "it, from its VMDeath callback, before the VM may go (jdwpd/session.py, jdwpd/daemon.py)")
+for _scenario in ("objects", "threads", "events", "nested"):
+    KNOWN_DIFFERENCES[(_scenario, "end")] = _NO_VM_DEATH
+
 # Known differences that show in some runs only: their xfail cannot be strict.
-INTERMITTENT: frozenset[tuple[str, str]] = frozenset({("vm", "exit")})
+INTERMITTENT: frozenset[tuple[str, str]] = frozenset(
+    {("vm", "exit"), ("objects", "end"), ("threads", "end"), ("events", "end"), ("nested", "end")})
 # The Java feature release a known difference is limited to (absent: every release).
 KNOWN_DIFFERENCE_JDK: dict[tuple[str, str], int] = {}
 

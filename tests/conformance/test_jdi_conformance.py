@@ -50,6 +50,10 @@ def test_every_scenario_is_recorded():
     assert list(COVERAGE) == list(SCENARIOS), "run `python -m tests.conformance.jdi_record`"
     for (scenario, section) in jdi_harness.KNOWN_DIFFERENCES:
         assert section in COVERAGE[scenario]["transcript_sections"], (scenario, section)
+    # Each event kind the events scenario receives is printed in the section the table credits it to.
+    received = {e for seen in COVERAGE["events"]["recorded"].values() for e in seen["events"]}
+    for kind in received:
+        assert jdi_harness.EVENT_SECTIONS[kind] in COVERAGE["events"]["transcript_sections"], kind
 
 
 @pytest.mark.parametrize("scenario", list(SCENARIOS))

@@ -303,6 +303,7 @@ public class JdiConformance {
 
     /** Delete every request, resume, and print the end: VMDeath, then the disconnect. */
     void toTheEnd() throws Exception {
+        section("end");
         EventRequestManager erm = vm.eventRequestManager();
         erm.deleteAllBreakpoints();
         for (List<? extends EventRequest> rs : List.of(erm.stepRequests(), erm.classPrepareRequests(),

@@ -256,9 +256,10 @@ class JdiThreadsScenario {
         for (StackFrame f : t.frames()) {
             List<String> locals = new ArrayList<>();
             try {
-                Map<LocalVariable, Value> values = f.getValues(f.visibleVariables());
-                for (Map.Entry<LocalVariable, Value> e : values.entrySet()) {
-                    locals.add(e.getKey().name() + "=" + j.show(e.getValue()));
+                List<LocalVariable> vars = f.visibleVariables();
+                Map<LocalVariable, Value> values = f.getValues(vars);
+                for (LocalVariable v : vars) {
+                    locals.add(v.name() + "=" + j.show(values.get(v)));
                 }
             } catch (AbsentInformationException e) {
                 locals.add("absent");
