@@ -5,8 +5,9 @@ listener until the exception; then it runs CMD with the transport and address ap
 debugger and sends it the exception as an automatic event (request 0, SUSPEND_ALL).  jdwpd
 (`jdwpd launch --suspend --onthrow CLASS|--onuncaught --launch CMD`) keeps its port refused until then,
 runs CMD the same way, and its first debugger gets the same composite.  Both sessions then ask the
-same questions (the thread, its status and frames, the exception's type) and resume; the program
-runs to its end.  Raw client, IDs normalized.
+same questions (the thread, its status and frames, the exception's type) and resume; the program runs
+to its end.  With suspend=n neither waits nor sends a start event: the program runs on, and a
+debugger attaching later sees only the VM's death.  Raw client, IDs normalized.
 """
 
 from __future__ import annotations
@@ -42,15 +43,17 @@ def free_port() -> int:
 
 
 def command(kind: str, mode: str, classes: Path, port: int) -> list[str]:
-    program = ["-cp", str(classes), "Trigger", *(["uncaught"] if mode == "onuncaught" else [])]
+    """mode: onthrow, onuncaught, never (a class never thrown), nosuspend (onthrow, suspend=n)."""
+    program = ["-cp", str(classes), "Trigger", *{"onuncaught": ["uncaught"], "nosuspend": ["hold"]}.get(mode, [])]
+    suspend = mode != "nosuspend"
     if kind == "reference":
         trigger = "onuncaught=y" if mode == "onuncaught" else f"onthrow={NEVER if mode == 'never' else ISE}"
-        agent = f"-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:{port},{trigger}," \
-                "launch=/bin/echo"
+        agent = f"-agentlib:jdwp=transport=dt_socket,server=y,suspend={'y' if suspend else 'n'}," \
+                f"address=127.0.0.1:{port},{trigger},launch=/bin/echo"
         return [jvm.java_executable(), agent, *program]
     trigger = ["--onuncaught"] if mode == "onuncaught" else ["--onthrow", NEVER if mode == "never" else ISE]
-    return [sys.executable, "-m", "jdwpd", "launch", "--jdwp", f"127.0.0.1:{port}", "--suspend", *trigger,
-            "--launch", "/bin/echo", "--", jvm.java_executable(), *program]
+    return [sys.executable, "-m", "jdwpd", "launch", "--jdwp", f"127.0.0.1:{port}", *(["--suspend"] * suspend),
+            *trigger, "--launch", "/bin/echo", "--", jvm.java_executable(), *program]
 
 
 class Output:
@@ -106,8 +109,13 @@ async def session(kind: str, mode: str, classes: Path, markers: dict[str, int]) 
                     facts["refused at the end"] = refused(port)
                 else:
                     facts["port announced"] = int((await out.wait_for(ANNOUNCED, "stdout")).group(1)) == port
-                    await trio.sleep(2)  # the debugger comes a while after the throw
-                    facts["transcript"], facts["ticks after the throw"] = await debug(port, kind, classes, markers)
+                    if mode == "nosuspend":
+                        await out.wait_for(re.compile("^after "), "stdout")  # past the throw, holding
+                        facts["transcript"] = await debug_later(port, kind, classes, markers, proc)
+                    else:
+                        await trio.sleep(2)  # the debugger comes a while after the throw
+                        facts["transcript"], facts["ticks after the throw"] = await debug(port, kind, classes,
+                                                                                          markers)
                     facts["exit code"] = await proc.wait()
             facts["program output"] = [line for line in out.lines["stdout"] if not ANNOUNCED.search(line)]
             facts["uncaught trace"] = [line for line in out.lines["stderr"] if "UnsupportedOperation" in line]
@@ -140,6 +148,16 @@ async def debug(port: int, kind: str, classes: Path, markers: dict[str, int]) ->
         return [e.shown() for e in t.entries], ticks_after
 
 
+async def debug_later(port: int, kind: str, classes: Path, markers: dict[str, int], proc) -> list:
+    """suspend=n: the program ran on past the throw; a debugger attaching now gets no start event."""
+    async with open_jdwp_client("127.0.0.1", port, timeout=TIMEOUT) as client:
+        t = Transcript(client, kind, classes, markers)
+        await t.no_event(0.5)
+        await proc.stdin.send_all(b"end\n")
+        await t.event("to the end")
+        return [e.shown() for e in t.entries]
+
+
 async def ticks_since_the_throw(client) -> int:
     """How often the ticker thread (every 10 ms) counted between the throw and the debugger's look."""
     trigger = (await client.command("VirtualMachine", "ClassesBySignature", signature="LTrigger;")).classes[0].type_id
@@ -156,7 +174,7 @@ async def line_of(client, location) -> int:
     return max(starts, key=lambda e: e.line_code_index).line_number
 
 
-@pytest.mark.parametrize("mode", ["onthrow", "onuncaught", "never"])
+@pytest.mark.parametrize("mode", ["onthrow", "onuncaught", "never", "nosuspend"])
 async def test_debugging_starts_at_the_exception_as_with_the_reference(mode):
     if not jvm.jdwpd_available():
         pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
@@ -174,6 +192,11 @@ async def test_debugging_starts_at_the_exception_as_with_the_reference(mode):
         assert reference["exit code"] == 0 and reference["refused at the end"]
         return
     assert reference["port announced"]
+    if mode == "nosuspend":
+        labels = [label for (label, _, _) in reference["transcript"]]
+        assert labels == ["no further event", "Event.Composite [to the end]"]
+        assert reference["program output"][-1] == "released" and reference["exit code"] == 0
+        return
     where = next(v for (label, _, v) in reference["transcript"] if label == "where [the throw's line]")
     assert where == (["OT_UNCAUGHT"] if mode == "onuncaught" else ["OT_THROW"])
     assert reference["exit code"] == (1 if mode == "onuncaught" else 0)

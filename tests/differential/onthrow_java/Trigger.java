@@ -4,9 +4,10 @@ import java.io.InputStreamReader;
 /**
  * The debuggee of onthrow=/onuncaught=: it says "ready" and waits for a line on stdin (a test probes the
  * debugger port meanwhile), throws a subclass of IllegalStateException (which must not start debugging),
- * then throws and catches IllegalStateException twice (the first throw starts it); with the argument
- * "uncaught" it ends with an uncaught exception.  A ticker thread counts every 10 ms meanwhile: how far
- * it got after the throw tells whether the other threads were stopped at the throw.
+ * then throws and catches IllegalStateException twice (the first throw starts it).  With the argument
+ * "uncaught" it ends with an uncaught exception; with "hold" it waits for a second line before ending.
+ * A ticker thread counts every 10 ms meanwhile: how far it got after the throw tells whether the other
+ * threads were stopped at the throw.
  */
 public class Trigger {
     static volatile int ticks;
@@ -51,6 +52,11 @@ public class Trigger {
         int sum = 0;
         for (int i = 0; i < 5; i++) sum += work(i);
         System.out.println("after " + sum);
+        System.out.flush();
+        if (args.length > 0 && args[0].equals("hold")) {
+            new BufferedReader(new InputStreamReader(System.in)).readLine();  // a debugger attaches meanwhile
+            System.out.println("released");
+        }
         if (args.length > 0 && args[0].equals("uncaught")) {
             ticksAtThrow = ticks;
             throw new UnsupportedOperationException("uncaught"); // @marker OT_UNCAUGHT
