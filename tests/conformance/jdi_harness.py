@@ -201,7 +201,9 @@ def first_difference(want: list[str], got: list[str], context: int = 4) -> str |
 
     def show(lines: list[str]) -> str:
         shown = [f"{'>' if i == n else ' '} {i:4} {line}" for i, line in enumerate(lines[lo:hi], lo)]
-        return "\n".join(shown) or "  (end)"
+        if n >= len(lines):
+            shown.append(f"> {n:4} (end of the transcript)")
+        return "\n".join(shown)
 
     return (f"first difference at line {n} (reference {len(want)} lines, jdwpd {len(got)})\n"
             f"--- reference ---\n{show(want)}\n--- jdwpd ---\n{show(got)}")
