@@ -34,7 +34,7 @@ def test_first_difference_points_at_the_line_with_context():
 def test_first_difference_of_a_shorter_transcript():
     shown = jdi_harness.first_difference(["a", "b"], ["a"])
     assert shown.startswith("first difference at line 1 (reference 2 lines, jdwpd 1)")
-    assert "(end)" in shown
+    assert ">    1 (end of the transcript)" in shown
 
 
 def _line(direction: str, packet) -> str:
