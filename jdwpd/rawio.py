@@ -38,13 +38,17 @@ class RawStream:
     """Non-blocking reads and writes on a trio stream's socket, falling back to the stream's
     own methods for a stream that has no plain socket (tests, wrappers)."""
 
-    __slots__ = ("stream", "_sock", "_reads_without_wait")
+    __slots__ = ("stream", "_sock", "_reads_without_wait", "drained")
 
     def __init__(self, stream: trio.abc.Stream) -> None:
         self.stream = stream
         inner = getattr(getattr(stream, "socket", None), "_sock", None)
         self._sock: socket.socket | None = inner if isinstance(inner, socket.socket) else None
         self._reads_without_wait = 0
+        # The last read took less than it could: the peer had sent no more.  A request/reply
+        # peer sends nothing more until it has our reply, so the next read waits first rather
+        # than trying a read that would fail (a syscall and an exception saved per packet).
+        self.drained = False
 
     @property
     def raw(self) -> bool:
@@ -55,17 +59,24 @@ class RawStream:
         sock = self._sock
         if sock is None:
             return await self.stream.receive_some(max_bytes)
-        self._reads_without_wait += 1
-        if self._reads_without_wait >= BURST:
+        if self.drained:
             self._reads_without_wait = 0
-            await trio.lowlevel.checkpoint()
+            await trio.lowlevel.wait_readable(sock)
+        else:
+            self._reads_without_wait += 1
+            if self._reads_without_wait >= BURST:
+                self._reads_without_wait = 0
+                await trio.lowlevel.checkpoint()
         while True:
             try:
-                return sock.recv(max_bytes)
+                data = sock.recv(max_bytes)
             except BlockingIOError:
                 pass
             except OSError as e:
                 _raise_from(e)
+            else:
+                self.drained = 0 < len(data) < max_bytes
+                return data
             self._reads_without_wait = 0
             await trio.lowlevel.wait_readable(sock)
 
@@ -74,16 +85,20 @@ class RawStream:
         sock = self._sock
         assert sock is not None
         try:
-            return sock.recv(max_bytes)
+            data = sock.recv(max_bytes)
         except BlockingIOError:
+            self.drained = True
             return None
         except OSError as e:
             _raise_from(e)
             raise  # unreachable: for the type checker
+        self.drained = 0 < len(data) < max_bytes
+        return data
 
     async def wait_readable(self) -> None:
         assert self._sock is not None
         await trio.lowlevel.wait_readable(self._sock)
+        self.drained = False
 
     def try_send(self, data: Any) -> int:
         """Write what fits now without waiting; how many bytes went (0 when the socket is full)."""
@@ -138,5 +153,5 @@ class WriteGate:
         await self._lot.park()  # give() hands the gate over: it stays busy
 
     def give(self) -> None:
-        if not self._lot.unpark():
+        if len(self._lot) == 0 or not self._lot.unpark():
             self._busy = False

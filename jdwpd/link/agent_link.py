@@ -260,9 +260,10 @@ class AgentLink:
                     if slot is not None:
                         slot.wake = trio.Event()
                     continue
-                self._read_available()
-                if done():
-                    return
+                if not self._io.drained:  # else nothing came since the last read ended short
+                    self._read_available()
+                    if done():
+                        return
                 self._fd_waiter = True
                 try:
                     await self._io.wait_readable()
