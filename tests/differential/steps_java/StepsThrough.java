@@ -52,6 +52,18 @@ public class StepsThrough {
         sink += x; // @marker ST_VISIT
     }
 
+    static class Lazy {
+        static int value = compute(); // @marker ST_CLINIT
+
+        static int compute() {
+            return 42;
+        }
+    }
+
+    static void lazy() {
+        sink += Lazy.value; // @marker ST_LAZY
+    } // @marker ST_LAZY_END
+
     static void viaJdk() {
         java.util.List.of(1, 2).forEach(StepsThrough::visit); // @marker ST_VIA_JDK
     }
@@ -63,6 +75,7 @@ public class StepsThrough {
             catchAbove(1);
             throwHere();
             viaJdk();
+            if (i == rounds - 2) lazy();
             sink += NoLines.run(i); // @marker ST_CALL_NOLINES
         }
         System.out.println("rounds done " + sink);
