@@ -71,7 +71,6 @@ class ClassCache(FactStore):
         self._lines_with_methods = True  # CLASS_METHODS_LINES works (False: an older agent)
         self._walk = ClassWalk()  # the listing's order, and whether a debugger walks it
 
-
     # ---------------------------------------------------------------- invalidation
 
     def _set_signature(self, sig: ClassSignature) -> None:
@@ -80,7 +79,6 @@ class ClassCache(FactStore):
             self._refs_by_signature.get(old.signature, set()).discard(sig.ref)
         self._signatures[sig.ref] = sig
         self._refs_by_signature.setdefault(sig.signature, set()).add(sig.ref)
-        self._walk.listed(sig.ref)
 
     def _drop_signature(self, ref: int) -> None:
         old = self._signatures.pop(ref, None)
@@ -125,7 +123,13 @@ class ClassCache(FactStore):
     # ---------------------------------------------------------------- what a reference type is
 
     def learn(self, ref: int, ref_kind: int, signature: str, generic: str | None = None) -> None:
-        """Record a signature seen elsewhere (ClassPrepare events, AllClasses)."""
+        """Record a signature seen elsewhere (ClassPrepare events, AllClasses).
+
+        AllClasses (the only caller with a generic signature) learns its classes in its order:
+        that order is what a class walk follows (class_walk.py).
+        """
+        if generic is not None:
+            self._walk.listed(ref)
         known = self._signatures.get(ref)
         if known is not None and (generic is None or known.generic == generic):
             return
@@ -501,7 +505,9 @@ class ClassCache(FactStore):
         for c in r["classes"]:
             sig = ClassSignature(c["ref"], c["ref_kind"], c["signature"], c["generic"])
             self._set_signature(sig)
+            self._walk.listed(sig.ref)
             out.append((sig, jdwp_class_status(c["status"])))
+        self._walk.listing_ended()
         return out
 
     async def classes_by_signature(self, signature: str) -> list[tuple[ClassSignature, int]]:

@@ -43,6 +43,31 @@ def test_a_miss_elsewhere_ends_the_walk_and_the_amount_is_bounded(monkeypatch) -
     assert walk.ahead(142, everything) == []  # the unlisted miss broke the run
 
 
+def test_the_latest_listing_gives_the_order_and_classes_never_listed_are_not_read() -> None:
+    walk = _walk(20)
+    for ref in range(119, 99, -1):  # listed again, the other way round
+        walk.listed(ref)
+    walk.listing_ended()
+    everything = lambda ref: True  # noqa: E731
+    walk.ahead(119, everything)
+    walk.ahead(118, everything)
+    assert walk.ahead(117, everything) == [116, 115]
+    fresh = ClassWalk()
+    assert [fresh.ahead(ref, everything) for ref in (1, 2, 3, 4)] == [[], [], [], []]
+
+
+async def test_classes_prepared_before_the_listing_follow_the_listing_order() -> None:
+    link = BatchLink()
+    cache = ClassCache(link)
+    for ref in range(100, 120):
+        cache.learn(ref, 1, f"LG{ref};")  # ClassPrepare events: no generic signature, no order
+    for ref in range(119, 99, -1):
+        cache.learn(ref, 1, f"LG{ref};", "")  # then AllClasses, in its own order
+    for ref in (119, 118, 117):
+        await cache.methods(ref)
+    assert link.asked() == [119, 118, 117, 116, 115]
+
+
 def test_only_wanted_classes_are_read_ahead_and_the_walk_goes_on_after_them() -> None:
     walk = _walk(30)
     odd = lambda ref: ref % 2 == 1  # noqa: E731
