@@ -14,7 +14,7 @@ class JdiEventsScenario {
     static final String[] SECTIONS = {"class events", "thread events", "breakpoints", "steps", "exceptions",
         "method events", "watchpoints", "monitor events"};
     static final Set<String> OUR_THREADS = Set.of("main", "holder", "blocked", "waiter", "jworker-0", "jworker-1",
-            "jdoomed");
+            "jdoomed", "racer-0", "racer-1");
 
     final JdiConformance j;
     final VirtualMachine vm;
@@ -223,6 +223,8 @@ class JdiEventsScenario {
         named(erm.createBreakpointRequest(j.at(t, "J_READY")), "ready", ALL);
         named(erm.createBreakpointRequest(j.at(t, "J_CALL_MID")), "call mid", THREAD);
         named(erm.createBreakpointRequest(j.at(t, "J_DIVIDE")), "divide", THREAD);
+        named(erm.createBreakpointRequest(j.at(t, "J_RACE")), "race", ALL);
+
         BreakpointRequest second = erm.createBreakpointRequest(j.at(t, "J_WORK"));
         second.addCountFilter(2);
         named(second, "2nd J_WORK", THREAD);
@@ -262,6 +264,14 @@ class JdiEventsScenario {
                 MonitorContendedEnteredRequest d = erm.createMonitorContendedEnteredRequest();
                 d.addThreadFilter(t);
                 named(d, "contended", THREAD);
+                break;
+            }
+            case "racer-1": {
+                // The racers run at once: a count is only deterministic per thread.
+                BreakpointRequest b = erm.createBreakpointRequest(j.at(j.conf, "J_RACE"));
+                b.addThreadFilter(t);
+                b.addCountFilter(3);
+                named(b, "3rd race of racer-1", THREAD);
                 break;
             }
             case "jworker-1": {

@@ -37,6 +37,7 @@ class JdiNestedScenario {
         exceptionInside();
         stepInside();
         suspendWhileInvoking();
+        prepareInside();
         invoker.shutdownNow();
         j.toTheEnd();
     }
@@ -175,6 +176,26 @@ class JdiNestedScenario {
         }
         erm.deleteEventRequests(new ArrayList<>(erm.stepRequests()));
         out("  main count=" + j.main.suspendCount());
+    }
+
+    void prepareInside() throws Exception {
+        j.section("a class prepared inside an invoke");
+        ClassPrepareRequest prepare = erm.createClassPrepareRequest();
+        prepare.addClassFilter("JdiConf$NeverLoaded");
+        prepare.setSuspendPolicy(EventRequest.SUSPEND_ALL);
+        prepare.enable();
+        ClassType classClass = (ClassType) j.type("java.lang.Class");
+        Future<String> result = invoke(classClass, "forName", "(Ljava/lang/String;)Ljava/lang/Class;",
+                vm.mirrorOf("JdiConf$NeverLoaded"));
+        EventSet set = events("during Class.forName");
+        ClassPrepareEvent e = (ClassPrepareEvent) set.iterator().next();
+        out("  prepared " + e.referenceType().name() + " by " + e.thread().name() + " status prepared="
+                + e.referenceType().isPrepared() + " initialized=" + e.referenceType().isInitialized());
+        frames();
+        erm.deleteEventRequest(prepare);
+        set.resume();
+        out("  Class.forName = " + result.get(30, TimeUnit.SECONDS));
+        out("  now initialized=" + j.type("JdiConf$NeverLoaded").isInitialized());
     }
 
     void suspendWhileInvoking() throws Exception {

@@ -220,6 +220,31 @@ public class JdiConf {
         }
     }
 
+    static int raced;
+
+    static synchronized void race(int n) {
+        raced += n; // @marker J_RACE
+    }
+
+    /** Two threads hit the same breakpoints at the same time. */
+    static void racers() throws InterruptedException {
+        Thread[] ts = new Thread[2];
+        for (int i = 0; i < ts.length; i++) {
+            final int by = i + 1;
+            ts[i] = new Thread(() -> {
+                for (int k = 0; k < 4; k++) {
+                    race(by);
+                }
+            }, "racer-" + i);
+        }
+        for (Thread t : ts) {
+            t.start();
+        }
+        for (Thread t : ts) {
+            t.join();
+        }
+    }
+
     static void uncaught() throws InterruptedException {
         Thread doomed = new Thread(() -> {
             throw new UnsupportedOperationException("doomed"); // @marker J_UNCAUGHT
@@ -246,10 +271,11 @@ public class JdiConf {
         int g = guarded(2) + divide(7, 0);
         derived.touch(1);
         workers();
+        racers();
         uncaught();
         base.baseValue = derived.baseValue + 1;
         unload();
         System.out.println("jdi conf done " + m + " " + g + " " + derived.hits + " " + other.hits + " "
-                + before + " " + Redefined.version() + " " + flag + " " + base.baseValue + " " + ints[1]); // @marker J_DONE
+                + before + " " + Redefined.version() + " " + flag + " " + raced + " " + base.baseValue + " " + ints[1]); // @marker J_DONE
     }
 }
