@@ -17,6 +17,12 @@ Skipped, with the reason, where no JDK 21+ is installed (JAVA_HOME_21 or /usr/li
 
 from __future__ import annotations
 
+import os
+import re
+import signal
+import subprocess
+import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -320,3 +326,67 @@ def test_many_virtual_threads_at_one_breakpoint(vt_classes, jdk21, vt_markers):
             for kind in ("reference", "jdwpd")}
     assert runs["reference"] == sorted((f"vt-{i}", True, i, SuspendPolicy.EVENT_THREAD) for i in range(MANY))
     assert runs["jdwpd"] == runs["reference"]
+
+
+AGENTPATH = re.compile(r"start JVMs with (-agentpath:\S+)")
+READY = re.compile(r"listening for debuggers at (\S+):(\d+)")
+
+
+async def stop_with_a_virtual_thread_spinning_then_kill(port: int, markers: dict[str, int],
+                                                       serve: subprocess.Popen) -> None:
+    async with open_jdwp_client("127.0.0.1", port) as c:
+        s = Session(c, markers)
+        await c.next_event(timeout=30)  # VMStart
+        prepare = await s.set("prepare", E.CLASS_PREPARE, SuspendPolicy.ALL, [M.ClassMatch(class_pattern=MAIN)])
+        await s.resume_vm("to the class")
+        type_id = (await s.pump(E.CLASS_PREPARE))[1][0].type_id
+        # No event reaches the spinner, so the agent never makes a record of it: only the all-virtual
+        # suspension holds it (the path a reset must undo with ResumeAllVirtualThreads).
+        await c.command("EventRequest", "Clear", event_kind=E.CLASS_PREPARE, request_id=prepare.request_id)
+        ready = await s.location(type_id, "VT_MAIN_READY")
+        await s.set("ready", E.BREAKPOINT, SuspendPolicy.ALL, [M.LocationOnly(loc=ready)])
+        await s.resume_vm("to ready")
+        main = (await s.pump(E.BREAKPOINT))[1][0].thread
+        await c.command("VirtualMachine", "Suspend")
+        spins = next(f.field_id for f in (await c.command("ReferenceType", "Fields", ref_type=type_id)).declared
+                     if f.name == "spins")
+        # Every platform thread (the carriers too) let go: only the virtual thread's own suspension holds it.
+        for th in (await c.command("VirtualMachine", "AllThreads")).threads:
+            if th.thread != main:
+                for _ in range(2):
+                    await c.command("ThreadReference", "Resume", thread=th.thread)
+
+        async def count() -> int:
+            return (await c.command("ReferenceType", "GetValues", ref_type=type_id, fields=[spins])).values[0].value
+
+        before = await count()
+        await trio.sleep(0.3)
+        assert await count() == before, "the virtual thread ran on, although suspended"
+        os.killpg(serve.pid, signal.SIGKILL)
+        serve.wait(10)
+
+
+def test_a_killed_daemon_lets_suspended_virtual_threads_go(vt_classes, jdk21, vt_markers, tmp_path):
+    """The agent's reset after a lost daemon resumes virtual threads too (ResumeAllVirtualThreads): a virtual
+    thread held by a suspend-all (every platform thread let go) runs on, and the program ends normally."""
+    serve = subprocess.Popen([sys.executable, "-m", "jdwpd", "serve", "--link", f"unix:{tmp_path / 'link.sock'}",
+                              "--secret-file", str(tmp_path / "secret"), "--jdwp", "127.0.0.1:0"],
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    serve_log, java = jvm.OutputLog(), None
+    try:
+        threading.Thread(target=lambda: [serve_log.append("stderr", line) for line in serve.stderr],
+                         daemon=True).start()
+        agentpath = serve_log.wait_for(AGENTPATH, "stderr", 30)
+        assert agentpath, serve_log.describe()
+        java = subprocess.Popen([jdk21.java, agentpath.group(1) + ",suspend=y", "-cp", str(vt_classes), MAIN, "spin"],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        ready = serve_log.wait_for(READY, "stderr", 30)
+        assert ready, serve_log.describe()
+        trio.run(stop_with_a_virtual_thread_spinning_then_kill, int(ready.group(2)), vt_markers, serve)
+        out, _ = java.communicate(timeout=30)
+        assert java.returncode == 0 and out.rstrip().endswith("done"), out
+    finally:
+        for proc in (serve, java):
+            if proc is not None and proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(10)

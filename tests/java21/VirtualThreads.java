@@ -29,9 +29,27 @@ public class VirtualThreads {
         System.out.println("many done");
     }
 
+    static volatile long spins;
+
+    /** "spin": a virtual thread counts, mounted all along, while main stops at VT_MAIN_READY. */
+    static void spin() throws Exception {
+        Thread spinner = Thread.ofVirtual().name("vt-spinner").start(() -> {
+            while (!release) spins++;
+        });
+        while (spins == 0) Thread.sleep(1);
+        ready();
+        release = true;
+        spinner.join();
+        System.out.println("done"); // @marker VT_SPIN_DONE
+    }
+
     public static void main(String[] args) throws Exception {
         if (args.length == 2 && args[0].equals("many")) {
             many(Integer.parseInt(args[1]));
+            return;
+        }
+        if (args.length == 1 && args[0].equals("spin")) {
+            spin();
             return;
         }
         Thread sleeper = Thread.ofVirtual().name("vt-sleeper").start(() -> {
