@@ -390,3 +390,31 @@ def test_a_killed_daemon_lets_suspended_virtual_threads_go(vt_classes, jdk21, vt
             if proc is not None and proc.poll() is None:
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait(10)
+
+
+async def stop_with_a_virtual_thread_spinning_then_resume(c: JdwpClient, markers: dict[str, int]) -> list:
+    """The spinner, never reported on, held by two suspend-alls: two VirtualMachine.Resume let it end."""
+    s = Session(c, markers)
+    await c.next_event(timeout=30)  # VMStart
+    prepare = await s.set("prepare", E.CLASS_PREPARE, SuspendPolicy.ALL, [M.ClassMatch(class_pattern=MAIN)])
+    await s.resume_vm("to the class")
+    type_id = (await s.pump(E.CLASS_PREPARE))[1][0].type_id
+    await c.command("EventRequest", "Clear", event_kind=E.CLASS_PREPARE, request_id=prepare.request_id)
+    ready = await s.location(type_id, "VT_MAIN_READY")
+    await s.set("ready", E.BREAKPOINT, SuspendPolicy.ALL, [M.LocationOnly(loc=ready)])
+    await s.resume_vm("to ready")
+    await s.pump(E.BREAKPOINT)
+    await s.t.cmd(c, "VirtualMachine", "Suspend", "twice", must=True)
+    await s.resume_vm("once")
+    await s.resume_vm("twice")
+    await s.pump(E.VM_DEATH)
+    return s.t.steps
+
+
+def test_resume_all_lets_a_virtual_thread_it_never_named_go(vt_classes, jdk21, vt_markers):
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    runs = {kind: trio.run(run_session, kind, vt_classes, jdk21, vt_markers, False,
+                           stop_with_a_virtual_thread_spinning_then_resume, ("spin",))
+            for kind in ("reference", "jdwpd")}
+    assert runs["jdwpd"] == runs["reference"]
