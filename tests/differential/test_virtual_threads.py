@@ -418,3 +418,50 @@ def test_resume_all_lets_a_virtual_thread_it_never_named_go(vt_classes, jdk21, v
                            stop_with_a_virtual_thread_spinning_then_resume, ("spin",))
             for kind in ("reference", "jdwpd")}
     assert runs["jdwpd"] == runs["reference"]
+
+
+async def change_a_virtual_threads_frames(c: JdwpClient, markers: dict[str, int]) -> list:
+    """At the breakpoint in vt-worker: set locals (top frame, and its caller's: JVMTI allows only the top
+    one of a virtual thread), pop work() off, force an early return, ask for monitors, interrupt."""
+    s = Session(c, markers)
+    t = s.t
+    await c.next_event(timeout=30)  # VMStart
+    await s.set("prepare", E.CLASS_PREPARE, SuspendPolicy.ALL, [M.ClassMatch(class_pattern=MAIN)])
+    await s.resume_vm("to the class")
+    type_id = (await s.pump(E.CLASS_PREPARE))[1][0].type_id
+    work = await s.location(type_id, "VT_WORK")
+    await s.set("work", E.BREAKPOINT, SuspendPolicy.ALL, [M.LocationOnly(loc=work)])
+    await s.resume_vm("to work")
+    worker = (await s.pump(E.BREAKPOINT))[1][0].thread
+    frames = (await t.cmd(c, "ThreadReference", "Frames", "before", thread=worker, start_frame=0, length=2,
+                          must=True)).frames
+    five = {"tag": ord("I"), "value": 5}
+    await t.cmd(c, "StackFrame", "SetValues", "n := 5", thread=worker, frame=frames[0].frame_id,
+                slot_values=[{"slot": 0, "slot_value": five}])
+    await s.locals("after n := 5", worker)
+    await t.cmd(c, "StackFrame", "SetValues", "the caller's", thread=worker, frame=frames[1].frame_id,
+                slot_values=[{"slot": 0, "slot_value": five}])
+    await t.cmd(c, "StackFrame", "PopFrames", "work", thread=worker, frame=frames[0].frame_id)
+    await t.cmd(c, "ThreadReference", "Frames", "after the pop", thread=worker, start_frame=0, length=2)
+    await t.cmd(c, "ThreadReference", "ForceEarlyReturn", "an int from a void lambda", thread=worker,
+                value={"tag": ord("I"), "value": 7})
+    for cmd in ("OwnedMonitors", "OwnedMonitorsStackDepthInfo", "CurrentContendedMonitor", "Status",
+                "SuspendCount", "Interrupt"):
+        await t.cmd(c, "ThreadReference", cmd, "vt-worker", thread=worker)
+    await t.cmd(c, "EventRequest", "ClearAllBreakpoints", "so that work() runs again unstopped")
+    await s.resume_vm("to the end")
+    await s.pump(E.VM_DEATH)
+    return t.steps
+
+
+def test_a_virtual_threads_frames_changed(vt_classes, jdk21, vt_markers):
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    runs = {kind: trio.run(run_session, kind, vt_classes, jdk21, vt_markers, False, change_a_virtual_threads_frames)
+            for kind in ("reference", "jdwpd")}
+    steps = dict(runs["reference"])
+    assert steps["StackFrame.SetValues the caller's"] == {"error": ErrorCode.OPAQUE_FRAME}
+    assert steps["StackFrame.PopFrames work"] == {"bytes": ""}
+    for (label, expected), (our_label, got) in zip(runs["reference"], runs["jdwpd"], strict=False):
+        assert (our_label, got) == (label, expected)
+    assert len(runs["jdwpd"]) == len(runs["reference"])
