@@ -59,20 +59,13 @@ EVENT_SECTIONS: dict[str, str] = {
 # Known jdwpd differences in the JDI transcripts: (scenario, section) -> what differs and where it would be
 # fixed.  The section is left out of the comparison and compared by a strict xfail of its own.
 KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
-    ("vm", "exit"): "after VirtualMachine.Exit jdwpd now and then (about half the runs) sends the automatic VMDeath "
+    ("vm", "exit"): "after VirtualMachine.Exit jdwpd now and then (4 runs in 12 here) sends the automatic VMDeath "
                     "event before the connection ends (JDI: a VMDeathEvent before the VMDisconnectEvent); the "
                     "reference closes its transport before the VM exits and never does "
                     "(jdwpd/commands/virtual_machine.py exit_vm, jdwpd/session.py)",
 }
-_NO_VM_DEATH = ("now and then (1 run in about 20) jdwpd ends the connection at the VM's normal end without the "
-                "VMDeath event (JDI: a VMDisconnectEvent with no VMDeathEvent before it); the reference always sends "
-                "it, from its VMDeath callback, before the VM may go (jdwpd/session.py, jdwpd/daemon.py)")
-for _scenario in ("objects", "threads", "events", "nested"):
-    KNOWN_DIFFERENCES[(_scenario, "end")] = _NO_VM_DEATH
-
 # Known differences that show in some runs only: their xfail cannot be strict.
-INTERMITTENT: frozenset[tuple[str, str]] = frozenset(
-    {("vm", "exit"), ("objects", "end"), ("threads", "end"), ("events", "end"), ("nested", "end")})
+INTERMITTENT: frozenset[tuple[str, str]] = frozenset({("vm", "exit")})
 # The Java feature release a known difference is limited to (absent: every release).
 KNOWN_DIFFERENCE_JDK: dict[tuple[str, str], int] = {}
 
