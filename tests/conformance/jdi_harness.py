@@ -61,8 +61,8 @@ EVENT_SECTIONS: dict[str, str] = {
 KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     ("vm", "exit"): "after VirtualMachine.Exit jdwpd now and then (4 runs in 12 here) sends the automatic VMDeath "
                     "event before the connection ends (JDI: a VMDeathEvent before the VMDisconnectEvent); the "
-                    "reference closes its transport before the VM exits and never does "
-                    "(jdwpd/commands/virtual_machine.py exit_vm, jdwpd/session.py)",
+                    "reference closes its transport before it calls exit() (libjdwp debugInit.c forceExit) and "
+                    "never does (jdwpd/commands/virtual_machine.py exit_vm, jdwpd/session.py)",
 }
 # Known differences that show in some runs only: their xfail cannot be strict.
 INTERMITTENT: frozenset[tuple[str, str]] = frozenset({("vm", "exit")})
