@@ -465,3 +465,30 @@ def test_a_virtual_threads_frames_changed(vt_classes, jdk21, vt_markers):
     for (label, expected), (our_label, got) in zip(runs["reference"], runs["jdwpd"], strict=False):
         assert (our_label, got) == (label, expected)
     assert len(runs["jdwpd"]) == len(runs["reference"])
+
+
+async def stop_a_virtual_thread_with_null(c: JdwpClient, markers: dict[str, int]) -> list:
+    s = Session(c, markers)
+    await c.next_event(timeout=30)  # VMStart
+    await s.set("prepare", E.CLASS_PREPARE, SuspendPolicy.ALL, [M.ClassMatch(class_pattern=MAIN)])
+    await s.resume_vm("to the class")
+    type_id = (await s.pump(E.CLASS_PREPARE))[1][0].type_id
+    work = await s.location(type_id, "VT_WORK")
+    await s.set("work", E.BREAKPOINT, SuspendPolicy.ALL, [M.LocationOnly(loc=work)])
+    await s.resume_vm("to work")
+    worker = (await s.pump(E.BREAKPOINT))[1][0].thread
+    await s.t.cmd(c, "ThreadReference", "Stop", "null", thread=worker, throwable=0)
+    await c.command("EventRequest", "ClearAllBreakpoints")
+    await s.resume_vm("to the end")
+    await s.pump(E.VM_DEATH)
+    return s.t.steps
+
+
+def test_stop_of_a_virtual_thread_with_null_is_an_error_not_a_crash(vt_classes, jdk21, vt_markers):
+    """jdwpd alone: the JDK 25 reference dies here ("JDWP exit error AGENT_ERROR_ILLEGAL_ARGUMENT(202):
+    saveGlobalRef obj", observed), so there is nothing to compare with; jdwpd answers INVALID_OBJECT,
+    as for a platform thread, and the program ends normally."""
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    steps = dict(trio.run(run_session, "jdwpd", vt_classes, jdk21, vt_markers, False, stop_a_virtual_thread_with_null))
+    assert steps["ThreadReference.Stop null"] == {"error": ErrorCode.INVALID_OBJECT}
