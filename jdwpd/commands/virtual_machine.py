@@ -125,6 +125,9 @@ async def exit_vm(ctx: Any, cmd: Any) -> Any:
     code = cmd.exit_code
 
     async def do_exit() -> None:
+        # The reference closes its transport and exits without VMDeath: the debugger that asked
+        # for the exit is owed none (the link's end would otherwise send it the automatic one).
+        ctx.session.saw_vm_death = True
         try:
             await ctx.vm.link.request("EXIT", code=code)
         except Exception:  # the VM is going away: whatever the link says now does not matter
