@@ -162,8 +162,13 @@ void threads_drop_dead(JNIEnv *env) {
     }
 }
 
+/* Records of ended threads since the executor last swept them (only it may free records). */
+static unsigned ended_since_sweep;
+#define SWEEP_AFTER 1024  /* ended threads: virtual ones come and go by the million */
+
 void thread_forget(JNIEnv *env, thread_rec *t) {
     (void)env;
+    if (!t->dead) ended_since_sweep++;
     t->dead = true;
 }
 
@@ -314,6 +319,12 @@ int thread_from_id(JNIEnv *env, uint64_t id, jthread *out, thread_rec **rec) {
         return JVMTI_ERROR_INVALID_THREAD;
     }
     *out = obj;
+    lock_enter();
+    if (ended_since_sweep >= SWEEP_AFTER) {  /* executor side, before it holds any record */
+        ended_since_sweep = 0;
+        threads_drop_dead(env);
+    }
+    lock_exit();
     if (rec) {
         lock_enter();
         *rec = thread_rec_of(env, obj);
