@@ -14,6 +14,7 @@ the attach sequence, under the section "(attach)".  Events are counted in the se
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -87,6 +88,17 @@ def record_scenario(scenario: str, client_classes: Path, conf_classes: Path, mar
             "recorded": sections_of(raw.read_text(), scenario)}
 
 
+def sde_classes(conf_classes: Path, out: Path) -> Path:
+    """What the suite's conf_sde_classes fixture makes: ConfStrata's class with its SourceDebugExtension."""
+    from tests.conformance.classfile import add_source_debug_extension
+    from tests.conformance.conftest import SMAP
+
+    shutil.copytree(conf_classes, out, dirs_exist_ok=True)
+    strata = out / "ConfStrata.class"
+    strata.write_bytes(add_source_debug_extension(strata.read_bytes(), SMAP))
+    return out
+
+
 def load() -> dict:
     return json.loads(COVERAGE.read_text(encoding="utf-8")) if COVERAGE.exists() else {"scenarios": {}}
 
@@ -102,6 +114,7 @@ def main() -> None:
     version = subprocess.run([jvm.java_executable(), "-version"], capture_output=True, text=True, timeout=30)
     data["recorded_with"] = version.stderr.splitlines()[0]
     with tempfile.TemporaryDirectory(prefix="jdi-record-") as tmp:
+        conf_classes = sde_classes(conf_classes, Path(tmp) / "classes")
         for scenario in only:
             data["scenarios"][scenario] = record_scenario(scenario, client_classes, conf_classes, markers,
                                                           Path(tmp))

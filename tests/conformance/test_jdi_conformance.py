@@ -31,11 +31,11 @@ def jdi_conformance_classes(sample_classes):
 
 
 @pytest.fixture
-def jdi_runs(jdi_conformance_classes, conf_classes, conf_markers, tmp_path_factory):
+def jdi_runs(jdi_conformance_classes, conf_sde_classes, conf_markers, tmp_path_factory):
     def get(scenario: str) -> dict[str, jdi_harness.JdiRun]:
         if scenario not in _RUNS:
             kinds = ("reference", "jdwpd") if jvm.jdwpd_available() else ("reference",)
-            _RUNS[scenario] = jdi_harness.run_pair(scenario, jdi_conformance_classes, conf_classes, conf_markers,
+            _RUNS[scenario] = jdi_harness.run_pair(scenario, jdi_conformance_classes, conf_sde_classes, conf_markers,
                                                    tmp_path_factory.mktemp("jdi-conformance"), kinds)
         runs = _RUNS[scenario]
         assert runs["reference"].error is None, f"the scenario fails on the reference: {runs['reference'].describe()}"

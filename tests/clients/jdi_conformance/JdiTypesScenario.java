@@ -21,9 +21,11 @@ class JdiTypesScenario {
         j.startToPrepared();
         j.runTo(j.conf, "J_READY");
         for (String name : new String[] {"JdiConf", "JdiConf$Derived", "JdiConf$Base", "JdiConf$Greeter",
-                "JdiConf$Color", "JdiConf$Redefined", "java.lang.String", "int[]", "long[][]", "java.lang.String[]"}) {
+                "JdiConf$Color", "JdiConf$Redefined", "java.lang.String", "int[]", "long[][]", "java.lang.String[]",
+                "ConfStrata"}) {
             type(j.type(name));
         }
+        strata();
         lambda();
         methods(j.type("JdiConf$Derived"));
         methods(j.type("JdiConf$Greeter"));
@@ -106,6 +108,37 @@ class JdiTypesScenario {
             out("  component " + a.componentSignature() + " " + a.componentTypeName());
             j.see("componentType", () -> a.componentType().name());
         }
+    }
+
+    /** ConfStrata carries a SMAP: its stratum Foo maps Foo.foo lines 1-5 to Java lines 6-10. */
+    void strata() throws Exception {
+        j.section("strata");
+        ReferenceType t = j.type("ConfStrata");
+        out("  strata " + t.availableStrata() + " default " + t.defaultStratum());
+        j.see("sourceDebugExtension", () -> t.sourceDebugExtension().replace("\n", "|"));
+        for (String stratum : new String[] {"Java", "Foo", "Nope"}) {
+            j.see("sourceNames " + stratum, () -> t.sourceNames(stratum));
+            j.see("sourcePaths " + stratum, () -> t.sourcePaths(stratum));
+            j.see("allLineLocations " + stratum, () -> {
+                List<String> found = new ArrayList<>();
+                for (Location l : t.allLineLocations(stratum, null)) {
+                    found.add(l.method().name() + " " + l.sourceName(stratum) + ":" + l.lineNumber(stratum) + " @"
+                            + l.codeIndex());
+                }
+                return found;
+            });
+            j.see("locationsOfLine 1 " + stratum, () -> JdiConformance.names(t.locationsOfLine(stratum, null, 1)));
+        }
+        j.see("setDefaultStratum Foo", () -> {
+            vm.setDefaultStratum("Foo");
+            return vm.getDefaultStratum() + " " + t.defaultStratum();
+        });
+        Location touch = t.methodsByName("touch").get(0).location();
+        j.see("a location in the default stratum", () -> touch.sourceName() + ":" + touch.lineNumber());
+        j.see("back to Java", () -> {
+            vm.setDefaultStratum(null);
+            return touch.sourceName() + ":" + touch.lineNumber();
+        });
     }
 
     static List<String> names(List<? extends Mirror> mirrors) {

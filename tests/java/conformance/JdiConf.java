@@ -255,6 +255,7 @@ public class JdiConf {
     }
 
     public static void main(String[] args) throws Exception {
+        ConfStrata.touch();
         other.hits = 5;
         derived.next = other;
         derived.names.add("first");
