@@ -321,6 +321,12 @@ class JdiEventsScenario {
                 named(leaf, "4th entry in JdiConf by main", NONE);
                 erm.deleteEventRequest(b.request());
                 erm.deleteEventRequest(bySource);
+                // The debugger's own reads and writes are no field access or modification of the program's:
+                // no watchpoint event may come of them (both servers read and write through JNI).
+                Field hits = dt.fieldByName("hits");
+                other.setValue(hits, other.getValue(hits));
+                derived.setValue(hits, derived.getValue(hits));
+                j.conf.getValues(j.conf.fields());
                 break;
             }
             case "call mid":
@@ -334,6 +340,16 @@ class JdiEventsScenario {
                     {StepRequest.STEP_LINE, StepRequest.STEP_OVER}, {StepRequest.STEP_MIN, StepRequest.STEP_OUT}};
                 stepPlan.addAll(Arrays.asList(plan));
                 return nextStep(t);
+            case "2nd J_WORK": {
+                // Out of the worker's lambda into its hidden class's frame: a pattern has its '*' at one end
+                // only, so "*$$Lambda*" excludes nothing (the step ends there, on both servers).
+                StepRequest out = erm.createStepRequest(t, StepRequest.STEP_LINE, StepRequest.STEP_OUT);
+                for (String pattern : new String[] {"java.*", "jdk.*", "sun.*", "*$$Lambda*"}) {
+                    out.addClassExclusionFilter(pattern);
+                }
+                named(out, "line/out of the worker", THREAD);
+                break;
+            }
             default:
                 break;
         }
