@@ -2,13 +2,15 @@
  * reference agent stops.  Single-step events are enabled for the stepping thread only; deeper frames
  * that must not stop the step (OVER, OUT, INTO a method without lines or of a filtered class) are
  * left with single-step disabled until their FramePop when the profile holds frame-pop events, and
- * are single-stepped through (slower, same result) when it does not.
+ * are single-stepped through (slower, same result) when it does not.  An INTO step waiting so watches
+ * METHOD_ENTRY too: a method it may stop in, called from the skipped frames, ends the wait.
  *
  * Exceptions: a frame we wait for that an exception unwinds does not turn single-step back on at its
  * FramePop (the reference drops FramePops popped by exceptions); the ExceptionCatch that follows
  * does, at the handler's entry.  HotSpot then never posts the step at the handler's first bytecode
  * (enabling single-step records the thread's current location as already stepped), so such a step
- * ends at the bytecode after the handler's entry at the earliest, as the reference's does. */
+ * ends at the bytecode after the handler's entry at the earliest, as the reference's does.  The same
+ * holds for a method whose entry ends an INTO wait. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,9 +48,9 @@ struct step_state {
 void report_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID method, jlocation loc, int32_t request_id,
                  uint8_t policy);
 
-/* The line of loc as the reference's step machine sees it: the table is read in its order, the last
- * entry not after loc wins, and code before the first entry belongs to the first entry's line.  A step
- * compares lines with this rule, not with the debugger's view of the table. */
+/* The line of loc as the reference's step machine sees it: the table is read in its order up to the
+ * first entry that starts after loc, the entry before that wins, and code before the first entry
+ * belongs to the first entry's line.  A step compares lines with this rule. */
 static int lookup_line(jint n, const jvmtiLineNumberEntry *lines, jlocation loc) {
     if (n <= 0 || loc < 0) return -1;
     jint i = 1;
@@ -82,7 +84,7 @@ static void rebase(step_state *s, jthread thread) {
     jint depth = 0;
     jmethodID m = NULL;
     jlocation loc = 0;
-    (*G.jvmti)->GetFrameCount(G.jvmti, thread, &depth);
+    if ((*G.jvmti)->GetFrameCount(G.jvmti, thread, &depth) != JVMTI_ERROR_NONE) depth = 0;
     s->from_depth = depth;
     if (depth > 0 && (*G.jvmti)->GetFrameLocation(G.jvmti, thread, 0, &m, &loc) == JVMTI_ERROR_NONE) {
         s->from_method = m;
