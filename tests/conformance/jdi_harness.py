@@ -22,8 +22,8 @@ import attrs
 from jdwpd.testing import jvm
 
 __all__ = ["SCENARIOS", "EVENT_SECTIONS", "KNOWN_DIFFERENCES", "INTERMITTENT", "KNOWN_DIFFERENCE_JDK",
-           "known_differences_for", "EXIT_CODES", "JdiRun", "run_jdi", "run_pair", "sections", "first_difference",
-           "CLIENT_SOURCES", "DEBUGGEE_MAIN", "recording_proxy"]
+           "known_differences_for", "EXIT_CODES", "RUNNING", "JdiRun", "run_jdi", "run_pair", "sections",
+           "first_difference", "CLIENT_SOURCES", "DEBUGGEE_MAIN", "recording_proxy"]
 
 CLIENT_SOURCES = Path(__file__).resolve().parents[1] / "clients"
 DEBUGGEE_MAIN = "JdiConf"
@@ -42,7 +42,10 @@ SCENARIOS: dict[str, str] = {
     "events": "every event kind through EventRequestManager, with filters and suspend policies",
     "nested": "invokes that meet a breakpoint, a step, an exception, method entries and exits, a nested invoke, "
               "a VM suspend",
+    "attach": "attaching to a VM that runs (started without suspension), then letting it go by a field write",
 }
+# How a scenario's debuggee starts: suspended (the default) or running, and its arguments.
+RUNNING: dict[str, tuple[str, ...]] = {"attach": ("wait",)}
 
 
 # The events scenario logs each event kind in a section of its own, printed once the VM is gone
@@ -117,7 +120,9 @@ def run_jdi(kind: str, scenario: str, client_classes: Path, conf_classes: Path, 
     crash_dir.mkdir(parents=True, exist_ok=True)
     jvm_args = (f"-XX:ErrorFile={crash_dir}/hs_err_%p.log",)
     try:
-        with jvm.debuggee_jvm(kind, conf_classes, DEBUGGEE_MAIN, jvm_args=jvm_args) as vm:
+        args = RUNNING.get(scenario, ())
+        with jvm.debuggee_jvm(kind, conf_classes, DEBUGGEE_MAIN, args, jvm_args=jvm_args,
+                              suspend=scenario not in RUNNING) as vm:
             with (through(vm.host, vm.port) if through else contextlib.nullcontext((vm.host, vm.port))) as (h, p):
                 out, err, code = _run_client(_client_command(client_classes, h, p, scenario, conf_classes, markers))
             error = None

@@ -76,6 +76,9 @@ public class JdiConformance {
             case "nested":
                 new JdiNestedScenario(this).run();
                 break;
+            case "attach":
+                new JdiAttachScenario(this).run();
+                break;
             default:
                 throw new IllegalArgumentException("no scenario " + scenario);
         }

@@ -254,7 +254,15 @@ public class JdiConf {
         doomed.join();
     }
 
+    static volatile boolean go;
+
     public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("wait")) {
+            // Started without suspension: a debugger attaches to the running VM, then lets it go.
+            while (!go) {
+                Thread.sleep(5);
+            }
+        }
         ConfStrata.touch();
         other.hits = 5;
         derived.next = other;
