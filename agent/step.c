@@ -168,14 +168,18 @@ int step_start(JNIEnv *env, filter *f, jthread thread, int size, int depth) {
     if (G.caps.can_generate_frame_pop_events) event_enable(JVMTI_EVENT_FRAME_POP, thread, true);
     if (G.caps.can_generate_exception_events) event_enable(JVMTI_EVENT_EXCEPTION_CATCH, thread, true);
     event_enable(JVMTI_EVENT_SINGLE_STEP, thread, true);
-    if (depth == SD_OUT && t->suspend_count > 0) {
+    /* From a native frame (a thread suspended in Thread.sleep, say) the reference single-steps from the
+     * start: no FramePop can be asked of such a frame.  The first step in the caller ends OUT and INTO;
+     * it ends OVER too, where the reference's OVER never ends (docs/conformance.md). */
+    bool from_native = s->from_method != NULL && s->from_loc < 0;
+    if (depth == SD_OUT && t->suspend_count > 0 && !from_native) {
         /* NotifyFramePop wants a JVMTI-suspended thread; a parked one can be suspended safely. */
         if (!t->jvmti_suspended && t->parked && t->in_agent > 0 &&
             (*G.jvmti)->SuspendThread(G.jvmti, t->ref) == JVMTI_ERROR_NONE)
             t->jvmti_suspended = true;
         if (t->jvmti_suspended) skip_frame(s, thread, s->from_depth);
     }
-    if (depth == SD_OUT && !s->waiting_pop && s->from_method != NULL) {
+    if (depth == SD_OUT && !s->waiting_pop && s->from_method != NULL && !from_native) {
         s->through_depth = s->from_depth;
         s->last_in_depth = s->from_depth;
         s->last_in_method = s->from_method;
