@@ -32,7 +32,7 @@ async def sleeper_in_native(c: JdwpClient) -> int:
         for t in (await c.command("VirtualMachine", "AllThreads")).threads:
             if (await c.command("ThreadReference", "Name", thread=t.thread)).thread_name == "sleeper":
                 top = (await c.command("ThreadReference", "Frames", thread=t.thread, start_frame=0,
-                                       length=1)).frames
+                                       length=-1)).frames  # none yet while the thread starts
                 if top and top[0].location.index == -1:
                     return t.thread
         await c.command("VirtualMachine", "Resume")
@@ -78,9 +78,10 @@ async def test_steps_from_a_native_frame():
     classes = debuggees.compile_sources(SOURCES)
     reference = await session("reference", classes)
     ours = await session("jdwpd", classes)
-    # Where the caller goes on after Thread.sleep returns: nap(), past its invoke of sleep.
+    # Where the caller goes on after the native sleep returns, past its invoke: nap() on JDK 17, the
+    # Java part of Thread.sleep on later ones.
     after_sleep = next(end for (_, depth, end) in reference if depth == "INTO")
-    assert after_sleep[0] == "nap" and after_sleep[1] > 0
+    assert after_sleep is not None and after_sleep[1] > 0
     for (size, depth, end_ref), (_, _, end_ours) in zip(reference, ours, strict=True):
         if depth == "OVER":
             assert end_ref is None, (size, depth, end_ref)  # the reference's OVER never ends
