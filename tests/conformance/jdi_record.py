@@ -2,6 +2,8 @@
 
     python -m tests.conformance.jdi_record     # rerun every JDI scenario against the reference through
                                                # `jdwpd record`, rewrite tests/conformance/jdi_coverage.json
+    JDWPD_TEST_JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java python -m tests.conformance.jdi_record --merge
+                                               # add what JDK 25's JDI sends besides (ThreadReference.IsVirtual)
     python -m tests.conformance.table --write  # then the table of docs/conformance.md
 
 The mapping from JDI calls to JDWP commands is JDI's business (and changes with its caches), so it is
@@ -103,22 +105,39 @@ def load() -> dict:
     return json.loads(COVERAGE.read_text(encoding="utf-8")) if COVERAGE.exists() else {"scenarios": {}}
 
 
+def merge(old: dict, new: dict) -> dict:
+    """A scenario recorded on another JDK: the same sections, the union of what each sent and received."""
+    if old["transcript_sections"] != new["transcript_sections"]:
+        raise SystemExit("the sections differ from the recorded ones: record without --merge first")
+    recorded = {name: dict(seen) for name, seen in old["recorded"].items()}
+    for name, seen in new["recorded"].items():
+        mine = recorded.setdefault(name, {"commands": [], "events": []})
+        for key in ("commands", "events"):
+            mine[key] = sorted(set(mine[key]) | set(seen[key]))
+    return {"transcript_sections": old["transcript_sections"], "recorded": recorded}
+
+
 def main() -> None:
+    args = sys.argv[1:]
+    merging = "--merge" in args
+    only = [a for a in args if a != "--merge"] or list(jdi_harness.SCENARIOS)
     root = Path(__file__).resolve().parents[1]
     debuggees.compile_sources(root / "java")
     conf_classes = debuggees.compile_sources(root / "java" / "conformance")
     client_classes = debuggees.compile_sources(jdi_harness.CLIENT_SOURCES)
     markers = debuggees.all_markers(root / "java" / "conformance")
-    only = sys.argv[1:] or list(jdi_harness.SCENARIOS)
     data = load()
     version = subprocess.run([jvm.java_executable(), "-version"], capture_output=True, text=True, timeout=30)
-    data["recorded_with"] = version.stderr.splitlines()[0]
+    java = version.stderr.splitlines()[0]
+    data["recorded_with"] = sorted({*data.get("recorded_with", []), java}) if merging else [java]
     with tempfile.TemporaryDirectory(prefix="jdi-record-") as tmp:
         conf_classes = sde_classes(conf_classes, Path(tmp) / "classes")
         for scenario in only:
-            data["scenarios"][scenario] = record_scenario(scenario, client_classes, conf_classes, markers,
-                                                          Path(tmp))
-            print(f"{scenario}: {len(data['scenarios'][scenario]['recorded'])} sections recorded", file=sys.stderr)
+            found = record_scenario(scenario, client_classes, conf_classes, markers, Path(tmp))
+            if merging and scenario in data["scenarios"]:
+                found = merge(data["scenarios"][scenario], found)
+            data["scenarios"][scenario] = found
+            print(f"{scenario}: {len(found['recorded'])} sections recorded", file=sys.stderr)
     data["scenarios"] = {k: data["scenarios"][k] for k in jdi_harness.SCENARIOS if k in data["scenarios"]}
     COVERAGE.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
 

@@ -128,6 +128,9 @@ def table() -> str:
     for reason, number in numbers.items():
         where = sorted({f"`{n}`: {label}" for (n, _, label), r in registry.KNOWN_BUGS.items() if r == reason})
         lines.append(f"- **{number}**: {reason}. Entries: {'; '.join(where)}.")
+    recorded_with = jdi_record.load().get("recorded_with", [])
+    lines += ["", "The JDI column was recorded (`python -m tests.conformance.jdi_record`) with: "
+              + "; ".join(f"`{v}`" for v in recorded_with) + "."]
     lines += ["", "### Known differences of the JDI suite (xfails in test_jdi_conformance.py: strict unless "
               "intermittent)", ""]
     for reason, number in jdi_known_differences().items():
