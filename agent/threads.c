@@ -11,8 +11,9 @@
 #include "vthreads.h"
 
 static thread_rec *records;
-/* Records whose thread refused thread-local storage: only then is a miss in TLS worth a search (with
- * many virtual threads coming and going, a search per new thread would be quadratic). */
+/* Records whose thread refused thread-local storage (not started yet, or ended): with none, a live
+ * thread whose TLS is empty has no record, and no search is needed (with many virtual threads coming
+ * and going, a search per new thread would be quadratic). */
 static int records_without_tls;
 static thread_rec agent_marker;
 int suspend_all_depth;
@@ -23,8 +24,10 @@ void threads_init(void) {
 
 static thread_rec *find_rec(JNIEnv *env, jthread thread) {
     void *tls = NULL;
-    if ((*G.jvmti)->GetThreadLocalStorage(G.jvmti, thread, &tls) == JVMTI_ERROR_NONE && tls) return tls;
-    if (records_without_tls == 0) return NULL;
+    jvmtiError err = (*G.jvmti)->GetThreadLocalStorage(G.jvmti, thread, &tls);
+    if (err == JVMTI_ERROR_NONE && tls) return tls;
+    /* An ended thread answers no TLS at all: its record, if any, is found by search. */
+    if (err == JVMTI_ERROR_NONE && records_without_tls == 0) return NULL;
     for (thread_rec *r = records; r; r = r->next)
         if ((*env)->IsSameObject(env, r->ref, thread)) return r;
     return NULL;
