@@ -568,8 +568,21 @@ def encode_reply(msg_id: int, kind: int, status: int, values: Mapping[str, Any] 
     return frame(msg_id, kind, status, body)
 
 
+_FAST_REPLY: dict[int, Any] = {}  # kind -> generated decoder (link_fast.py), or False: generic only
+
+
 def decode_reply(kind: int, body: bytes) -> dict[str, Any]:
     spec = MESSAGES[kind]
+    fast = _FAST_REPLY.get(kind)
+    if fast is None:
+        from .link_fast import compile_decoder
+
+        fast = _FAST_REPLY[kind] = compile_decoder(spec.reply) or False
+    if fast:
+        try:
+            return fast(body)
+        except Exception:
+            pass  # not well-formed: the generic decoder below names what is wrong
     return decode_body(spec.reply, body, spec.name)
 
 
