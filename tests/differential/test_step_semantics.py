@@ -64,6 +64,10 @@ EXCEPTION_CASES = [
     ("ST_VISIT", [(LINE, OVER, NO_JDK)] * 3, None),
     # A count: the second completed step is the one reported.
     ("ST_PASS", [(LINE, OVER, (count(2),))], None),
+    # A breakpoint inside the call a step goes over: it stops the thread on the way; resumed, the step
+    # goes on (here the exception takes it to the handler).
+    ("ST_CALL", [(LINE, OVER, ())], "ST_CAUGHT", "ST_THROW"),
+    ("ST_PASS_CALL", [(MIN, OVER, ()), (MIN, OVER, ())], "ST_CAUGHT_ABOVE", "ST_THROW"),
     # INTO a line whose getstatic initializes a class (next to last round only: the first use, so it
     # comes last): the step does not stop in <clinit>, which HotSpot runs from the bytecode's resolution
     # without posting single steps; it ends on the next line.
@@ -87,17 +91,25 @@ async def line_of(t: Transcript, location) -> int:
 async def one_step(t: Transcript, thread: int, size, depth, extra, what: str) -> None:
     rid = await t.set_request(EventKind.SINGLE_STEP, step(thread, size, depth), *extra)
     await t.ok("VirtualMachine", "Resume")
-    ev = await t.event_of(EventKind.SINGLE_STEP, what)
+    while True:  # a breakpoint on the way stops the thread first; the step is still on
+        _, events = await t.event(what)
+        ev = next((e for e in events if e.event_kind == EventKind.SINGLE_STEP), None)
+        if ev is not None:
+            break
+        await t.ok("VirtualMachine", "Resume")
     await t.ok("EventRequest", "Clear", event_kind=EventKind.SINGLE_STEP, request_id=rid)
     t.note("line", what, await line_of(t, ev.location))
 
 
 async def session(t: Transcript) -> None:
     main_class = await t.start("StepsThrough")
-    for i, (marker, steps, _) in enumerate(EXCEPTION_CASES):
+    for i, (marker, steps, _, *break_at) in enumerate(EXCEPTION_CASES):
         thread = (await t.run_to(main_class, marker)).thread
+        bps = [await t.breakpoint(main_class, b) for b in break_at]
         for j, (size, depth, extra) in enumerate(steps):
             await one_step(t, thread, size, depth, extra, f"{i}.{j}: {marker} {size.name} {depth.name}")
+        for rid in bps:
+            await t.ok("EventRequest", "Clear", event_kind=EventKind.BREAKPOINT, request_id=rid)
         # Where the thread is now, as the debugger sees it: the whole stack.
         await t.ok("ThreadReference", "Frames", thread=thread, start_frame=0, length=-1, note=str(i))
     rid = await t.set_request(EventKind.METHOD_ENTRY, class_match("NoLines"), count(1))
@@ -163,7 +175,7 @@ async def test_steps_end_where_the_reference_ends_them(classpath, profile):
     # The cases end where the reference's step machine ends them (named above), not just alike.
     lines = {label: value for (label, _, value) in want if label.startswith("line [")}
     markers_of = {v: k for k, v in markers.items()}
-    for i, (marker, steps, expected) in enumerate(EXCEPTION_CASES):
+    for i, (marker, steps, expected, *_) in enumerate(EXCEPTION_CASES):
         size, depth, _ = steps[-1]
         line = lines[f"line [{i}.{len(steps) - 1}: {marker} {size.name} {depth.name}]"]
         if expected is not None:
