@@ -45,9 +45,18 @@ async def where(c: JdwpClient, location) -> tuple[str, int]:
     return next(m.name for m in methods if m.method_id == location.method_id), location.index
 
 
-async def session(kind: str, classes: Path) -> list:
+def command(kind: str, classes: Path, profile: str) -> list[str]:
+    args = (classes, "Sleeper", ("30000",))
+    if kind == "reference":
+        return jvm.reference_command(*args)
+    cmd = jvm.jdwpd_command(*args)
+    at = cmd.index("launch") + 1
+    return [*cmd[:at], "--profile", profile, *cmd[at:]]
+
+
+async def session(kind: str, classes: Path, profile: str = "full") -> list:
     ends = []
-    async with jvm.open_jvm(kind, classes, "Sleeper", ("30000",), suspend=True) as debuggee:
+    async with jvm._open_trio(kind, command(kind, classes, profile), 60, None) as debuggee:
         async with open_jdwp_client(debuggee.host, debuggee.port, timeout=30) as c:
             await c.next_event(timeout=30)  # VMStart
             await c.command("VirtualMachine", "Resume")
@@ -72,12 +81,13 @@ async def session(kind: str, classes: Path) -> list:
     return ends
 
 
-async def test_steps_from_a_native_frame():
+@pytest.mark.parametrize("profile", ["full", "nothrow"])
+async def test_steps_from_a_native_frame(profile):
     if not jvm.jdwpd_available():
         pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
     classes = debuggees.compile_sources(SOURCES)
     reference = await session("reference", classes)
-    ours = await session("jdwpd", classes)
+    ours = await session("jdwpd", classes, profile)
     # Where the caller goes on after the native sleep returns, past its invoke: nap() on JDK 17, the
     # Java part of Thread.sleep on later ones.
     after_sleep = next(end for (_, depth, end) in reference if depth == "INTO")
