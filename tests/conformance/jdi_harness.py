@@ -22,8 +22,8 @@ import attrs
 from jdwpd.testing import jvm
 
 __all__ = ["SCENARIOS", "EVENT_SECTIONS", "KNOWN_DIFFERENCES", "INTERMITTENT", "KNOWN_DIFFERENCE_JDK",
-           "known_differences_for", "EXIT_CODES", "RUNNING", "JdiRun", "run_jdi", "run_pair", "sections",
-           "first_difference", "CLIENT_SOURCES", "DEBUGGEE_MAIN", "recording_proxy"]
+           "known_differences_for", "EXIT_CODES", "RUNNING", "CLIENT_JVM_ARGS", "JdiRun", "run_jdi", "run_pair",
+           "sections", "first_difference", "CLIENT_SOURCES", "DEBUGGEE_MAIN", "recording_proxy"]
 
 CLIENT_SOURCES = Path(__file__).resolve().parents[1] / "clients"
 DEBUGGEE_MAIN = "JdiConf"
@@ -44,6 +44,9 @@ SCENARIOS: dict[str, str] = {
               "a VM suspend",
     "attach": "attaching to a VM that runs (started without suspension), then letting it go by a field write",
 }
+# JVM options of a scenario's client: vm lets JDI's soft references to dropped mirrors go at the first GC,
+# so that JDI sends DisposeObjects when the scenario asks it to.
+CLIENT_JVM_ARGS: dict[str, tuple[str, ...]] = {"vm": ("-XX:SoftRefLRUPolicyMSPerMB=0",)}
 # How a scenario's debuggee starts: suspended (the default) or running, and its arguments.
 RUNNING: dict[str, tuple[str, ...]] = {"attach": ("wait",)}
 
@@ -109,9 +112,9 @@ class JdiRun:
 def _client_command(client_classes: Path, host: str, port: int, scenario: str, conf_classes: Path,
                     markers: dict[str, int]) -> list[str]:
     # The transcript is UTF-8 whatever the machine's locale (Java 17 prints in the locale's charset otherwise).
-    return [jvm.java_executable(), "-Duser.language=en", "-Duser.country=US", "-Dfile.encoding=UTF-8",
-            "-Dsun.stdout.encoding=UTF-8", "-cp", str(client_classes), "JdiConformance", host, str(port), scenario,
-            str(conf_classes), *(f"{k}={v}" for k, v in sorted(markers.items()))]
+    return [jvm.java_executable(), *CLIENT_JVM_ARGS.get(scenario, ()), "-Duser.language=en", "-Duser.country=US",
+            "-Dfile.encoding=UTF-8", "-Dsun.stdout.encoding=UTF-8", "-cp", str(client_classes), "JdiConformance",
+            host, str(port), scenario, str(conf_classes), *(f"{k}={v}" for k, v in sorted(markers.items()))]
 
 
 def run_jdi(kind: str, scenario: str, client_classes: Path, conf_classes: Path, markers: dict[str, int],

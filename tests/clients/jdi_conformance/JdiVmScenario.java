@@ -36,7 +36,32 @@ class JdiVmScenario {
         redefinition();
         modules();
         paths();
+        disposeObjects();
         exit();
+    }
+
+    /**
+     * JDI disposes of the IDs of mirrors it dropped (VirtualMachine.DisposeObjects, in batches of 50 or
+     * more) when its soft references to them are cleared: the client runs with
+     * -XX:SoftRefLRUPolicyMSPerMB=0 (jdi_harness.CLIENT_JVM_ARGS), so a GC here clears them.
+     */
+    void disposeObjects() throws Exception {
+        j.section("dispose objects");
+        for (int i = 0; i < 60; i++) {
+            vm.mirrorOf("dropped " + i);
+        }
+        for (int i = 0; i < 5; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        j.see("a string made after the drop", () -> vm.mirrorOf("after the drop"));
+        j.see("the dropped strings made again", () -> {
+            List<String> again = new ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                again.add(vm.mirrorOf("dropped " + i).value());
+            }
+            return again;
+        });
     }
 
     void paths() {
