@@ -225,28 +225,32 @@ class Session:
 MANY = 40
 
 
-async def many_at_one_breakpoint(c: JdwpClient, markers: dict[str, int]) -> list:
-    """MANY virtual threads run into one breakpoint (SUSPEND_EVENT_THREAD): each stop's thread name,
-    IsVirtual, top-frame `n`, then that thread alone resumed.  What the stops saw, in name order."""
+async def many_at_one_breakpoint(c: JdwpClient, markers: dict[str, int],
+                                 policy: int = SuspendPolicy.EVENT_THREAD) -> list:
+    """MANY virtual threads run into one breakpoint: each stop's thread name, IsVirtual, top-frame `n`,
+    then that thread alone resumed (SUSPEND_EVENT_THREAD) or the VM (SUSPEND_ALL).  What the stops saw,
+    in name order."""
     s = Session(c, markers)
     await c.next_event(timeout=30)  # VMStart
     await s.set("prepare", E.CLASS_PREPARE, SuspendPolicy.ALL, [M.ClassMatch(class_pattern=MAIN)])
     await s.resume_vm("to the class")
     type_id = (await s.pump(E.CLASS_PREPARE))[1][0].type_id
-    await s.set("work", E.BREAKPOINT, SuspendPolicy.EVENT_THREAD,
-                [M.LocationOnly(loc=await s.location(type_id, "VT_WORK"))])
+    await s.set("work", E.BREAKPOINT, policy, [M.LocationOnly(loc=await s.location(type_id, "VT_WORK"))])
     await s.resume_vm("to the stops")
     seen = []
     for _ in range(MANY):
-        policy, events = await s.pump(E.BREAKPOINT)
+        stop_policy, events = await s.pump(E.BREAKPOINT)
         thread = events[0].thread
         name = (await c.command("ThreadReference", "Name", thread=thread)).thread_name
         virtual = (await c.command("ThreadReference", "IsVirtual", thread=thread)).is_virtual
         frame = (await c.command("ThreadReference", "Frames", thread=thread, start_frame=0, length=1)).frames[0]
         n = (await c.command("StackFrame", "GetValues", thread=thread, frame=frame.frame_id,
                              slots=[{"slot": 0, "sigbyte": ord("I")}])).values[0].slot_value.value
-        seen.append((name, virtual, n, int(policy)))
-        await c.command("ThreadReference", "Resume", thread=thread)
+        seen.append((name, virtual, n, int(stop_policy)))
+        if policy == SuspendPolicy.ALL:
+            await c.command("VirtualMachine", "Resume")
+        else:
+            await c.command("ThreadReference", "Resume", thread=thread)
     await s.pump(E.VM_DEATH)
     return sorted(seen)
 
@@ -317,14 +321,19 @@ def test_jdwpd_matches_reference(reference_steps, include, vt_classes, jdk21, vt
     assert len(ours) == len(reference_steps)
 
 
-def test_many_virtual_threads_at_one_breakpoint(vt_classes, jdk21, vt_markers):
-    """Stops parked in the agent pin their carriers; resuming each lets the next ones run."""
+@pytest.mark.parametrize("policy", [SuspendPolicy.EVENT_THREAD, SuspendPolicy.ALL], ids=["event_thread", "all"])
+def test_many_virtual_threads_at_one_breakpoint(vt_classes, jdk21, vt_markers, policy):
+    """Stops parked in the agent pin their carriers; resuming each (or the VM) lets the next ones run.
+    With SUSPEND_ALL, every stop suspends all virtual threads while others are on their way in."""
     if not jvm.jdwpd_available():
         pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
-    runs = {kind: trio.run(run_session, kind, vt_classes, jdk21, vt_markers, False, many_at_one_breakpoint,
-                           ("many", str(MANY)))
+
+    async def script(c: JdwpClient, markers: dict[str, int]) -> list:
+        return await many_at_one_breakpoint(c, markers, policy)
+
+    runs = {kind: trio.run(run_session, kind, vt_classes, jdk21, vt_markers, False, script, ("many", str(MANY)))
             for kind in ("reference", "jdwpd")}
-    assert runs["reference"] == sorted((f"vt-{i}", True, i, SuspendPolicy.EVENT_THREAD) for i in range(MANY))
+    assert runs["reference"] == sorted((f"vt-{i}", True, i, policy) for i in range(MANY))
     assert runs["jdwpd"] == runs["reference"]
 
 
