@@ -126,14 +126,11 @@ static void resume_stepping(step_state *s, jthread thread) {
     event_enable(JVMTI_EVENT_SINGLE_STEP, thread, true);
 }
 
-/* Whether an INTO step may stop in method m: it has lines (or the step is MIN) and the step's class
- * filters pass it. */
-static bool into_target(JNIEnv *env, step_state *s, jthread thread, jmethodID m, jlocation loc);
-
 /* Wait for the frame at depth 0 to pop with single-step off, if the profile can. Current thread, or a
  * JVMTI-suspended one. */
 static bool skip_frame(step_state *s, jthread thread, jint depth_now) {
-    if (!G.caps.can_generate_frame_pop_events || (*G.jvmti)->NotifyFramePop(G.jvmti, thread, 0) != JVMTI_ERROR_NONE) {
+    if (!G.caps.can_generate_frame_pop_events ||
+        (*G.jvmti)->NotifyFramePop(G.jvmti, thread, 0) != JVMTI_ERROR_NONE) {
         if (s->through_depth == 0 || depth_now < s->through_depth) s->through_depth = depth_now;
         return false;
     }
@@ -226,6 +223,8 @@ static bool class_filtered(JNIEnv *env, step_state *s, jthread thread, jmethodID
     return filtered;
 }
 
+/* Whether an INTO step may stop in method m: it has lines (or the step is MIN) and the step's class
+ * filters pass it. */
 static bool into_target(JNIEnv *env, step_state *s, jthread thread, jmethodID m, jlocation loc) {
     return (s->size == SS_MIN || has_lines(s, m)) && !class_filtered(env, s, thread, m, loc);
 }
