@@ -501,3 +501,42 @@ def test_stop_of_a_virtual_thread_with_null_is_an_error_not_a_crash(vt_classes, 
         pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
     steps = dict(trio.run(run_session, "jdwpd", vt_classes, jdk21, vt_markers, False, stop_a_virtual_thread_with_null))
     assert steps["ThreadReference.Stop null"] == {"error": ErrorCode.INVALID_OBJECT}
+
+
+async def step_over_a_sleep(c: JdwpClient, markers: dict[str, int]) -> list:
+    """A line step OVER Thread.sleep in a virtual thread (it unmounts, and remounts wherever the scheduler
+    puts it), then one more: where each ends, and the thread's locals there."""
+    s = Session(c, markers)
+    t = s.t
+    await c.next_event(timeout=30)  # VMStart
+    await s.set("prepare", E.CLASS_PREPARE, SuspendPolicy.ALL, [M.ClassMatch(class_pattern=MAIN)])
+    await s.resume_vm("to the class")
+    type_id = (await s.pump(E.CLASS_PREPARE))[1][0].type_id
+    nap = await s.location(type_id, "VT_NAP")
+    bp = await s.set("nap", E.BREAKPOINT, SuspendPolicy.ALL, [M.LocationOnly(loc=nap)])
+    await s.resume_vm("to the nap")
+    policy, events = await s.pump(E.BREAKPOINT)
+    t.add("breakpoint in vt-napper", (policy, events))
+    napper = events[0].thread
+    await t.cmd(c, "EventRequest", "Clear", "nap", event_kind=E.BREAKPOINT, request_id=bp.request_id)
+    for label in ("over the sleep", "one more line"):
+        step = await s.set(f"step {label}", E.SINGLE_STEP, SuspendPolicy.ALL,
+                           [M.Step(thread=napper, size=StepSize.LINE, depth=StepDepth.OVER)])
+        await s.resume_vm(label)
+        t.add(f"step {label}", await s.pump(E.SINGLE_STEP))
+        await s.locals(label, napper)
+        await t.cmd(c, "EventRequest", "Clear", f"step {label}", event_kind=E.SINGLE_STEP, request_id=step.request_id)
+    await s.resume_vm("to the end")
+    await s.pump(E.VM_DEATH)
+    return t.steps
+
+
+def test_step_over_a_sleep_in_a_virtual_thread(vt_classes, jdk21, vt_markers):
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    runs = {kind: trio.run(run_session, kind, vt_classes, jdk21, vt_markers, False, step_over_a_sleep, ("nap",))
+            for kind in ("reference", "jdwpd")}
+    assert dict(runs["reference"])["live variables over the sleep"] == ["before"]
+    for (label, expected), (our_label, got) in zip(runs["reference"], runs["jdwpd"], strict=False):
+        assert (our_label, got) == (label, expected)
+    assert len(runs["jdwpd"]) == len(runs["reference"])

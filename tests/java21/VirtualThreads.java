@@ -43,7 +43,25 @@ public class VirtualThreads {
         System.out.println("done"); // @marker VT_SPIN_DONE
     }
 
+    /** "nap": a virtual thread sleeps (it unmounts, and may come back on another carrier) between two lines. */
+    static int nap() {
+        int before = 1;
+        try {
+            Thread.sleep(20); // @marker VT_NAP
+        } catch (InterruptedException e) {
+            before = -1;
+        }
+        int after = before + 1; // @marker VT_NAP_NEXT
+        return after;
+    }
+
     public static void main(String[] args) throws Exception {
+        if (args.length == 1 && args[0].equals("nap")) {
+            Thread napper = Thread.ofVirtual().name("vt-napper").start(VirtualThreads::nap);
+            napper.join();
+            System.out.println("done");
+            return;
+        }
         if (args.length == 2 && args[0].equals("many")) {
             many(Integer.parseInt(args[1]));
             return;
