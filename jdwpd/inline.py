@@ -21,7 +21,9 @@ import types
 from collections.abc import Callable, Coroutine, Generator
 from typing import Any
 
-from trio._core._traps import CancelShieldedCheckpoint
+import outcome
+import trio
+from trio._core._traps import CancelShieldedCheckpoint, WaitTaskRescheduled
 
 
 class _Handoff:
@@ -41,7 +43,15 @@ class AwaitingReply:
         self.then = then  # then(callback): callback() once the reply is in (or the link gone)
 
 
+class _Woken:
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<inline woken>"
+
+
 HANDOFF = _Handoff()
+WOKEN = _Woken()  # a wait given up (give_up_wait): the coroutine goes on as if woken
 _armed = False
 
 
@@ -75,6 +85,17 @@ def movable(yielded: Any) -> bool:
     return yielded is HANDOFF or yielded is CancelShieldedCheckpoint or isinstance(yielded, AwaitingReply)
 
 
+def give_up_wait(yielded: Any) -> Any:
+    """Undo a wait that registered the current task with trio (a parking lot's: an Event's), so
+    that the coroutine can go on in another task: :func:`drive` resumes it as if woken, and the
+    waiting code must look again (the class cache's wait for another task's fetch does).  None
+    if the wait cannot be undone."""
+    if isinstance(yielded, WaitTaskRescheduled):
+        if yielded.abort_func(lambda: None) is trio.lowlevel.Abort.SUCCEEDED:
+            return WOKEN
+    return None
+
+
 @types.coroutine
 def drive(coro: Coroutine[Any, Any, Any], yielded: Any) -> Generator[Any, Any, Any]:
     """Go on with a coroutine that :func:`start` left stopped on ``yielded``, in the current task."""
@@ -83,6 +104,8 @@ def drive(coro: Coroutine[Any, Any, Any], yielded: Any) -> Generator[Any, Any, A
         sent: Any = None
         if yielded is HANDOFF or isinstance(yielded, AwaitingReply):
             pass
+        elif yielded is WOKEN:
+            sent = outcome.Value(None)
         else:
             try:
                 sent = yield yielded

@@ -14,8 +14,9 @@ in the reader (jdwpd/inline.py): one answered from the caches costs no task and
 no Event.  One that needs the VM keeps the place in the lanes it would have had as
 a task, and stops at its link request: when the request went out whole it is
 parked on the replies, no task waiting, and whoever reads them (the VM's event
-pump, mostly) starts the task that goes on with it (_go_on); otherwise a task of
-its own goes on with it at once, and waits.
+pump, mostly) goes on with it (_go_on): right there for the commands that only
+compute after a reply (GO_ON_INLINE), else in a worker task; a request that did
+not go out whole makes a worker go on with the command at once, and wait.
 
 Leaving.  On Dispose or a closed socket the VM undoes this session's requests,
 suspensions and pins (vm.detach); the VM runs on and another debugger may attach.
@@ -62,6 +63,16 @@ MUTATING = frozenset({
 # changes before them, holding up nothing after them (the reference's command loop goes on
 # while an invoke runs, and a debugger may resume or dispose meanwhile).
 INVOKES = frozenset({(3, 3), (3, 4), (5, 1), (9, 6)})
+
+# Commands that, once their link replies are in, only compute or send more requests (read
+# through: commands/thread_reference.py, virtual_machine.py, event_request.py, vm.py's resume
+# and request paths): the task that reads a reply may go on with them (Session._go_on).
+GO_ON_INLINE = frozenset({
+    (_VM, 9),  # VirtualMachine.Resume
+    (_TR, 1), (_TR, 3), (_TR, 4), (_TR, 7), (_TR, 12),  # ThreadReference.Name, Resume, Status, FrameCount,
+    # SuspendCount
+    (_ER, 1), (_ER, 2),  # EventRequest.Set, Clear
+})
 
 _session_numbers = itertools.count(1)
 DETACH_TIMEOUT = 10.0
@@ -146,6 +157,9 @@ class Session:
         self._after_reply.setdefault(packet_id, []).append(action)
 
     async def _close(self) -> None:
+        self._close_now()
+
+    def _close_now(self) -> None:
         self._closing = True
         self._drained.set()  # nothing more will be written
         if self._nursery is not None:
@@ -211,15 +225,70 @@ class Session:
         return done
 
     def _go_on(self, packet: CommandPacket, coro: Any, done: trio.Event) -> None:
-        """A command parked on its link replies, which are in: a task goes on with it now.
+        """A command parked on its link replies, which are in: on with it.
 
-        Not stepped right here, in the task that read the replies: what the command does
-        next may wait on something that only that task could then wait out."""
+        The commands in GO_ON_INLINE only compute after a reply, or send another request:
+        they go on right here, in the task that read the reply, and are answered from here
+        (one scheduler pass less).  Others, or one that stops on anything else, go on in a
+        worker task: what they wait on may be something only that task could wait out."""
         if self._reader_done or self._closing or self._nursery is None:
             coro.close()  # the debugger left: nobody wants the answer
             done.set()
             return
-        self._run_in_worker(functools.partial(self._finish_inline, packet, coro, inline.HANDOFF, done))
+        if (packet.command_set, packet.command) not in GO_ON_INLINE:
+            self._run_in_worker(functools.partial(self._finish_inline, packet, coro, inline.HANDOFF, done))
+            return
+        finished, result = inline.start(coro)
+        if finished:
+            self._answer_now(packet, result, done)
+        elif isinstance(result, inline.AwaitingReply):
+            result.then(lambda: self._go_on(packet, coro, done))
+        else:
+            if not inline.movable(result):
+                # It waits on something that registered this task (another task's fetch of a
+                # class fact): undone, and the worker looks again.
+                woken = inline.give_up_wait(result)
+                if woken is None:
+                    raise RuntimeError(f"{packet.command_set}.{packet.command} stopped on {result!r}")
+                log.debug("%r: command %s.%s waited after its reply", self, packet.command_set, packet.command)
+                result = woken
+            self._run_in_worker(functools.partial(self._finish_inline, packet, coro, result, done))
+
+    def _answer_now(self, packet: CommandPacket, reply: Any, done: trio.Event) -> None:
+        """Answer without waiting if nobody writes and the reply fits; else a worker sees it through."""
+        if packet.id in self._after_reply or not self._io.raw or not self._gate.take_nowait():
+            self._run_in_worker(functools.partial(self._answer_then_done, packet, reply, done))
+            return
+        data = self.conn.send(reply)
+        try:
+            sent = self._io.try_send(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self._gate.give()
+            self._close_now()
+            done.set()
+            return
+        if sent < len(data):  # the rest goes next: the gate stays taken until then
+            self._run_in_worker(functools.partial(self._finish_reply, data[sent:], done))
+            return
+        self._gate.give()
+        self.commands_answered += 1
+        done.set()
+
+    async def _finish_reply(self, rest: bytes, done: trio.Event) -> None:
+        try:
+            await self._io.send_all(rest)
+            self.commands_answered += 1
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self._close_now()
+        finally:
+            self._gate.give()
+            done.set()
+
+    async def _answer_then_done(self, packet: CommandPacket, reply: Any, done: trio.Event) -> None:
+        try:
+            await self._answer(packet, reply)
+        finally:
+            done.set()
 
     # A command that goes on after its link reply needs a task; waking an idle one costs a fraction
     # of starting one.  Workers live in the session's nursery, as many as commands ever ran at once.

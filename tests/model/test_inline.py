@@ -123,3 +123,45 @@ _COMMAND_PATHS = sorted([*_JDWPD.glob("commands/*.py"), *_JDWPD.glob("model/*.py
 @pytest.mark.parametrize("path", _COMMAND_PATHS, ids=lambda p: p.name)
 def test_command_paths_hold_no_task_bound_state(path: pathlib.Path) -> None:
     assert not _TASK_BOUND.search(path.read_text()), f"{path}: a cancel scope, nursery or lock in a command path"
+
+
+async def test_a_wait_given_up_goes_on_in_another_task_and_looks_again() -> None:
+    """What Session._go_on does when a command it goes on with waits on another task's fetch."""
+    event = trio.Event()
+    state = {"ready": False}
+
+    async def waits_until_ready() -> str:
+        while not state["ready"]:
+            await event.wait()
+        return ("woken in", trio.lowlevel.current_task().name)
+
+    coro = waits_until_ready()
+    finished, stopped_on = inline.start(coro)
+    assert not finished and not inline.movable(stopped_on)
+    woken = inline.give_up_wait(stopped_on)  # this task is no longer registered with the event
+    assert woken is inline.WOKEN
+    results = []
+
+    async def finish() -> None:
+        results.append(await inline.drive(coro, woken))
+
+    with trio.fail_after(5):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(finish, name="finisher")
+            await trio.sleep(0.01)
+            assert not results  # it looked again, found nothing ready, and waits in the finisher
+            state["ready"] = True
+            event.set()
+    assert results == [("woken in", "finisher")]
+
+
+# Session._go_on goes on with a command in the task that read its link reply; a wait the command
+# then makes is given up and repeated in a worker, so every wait in a command path must look again
+# when it returns (the class cache's does).  A new one: make it loop, and list it here.
+_WAITS = re.compile(r"\.wait\(\)")
+_WAITS_THAT_LOOK_AGAIN = {"fact_store.py": 1}  # FactStore._fact: while True ... wait() ... look again
+
+
+@pytest.mark.parametrize("path", _COMMAND_PATHS, ids=lambda p: p.name)
+def test_command_paths_wait_only_where_a_given_up_wait_looks_again(path: pathlib.Path) -> None:
+    assert len(_WAITS.findall(path.read_text())) == _WAITS_THAT_LOOK_AGAIN.get(path.name, 0), path
