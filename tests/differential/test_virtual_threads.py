@@ -431,7 +431,8 @@ def test_resume_all_lets_a_virtual_thread_it_never_named_go(vt_classes, jdk21, v
 
 async def change_a_virtual_threads_frames(c: JdwpClient, markers: dict[str, int]) -> list:
     """At the breakpoint in vt-worker: set locals (top frame, and its caller's: JVMTI allows only the top
-    one of a virtual thread), pop work() off, force an early return, ask for monitors, interrupt."""
+    one of a virtual thread), invoke a method on it, pop work() off, force an early return, ask for
+    monitors, interrupt."""
     s = Session(c, markers)
     t = s.t
     await c.next_event(timeout=30)  # VMStart
@@ -450,6 +451,17 @@ async def change_a_virtual_threads_frames(c: JdwpClient, markers: dict[str, int]
     await s.locals("after n := 5", worker)
     await t.cmd(c, "StackFrame", "SetValues", "the caller's", thread=worker, frame=frames[1].frame_id,
                 slot_values=[{"slot": 0, "slot_value": five}])
+    string = (await c.command("VirtualMachine", "ClassesBySignature", signature="Ljava/lang/String;")).classes[0]
+    value_of = next(m.method_id for m in (await c.command("ReferenceType", "Methods", ref_type=string.type_id)).declared
+                    if m.name == "valueOf" and m.signature == "(I)Ljava/lang/String;")
+    for options, label in ((0, "the VM running"), (1, "single-threaded")):
+        r = await t.cmd(c, "ClassType", "InvokeMethod", f"String.valueOf(42) on vt-worker, {label}",
+                        clazz=string.type_id, thread=worker, method_id=value_of,
+                        arguments=[{"tag": ord("I"), "value": 42}], options=options, must=True)
+        await t.cmd(c, "StringReference", "Value", label, string_object=r.return_value.value)
+    # An invoke lets the thread run: its frame ids are gone (INVALID_FRAMEID), ask again.
+    frames = (await t.cmd(c, "ThreadReference", "Frames", "after the invokes", thread=worker, start_frame=0,
+                          length=2, must=True)).frames
     await t.cmd(c, "StackFrame", "PopFrames", "work", thread=worker, frame=frames[0].frame_id)
     await t.cmd(c, "ThreadReference", "Frames", "after the pop", thread=worker, start_frame=0, length=2)
     await t.cmd(c, "ThreadReference", "ForceEarlyReturn", "an int from a void lambda", thread=worker,
