@@ -27,6 +27,12 @@ struct step_state {
     int from_line;
     bool waiting_pop;
     int pop_depth;
+    /* An OUT step that stopped and stays requested goes on as the reference's does: it stops at a new
+     * line of the frame it stopped in until that frame calls a method, then waits for the frame's end. */
+    bool out_again;
+    /* The stepping frame has returned (its FramePop came): the next step ends it, at whatever depth
+     * (a native caller may call Java code deeper, as DestroyJavaVM's Thread.exit after main). */
+    bool frame_exited;
     /* INTO waiting with single-step off: METHOD_ENTRY is on for the thread, so that a method the step may
      * stop in, called from the frames it skips, turns single-step back on (the reference's rule). */
     bool entry_watch;
@@ -95,6 +101,7 @@ static void rebase(step_state *s, jthread thread) {
         s->from_line = -1;
     }
     s->through_depth = 0;
+    s->frame_exited = false;
 }
 
 static bool is_return_at(step_state *s, jmethodID m, jlocation loc) {
@@ -257,9 +264,10 @@ void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, j
         }
     }
     bool stop = false;
-    if (depth < s->from_depth) {
+    if (depth < s->from_depth || s->frame_exited) {
         stop = true;  /* returned from the stepping frame: stop in the caller */
     } else if (depth > s->from_depth) {
+        s->out_again = false;
         if (s->depth == SD_INTO && s->size == SS_MIN) {
             stop = true;  /* never skipped (the reference's rule); the report is filtered as any */
         } else if (s->depth == SD_INTO && into_target(env, s, thread, m, loc)) {
@@ -271,7 +279,7 @@ void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, j
         } else {
             skip_frame(s, thread, depth);
         }
-    } else if (s->depth != SD_OUT) {
+    } else if (s->depth != SD_OUT || s->out_again) {
         /* A line step from code without lines (no table, obsolete) has no line to leave: it ends at the
          * next bytecode, as a min step does (the reference's rule). */
         if (m != s->from_method || s->size == SS_MIN || s->from_line < 0) stop = true;
@@ -301,6 +309,7 @@ void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, j
     bool expired = f->expired;
     /* Whether reported or filtered out, the step goes on from here if the request stays. */
     rebase(s, thread);
+    s->out_again = s->depth == SD_OUT;
     lock_exit();
     if (report) report_step(env, t, thread, m, loc, request_id, policy);
     if (expired) filter_expire_pending(env);
@@ -315,7 +324,19 @@ void step_frame_pop(JNIEnv *env, thread_rec *t, jthread thread, bool by_exceptio
     if (s != NULL && s->waiting_pop && !catch_decides) {
         jint depth = 0;
         (*G.jvmti)->GetFrameCount(G.jvmti, thread, &depth);
-        if (depth <= s->pop_depth) resume_stepping(s, thread);
+        if (depth > s->pop_depth) {
+            /* not the frame waited for */
+        } else if (depth == s->from_depth) {
+            s->frame_exited = true;
+            resume_stepping(s, thread);
+        } else if (s->depth == SD_OUT && depth - 1 == s->from_depth &&
+                   (*G.jvmti)->NotifyFramePop(G.jvmti, thread, 1) == JVMTI_ERROR_NONE) {
+            /* A callee of the frame an OUT step leaves: wait on for that frame, single-step off. */
+            s->pop_depth = depth - 1;
+            s->through_depth = 0;
+        } else {
+            resume_stepping(s, thread);
+        }
     }
     lock_exit();
 }
@@ -333,7 +354,10 @@ void step_exception_catch(JNIEnv *env, thread_rec *t, jthread thread) {
          * catching frame instead.  Otherwise step from the handler on. */
         bool deeper = depth > s->from_depth || (depth == s->from_depth && s->depth == SD_OUT);
         s->waiting_pop = false;
-        if (!(deeper && skip_frame(s, thread, depth))) resume_stepping(s, thread);
+        if (!(deeper && skip_frame(s, thread, depth))) {
+            resume_stepping(s, thread);
+            s->through_depth = 0;  /* the handler's first step is HotSpot's to drop here, not ours */
+        }
     }
     lock_exit();
 }

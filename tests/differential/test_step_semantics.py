@@ -73,6 +73,11 @@ EXCEPTION_CASES = [
     # without posting single steps; it ends on the next line.
     ("ST_LAZY", [(LINE, INTO, NO_JDK)], "ST_LAZY_END"),
 ]
+# Step requests left in place: (where, size, depth, how many events).  After its first stop an OUT
+# step goes on as the reference's does: a new line of the frame it stopped in ends it, until that frame
+# calls a method; then the frame's end does.
+STAYING = [("ST_LINED", LINE, OUT, 4), ("ST_PASS", LINE, OVER, 4), ("ST_THROW", LINE, OUT, 3)]
+
 # From the entry of NoLines.run (no line table): line steps end at the next bytecode at their depth.
 NO_LINES_STEPS = [(LINE, OVER), (LINE, INTO), (LINE, OVER), (LINE, INTO), (LINE, OUT), (LINE, INTO), (LINE, INTO),
                   (LINE, INTO), (MIN, OVER), (LINE, OVER), (LINE, OVER), (LINE, INTO)]
@@ -103,6 +108,14 @@ async def one_step(t: Transcript, thread: int, size, depth, extra, what: str) ->
 
 async def session(t: Transcript) -> None:
     main_class = await t.start("StepsThrough")
+    for i, (marker, size, depth, n) in enumerate(STAYING):
+        thread = (await t.run_to(main_class, marker)).thread
+        rid = await t.set_request(EventKind.SINGLE_STEP, step(thread, size, depth))
+        for j in range(n):
+            await t.ok("VirtualMachine", "Resume")
+            ev = await t.event_of(EventKind.SINGLE_STEP, f"staying {i}.{j}: {marker} {size.name} {depth.name}")
+            t.note("line", f"staying {i}.{j}", await line_of(t, ev.location))
+        await t.ok("EventRequest", "Clear", event_kind=EventKind.SINGLE_STEP, request_id=rid)
     for i, (marker, steps, _, *break_at) in enumerate(EXCEPTION_CASES):
         thread = (await t.run_to(main_class, marker)).thread
         bps = [await t.breakpoint(main_class, b) for b in break_at]
@@ -118,6 +131,11 @@ async def session(t: Transcript) -> None:
     await t.ok("EventRequest", "Clear", event_kind=EventKind.METHOD_ENTRY, request_id=rid)
     for i, (size, depth) in enumerate(NO_LINES_STEPS):
         await one_step(t, thread, size, depth, NO_JDK, f"no lines {i}: {size.name} {depth.name}")
+    # Over the end of main: its native caller then runs Thread.exit at the same depth, where the step
+    # ends (the stepping frame has returned); the next one goes on in there.
+    thread = (await t.run_to(main_class, "ST_DONE")).thread
+    for i in range(3):
+        await one_step(t, thread, LINE, OVER, (), f"over the end {i}")
     await t.to_the_end()
 
 

@@ -78,6 +78,6 @@ public class StepsThrough {
             if (i == rounds - 2) lazy();
             sink += NoLines.run(i); // @marker ST_CALL_NOLINES
         }
-        System.out.println("rounds done " + sink);
+        System.out.println("rounds done " + sink); // @marker ST_DONE
     }
 }
