@@ -12,7 +12,7 @@ import java.util.*;
  */
 class JdiEventsScenario {
     static final String[] SECTIONS = {"class events", "thread events", "breakpoints", "steps", "exceptions",
-        "method events", "watchpoints", "monitor events"};
+        "method events", "method entries of an instance", "watchpoints", "monitor events"};
     static final Set<String> OUR_THREADS = Set.of("main", "holder", "blocked", "waiter", "jworker-0", "jworker-1",
             "jdoomed", "racer-0", "racer-1");
 
@@ -154,7 +154,8 @@ class JdiEventsScenario {
                     + JdiConformance.where(x.location()) + " catch " + JdiConformance.where(x.catchLocation()) + note);
         } else if (e instanceof MethodEntryEvent) {
             MethodEntryEvent m = (MethodEntryEvent) e;
-            log("method events", m.thread(), "entry " + JdiConformance.sig(m.method()) + " at "
+            String section = req(e).contains("on other") ? "method entries of an instance" : "method events";
+            log(section, m.thread(), "entry " + JdiConformance.sig(m.method()) + " at "
                     + JdiConformance.where(m.location()) + note);
         } else if (e instanceof MethodExitEvent) {
             MethodExitEvent m = (MethodExitEvent) e;
@@ -275,6 +276,12 @@ class JdiEventsScenario {
                 break;
             }
             case "jworker-1": {
+                // An instance filter alone makes the reference fetch `this` at every method entry of every
+                // thread (minutes of class initialization later on): the thread filter goes first.
+                MethodEntryRequest onOther = erm.createMethodEntryRequest();
+                onOther.addThreadFilter(t);
+                onOther.addInstanceFilter(other);
+                named(onOther, "entry on other by jworker-1", ALL);
                 BreakpointRequest b = erm.createBreakpointRequest(j.at(j.type("JdiConf$Derived"), "J_TOUCH"));
                 b.addThreadFilter(t);
                 b.addCountFilter(3);
@@ -341,6 +348,12 @@ class JdiEventsScenario {
                 stepPlan.addAll(Arrays.asList(plan));
                 return nextStep(t);
             case "2nd J_WORK": {
+                // Disabled and enabled again, a request counts from zero again (JDI clears and sets it anew).
+                b.request().disable();
+                b.request().enable();
+                if (!t.name().equals("jworker-0")) {
+                    break;
+                }
                 // Out of the worker's lambda into its hidden class's frame: a pattern has its '*' at one end
                 // only, so "*$$Lambda*" excludes nothing (the step ends there, on both servers).
                 StepRequest out = erm.createStepRequest(t, StepRequest.STEP_LINE, StepRequest.STEP_OUT);

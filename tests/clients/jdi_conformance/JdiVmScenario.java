@@ -144,6 +144,11 @@ class JdiVmScenario {
             }
         }
         out("  allThreads of group main " + JdiConformance.sorted(names));
+        List<String> all = new ArrayList<>();
+        for (ThreadReference t : vm.allThreads()) {
+            all.add(t.name());
+        }
+        out("  allThreads " + JdiConformance.sorted(all));
         for (ThreadGroupReference g : vm.topLevelThreadGroups()) {
             out("  top group " + g.name() + " parent=" + g.parent() + " subgroups "
                     + JdiConformance.names(g.threadGroups()));
@@ -151,7 +156,7 @@ class JdiVmScenario {
             for (ThreadReference t : g.threads()) {
                 threads.add(t.name());
             }
-            out("    its threads include Reference Handler: " + threads.contains("Reference Handler"));
+            out("    its threads " + JdiConformance.sorted(threads));
             for (ThreadGroupReference sub : g.threadGroups()) {
                 out("    sub " + sub.name() + " parent=" + sub.parent().name() + " groups="
                         + sub.threadGroups().size() + " " + j.show(sub));
