@@ -19,7 +19,7 @@ from protocol.object_ids import reply_ids
 from protocol.packets import CommandPacket, ReplyPacket
 from protocol.wire import DecodeError, EncodeError
 
-from .commands import Context, Handler
+from .commands import Context, Encoded, Handler
 from .errors import AgentError, AgentLinkClosed, JdwpError, jdwp_code_for
 
 log = logging.getLogger(__name__)
@@ -139,8 +139,11 @@ async def dispatch(vm: Any, session: Any, packet: CommandPacket) -> ReplyPacket:
         cmd = None
     try:
         reply = await handler(ctx, cmd)
-        body = encode_reply(cs, reply if reply is not None else (), vm.id_sizes)
-        ids = reply_ids(cs, reply)  # free for the replies that can hold none
+        if type(reply) is Encoded:
+            body, ids = reply.body, reply.object_ids
+        else:
+            body = encode_reply(cs, reply if reply is not None else (), vm.id_sizes)
+            ids = reply_ids(cs, reply)  # free for the replies that can hold none
         if ids:
             vm.objects.sent(session, ids)  # DisposeObjects counts against these
     except JdwpError as e:
