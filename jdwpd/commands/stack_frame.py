@@ -6,14 +6,20 @@ thread is running now, which the reference reports first (THREAD_NOT_SUSPENDED).
 
 from __future__ import annotations
 
+import struct
 from typing import Any
 
-from jdwpd.commands._values import raise_agent, request, tagged, to_jdwp, to_link
+from jdwpd.commands import Encoded
+from jdwpd.commands._values import raise_agent, request, tagged, to_link
 from jdwpd.errors import AgentError, JdwpError
 from jdwpd.model.frames import frame_depth
-from protocol.constants import OBJECT_TAGS, PRIMITIVE_TAGS, ErrorCode
+from protocol.constants import OBJECT_TAGS, PRIMITIVE_TAGS, ErrorCode, Tag
+from protocol.wire import IDSizes, value_codec
 
 SET_NAME = "StackFrame"
+_COUNT = struct.Struct(">i")
+_NULL_TAG = int(Tag.OBJECT)
+_VOID = int(Tag.VOID)
 _JVMTI_ALIVE = 0x1
 
 
@@ -46,7 +52,29 @@ async def get_values(ctx: Any, cmd: Any) -> Any:
             await request(ctx.vm.link, "FRAME_GET_LOCALS", thread=cmd.thread, depth=depth, slots=slots[:bad])
         raise JdwpError(ErrorCode.INVALID_TAG, f"slot tag {slots[bad]['tag']}")
     r = await _read_locals(ctx, cmd.thread, depth, slots)
-    return {"values": [to_jdwp(v["value"]) for v in r["values"]]}
+    return encoded_values(r["values"], ctx.vm.id_sizes)
+
+
+def encoded_values(values: list[dict], sizes: IDSizes) -> Encoded:
+    """GetValues' reply straight from the link's values, in one pass: what to_jdwp then encode_reply
+    and reply_ids would make of them (a debugger reads every local of a stop: this is its hot path)."""
+    packers = value_codec(sizes).tagged
+    parts = [_COUNT.pack(len(values))]
+    ids = []
+    for item in values:
+        v = item["value"]
+        tag, value = v.tag, v.value
+        if tag in OBJECT_TAGS:
+            if value:
+                ids.append(value)
+            else:
+                tag = _NULL_TAG  # a null is tagged OBJECT, whatever the slot's type
+            parts.append(packers[tag].pack(tag, value))
+        elif tag == _VOID:
+            parts.append(packers[tag].pack(tag))
+        else:
+            parts.append(packers[tag].pack(tag, value))
+    return Encoded(b"".join(parts), ids)
 
 
 async def _read_locals(ctx: Any, thread: int, depth: int, slots: list[dict]) -> dict:
