@@ -5,7 +5,8 @@ One debuggee run per server (tests/differential/steps_java): each round of Steps
 once, and the session takes one case per round (a one-shot breakpoint, the step, its event).  The
 reference's transcript is the oracle for jdwpd with the full profile and with the nothrow profile (which
 has neither frame-pop nor exception events: the agent steps through frames the reference waits out with
-single-step off, and must still end every step where the reference does).
+single-step off, and must still end every step where the reference does).  A second session sweeps
+every size, depth and JDK filter from each place, requests staying for several stops.
 """
 
 from __future__ import annotations
@@ -149,8 +150,8 @@ def classpath(tmp_path_factory) -> str:
     return f"{first}:{with_lines}"
 
 
-def _command(kind: str, classpath: str, profile: str) -> list[str]:
-    args = (classpath, "StepsThrough", (str(ROUNDS),))
+def _command(kind: str, classpath: str, profile: str, rounds: int = ROUNDS) -> list[str]:
+    args = (classpath, "StepsThrough", (str(rounds),))
     if kind == "reference":
         return jvm.reference_command(*args)
     cmd = jvm.jdwpd_command(*args)
@@ -158,13 +159,14 @@ def _command(kind: str, classpath: str, profile: str) -> list[str]:
     return [*cmd[:at], "--profile", profile, *cmd[at:]]
 
 
-async def _run(kind: str, classpath: str, markers: dict[str, int], profile: str = "full") -> list:
+async def _run(kind: str, classpath: str, markers: dict[str, int], profile: str = "full", *, run=None,
+               rounds: int = ROUNDS) -> list:
     with trio.fail_after(180):
-        async with jvm._open_trio(kind, _command(kind, classpath, profile), 60, None) as debuggee:
+        async with jvm._open_trio(kind, _command(kind, classpath, profile, rounds), 60, None) as debuggee:
             async with open_jdwp_client(debuggee.host, debuggee.port, timeout=TIMEOUT) as client:
                 t = Transcript(client, kind, Path(classpath.split(":")[-1]), markers)
                 try:
-                    await session(t)
+                    await (run or session)(t)
                 except BaseException as e:
                     raise AssertionError(f"{kind} ({profile}) failed after {len(t.entries)} entries:\n"
                                          f"{debuggee.output.describe()}") from e
@@ -200,3 +202,37 @@ async def test_steps_end_where_the_reference_ends_them(classpath, profile):
             assert line == markers[expected], f"case {i}: ended on {markers_of.get(line, line)}, not {expected}"
     # In NoLines, line steps at its own depth end one bytecode on, on no line.
     assert lines["line [no lines 0: LINE OVER]"] == -1
+
+
+# The sweep: from each of these places every size and depth, with and without the JDK filtered; each
+# request stays for up to three stops (one for OUT: left in place it would run to main's end).
+SWEEP_FROM = ["ST_CALL", "ST_THROW", "ST_PASS", "ST_PASS_CALL", "ST_THROW_HERE", "ST_VIA_JDK", "ST_CALL_NOLINES",
+              "ST_LINED", "ST_VISIT"]
+SWEEP = [(m, size, depth, filtered) for m in SWEEP_FROM for size in (LINE, MIN) for depth in (INTO, OVER, OUT)
+         for filtered in (False, True) if not (m == "ST_CALL_NOLINES" and depth == OUT)]  # main's own line
+
+
+async def sweep(t: Transcript) -> None:
+    main_class = await t.start("StepsThrough")
+    for marker, size, depth, filtered in SWEEP:
+        thread = (await t.run_to(main_class, marker)).thread
+        what = f"{marker} {size.name} {depth.name}" + (" no JDK" if filtered else "")
+        rid = await t.set_request(EventKind.SINGLE_STEP, step(thread, size, depth), *(NO_JDK if filtered else ()))
+        for _ in range(1 if depth == OUT else 3):
+            await t.ok("VirtualMachine", "Resume")
+            await t.event_of(EventKind.SINGLE_STEP, what)
+        await t.ok("EventRequest", "Clear", event_kind=EventKind.SINGLE_STEP, request_id=rid)
+    await t.to_the_end()
+
+
+@pytest.mark.parametrize("profile", ["full", "nothrow"])
+async def test_a_sweep_of_steps_ends_where_the_reference_ends_them(classpath, profile):
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    markers = debuggees.all_markers(SOURCES)
+    want = await _run("reference", classpath, markers, run=sweep, rounds=len(SWEEP) + 8)
+    got = await _run("jdwpd", classpath, markers, profile, run=sweep, rounds=len(SWEEP) + 8)
+    assert len(want) > 3 * len(SWEEP)
+    for i, (w, g) in enumerate(zip(want, got, strict=False)):
+        assert g == w, f"entry {i} differs\n--- reference ---\n{pprint.pformat(w)}\n--- jdwpd ---\n{pprint.pformat(g)}"
+    assert len(got) == len(want)
