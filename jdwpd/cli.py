@@ -66,7 +66,8 @@ def _build_parser() -> argparse.ArgumentParser:
                         help="with --onthrow/--onuncaught: run CMD with 'dt_socket HOST:PORT' appended once "
                              "debuggers can attach (the reference's launch=)")
     launch.add_argument("--agent-timeout", type=float, default=30.0, metavar="SECONDS",
-                        help="how long to wait for the JVM's agent to connect (default 30)")
+                        help="how long to wait for the JVM's agent to connect (default 30; not with --onthrow "
+                             "or --onuncaught, whose agent connects at the exception)")
     launch.add_argument("java", nargs=argparse.REMAINDER, help="-- java [ARGS...]")
 
     serve = sub.add_parser("serve", help="serve JVMs started on their own with the jdwpd agent",
