@@ -75,6 +75,12 @@ static int x_object_set_fields(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
+static bool thread_in(JNIEnv *env, jthread t, const jthread *list, jint n) {
+    for (jint i = 0; i < n; i++)
+        if ((*env)->IsSameObject(env, t, list[i])) return true;
+    return false;
+}
+
 static int x_object_monitor_info(JNIEnv *env, inbuf *in, outbuf *out) {
     OBJECT_ARG(o);
     PARSED(in);
@@ -83,10 +89,17 @@ static int x_object_monitor_info(JNIEnv *env, inbuf *in, outbuf *out) {
     CHECK((*G.jvmti)->GetObjectMonitorUsage(G.jvmti, o, &usage));
     ob_u64(out, obj_id(env, usage.owner));
     ob_u32(out, (uint32_t)usage.entry_count);
-    /* GetObjectMonitorUsage's waiters (on 17: blocked entering as well as waiting to be notified), as the
-     * reference sends them. */
-    ob_u32(out, (uint32_t)usage.waiter_count);
+    /* JDWP's waiters are JVMTI's waiters before JDK 23 (blocked entering as well as waiting to be
+     * notified); since 23 JVMTI gives the threads in Object.wait() only as notify_waiters, so the union
+     * keeps the answer the same on every release (on 17 notify_waiters is a subset of waiters). */
+    jint extra = 0;
+    for (jint i = 0; i < usage.notify_waiter_count; i++)
+        if (!thread_in(env, usage.notify_waiters[i], usage.waiters, usage.waiter_count)) extra++;
+    ob_u32(out, (uint32_t)(usage.waiter_count + extra));
     for (jint i = 0; i < usage.waiter_count; i++) ob_u64(out, obj_id(env, usage.waiters[i]));
+    for (jint i = 0; i < usage.notify_waiter_count; i++)
+        if (!thread_in(env, usage.notify_waiters[i], usage.waiters, usage.waiter_count))
+            ob_u64(out, obj_id(env, usage.notify_waiters[i]));
     jvmti_free(usage.waiters);
     jvmti_free(usage.notify_waiters);
     return 0;
