@@ -86,11 +86,14 @@ def known_differences_for(jdk: int) -> dict[tuple[str, str], str]:
     return {k: r for k, r in KNOWN_DIFFERENCES.items() if KNOWN_DIFFERENCE_JDK.get(k, jdk) == jdk}
 
 
-known_difference("events", "method entries of an instance",
-                 "an InstanceOnly filter lets through the reference the events of static methods, where there is no "
-                 "`this` (and any whose `this` it cannot read): with ThreadOnly(jworker-1) and InstanceOnly(other), "
-                 "the reference reports MethodEntry for the static JdiConf.lambda$workers$5(I)V and the static native "
-                 "System.arraycopy besides touch() on other; jdwpd reports the touch() entries only "
+known_difference("events", "instance filters",
+                 "an InstanceOnly filter lets through the reference the events that have no instance: those in "
+                 "static methods (and any whose `this` it cannot read), and static field watchpoints. With "
+                 "ThreadOnly(jworker-1) and InstanceOnly(other) the reference reports MethodEntry for the static "
+                 "JdiConf.lambda$workers$5(I)V and the static native System.arraycopy besides touch() on other; "
+                 "with InstanceOnly(derived), a "
+                 "breakpoint in the static divide(), the write of the static flag, and blocked's contended monitor "
+                 "entered in a static lambda; jdwpd reports only touch() on other "
                  "(libjdwp eventFilter.c passes the filter when it finds no instance; agent/filters.c "
                  "MK_INSTANCE_ONLY refuses the event when ctx_this is NULL)")
 known_difference("objects", "monitors",
