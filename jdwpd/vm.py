@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
-from protocol.constants import EventKind, ModKind, SuspendPolicy
+from protocol.constants import EventKind, SuspendPolicy
 from protocol.link import NOTICE_VM_DEATH, CapBit, HelloFlag
 from protocol.messages import Events
 from protocol.wire import IDSizes
@@ -423,13 +423,8 @@ class VM:
         self._learn_from(message["thread"], hits)
 
     def _learn_from(self, thread: int, hits: list) -> None:
-        """What events tell the model for free: threads that ended, classes prepared or unloaded,
-        requests whose Count ran out (the agent dropped them at that hit: clearing them later,
-        as jdb does after every step, needs no link round trip)."""
+        """What events tell the model for free: threads that ended, classes prepared or unloaded."""
         for h in hits:
-            req = self.requests.get(h["request_id"])
-            if req is not None and req.in_agent and any(m.mod_kind == ModKind.COUNT for m in req.modifiers):
-                self.requests.add(attrs.evolve(req, in_agent=False))
             kind = h["event_kind"]
             if kind == EventKind.THREAD_DEATH:
                 self.threads.forget(thread)
