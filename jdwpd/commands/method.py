@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from jdwpd.commands import Encoded
 from jdwpd.commands._values import cached, check_type
 from jdwpd.errors import JdwpError
 from jdwpd.model.classes import MethodInfo
+from protocol import spec
 from protocol.constants import ErrorCode
+from protocol.messages import encode_reply
 
 SET_NAME = "Method"
+_LINE_TABLE = spec.by_name("Method", "LineTable")
 
 
 async def _method(ctx: Any, cmd: Any) -> int:
@@ -33,9 +37,16 @@ async def _not_native(ctx: Any, cmd: Any) -> int:
 
 
 async def line_table(ctx: Any, cmd: Any) -> Any:
-    table = await cached(ctx.vm.classes.line_table(await _not_native(ctx, cmd)))
-    return {"start": table.start, "end": table.end,
-            "lines": [{"line_code_index": i, "line_number": n} for i, n in table.lines]}
+    method_id = await _not_native(ctx, cmd)
+    classes, sizes = ctx.vm.classes, ctx.vm.id_sizes
+    key = ("LineTable reply", sizes)  # the reply's bytes, kept with the table (a method id holds no object id)
+    body = classes.kept(("method", method_id), key)
+    if body is None:
+        table = await cached(classes.line_table(method_id))
+        body = encode_reply(_LINE_TABLE, {"start": table.start, "end": table.end, "lines": [
+            {"line_code_index": i, "line_number": n} for i, n in table.lines]}, sizes)
+        classes.keep(("method", method_id), key, body, derived_from="lines")
+    return Encoded(body)
 
 
 def _variables(table: Any, generic: bool) -> Any:

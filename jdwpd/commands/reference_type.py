@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from jdwpd.commands import Encoded
 from jdwpd.commands._values import cached, check_type, request, tagged, to_jdwp
 from jdwpd.errors import JdwpError
 from jdwpd.model.classes import ClassCache
+from protocol import spec
 from protocol.constants import ErrorCode
+from protocol.messages import encode_reply
 
 SET_NAME = "ReferenceType"
 
@@ -34,9 +37,21 @@ async def modifiers(ctx: Any, cmd: Any) -> Any:
     return {"mod_bits": await cached(_classes(ctx).modifiers(cmd.ref_type))}
 
 
+_DECLARED = {(kind, generic): spec.by_name("ReferenceType", f"{kind.title()}s{'WithGeneric' if generic else ''}")
+             for kind in ("field", "method") for generic in (False, True)}
+_MEMBER_FACTS = {"field": "CLASS_FIELDS", "method": "CLASS_METHODS"}  # the ClassCache facts they come from
+
+
 async def _declared(ctx: Any, cmd: Any, kind: str, generic: bool) -> Any:
-    """Fields or Methods, with or without generic signatures: one shape, four commands."""
-    classes = _classes(ctx)
+    """Fields or Methods, with or without generic signatures: one shape, four commands.
+
+    The reply's bytes are kept with the class's members (no object id in them): asked again, by
+    this debugger or another, they cost a lookup."""
+    classes, sizes = _classes(ctx), ctx.vm.id_sizes
+    key = ("declared reply", kind, generic, sizes)
+    body = classes.kept(cmd.ref_type, key)
+    if body is not None:
+        return Encoded(body)
     members = classes.fields(cmd.ref_type) if kind == "field" else classes.methods(cmd.ref_type)
     id_name = f"{kind}_id"
     rows = []
@@ -45,7 +60,9 @@ async def _declared(ctx: Any, cmd: Any, kind: str, generic: bool) -> Any:
         if generic:
             row["generic_signature"] = m.generic
         rows.append(row)
-    return {"declared": rows}
+    body = encode_reply(_DECLARED[(kind, generic)], {"declared": rows}, sizes)
+    classes.keep(cmd.ref_type, key, body, derived_from=_MEMBER_FACTS[kind])
+    return Encoded(body)
 
 
 async def fields(ctx: Any, cmd: Any) -> Any:

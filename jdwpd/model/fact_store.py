@@ -105,3 +105,15 @@ class FactStore:
             return
         self._slots[full] = _Slot(value=value, present=True)
         self._by_scope.setdefault(scope, set()).add(full)
+
+    def kept(self, scope: Any, key: Any) -> Any:
+        """A value filed with keep() (None if there is none, or it was dropped with its scope)."""
+        slot = self._slots.get((scope, key))
+        return slot.value if slot is not None and slot.present else None
+
+    def keep(self, scope: Any, key: Any, value: Any, *, derived_from: Any) -> None:
+        """File a value derived from the fact (scope, derived_from), such as its reply bytes: dropped with
+        the fact's scope, and not filed at all if the fact has gone since it was read."""
+        fact = self._slots.get((scope, derived_from))
+        if fact is not None and fact.present and not isinstance(fact.value, Failure):
+            self._put(scope, key, value)

@@ -43,6 +43,11 @@ async def walk(kind: str, classes_dir) -> dict[str, list]:
                                                           method_id=m.method_id)
                         got.append((name, command, code, _plain(reply)))
                 facts[k.signature] = got
+            for k in walked[:10]:  # asked again (jdwpd: the reply bytes it kept)
+                again = await c.command("ReferenceType", "MethodsWithGeneric", ref_type=k.type_id)
+                for m in again.declared:
+                    code, reply = await c.command_raw("Method", "LineTable", ref_type=k.type_id, method_id=m.method_id)
+                    facts[k.signature].append((f"{m.name}{m.signature}", "again", m.mod_bits, code, _plain(reply)))
     return facts
 
 

@@ -350,3 +350,33 @@ async def test_an_agent_without_class_methods_lines_gets_the_old_requests():
     assert link.count("CLASS_METHODS_LINES") == 1  # learned once that this agent lacks it
     assert link.count("CLASS_METHODS") == 2
     assert link.count("METHOD_LINE_TABLE") == 1
+
+
+async def test_reply_bytes_kept_with_a_fact_go_with_it() -> None:
+    link = GatedLink(base_answers())
+    cache = ClassCache(link)
+    await cache.methods(1)
+    await cache.line_table(21)
+    cache.keep(1, "reply", b"methods", derived_from="CLASS_METHODS")
+    cache.keep(("method", 21), "reply", b"lines", derived_from="lines")
+    cache.keep(1, "other", b"x", derived_from="CLASS_FIELDS")  # fields never fetched: nothing to derive from
+    assert cache.kept(1, "reply") == b"methods" and cache.kept(("method", 21), "reply") == b"lines"
+    assert cache.kept(1, "other") is None
+    cache.redefined([1])
+    assert cache.kept(1, "reply") is None and cache.kept(("method", 21), "reply") is None
+    await cache.methods(1)
+    cache.keep(1, "reply", b"again", derived_from="CLASS_METHODS")
+    cache.forget_signature("LOther;")  # another class unloaded: nothing of this one goes
+    assert cache.kept(1, "reply") == b"again"
+    cache.forget(1)  # unloaded
+    assert cache.kept(1, "reply") is None
+
+
+async def test_a_failure_is_not_a_fact_to_derive_bytes_from() -> None:
+    answers = base_answers()
+    answers["METHOD_LINE_TABLE"] = AgentError(int(ErrorCode.NATIVE_METHOD), "METHOD_LINE_TABLE")
+    cache = ClassCache(GatedLink(answers))
+    with pytest.raises(AgentError):
+        await cache.line_table(21)
+    cache.keep(("method", 21), "reply", b"x", derived_from="lines")
+    assert cache.kept(("method", 21), "reply") is None
