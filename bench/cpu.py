@@ -6,7 +6,8 @@ On a machine whose cores other work shares, a round trip's wall time mostly meas
 scheduler; the CPU a server burns per command does not depend on who else runs.  For each
 server, the same raw-client session as bench.profile (at Target's breakpoint): n sequential
 ReferenceType.Signature, Method.LineTable (answered from jdwpd's caches),
-ThreadReference.Name, FrameCount (need the VM), then n breakpoint hit -> Resume cycles.
+ThreadReference.Name, FrameCount (need the VM), then n breakpoint hit -> Resume cycles; and in
+another session n/5 LINE steps as jdb takes them (Set, Resume all, the event, Clear).
 Per operation: the server's CPU (jdwpd: daemon + JVM; reference: the JVM, which is the
 whole server), split for jdwpd, and the client's wall time.  Medians over the repetitions;
 the servers alternate, repetition after repetition.
@@ -18,12 +19,12 @@ import argparse
 import statistics
 import sys
 
-from protocol.constants import EventKind, SuspendPolicy
+from protocol.constants import EventKind, StepSize, SuspendPolicy
 
 from .dbg import Debugger, debug_target, now
 from .profile import child_pids, cpu_seconds
 
-OPS = ("signature", "line_table", "thread_name", "frame_count", "bp_hit")
+OPS = ("signature", "line_table", "thread_name", "frame_count", "bp_hit", "step_line")
 
 
 def measure(kind: str, n: int) -> dict[str, dict[str, float]]:
@@ -66,7 +67,22 @@ def measure(kind: str, n: int) -> dict[str, dict[str, float]]:
         out["bp_hit"] = per_op(before)
         return out
 
-    return debug_target(kind, ["hits"], body, timeout=60 + n * 0.05)
+    out = debug_target(kind, ["hits"], body, timeout=60 + n * 0.05)
+
+    async def steps(d: Debugger) -> dict[str, dict[str, float]]:
+        daemon_pid, jvm_pid = (d.vm.pid, child_pids(d.vm.pid)[0]) if kind == "jdwpd" else (None, d.vm.pid)
+        thread, _ = await d.run_to("STEP_START")
+        await d.step(thread, StepSize.LINE)
+        m = max(1, n // 5)
+        before = (cpu_seconds(daemon_pid) if daemon_pid else 0.0, cpu_seconds(jvm_pid), now())
+        for _ in range(m):
+            await d.step(thread, StepSize.LINE)
+        after = (cpu_seconds(daemon_pid) if daemon_pid else 0.0, cpu_seconds(jvm_pid), now())
+        daemon, jvm, wall = ((a - b) / m * 1e6 for a, b in zip(after, before, strict=True))
+        return {"step_line": {"server_cpu": daemon + jvm, "daemon_cpu": daemon, "jvm_cpu": jvm, "wall": wall}}
+
+    out.update(debug_target(kind, ["steps"], steps, timeout=60 + n * 0.05))
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
