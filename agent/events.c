@@ -282,6 +282,14 @@ static void JNICALL cb_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread
     (void)jvmti;
     thread_rec *t = callback_enter(env, thread);
     if (t == NULL) return;
+    lock_enter();
+    bool requested = filters_of(EK_METHOD_ENTRY) != NULL;
+    lock_exit();
+    if (!requested) {  /* on for a waiting INTO step only (step.c): every entry of the skipped code */
+        step_method_entry(env, t, thread, method);
+        callback_exit(env, t);
+        return;
+    }
     jlocation start = -1, end;
     jint mods = 0;
     (*G.jvmti)->GetMethodModifiers(G.jvmti, method, &mods);

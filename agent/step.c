@@ -36,6 +36,8 @@ struct step_state {
     /* INTO waiting with single-step off: METHOD_ENTRY is on for the thread, so that a method the step may
      * stop in, called from the frames it skips, turns single-step back on (the reference's rule). */
     bool entry_watch;
+    /* Methods judged by into_target, direct-mapped by id: the entries of skipped code repeat. */
+    struct { jmethodID m; bool target; } judged[64];
     /* Frames from this depth on are stepped through where the reference waits with single-step off
      * (no frame-pop events, or no NotifyFramePop possible): 0 when none.  The last step seen there
      * tells how they were left (a return bytecode, or an exception). */
@@ -233,7 +235,13 @@ static bool class_filtered(JNIEnv *env, step_state *s, jthread thread, jmethodID
 /* Whether an INTO step may stop in method m: it has lines (or the step is MIN) and the step's class
  * filters pass it. */
 static bool into_target(JNIEnv *env, step_state *s, jthread thread, jmethodID m, jlocation loc) {
-    return (s->size == SS_MIN || has_lines(s, m)) && !class_filtered(env, s, thread, m, loc);
+    size_t slot = ((uintptr_t)m >> 3) % ARRAY_LEN(s->judged);
+    if (s->judged[slot].m == m) return s->judged[slot].target;
+    /* The class filters first: they rule out most of what is skipped (the JDK) without a line table. */
+    bool target = !class_filtered(env, s, thread, m, loc) && (s->size == SS_MIN || has_lines(s, m));
+    s->judged[slot].m = m;
+    s->judged[slot].target = target;
+    return target;
 }
 
 static bool at_method_start(jmethodID m, jlocation loc) {
@@ -368,11 +376,7 @@ void step_exception_catch(JNIEnv *env, thread_rec *t, jthread thread) {
 void step_method_entry(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m) {
     lock_enter();
     step_state *s = t->step;
-    if (s != NULL && s->waiting_pop && s->entry_watch) {
-        jlocation start = 0, end = 0;
-        if ((*G.jvmti)->GetMethodLocation(G.jvmti, m, &start, &end) == JVMTI_ERROR_NONE &&
-            into_target(env, s, thread, m, start))
-            resume_stepping(s, thread);
-    }
+    if (s != NULL && s->waiting_pop && s->entry_watch && into_target(env, s, thread, m, 0))
+        resume_stepping(s, thread);
     lock_exit();
 }
