@@ -87,15 +87,15 @@ def known_differences_for(jdk: int) -> dict[tuple[str, str], str]:
 
 
 known_difference("events", "instance filters",
-                 "an InstanceOnly filter lets through the reference the events that have no instance: those in "
-                 "static methods (and any whose `this` it cannot read), and static field watchpoints. With "
-                 "ThreadOnly(jworker-1) and InstanceOnly(other) the reference reports MethodEntry for the static "
-                 "JdiConf.lambda$workers$5(I)V and the static native System.arraycopy besides touch() on other; "
-                 "with InstanceOnly(derived), a "
-                 "breakpoint in the static divide(), the write of the static flag, and blocked's contended monitor "
-                 "entered in a static lambda; jdwpd reports only touch() on other "
-                 "(libjdwp eventFilter.c passes the filter when it finds no instance; agent/filters.c "
-                 "MK_INSTANCE_ONLY refuses the event when ctx_this is NULL)")
+                 "InstanceOnly: the reference (libjdwp eventFilter.c eventInstance) matches the `this` of the event's "
+                 "frame, for monitor events too, and lets through every event that has none (static methods, "
+                 "frames whose `this` it cannot read, static fields); jdwpd (agent/filters.c MK_INSTANCE_ONLY) "
+                 "matches the monitor for monitor events and refuses events without an instance. Seen here: with "
+                 "ThreadOnly(jworker-1) and InstanceOnly(other) the reference also reports MethodEntry of the "
+                 "static JdiConf.lambda$workers$5(I)V and the static native System.arraycopy; with "
+                 "InstanceOnly(derived) a breakpoint in the static divide() and the write of the static flag; "
+                 "blocked contending for lockA in derived.enterA() is reported under InstanceOnly(derived) by the "
+                 "reference and under InstanceOnly(lockA) by jdwpd")
 known_difference("objects", "monitors",
                  "ObjectReference.MonitorInfo's waiters leave out the threads in Object.wait() on the monitor "
                  "(JDI: waitingThreads() of holderWait and waitLock is empty); the JDK 25 reference lists them "

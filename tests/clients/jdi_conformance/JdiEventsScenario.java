@@ -187,11 +187,13 @@ class JdiEventsScenario {
                     + JdiConformance.where(w.location()) + " value " + showPlain(w.valueCurrent()) + note);
         } else if (e instanceof MonitorContendedEnterEvent) {
             MonitorContendedEnterEvent m = (MonitorContendedEnterEvent) e;
-            log("monitor events", m.thread(), "contended enter " + lock(m.monitor()) + " at "
+            log("monitor events", m.thread(), (override != null ? req(e) + " " : "") + "contended enter "
+                    + lock(m.monitor()) + " at "
                     + JdiConformance.where(m.location()) + note);
         } else if (e instanceof MonitorContendedEnteredEvent) {
             MonitorContendedEnteredEvent m = (MonitorContendedEnteredEvent) e;
-            log("monitor events", m.thread(), "contended entered " + lock(m.monitor()) + " at "
+            log("monitor events", m.thread(), (override != null ? req(e) + " " : "") + "contended entered "
+                    + lock(m.monitor()) + " at "
                     + JdiConformance.where(m.location()) + note);
         } else if (e instanceof MonitorWaitEvent) {
             MonitorWaitEvent m = (MonitorWaitEvent) e;
@@ -280,10 +282,15 @@ class JdiEventsScenario {
                 MonitorContendedEnteredRequest d = erm.createMonitorContendedEnteredRequest();
                 d.addThreadFilter(t);
                 named(d, "contended", THREAD);
-                MonitorContendedEnteredRequest ofDerived = erm.createMonitorContendedEnteredRequest();
+                // blocked contends for lockA in derived.enterA(): which of the two is the event's instance?
+                MonitorContendedEnterRequest ofDerived = erm.createMonitorContendedEnterRequest();
                 ofDerived.addThreadFilter(t);
                 ofDerived.addInstanceFilter((ObjectReference) j.conf.getValue(j.conf.fieldByName("derived")));
-                named(ofDerived, "instance: contended, of derived", NONE);
+                named(ofDerived, "instance: contend, of derived", NONE);
+                MonitorContendedEnteredRequest ofLockA = erm.createMonitorContendedEnteredRequest();
+                ofLockA.addThreadFilter(t);
+                ofLockA.addInstanceFilter((ObjectReference) j.conf.getValue(j.conf.fieldByName("lockA")));
+                named(ofLockA, "instance: contended, of lockA", NONE);
                 break;
             }
             case "racer-1": {

@@ -52,6 +52,13 @@ public class JdiConf {
             return Integer.compare(hits, other.hits);
         }
 
+        /** Contends for lockA from an instance method: the frame's `this` is not the monitor. */
+        void enterA() {
+            synchronized (lockA) {
+                hits += 1000; // @marker J_BLOCKED_GOT
+            }
+        }
+
         int touch(int by) {
             hits += by; // @marker J_TOUCH
             return hits;
@@ -156,11 +163,7 @@ public class JdiConf {
                 park(holderWait, "holder");
             }
         }, "holder");
-        blocked = new Thread(() -> {
-            synchronized (lockA) {
-                derived.hits += 1000; // @marker J_BLOCKED_GOT
-            }
-        }, "blocked");
+        blocked = new Thread(() -> derived.enterA(), "blocked");
         waiter = new Thread(() -> park(waitLock, "waiter"), "waiter");
         waiter.setUncaughtExceptionHandler((t, e) -> System.out.println("waiter stopped: " + e));
         holder.start();
