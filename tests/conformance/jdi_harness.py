@@ -96,12 +96,6 @@ known_difference("events", "instance filters",
                  "InstanceOnly(derived) a breakpoint in the static divide() and the write of the static flag; "
                  "blocked contending for lockA in derived.enterA() is reported under InstanceOnly(derived) by the "
                  "reference and under InstanceOnly(lockA) by jdwpd")
-known_difference("objects", "monitors",
-                 "ObjectReference.MonitorInfo's waiters leave out the threads in Object.wait() on the monitor "
-                 "(JDI: waitingThreads() of holderWait and waitLock is empty); the JDK 25 reference lists them "
-                 "(since JDK 23 JVMTI GetObjectMonitorUsage gives them as notify_waiters, no longer as waiters: "
-                 "agent/exec_objects.c x_object_monitor_info sends only waiters)", jdk=25)
-
 
 # The debuggee's exit code at the end of a scenario (the vm scenario ends with VirtualMachine.Exit(7)).
 EXIT_CODES: dict[str, int] = {"vm": 7}
