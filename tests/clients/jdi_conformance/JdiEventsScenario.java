@@ -12,7 +12,7 @@ import java.util.*;
  */
 class JdiEventsScenario {
     static final String[] SECTIONS = {"class events", "thread events", "breakpoints", "steps", "exceptions",
-        "method events", "instance filters", "watchpoints", "monitor events"};
+        "method events", "instance filters", "class filters", "watchpoints", "monitor events"};
     static final Set<String> OUR_THREADS = Set.of("main", "holder", "blocked", "waiter", "jworker-0", "jworker-1",
             "jdoomed", "racer-0", "racer-1");
 
@@ -133,7 +133,8 @@ class JdiEventsScenario {
 
     /** Log ``e``; false when its set must stay suspended (a step was started, which resumes by itself). */
     boolean handle(Event e, String note) throws Exception {
-        override = isInstanceFiltered(e) ? "instance filters" : null;
+        override = isInstanceFiltered(e) ? "instance filters"
+                : e.request() != null && req(e).startsWith("class: ") ? "class filters" : null;
         if (e instanceof VMDeathEvent) {
             ended += "VMDeath " + req(e) + note + "; ";
         } else if (e instanceof ClassPrepareEvent) {
@@ -363,6 +364,22 @@ class JdiEventsScenario {
                         j.conf.fieldByName("flag"));
                 flagOfDerived.addInstanceFilter(derived);
                 named(flagOfDerived, "instance: static flag of derived", THREAD);
+                // ClassOnly takes the class and its subclasses (and implementors): the event's class is the
+                // one of its method (or location).
+                MethodEntryRequest inGreeters = erm.createMethodEntryRequest();
+                inGreeters.addClassFilter(j.type("JdiConf$Greeter"));
+                inGreeters.addThreadFilter(t);
+                named(inGreeters, "class: entry in a Greeter by main", NONE);
+                ExceptionRequest inBases = erm.createExceptionRequest(null, true, true);
+                inBases.addClassFilter(j.type("JdiConf$Base"));
+                named(inBases, "class: exception in a Base", NONE);
+                ModificationWatchpointRequest baseValue = erm.createModificationWatchpointRequest(
+                        j.type("JdiConf$Base").fieldByName("baseValue"));
+                named(baseValue, "class: Base.baseValue written", NONE);
+                AccessWatchpointRequest baseValueRead = erm.createAccessWatchpointRequest(
+                        j.type("JdiConf$Base").fieldByName("baseValue"));
+                baseValueRead.addClassFilter(j.type("JdiConf$Base"));
+                named(baseValueRead, "class: Base.baseValue read in a Base", NONE);
                 Field hits = dt.fieldByName("hits");
                 other.setValue(hits, other.getValue(hits));
                 derived.setValue(hits, derived.getValue(hits));
