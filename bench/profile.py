@@ -1,11 +1,12 @@
 """Profile the jdwpd daemon with py-spy on the command path and on the event path.
 
-    python -m bench.profile [--what commands|events|both] [--seconds 8] [--top 25]
+    python -m bench.profile [--what commands|events|both] [--seconds 8] [--top 25] [--idle]
 
 Starts bench/java's Target under `jdwpd launch`, attaches `py-spy record` (pip install py-spy)
-to the daemon's PID, drives one workload through the raw client while it samples, and prints
-the functions with the most samples: self (where the time is spent) and inclusive (which call
-paths cost it).  The collapsed stacks are kept in bench/results/profile-WHAT.txt.
+to the daemon's PID (only samples that hold the GIL: a blocked epoll_wait is idle time, which
+py-spy otherwise counts as busy; --idle for every sample), drives one workload through the raw
+client while it samples, and prints the functions with the most samples: self (where the time
+is spent) and inclusive (which call paths cost it).  The collapsed stacks are kept in bench/results/profile-WHAT.txt.
 """
 
 from __future__ import annotations
@@ -62,7 +63,7 @@ async def events_workload(d: Debugger, seconds: float) -> str:
     return f"{n} breakpoint hits in {now() - t0:.1f} s: {(now() - t0) / n * 1e6:.0f} us each"
 
 
-def profiled(what: str, seconds: float, out: Path) -> str:
+def profiled(what: str, seconds: float, out: Path, gil: bool = True) -> str:
     pyspy = shutil.which("py-spy")
     if pyspy is None:
         raise SystemExit("py-spy is not installed: pip install py-spy")
@@ -72,7 +73,7 @@ def profiled(what: str, seconds: float, out: Path) -> str:
         # The launch process is the daemon (the JVM is its child): that is the PID to sample.
         spy = await trio.lowlevel.open_process(
             [pyspy, "record", "--pid", str(d.vm.pid), "--rate", "500", "--format", "raw", "--output", str(out),
-             "--nonblocking", "--duration", str(int(seconds) + 2)],
+             "--nonblocking", *(["--gil"] if gil else []), "--duration", str(int(seconds) + 2)],
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
         try:
             await trio.sleep(1.0)  # py-spy attaching
@@ -121,12 +122,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--what", choices=["commands", "events", "both"], default="both")
     p.add_argument("--seconds", type=float, default=8.0)
     p.add_argument("--top", type=int, default=25)
+    p.add_argument("--idle", action="store_true",
+                   help="sample every thread, not only the one holding the GIL (epoll's idle waits then show)")
     args = p.parse_args(argv)
     results = BENCH / "results"
     results.mkdir(exist_ok=True)
     for what in (["commands", "events"] if args.what == "both" else [args.what]):
         out = results / f"profile-{what}.txt"
-        summary = profiled(what, args.seconds, out)
+        summary = profiled(what, args.seconds, out, gil=not args.idle)
         print(f"== {what}: {summary}\n{summarize(out, args.top)}\n", flush=True)
     return 0
 
