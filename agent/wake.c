@@ -4,11 +4,11 @@
 
 #include "filters.h"
 
-/* Until the exception, the agent holds its capabilities
- * (HotSpot grants them only at load) but has no thread, no link and one enabled event, Exception.  The
- * throwing thread then connects the link; with suspend=y it waits for the daemon and reports the start
- * event (the reference reports its trigger to the first debugger and suspends every thread), without it
- * runs on at once (the reference drops the event when nobody is attached yet). */
+/* Until the exception the agent holds its capabilities (HotSpot grants them only at load) but has no
+ * thread, no link and one enabled event, Exception.  The throwing thread then connects the link; with
+ * suspend=y it waits for the daemon and reports the start event (the reference reports its trigger to
+ * the first debugger and suspends every thread), without it runs on at once (the reference drops the
+ * event when nobody is attached yet). */
 static bool wake(JNIEnv *env, jobject exception, bool caught) {
     if (!G.vm_started) return false;  /* the reference, too, ignores what is thrown before VMInit */
     bool wanted = G.opts.onuncaught && !caught;
