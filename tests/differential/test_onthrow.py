@@ -205,3 +205,45 @@ async def test_debugging_starts_at_the_exception_as_with_the_reference(mode):
     # later: about 200 ticks).
     assert ran_on["reference"] >= 50 and ran_on["jdwpd"] * 4 <= ran_on["reference"], ran_on
     assert bool(reference["uncaught trace"]) == (mode == "onuncaught")
+
+
+async def test_serve_adopts_an_agent_that_wakes_late(tmp_path):
+    """`jdwpd serve` with a JVM started on its own: the agent connects only at its exception, and the first
+    debugger gets that exception as the start event (jdwpd alone: the reference has no such mode)."""
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    classes = debuggees.compile_sources(SOURCES)
+    tmp_path.chmod(0o700)
+    serve = await trio.lowlevel.open_process(
+        [sys.executable, "-m", "jdwpd", "serve", "--link", f"unix:{tmp_path / 'link.sock'}", "--secret-file",
+         str(tmp_path / "secret"), "--jdwp", "127.0.0.1:0"], stderr=subprocess.PIPE, start_new_session=True)
+    java = None
+    daemon, program = Output(), Output()
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(daemon.pump, serve.stderr, "stderr")
+            with trio.fail_after(60):
+                agentpath = (await daemon.wait_for(re.compile(r"start JVMs with (-agentpath:\S+)"), "stderr")).group(1)
+                java = await trio.lowlevel.open_process(
+                    [jvm.java_executable(), f"{agentpath},suspend=y,onthrow={ISE}", "-cp", str(classes), "Trigger"],
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True)
+                nursery.start_soon(program.pump, java.stdout, "stdout")
+                await program.wait_for(re.compile("^ready$"), "stdout")
+                await trio.sleep(0.5)
+                assert not any("adopted" in line for line in daemon.lines["stderr"])  # dormant: no link yet
+                await java.stdin.send_all(b"go\n")
+                port = int((await daemon.wait_for(jvm.JDWPD_READY, "stderr")).group(2))
+                async with open_jdwp_client("127.0.0.1", port, timeout=TIMEOUT) as client:
+                    policy, events = await client.next_event(timeout=TIMEOUT)
+                    assert policy == 2 and [(e.event_kind, e.request_id) for e in events] == [(EventKind.EXCEPTION, 0)]
+                    await client.command("VirtualMachine", "Resume")
+                    _, events = await client.next_event(timeout=TIMEOUT)
+                    assert events[0].event_kind == EventKind.VM_DEATH
+                assert await java.wait() == 0
+                assert "after -4" in program.lines["stdout"]
+            nursery.cancel_scope.cancel()
+    finally:
+        for proc in (java, serve):
+            if proc is not None and proc.returncode is None:
+                os.killpg(proc.pid, signal.SIGKILL)  # our own children's groups
+                await proc.wait()
