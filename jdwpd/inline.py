@@ -90,10 +90,16 @@ def give_up_wait(yielded: Any) -> Any:
     that the coroutine can go on in another task: :func:`drive` resumes it as if woken, and the
     waiting code must look again (the class cache's wait for another task's fetch does).  None
     if the wait cannot be undone."""
-    if isinstance(yielded, WaitTaskRescheduled):
+    # Only an Event's wait or a parking lot's park: their abort just takes the task off a list.
+    # Other waits (a sleep's, a socket's) sit in a cancel scope or a registration of the task's.
+    if isinstance(yielded, WaitTaskRescheduled) and \
+            getattr(yielded.abort_func, "__qualname__", "") in _UNDOABLE_WAITS:
         if yielded.abort_func(lambda: None) is trio.lowlevel.Abort.SUCCEEDED:
             return WOKEN
     return None
+
+
+_UNDOABLE_WAITS = frozenset({"Event.wait.<locals>.abort_fn", "ParkingLot.park.<locals>.abort_fn"})
 
 
 @types.coroutine

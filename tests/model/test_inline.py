@@ -113,7 +113,8 @@ async def test_exceptions_come_out_of_drive() -> None:
 
 
 # What may not happen in a command handler before its first link request: task-bound state.
-_TASK_BOUND = re.compile(r"CancelScope|move_on_(after|at)|fail_(after|at)|open_nursery|\bLock\(|Semaphore|Limiter")
+_TASK_BOUND = re.compile(
+    r"CancelScope|move_on_(after|at)|fail_(after|at)|open_nursery|\bLock\(|Semaphore|Limiter|\bsleep(_until)?\(")
 _JDWPD = pathlib.Path(__file__).resolve().parents[2] / "jdwpd"
 
 
