@@ -375,7 +375,8 @@ class JdiEventsScenario {
                 named(inBases, "class: exception in a Base", NONE);
                 ModificationWatchpointRequest baseValue = erm.createModificationWatchpointRequest(
                         j.type("JdiConf$Base").fieldByName("baseValue"));
-                named(baseValue, "class: Base.baseValue written", NONE);
+                // Not SUSPEND_NONE: JDI reads valueCurrent from the object when asked, after the event.
+                named(baseValue, "class: Base.baseValue written", THREAD);
                 AccessWatchpointRequest baseValueRead = erm.createAccessWatchpointRequest(
                         j.type("JdiConf$Base").fieldByName("baseValue"));
                 baseValueRead.addClassFilter(j.type("JdiConf$Base"));
