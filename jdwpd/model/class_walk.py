@@ -43,6 +43,12 @@ class ClassWalk:
     def listing_ended(self) -> None:
         self._last_listed = None
 
+    def forget(self, ref: int) -> None:
+        """ref was unloaded: what follows it is not kept (the next listing links its neighbours)."""
+        self._after.pop(ref, None)
+        if self._last_listed == ref:
+            self._last_listed = None
+
     def _following(self, ref: int, limit: int) -> list[int]:
         out: list[int] = []
         seen = {ref}

@@ -102,6 +102,7 @@ class ClassCache(FactStore):
         """ClassUnload names the class by signature only: forget every class known by that name."""
         for ref in list(self._refs_by_signature.get(signature, ())):
             self.forget(ref)
+            self._walk.forget(ref)  # (a redefined class, forgotten too, keeps its place)
 
     def redefined(self, refs: Iterable[int]) -> None:
         """Classes were redefined: their members, tables and source facts may have changed.

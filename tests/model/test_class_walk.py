@@ -207,3 +207,18 @@ async def test_variable_tables_read_with_a_class_redefined_meanwhile_are_not_kep
     before = len(link.calls)
     await cache.variable_table(1001)
     assert len(link.calls) > before  # asked again: what came with 1000 was from before the redefinition
+
+
+def test_an_unloaded_class_ends_the_chain_until_the_next_listing() -> None:
+    walk = _walk(10)
+    everything = lambda ref: True  # noqa: E731
+    walk.forget(103)
+    walk.ahead(100, everything)
+    walk.ahead(101, everything)
+    assert walk.ahead(102, everything) == [103]  # what follows 103 is not known any more
+    for ref in (100, 101, 102, 104, 105, 106):  # listed again, without 103
+        walk.listed(ref)
+    walk.listing_ended()
+    assert walk.ahead(104, everything) == []  # 103, where the walk was, leads nowhere now: a new walk
+    assert walk.ahead(105, everything) == []
+    assert walk.ahead(106, everything) == [107, 108]
