@@ -60,7 +60,7 @@ def test_every_reply_layout_compiles() -> None:
     assert len(LAYOUTS) > 150
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_well_formed_bodies_decode_alike(data) -> None:
     label, fields = data.draw(st.sampled_from(LAYOUTS))
@@ -71,7 +71,7 @@ def test_well_formed_bodies_decode_alike(data) -> None:
     assert decode(body) == L.decode_body(fields, body, label)
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(data=st.data())
 def test_cut_or_garbled_bodies_are_judged_by_the_generic_decoder(data) -> None:
     _, fields = data.draw(st.sampled_from(LAYOUTS))
