@@ -75,7 +75,7 @@ class JdiEventsScenario {
         named(unload, "unload Conf*", NONE);
         named(erm.createThreadStartRequest(), "start", THREAD);
         named(erm.createThreadDeathRequest(), "death", THREAD);
-        named(erm.createVMDeathRequest(), "vm death", NONE);
+        named(erm.createVMDeathRequest(), "vm death", ALL);
         vm.resume();
         loop();
         for (String s : SECTIONS) {
@@ -370,6 +370,12 @@ class JdiEventsScenario {
                 inGreeters.addClassFilter(j.type("JdiConf$Greeter"));
                 inGreeters.addThreadFilter(t);
                 named(inGreeters, "class: entry in a Greeter by main", NONE);
+                // Thrown in the JDK's own code in main from here on (class loading's ClassNotFoundException
+                // among them), wherever they are caught.
+                ExceptionRequest inJdk = erm.createExceptionRequest(null, true, true);
+                inJdk.addThreadFilter(t);
+                inJdk.addClassExclusionFilter("JdiConf*");
+                named(inJdk, "thrown in the JDK by main", THREAD);
                 ExceptionRequest inBases = erm.createExceptionRequest(null, true, true);
                 inBases.addClassFilter(j.type("JdiConf$Base"));
                 named(inBases, "class: exception in a Base", NONE);

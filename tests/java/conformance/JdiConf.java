@@ -144,6 +144,16 @@ public class JdiConf {
         }
     }
 
+    /** A ClassNotFoundException thrown inside the JDK's class loading and caught here. */
+    static boolean missing() {
+        try {
+            Class.forName("no.such.Missing");
+            return false;
+        } catch (ClassNotFoundException e) {
+            return true; // @marker J_MISSING_CAUGHT
+        }
+    }
+
     static void park(Object lock, String name) {
         synchronized (lock) {
             while (!released) {
@@ -280,7 +290,7 @@ public class JdiConf {
         }
         releaseParked();
         int m = mid(4); // @marker J_CALL_MID
-        int g = guarded(2) + divide(7, 0);
+        int g = guarded(2) + divide(7, 0) + (missing() ? 1 : 0);
         derived.touch(1);
         workers();
         racers();
