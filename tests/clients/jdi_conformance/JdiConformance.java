@@ -265,7 +265,8 @@ public class JdiConformance {
         return set;
     }
 
-    /** The next event set that holds an event of ``kind`` (earlier ones must be of the kinds in ``skip``). */
+    /** The event of ``kind`` from the next set that holds one; sets before it are printed as unexpected
+     * (which fails the comparison) and resumed. */
     <E extends Event> E await(Class<E> kind) throws InterruptedException {
         while (true) {
             EventSet set = nextSet();
