@@ -32,6 +32,7 @@ class JdiThreadsScenario {
         staleFrames();
         interruptAndStop();
         popAndReturn();
+        popSynchronized();
         j.toTheEnd();
     }
 
@@ -248,6 +249,22 @@ class JdiThreadsScenario {
             t.popFrames(t.frame(t.frameCount() - 1));
             return "popped";
         });
+    }
+
+    /** A racer stopped in the static synchronized race(): popping its frame gives the class's monitor back. */
+    void popSynchronized() throws Exception {
+        j.section("pop a synchronized frame");
+        // Which racer comes first is the scheduler's choice: nothing here names it.
+        BreakpointEvent b = j.runTo(j.conf, "J_RACE");
+        ThreadReference racer = b.thread();
+        out("  a racer at " + JdiConformance.where(b.location()) + " owns " + shows(racer.ownedMonitors())
+                + " entryCount of JdiConf's class " + j.conf.classObject().entryCount());
+        j.see("popFrames race", () -> {
+            racer.popFrames(racer.frame(0));
+            return "popped";
+        });
+        out("  then at " + JdiConformance.where(racer.frame(0).location()) + " owns " + shows(racer.ownedMonitors())
+                + " JdiConf's class owned by the racer " + racer.equals(j.conf.classObject().owningThread()));
     }
 
     void printLocals(ThreadReference t, String when) throws Exception {
