@@ -158,6 +158,27 @@ class JdiObjectsScenario {
         j.see("hashCode equal", () -> derived.invokeMethod(main, j.type("java.lang.Object").methodsByName("hashCode")
                 .get(0), List.of(), single).equals(derived.invokeMethod(main, j.type("java.lang.Object")
                 .methodsByName("hashCode").get(0), List.of(), single)));
+        j.see("polite nonvirtual (the interface's default)", () -> derived.invokeMethod(main, polite,
+                List.of(vm.mirrorOf("x")), single | ObjectReference.INVOKE_NONVIRTUAL));
+        Method greet = j.type("JdiConf$Greeter").methodsByName("greet").get(0);
+        j.see("greet (abstract) nonvirtual", () -> derived.invokeMethod(main, greet, List.of(vm.mirrorOf("x")),
+                single | ObjectReference.INVOKE_NONVIRTUAL));
+        j.see("greet (abstract) virtual", () -> derived.invokeMethod(main, greet, List.of(vm.mirrorOf("x")), single));
+        j.see("a constructor as a method", () -> derived.invokeMethod(main, dt.concreteMethodByName("<init>", "()V"),
+                List.of(), single));
+        j.see("touch null", () -> derived.invokeMethod(main, touch, Collections.singletonList(null), single));
+        StringReference csv = vm.mirrorOf("a,b,,c");
+        j.see("String.split returns an array", () -> j.show(csv.invokeMethod(main, ((ClassType) csv.referenceType())
+                .concreteMethodByName("split", "(Ljava/lang/String;)[Ljava/lang/String;"), List.of(vm.mirrorOf(",")),
+                single), 2));
+        ClassType threadClass = (ClassType) j.type("java.lang.Thread");
+        j.see("Thread.sleep(5)", () -> threadClass.invokeMethod(main, threadClass.concreteMethodByName("sleep", "(J)V"),
+                List.of(vm.mirrorOf(5L)), single));
+        j.see("Thread.sleep(-1) throws", () -> threadClass.invokeMethod(main,
+                threadClass.concreteMethodByName("sleep", "(J)V"), List.of(vm.mirrorOf(-1L)), single));
+        j.see("Math.max(int, int) given (byte, char)", () -> ((ClassType) j.type("java.lang.Math")).invokeMethod(main,
+                ((ClassType) j.type("java.lang.Math")).concreteMethodByName("max", "(II)I"),
+                List.of(vm.mirrorOf((byte) 3), vm.mirrorOf('a')), single));
         InterfaceType greeter = (InterfaceType) j.type("JdiConf$Greeter");
         Method shout = greeter.methodsByName("shout").get(0);
         j.see("Greeter.shout (static interface method)", () -> greeter.invokeMethod(main, shout,
