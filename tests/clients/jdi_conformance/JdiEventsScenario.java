@@ -401,7 +401,10 @@ class JdiEventsScenario {
                     {StepRequest.STEP_MIN, StepRequest.STEP_OVER}, {StepRequest.STEP_MIN, StepRequest.STEP_INTO},
                     {StepRequest.STEP_LINE, StepRequest.STEP_OVER}, {StepRequest.STEP_LINE, StepRequest.STEP_OVER},
                     {StepRequest.STEP_LINE, StepRequest.STEP_INTO}, {StepRequest.STEP_LINE, StepRequest.STEP_INTO},
-                    {StepRequest.STEP_LINE, StepRequest.STEP_OVER}, {StepRequest.STEP_MIN, StepRequest.STEP_OUT}};
+                    {StepRequest.STEP_LINE, StepRequest.STEP_OVER}, {StepRequest.STEP_MIN, StepRequest.STEP_OUT},
+                    // On to lambda.run() and into the lambda, through its hidden class (no line table).
+                    {StepRequest.STEP_LINE, StepRequest.STEP_OVER}, {StepRequest.STEP_LINE, StepRequest.STEP_INTO},
+                    {StepRequest.STEP_LINE, StepRequest.STEP_INTO}, {StepRequest.STEP_LINE, StepRequest.STEP_OUT}};
                 stepPlan.addAll(Arrays.asList(plan));
                 return nextStep(t);
             case "2nd J_WORK": {

@@ -291,6 +291,7 @@ public class JdiConf {
         releaseParked();
         int m = mid(4); // @marker J_CALL_MID
         int g = guarded(2) + divide(7, 0) + (missing() ? 1 : 0);
+        lambda.run(); // @marker J_RUN_LAMBDA
         derived.touch(1);
         workers();
         racers();
