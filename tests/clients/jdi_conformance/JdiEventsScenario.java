@@ -73,7 +73,7 @@ class JdiEventsScenario {
         ClassUnloadRequest unload = erm.createClassUnloadRequest();
         unload.addClassFilter("Conf*");
         named(unload, "unload Conf*", NONE);
-        named(erm.createThreadStartRequest(), "start", THREAD);
+        named(erm.createThreadStartRequest(), "start", ALL);
         named(erm.createThreadDeathRequest(), "death", THREAD);
         named(erm.createVMDeathRequest(), "vm death", ALL);
         vm.resume();
