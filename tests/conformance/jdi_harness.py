@@ -22,8 +22,8 @@ import attrs
 from jdwpd.testing import jvm
 
 __all__ = ["SCENARIOS", "EVENT_SECTIONS", "KNOWN_DIFFERENCES", "INTERMITTENT", "KNOWN_DIFFERENCE_JDK",
-           "known_differences_for", "EXIT_CODES", "RUNNING", "CLIENT_JVM_ARGS", "JdiRun", "run_jdi", "run_pair",
-           "sections", "first_difference", "CLIENT_SOURCES", "DEBUGGEE_MAIN", "recording_proxy"]
+           "known_differences_for", "EXIT_CODES", "RUNNING", "DEBUGGEE_ARGS", "CLIENT_JVM_ARGS", "JdiRun", "run_jdi",
+           "run_pair", "sections", "first_difference", "CLIENT_SOURCES", "DEBUGGEE_MAIN", "recording_proxy"]
 
 CLIENT_SOURCES = Path(__file__).resolve().parents[1] / "clients"
 DEBUGGEE_MAIN = "JdiConf"
@@ -43,7 +43,10 @@ SCENARIOS: dict[str, str] = {
     "nested": "invokes that meet a breakpoint, a step, an exception, method entries and exits, a nested invoke, "
               "a VM suspend",
     "attach": "attaching to a VM that runs (started without suspension), then letting it go by a field write",
+    "virtual": "a breakpoint in a virtual thread (JDK 21+; before, the debuggee says it has none)",
 }
+# A scenario's debuggee arguments (none: the whole program).
+DEBUGGEE_ARGS: dict[str, tuple[str, ...]] = {"virtual": ("virtual",)}
 # JVM options of a scenario's client: vm lets JDI's soft references to dropped mirrors go at the first GC,
 # so that JDI sends DisposeObjects when the scenario asks it to.
 CLIENT_JVM_ARGS: dict[str, tuple[str, ...]] = {"vm": ("-XX:SoftRefLRUPolicyMSPerMB=0",)}
@@ -128,7 +131,7 @@ def run_jdi(kind: str, scenario: str, client_classes: Path, conf_classes: Path, 
     crash_dir.mkdir(parents=True, exist_ok=True)
     jvm_args = (f"-XX:ErrorFile={crash_dir}/hs_err_%p.log",)
     try:
-        args = RUNNING.get(scenario, ())
+        args = RUNNING.get(scenario, DEBUGGEE_ARGS.get(scenario, ()))
         with jvm.debuggee_jvm(kind, conf_classes, DEBUGGEE_MAIN, args, jvm_args=jvm_args,
                               suspend=scenario not in RUNNING) as vm:
             with (through(vm.host, vm.port) if through else contextlib.nullcontext((vm.host, vm.port))) as (h, p):

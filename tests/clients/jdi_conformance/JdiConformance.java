@@ -79,6 +79,9 @@ public class JdiConformance {
             case "attach":
                 new JdiAttachScenario(this).run();
                 break;
+            case "virtual":
+                new JdiVirtualScenario(this).run();
+                break;
             default:
                 throw new IllegalArgumentException("no scenario " + scenario);
         }

@@ -268,6 +268,29 @@ public class JdiConf {
     }
 
     static volatile boolean go;
+    static int virtualRuns;
+
+    static void virtualBody() {
+        virtualRuns += 1; // @marker J_VIRTUAL
+    }
+
+    /** With the "virtual" argument on JDK 21+: virtualBody() on a virtual thread (by reflection: --release 17). */
+    static void virtualPhase() throws Exception {
+        java.lang.reflect.Method ofVirtual;
+        try {
+            ofVirtual = Thread.class.getMethod("ofVirtual");
+        } catch (NoSuchMethodException e) {
+            System.out.println("no virtual threads");
+            return;
+        }
+        Object builder = ofVirtual.invoke(null);
+        Class<?> builderType = Class.forName("java.lang.Thread$Builder");
+        builderType.getMethod("name", String.class).invoke(builder, "jvirtual");
+        Runnable body = JdiConf::virtualBody;
+        Thread t = (Thread) builderType.getMethod("start", Runnable.class).invoke(builder, body);
+        t.join();
+        System.out.println("virtual runs " + virtualRuns);
+    }
 
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("wait")) {
@@ -277,6 +300,10 @@ public class JdiConf {
             }
         }
         ConfStrata.touch();
+        if (args.length > 0 && args[0].equals("virtual")) {
+            virtualPhase();
+            return;
+        }
         other.hits = 5;
         derived.next = other;
         derived.names.add("first");
