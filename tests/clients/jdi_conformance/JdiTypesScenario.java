@@ -216,6 +216,15 @@ class JdiTypesScenario {
         j.see("getValue of another class's static", () -> j.conf.getValue(j.type("JdiConf$Base").fieldByName("baseCount")));
         j.see("getValue of an inherited static", () -> j.type("JdiConf$Derived").getValue(
                 j.type("JdiConf$Base").fieldByName("baseCount")));
+        ArrayReference classes = (ArrayReference) j.conf.getValue(j.conf.fieldByName("classes"));
+        List<Value> classValues = classes.getValues();
+        for (int i = 0; i < classValues.size(); i++) {
+            ClassObjectReference c = (ClassObjectReference) classValues.get(i);
+            j.see("classes[" + i + "] reflects", () -> {
+                ReferenceType reflected = c.reflectedType();
+                return reflected == null ? "reflects null" : reflected.name() + " " + reflected.signature();
+            });
+        }
         ClassObjectReference co = j.conf.classObject();
         out("  classObject " + j.show(co) + " type " + co.referenceType().name() + " reflected " + co.reflectedType().name());
     }

@@ -107,6 +107,7 @@ public class JdiConf {
     static Object transientObject;
     static boolean flag;
     static NeverLoaded never;
+    static Class<?>[] classes = {int.class, void.class, String[].class, Greeter.class, long[][].class};
     static Runnable lambda = () -> flag = !flag;
     static char letter = 'j';
     static float ratio = 1.25f;
