@@ -134,6 +134,10 @@ class JdiThreadsScenario {
         StackFrame holderTop = thread("holder").frame(0);
         j.see("visibleVariables of a native frame", holderTop::visibleVariables);
         j.see("thisObject of a native frame", () -> j.show(holderTop.thisObject()));
+        j.see("argumentValues of a native frame", () -> shows(holderTop.getArgumentValues()));
+        StackFrame holderWait = thread("holder").frame(1);
+        j.see("argumentValues of Object.wait()", () -> shows(holderWait.getArgumentValues()));
+        j.see("visibleVariables of Object.wait()", () -> JdiConformance.names(holderWait.visibleVariables()));
         StackFrame holderPark = thread("holder").frame(2);
         out("  holder frame " + JdiConformance.where(holderPark.location()));
         j.see("holder's locals", () -> {
