@@ -50,7 +50,7 @@ DEBUGGEE_ARGS: dict[str, tuple[str, ...]] = {"virtual": ("virtual",)}
 # JVM options of a scenario's client: vm lets JDI's soft references to dropped mirrors go at the first GC,
 # so that JDI sends DisposeObjects when the scenario asks it to.
 CLIENT_JVM_ARGS: dict[str, tuple[str, ...]] = {"vm": ("-XX:SoftRefLRUPolicyMSPerMB=0",)}
-# How a scenario's debuggee starts: suspended (the default) or running, and its arguments.
+# Scenarios whose debuggee starts running (not suspended), with its arguments.
 RUNNING: dict[str, tuple[str, ...]] = {"attach": ("wait",)}
 
 
@@ -66,7 +66,8 @@ EVENT_SECTIONS: dict[str, str] = {
 }
 
 # Known jdwpd differences in the JDI transcripts: (scenario, section) -> what differs and where it would be
-# fixed.  The section is left out of the comparison and compared by a strict xfail of its own.
+# fixed.  The section is left out of the comparison and compared by an xfail of its own (strict, unless the
+# difference shows in some runs only: INTERMITTENT).
 KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
     ("vm", "exit"): "after VirtualMachine.Exit jdwpd now and then (4 runs in 12 here) sends the automatic VMDeath "
                     "event before the connection ends (JDI: a VMDeathEvent before the VMDisconnectEvent); the "
