@@ -387,6 +387,16 @@ class JdiEventsScenario {
                         j.type("JdiConf$Base").fieldByName("baseValue"));
                 baseValueRead.addClassFilter(j.type("JdiConf$Base"));
                 named(baseValueRead, "class: Base.baseValue read in a Base", NONE);
+                // Modifiers act in the order given (JDI keeps the order of the add*Filter calls): a count
+                // before the thread filter counts every thread's hits, one after it only main's.
+                BreakpointRequest countFirst = erm.createBreakpointRequest(j.at(dt, "J_TOUCH"));
+                countFirst.addCountFilter(2);
+                countFirst.addThreadFilter(t);
+                named(countFirst, "2nd J_TOUCH, count before thread main", THREAD);
+                BreakpointRequest threadFirst = erm.createBreakpointRequest(j.at(dt, "J_TOUCH"));
+                threadFirst.addThreadFilter(t);
+                threadFirst.addCountFilter(2);
+                named(threadFirst, "2nd J_TOUCH, thread main before count", THREAD);
                 Field hits = dt.fieldByName("hits");
                 other.setValue(hits, other.getValue(hits));
                 derived.setValue(hits, derived.getValue(hits));

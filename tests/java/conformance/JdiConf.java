@@ -322,6 +322,7 @@ public class JdiConf {
         lambda.run(); // @marker J_RUN_LAMBDA
         derived.touch(1);
         workers();
+        derived.touch(0); // @marker J_TOUCH_AGAIN
         racers();
         uncaught();
         base.baseValue = derived.baseValue + 1;
