@@ -174,6 +174,21 @@ class AgentLink:
                 results.append(e)
         return results
 
+    async def post(self, name: str, **fields: Any) -> None:
+        """Send a request and wait for nothing: its reply is dropped when it comes.
+
+        For a request that cannot fail and whose effect every later request sees anyway (the
+        agent executes requests in arrival order), e.g. CLEAR_REQUEST.  AgentLinkClosed when
+        the link is gone."""
+        if self._closed:
+            raise AgentLinkClosed(self.close_reason or "agent link closed")
+        data = L.encode_request(self._new_id(), name, **fields)
+        sent = self._send_now(data)
+        if sent is True:
+            return
+        await inline.handoff_point()  # a command begun inline waits for the socket in a task
+        await self._send(data if sent is None else b"")
+
     def _new_id(self) -> int:
         msg_id = self._next_id
         self._next_id = self._next_id + 1 if self._next_id < 0xFFFFFFFF else 1
