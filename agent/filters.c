@@ -357,15 +357,15 @@ static const char *ctx_source_name(ev_ctx *c) {
 }
 
 static jobject ctx_this(ev_ctx *c) {
-    if (c->object_known) return c->object;
-    c->object_known = true;
+    if (c->self_known) return c->self;
+    c->self_known = true;
     if (c->method == NULL || c->thread == NULL || !G.caps.can_access_local_variables) return NULL;
     jint mods = 0;
     if ((*G.jvmti)->GetMethodModifiers(G.jvmti, c->method, &mods) != JVMTI_ERROR_NONE) return NULL;
-    if (mods & (0x0008 | 0x0100)) return NULL;
+    if (mods & 0x0008) return NULL;  /* static; a native frame may still give its `this` */
     jobject self = NULL;
-    if ((*G.jvmti)->GetLocalInstance(G.jvmti, c->thread, 0, &self) == JVMTI_ERROR_NONE) c->object = self;
-    return c->object;
+    if ((*G.jvmti)->GetLocalInstance(G.jvmti, c->thread, 0, &self) == JVMTI_ERROR_NONE) c->self = self;
+    return c->self;
 }
 
 void ctx_free(ev_ctx *c) {
@@ -411,10 +411,12 @@ bool filter_matches(filter *f, ev_ctx *c) {
             if (c->thread == NULL || !(*env)->IsSameObject(env, c->thread, m->ref)) return false;
             break;
         case MK_INSTANCE_ONLY: {
-            jobject o = (f->event_kind == EK_FIELD_ACCESS || f->event_kind == EK_FIELD_MODIFICATION ||
-                         (f->event_kind >= EK_MONITOR_CONTENDED_ENTER && f->event_kind <= EK_MONITOR_WAITED))
-                            ? c->object : ctx_this(c);
-            if (o == NULL || !(*env)->IsSameObject(env, o, m->ref)) return false;
+            /* As the reference judges it: a field event's object, else the `this` of the event's frame (for
+             * monitor events too, not the monitor); an event with none (a static field or method, a frame
+             * whose `this` cannot be read, a kind without a frame) passes. */
+            bool field_event = f->event_kind == EK_FIELD_ACCESS || f->event_kind == EK_FIELD_MODIFICATION;
+            jobject o = field_event ? c->object : ctx_this(c);
+            if (o != NULL && !(*env)->IsSameObject(env, o, m->ref)) return false;
             break;
         }
         case MK_SOURCE_NAME_MATCH:

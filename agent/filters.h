@@ -39,8 +39,10 @@ typedef struct ev_ctx {
     bool caught;
     jfieldID field;
     jclass field_class;
-    jobject object;       /* field events: the object; else this (lazy) */
+    jobject object;       /* field events: the object; monitor events: the monitor */
     bool object_known;
+    jobject self;         /* the event frame's `this` (lazy; InstanceOnly) */
+    bool self_known;
     char *class_name;     /* dotted, lazy */
     char *source_name;    /* lazy */
     bool source_known;
