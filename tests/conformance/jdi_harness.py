@@ -90,17 +90,6 @@ def known_differences_for(jdk: int) -> dict[tuple[str, str], str]:
     return {k: r for k, r in KNOWN_DIFFERENCES.items() if KNOWN_DIFFERENCE_JDK.get(k, jdk) == jdk}
 
 
-known_difference("events", "instance filters",
-                 "InstanceOnly: the reference (libjdwp eventFilter.c eventInstance) matches the `this` of the event's "
-                 "frame, for monitor events too, and lets through every event that has none (static methods, "
-                 "frames whose `this` it cannot read, static fields); jdwpd (agent/filters.c MK_INSTANCE_ONLY) "
-                 "matches the monitor for monitor events and refuses events without an instance. Seen here: with "
-                 "ThreadOnly(jworker-1) and InstanceOnly(other) the reference also reports MethodEntry of the "
-                 "static JdiConf.lambda$workers$5(I)V and the static native System.arraycopy; with "
-                 "InstanceOnly(derived) a breakpoint in the static divide() and the write of the static flag; "
-                 "blocked contending for lockA in derived.enterA() is reported under InstanceOnly(derived) by the "
-                 "reference and under InstanceOnly(lockA) by jdwpd")
-
 # The debuggee's exit code at the end of a scenario (the vm scenario ends with VirtualMachine.Exit(7)).
 EXIT_CODES: dict[str, int] = {"vm": 7}
 
