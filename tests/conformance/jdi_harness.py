@@ -68,14 +68,9 @@ EVENT_SECTIONS: dict[str, str] = {
 # Known jdwpd differences in the JDI transcripts: (scenario, section) -> what differs and where it would be
 # fixed.  The section is left out of the comparison and compared by an xfail of its own (strict, unless the
 # difference shows in some runs only: INTERMITTENT).
-KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {
-    ("vm", "exit"): "after VirtualMachine.Exit jdwpd now and then (4 runs in 12 here) sends the automatic VMDeath "
-                    "event before the connection ends (JDI: a VMDeathEvent before the VMDisconnectEvent); the "
-                    "reference closes its transport before it calls exit() (libjdwp debugInit.c forceExit) and "
-                    "never does (jdwpd/commands/virtual_machine.py exit_vm, jdwpd/session.py)",
-}
+KNOWN_DIFFERENCES: dict[tuple[str, str], str] = {}
 # Known differences that show in some runs only: their xfail cannot be strict.
-INTERMITTENT: frozenset[tuple[str, str]] = frozenset({("vm", "exit")})
+INTERMITTENT: frozenset[tuple[str, str]] = frozenset()
 # The Java feature release a known difference is limited to (absent: every release).
 KNOWN_DIFFERENCE_JDK: dict[tuple[str, str], int] = {}
 
