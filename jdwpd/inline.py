@@ -86,12 +86,13 @@ def movable(yielded: Any) -> bool:
 
 
 def give_up_wait(yielded: Any) -> Any:
-    """Undo a wait that registered the current task with trio (a parking lot's: an Event's), so
+    """Undo a wait that registered the current task with trio (an Event's), so
     that the coroutine can go on in another task: :func:`drive` resumes it as if woken, and the
     waiting code must look again (the class cache's wait for another task's fetch does).  None
     if the wait cannot be undone."""
-    # Only an Event's wait or a parking lot's park: their abort just takes the task off a list.
-    # Other waits (a sleep's, a socket's) sit in a cancel scope or a registration of the task's.
+    # Only an Event's wait: its abort just takes the task off the event's list, and the caller
+    # asks the event again.  Not a lock's park (the woken task would think it owned the lock),
+    # nor a sleep's or a socket's wait (a cancel scope or a registration of the task's own).
     if isinstance(yielded, WaitTaskRescheduled) and \
             getattr(yielded.abort_func, "__qualname__", "") in _UNDOABLE_WAITS:
         if yielded.abort_func(lambda: None) is trio.lowlevel.Abort.SUCCEEDED:
@@ -99,7 +100,7 @@ def give_up_wait(yielded: Any) -> Any:
     return None
 
 
-_UNDOABLE_WAITS = frozenset({"Event.wait.<locals>.abort_fn", "ParkingLot.park.<locals>.abort_fn"})
+_UNDOABLE_WAITS = frozenset({"Event.wait.<locals>.abort_fn"})  # trio 0.22's Event keeps its own task set
 
 
 @types.coroutine
