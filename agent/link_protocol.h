@@ -104,6 +104,7 @@ enum link_kind {
     LK_CLEAR_ALL_REQUESTS = 114,
     LK_RELEASE_START = 115,
     LK_CLASS_METHODS_LINES = 116,
+    LK_SET_DEFAULT_STRATUM = 117,
 };
 
 enum link_status {
@@ -707,6 +708,9 @@ enum jdwp_error {
  *   reply        lines: u32 count, then per item:
  *   reply            index: i64
  *   reply            line: i32
+ */
+/* SET_DEFAULT_STRATUM (117): VirtualMachine.SetDefaultStratum for the agent's line steps, VM-wide: '' means each class's own SMAP default; a class with a SourceDebugExtension is stepped by that stratum's lines
+ *   request  stratum: str
  */
 /* EVENT body:
  *   thread: id

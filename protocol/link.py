@@ -338,6 +338,11 @@ _msg(116, "CLASS_METHODS_LINES", [("ref", ID)],
      "CLASS_METHODS with each method's line table: lines_status is GetLineNumberTable's JVMTI error "
      "(0: lines valid); start/end are GetMethodLocation's (-1 when it fails)")
 
+# --- steps by the default stratum (appended) ------------------------------------------
+_msg(117, "SET_DEFAULT_STRATUM", [("stratum", STR)], [],
+     "VirtualMachine.SetDefaultStratum for the agent's line steps, VM-wide: '' means each class's own "
+     "SMAP default; a class with a SourceDebugExtension is stepped by that stratum's lines")
+
 # --- the EVENT body ------------------------------------------------------------------
 # Payload of one hit, by JDWP event kind.  The agent sends one EVENT per
 # callback that matched anything: every hit shares thread and suspend policy.
