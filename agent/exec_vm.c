@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "smap.h"
 #include "vthreads.h"
 
 static int x_vm_info(JNIEnv *env, inbuf *in, outbuf *out) {
@@ -383,6 +384,7 @@ static int x_redefine_classes(JNIEnv *env, inbuf *in, outbuf *out) {
     }
     if (!st && !ib_done(in)) st = LS_BAD_MESSAGE;
     if (!st) st = (int)(*G.jvmti)->RedefineClasses(G.jvmti, (jint)n, defs);
+    if (!st) smap_forget_classes();
     free(defs);
     return st;
 }
@@ -473,6 +475,7 @@ executor_fn exec_vm_lookup(uint16_t kind) {
     case LK_MODULE_INFO: return x_module_info;
     case LK_GC: return x_gc;
     case LK_AGENT_STATS: return x_agent_stats;
+    case LK_SET_DEFAULT_STRATUM: return smap_x_set_default_stratum;
     default: return NULL;
     }
 }
