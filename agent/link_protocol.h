@@ -582,11 +582,12 @@ enum jdwp_error {
  *   reply    daemon: bool
  *   reply    virtual: bool
  */
-/* THREAD_STATUS (81): state: JVMTI thread state bits; suspend_count: the agent's; at_event: parked by an event
+/* THREAD_STATUS (81): state: JVMTI thread state bits; suspend_count: the agent's; at_event: parked by an event; frame_generation: the thread's real resumes since its record began (0 again for an ended thread a debugger suspends), the generation of its frame ids as the reference counts it
  *   request  thread: id
  *   reply    state: i32
  *   reply    suspend_count: i32
  *   reply    at_event: bool
+ *   reply    frame_generation: i64
  */
 /* THREAD_SUSPEND (82): count += 1
  *   request  thread: id
@@ -594,7 +595,7 @@ enum jdwp_error {
 /* THREAD_RESUME (83): count -= 1 if > 0
  *   request  thread: id
  */
-/* THREAD_FRAMES (84): length -1: all remaining. NOT_SUSPENDED unless the thread is suspended
+/* THREAD_FRAMES (84): length -1: all remaining. NOT_SUSPENDED unless the thread is suspended; frame_generation as in THREAD_STATUS
  *   request  thread: id
  *   request  start: i32
  *   request  length: i32
@@ -603,6 +604,7 @@ enum jdwp_error {
  *   reply        ref_kind: u8
  *   reply        method: id
  *   reply        index: i64
+ *   reply    frame_generation: i64
  */
 /* THREAD_FRAME_COUNT (85): NOT_SUSPENDED unless suspended
  *   request  thread: id

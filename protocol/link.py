@@ -276,13 +276,16 @@ _msg(76, "ARRAY_NEW", [("ref", ID), ("length", I32)], [("array", TAGGED)], "ref:
 _msg(80, "THREAD_INFO", [("thread", ID)],
      [("name", STR), ("group", ID), ("priority", I32), ("daemon", BOOL), ("virtual", BOOL)], "")
 _msg(81, "THREAD_STATUS", [("thread", ID)],
-     [("state", I32), ("suspend_count", I32), ("at_event", BOOL)],
-     "state: JVMTI thread state bits; suspend_count: the agent's; at_event: parked by an event")
+     [("state", I32), ("suspend_count", I32), ("at_event", BOOL), ("frame_generation", I64)],
+     "state: JVMTI thread state bits; suspend_count: the agent's; at_event: parked by an event; "
+     "frame_generation: the thread's real resumes since its record began (0 again for an ended thread "
+     "a debugger suspends), the generation of its frame ids as the reference counts it")
 _msg(82, "THREAD_SUSPEND", [("thread", ID)], [], "count += 1")
 _msg(83, "THREAD_RESUME", [("thread", ID)], [], "count -= 1 if > 0")
 _msg(84, "THREAD_FRAMES", [("thread", ID), ("start", I32), ("length", I32)],
-     [("frames", lst(("ref", ID), ("ref_kind", U8), ("method", ID), ("index", I64)))],
-     "length -1: all remaining. NOT_SUSPENDED unless the thread is suspended")
+     [("frames", lst(("ref", ID), ("ref_kind", U8), ("method", ID), ("index", I64))), ("frame_generation", I64)],
+     "length -1: all remaining. NOT_SUSPENDED unless the thread is suspended; frame_generation as in "
+     "THREAD_STATUS")
 _msg(85, "THREAD_FRAME_COUNT", [("thread", ID)], [("count", I32)], "NOT_SUSPENDED unless suspended")
 _msg(86, "THREAD_OWNED_MONITORS", [("thread", ID)], [("monitors", lst(("object", TAGGED), ("depth", I32)))], "")
 _msg(87, "THREAD_CONTENDED_MONITOR", [("thread", ID)], [("object", TAGGED)], "")
