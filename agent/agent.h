@@ -168,6 +168,11 @@ typedef struct thread_rec {
     bool at_event;        /* parked because of an event */
     bool is_agent;
     bool dead;
+    /* Frame ids name (generation, depth); the reference moves a thread's generation on at each real
+     * resume by a debugger, and starts it at 0 again for an ended thread a debugger suspends (its count
+     * there is bookkeeping only: ended_count). */
+    uint32_t frame_generation;
+    bool ended_count;
     /* PopFrames: the parked thread leaves its callback once so the pop takes effect, and parks again at
      * the single step that follows (the caller's invoke instruction). */
     bool pop_release;
@@ -198,6 +203,8 @@ thread_rec *callback_enter(JNIEnv *env, jthread thread);
 void callback_exit(JNIEnv *env, thread_rec *t);  /* parks if the count is > 0 */
 int thread_suspend(JNIEnv *env, thread_rec *t);
 int thread_resume(JNIEnv *env, thread_rec *t);
+/* Lock held: the debugger's suspension of the thread ended (its frame ids with it). */
+void thread_ran(thread_rec *t);
 int threads_suspend_all(JNIEnv *env, thread_rec *except);
 int threads_resume_all(JNIEnv *env);
 void threads_reset(JNIEnv *env);  /* link loss: counts 0, all resumed */

@@ -74,6 +74,7 @@ static int x_thread_status(JNIEnv *env, inbuf *in, outbuf *out) {
     lock_enter();
     int count = t->suspend_count;
     bool at_event = t->at_event && count > 0;  /* set before the event is sent, before it parks */
+    uint64_t generation = t->frame_generation;
     lock_exit();
     /* A parked thread is suspended as far as a debugger can tell, as with the reference agent; an ended
      * one is not, whatever its count (the reference reads that flag from JVMTI). */
@@ -82,6 +83,7 @@ static int x_thread_status(JNIEnv *env, inbuf *in, outbuf *out) {
     ob_u32(out, (uint32_t)state);
     ob_u32(out, (uint32_t)count);
     ob_u8(out, at_event);
+    ob_u64(out, generation);
     return 0;
 }
 
@@ -144,6 +146,9 @@ static int x_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
         (*env)->DeleteLocalRef(env, cls);
     }
     free(frames);
+    lock_enter();
+    ob_u64(out, t->frame_generation);
+    lock_exit();
     return 0;
 }
 
@@ -244,6 +249,22 @@ static int pop_one(jthread th, thread_rec *t) {
     return 0;
 }
 
+/* The error of a pop down to a depth the stack does not have (the last frame included, which has no
+ * caller to return to).  The reference pops one frame after the other until JVMTI refuses: OPAQUE_FRAME
+ * at the first native frame met (popped or caller), else NO_MORE_FRAMES at the last frame.  The same
+ * error here, without the frames it pops on the way: a debugger asked for no partial pop. */
+static int pop_past_the_stack(jthread th, jint count) {
+    for (jint i = 0; i < count; i++) {
+        jmethodID m;
+        jlocation loc;
+        jint mods;
+        CHECK((*G.jvmti)->GetFrameLocation(G.jvmti, th, i, &m, &loc));
+        CHECK((*G.jvmti)->GetMethodModifiers(G.jvmti, m, &mods));
+        if (mods & 0x0100) return JVMTI_ERROR_OPAQUE_FRAME;
+    }
+    return JVMTI_ERROR_NO_MORE_FRAMES;
+}
+
 static int x_thread_pop_frames(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     THREAD_ARG(th, t);
@@ -252,7 +273,7 @@ static int x_thread_pop_frames(JNIEnv *env, inbuf *in, outbuf *out) {
     if (!G.caps.can_pop_frame || !G.caps.can_generate_single_step_events) return LS_NOT_CAPABLE;
     jint count;
     CHECK((*G.jvmti)->GetFrameCount(G.jvmti, th, &count));
-    if (depth < 0 || depth >= count - 1) return JVMTI_ERROR_NO_MORE_FRAMES;  /* the last frame cannot go */
+    if (depth < 0 || depth >= count - 1) return pop_past_the_stack(th, count);
     int st = 0;
     for (jint i = 0; i <= depth && !st; i++) {
         st = hard_suspend(t);

@@ -118,6 +118,8 @@ int thread_suspend(JNIEnv *env, thread_rec *t) {
     (void)env;
     if (t->suspend_count == 0 && thread_has_ended(t)) {
         t->suspend_count = suspend_all_depth + 1;
+        t->ended_count = true;
+        t->frame_generation = 0;
         return 0;
     }
     if (t->suspend_count++ == 0 && t->in_agent == 0 && !t->parked && !t->jvmti_suspended) {
@@ -140,9 +142,15 @@ int thread_resume(JNIEnv *env, thread_rec *t) {
             (*G.jvmti)->ResumeThread(G.jvmti, t->ref);
             t->jvmti_suspended = false;
         }
+        thread_ran(t);
         lock_notify_all();
     }
     return 0;
+}
+
+void thread_ran(thread_rec *t) {
+    if (!t->ended_count) t->frame_generation++;
+    t->ended_count = false;
 }
 
 /* Only the executor frees records (it holds no record across requests); event threads never do. */
@@ -293,6 +301,7 @@ void threads_reset(JNIEnv *env) {
     if (vt_supported() && suspend_all_depth > 0) vt_resume_all(0, NULL);
     for (thread_rec *t = records; t; t = t->next) {
         invoke_drop_pending(env, t);
+        if (t->suspend_count > 0) thread_ran(t);
         t->suspend_count = 0;
         if (t->jvmti_suspended) {
             (*G.jvmti)->ResumeThread(G.jvmti, t->ref);
