@@ -324,18 +324,25 @@ class VM:
             with trio.move_on_after(START_WAIT):
                 await self._start_seen.wait()
         asked = self.threads.with_frames_out()
+        # The resume that gives back the start's suspend-all releases the start in the same write, after
+        # it: a second round trip would often find the link gone (a program that ends once resumed takes
+        # its VM down within milliseconds), and this resume, done, would then answer VM_DEAD.
+        releases_start = self.start_pending and self._start_owner is session and self.threads.all_claims(session) <= 1
         try:
             *counts, resumed = await self.link.request_many(
-                [*(("THREAD_STATUS", {"thread": t}) for t in asked), ("RESUME_ALL", {})])
+                [*(("THREAD_STATUS", {"thread": t}) for t in asked), ("RESUME_ALL", {}),
+                 *([("RELEASE_START", {})] if releases_start else [])])
         except AgentLinkClosed:
             return  # see _RESUMED_BY_LINK_END
+        if releases_start:
+            counts, resumed = counts[:-1], counts[-1]
         if isinstance(resumed, AgentError):
             raise resumed
         still = [t for t, c in zip(asked, counts, strict=True)
                  if not isinstance(c, AgentError) and c["suspend_count"] > 1]
         self.threads.resumed_all(session, frozenset(still))
-        if self.start_pending and self._start_owner is session and self.threads.all_claims(session) == 0:
-            await self._release_start_if(session, True)
+        if releases_start:
+            self.start_pending = False
 
     async def _suspend_count(self, thread: int) -> int:
         try:
