@@ -222,6 +222,14 @@ async def set_default_stratum(ctx: Any, cmd: Any) -> Any:
     if ctx.vm.dead:
         return None
     ctx.vm.default_stratum = cmd.stratum_id or None
+    # The agent's line steps follow it: a class with a SMAP is stepped by its default stratum's lines.
+    # Sent before the reply, so a step requested after it sees it.  A VM dying meanwhile is ignored quietly,
+    # as above.
+    try:
+        await ctx.vm.link.request("SET_DEFAULT_STRATUM", stratum=cmd.stratum_id or "")
+    except Exception:
+        if not ctx.vm.dead:
+            raise
 
 
 async def instance_counts(ctx: Any, cmd: Any) -> Any:
