@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "filters.h"
+#include "smap.h"
 
 struct step_state {
     filter *f;
@@ -48,7 +49,9 @@ struct step_state {
     jmethodID code_method;
     jint code_len;
     unsigned char *code;
+    /* The lines a step compares in lines_method: its class's default stratum's when it has a SMAP. */
     jmethodID lines_method;
+    uint32_t lines_generation;
     jint nlines;
     jvmtiLineNumberEntry *lines;
 };
@@ -66,26 +69,39 @@ static int lookup_line(jint n, const jvmtiLineNumberEntry *lines, jlocation loc)
     return lines[i - 1].line_number;
 }
 
+/* Java lines; an obsolete (redefined) method's lines describe other code: it counts as one without. */
+static jint java_lines(jmethodID m, jvmtiLineNumberEntry **lines) {
+    jint n = 0;
+    jboolean obsolete = JNI_FALSE;
+    *lines = NULL;
+    if ((*G.jvmti)->IsMethodObsolete(G.jvmti, m, &obsolete) != JVMTI_ERROR_NONE || obsolete ||
+        (*G.jvmti)->GetLineNumberTable(G.jvmti, m, &n, lines) != JVMTI_ERROR_NONE) {
+        *lines = NULL;
+        return 0;
+    }
+    return n;
+}
+
+/* The table is fetched when the step's method changes, or the default stratum did since. */
 static int step_line(step_state *s, jmethodID m, jlocation loc) {
-    if (s->lines_method != m) {
+    uint32_t generation = smap_stratum_generation();
+    if (s->lines_method != m || s->lines_generation != generation) {
         jvmti_free(s->lines);
-        s->lines = NULL;
-        s->nlines = 0;
         s->lines_method = m;
-        /* An obsolete (redefined) method's lines describe other code: it counts as one without lines. */
-        jboolean obsolete = JNI_FALSE;
-        if ((*G.jvmti)->IsMethodObsolete(G.jvmti, m, &obsolete) != JVMTI_ERROR_NONE || obsolete ||
-            (*G.jvmti)->GetLineNumberTable(G.jvmti, m, &s->nlines, &s->lines) != JVMTI_ERROR_NONE) {
-            s->lines = NULL;
-            s->nlines = 0;
-        }
+        s->lines_generation = generation;
+        s->nlines = java_lines(m, &s->lines);
+        s->nlines = smap_step_lines(m, s->nlines, s->lines);
     }
     return s->nlines ? lookup_line(s->nlines, s->lines, loc) : -1;
 }
 
-static bool has_lines(step_state *s, jmethodID m) {
-    step_line(s, m, 0);
-    return s->nlines > 0;
+/* Whether a step may stop in m judges its Java lines, whatever the stratum makes of them (the
+ * reference's rule): a method whose lines the stratum maps to none is still stepped into. */
+static bool has_lines(jmethodID m) {
+    jvmtiLineNumberEntry *lines = NULL;
+    jint n = java_lines(m, &lines);
+    jvmti_free(lines);
+    return n > 0;
 }
 
 static void rebase(step_state *s, jthread thread) {
@@ -238,7 +254,7 @@ static bool into_target(JNIEnv *env, step_state *s, jthread thread, jmethodID m,
     size_t slot = ((uintptr_t)m >> 3) % ARRAY_LEN(s->judged);
     if (s->judged[slot].m == m) return s->judged[slot].target;
     /* The class filters first: they rule out most of what is skipped (the JDK) without a line table. */
-    bool target = !class_filtered(env, s, thread, m, loc) && (s->size == SS_MIN || has_lines(s, m));
+    bool target = !class_filtered(env, s, thread, m, loc) && (s->size == SS_MIN || has_lines(m));
     s->judged[slot].m = m;
     s->judged[slot].target = target;
     return target;

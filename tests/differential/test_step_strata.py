@@ -1,0 +1,183 @@
+"""Line steps in a class with a SourceDebugExtension (JSR-45 SMAP), reference vs jdwpd.
+
+The reference decides where a LINE step ends by the lines of the default stratum: the one a debugger
+named with VirtualMachine.SetDefaultStratum when the class has it, else the SMAP's own default; Java
+lines when that is "Java".  Java lines the stratum maps to nothing join the line before them (code
+before the first mapped line joins the first), and Java lines that map to one stratum line (in one
+file) are one line.  Strata (tests/differential/strata_java) gets a SMAP built from its markers with two
+strata: Foo, its default, merges and drops lines; Bar maps line by line, by twos, and tells two files
+apart.  From the same places, steps INTO, OUT and OVER run under every default stratum a debugger may
+set; the transcript (every request, event and the line each step ends on) must be the reference's.
+
+One difference is deliberate (docs/conformance.md): the reference keeps a thread's converted line table
+while its steps stay in one method, even across SetDefaultStratum; jdwpd converts again, so the stratum
+set before a step is the one it steps by.  The last case states it.
+"""
+
+from __future__ import annotations
+
+import pprint
+import shutil
+from pathlib import Path
+
+import pytest
+import trio
+
+from jdwpd.testing import debuggees, jvm
+from jdwpd.testing.client import open_jdwp_client
+from protocol.constants import EventKind, StepDepth, StepSize
+from tests.conformance.classfile import add_source_debug_extension
+from tests.conformance.harness import TIMEOUT, Transcript
+from tests.conformance.scenarios_events import step
+
+pytestmark = pytest.mark.jvm
+
+SOURCES = Path(__file__).resolve().parent / "strata_java"
+ROUNDS = 60
+LINE = StepSize.LINE
+INTO, OVER, OUT = StepDepth.INTO, StepDepth.OVER, StepDepth.OUT
+# None: SetDefaultStratum never sent (each class's own default: Foo).  "NoSuch" is a stratum Strata lacks
+# (its default then), "" the JDI way of unsetting it.
+STRATA = [None, "Bar", "Java", "NoSuch", ""]
+# (where the thread stops first, its steps): the last one ends in main, whose line table the reference
+# then holds, so that the next stratum's steps start from a fresh conversion on both servers.
+CASES = [("R1", [(LINE, INTO)] * 12), ("W2", [(LINE, OUT), (LINE, OVER), (LINE, OVER)]), ("R1", [(LINE, OVER)] * 6)]
+
+
+def smap(m: dict[str, int]) -> str:
+    """Foo: W1-W3 one line, W4 none, W5, W6-W7 one line; nothing of unmapped(); R1 none (its code joins
+    R2's line), R2, R3 none, R4, R5-R6 one line.  Bar: W1-W3 lines 1-3 of file 1, W4 line 3 of file 2 (a
+    line of its own only by its file), W5-W6 lines 4-5, W7 none; U1-U3 one by one; R1-R6 by twos.  A
+    vendor section the parser must skip; CRLF line ends in part."""
+    return "\n".join([
+        "SMAP", "Strata.java", "Foo",
+        "*S Foo", "*F", "+ 1 Foo.foo", "dir/Foo.foo", "*L",
+        f"1#1,1:{m['W1']},3", f"2:{m['W5']}", f"3,1:{m['W6']},2",
+        f"10:{m['R2']}", f"11:{m['R4']}", f"12,1:{m['R5']},2",
+        "*S Bar", "*F", "1 Bar.bar", "2 Other.bar", "*L",
+        f"1#1,3:{m['W1']}\r", f"3#2:{m['W4']}\r", f"4,2:{m['W5']}",
+        f"7#1,3:{m['U1']}", f"20,3:{m['R1']},2",
+        "*V", "vendor text, skipped",
+        "*E",
+    ]) + "\n"
+
+
+async def line_of(t: Transcript, location) -> int:
+    """The Java line of a location (Method.LineTable is always Java's); -1 without a table."""
+    code, table = await t.client.command_raw("Method", "LineTable", ref_type=location.class_id,
+                                             method_id=location.method_id, timeout=TIMEOUT)
+    if code != 0:
+        return -1
+    starts = [e for e in table.lines if e.line_code_index <= location.index]
+    return max(starts, key=lambda e: e.line_code_index).line_number if starts else -1
+
+
+async def one_step(t: Transcript, thread: int, size, depth, what: str) -> None:
+    rid = await t.set_request(EventKind.SINGLE_STEP, step(thread, size, depth), note=what)
+    await t.ok("VirtualMachine", "Resume")
+    ev = await t.event_of(EventKind.SINGLE_STEP, what)
+    await t.ok("EventRequest", "Clear", event_kind=EventKind.SINGLE_STEP, request_id=rid)
+    t.note("line", what, await line_of(t, ev.location))
+
+
+async def session(t: Transcript) -> None:
+    main_class = await t.start("StrataMain")
+    await t.run_to(main_class, "SM_CALL")
+    strata = await t.class_id("LStrata;")
+    for stratum in STRATA:
+        if stratum is not None:
+            await t.ok("VirtualMachine", "SetDefaultStratum", stratum_id=stratum, note=repr(stratum))
+        for i, (marker, steps) in enumerate(CASES):
+            thread = (await t.run_to(strata, marker)).thread
+            for j, (size, depth) in enumerate(steps):
+                await one_step(t, thread, size, depth, f"{stratum!r} {i}.{j}: {marker} {size.name} {depth.name}")
+    # The stated difference: steps end inside run() by Foo's lines (R4, then R5, whose line R6 shares), the
+    # stratum changes to Java, and the next step starts in the same method: R6 by Java's lines.
+    await t.ok("VirtualMachine", "SetDefaultStratum", stratum_id="Foo", note="'Foo'")
+    thread = (await t.run_to(strata, "R1")).thread
+    await one_step(t, thread, LINE, OVER, "stale 1: by Foo")
+    await one_step(t, thread, LINE, OVER, "stale 2: by Foo")
+    await t.ok("VirtualMachine", "SetDefaultStratum", stratum_id="Java", note="'Java' (stale)")
+    await one_step(t, thread, LINE, OVER, "stale 3: by Java")
+    await t.to_the_end()
+
+
+@pytest.fixture(scope="module")
+def classpath(tmp_path_factory) -> Path:
+    compiled = debuggees.compile_sources(SOURCES)
+    out = tmp_path_factory.mktemp("strata")
+    shutil.copytree(compiled, out, dirs_exist_ok=True)
+    target = out / "Strata.class"
+    target.write_bytes(add_source_debug_extension(target.read_bytes(), smap(debuggees.all_markers(SOURCES))))
+    return out
+
+
+def _command(kind: str, classpath: Path, profile: str) -> list[str]:
+    args = (classpath, "StrataMain", (str(ROUNDS),))
+    if kind == "reference":
+        return jvm.reference_command(*args)
+    cmd = jvm.jdwpd_command(*args)
+    at = cmd.index("launch") + 1
+    return [*cmd[:at], "--profile", profile, *cmd[at:]]
+
+
+async def _run(kind: str, classpath: Path, markers: dict[str, int], profile: str = "full") -> list:
+    with trio.fail_after(180):
+        async with jvm._open_trio(kind, _command(kind, classpath, profile), 60, None) as debuggee:
+            async with open_jdwp_client(debuggee.host, debuggee.port, timeout=TIMEOUT) as client:
+                t = Transcript(client, kind, classpath, markers)
+                try:
+                    await session(t)
+                except BaseException as e:
+                    raise AssertionError(f"{kind} ({profile}) failed after {len(t.entries)} entries:\n"
+                                         f"{debuggee.output.describe()}") from e
+                return [e.shown() for e in t.entries]
+
+
+_REFERENCE: list = []
+
+
+def _stale(entry: tuple) -> bool:
+    return "stale" in entry[0]
+
+
+@pytest.mark.parametrize("profile", ["full", "nothrow"])
+async def test_line_steps_by_the_default_stratum_end_where_the_reference_ends_them(classpath, profile):
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    markers = debuggees.all_markers(SOURCES)
+    if not _REFERENCE:
+        _REFERENCE.extend(await _run("reference", classpath, markers))
+    want = _REFERENCE
+    got = await _run("jdwpd", classpath, markers, profile)
+    same_want = [e for e in want if not _stale(e)]
+    same_got = [e for e in got if not _stale(e)]
+    for i, (w, g) in enumerate(zip(same_want, same_got, strict=False)):
+        assert g == w, f"entry {i} differs\n--- reference ---\n{pprint.pformat(w)}\n--- jdwpd ---\n{pprint.pformat(g)}"
+    assert len(same_got) == len(same_want)
+
+    # The strata change where steps end (the reference's rule, as the module doc says), not only alike.
+    lines = {label: value for (label, _, value) in want if label.startswith("line [")}
+
+    def ends(stratum, case: int) -> list[int]:
+        marker, steps = CASES[case]
+        return [lines[f"line [{stratum!r} {case}.{j}: {marker} {s.name} {d.name}]"] for j, (s, d) in enumerate(steps)]
+
+    m = markers
+    assert ends("Java", 2)[:5] == [m["R2"], m["R3"], m["R4"], m["R5"], m["R6"]]
+    assert ends(None, 2)[:2] == [m["R4"], m["R5"]]  # R1 joins R2's line, R3 none, R5-R6 one line
+    assert ends("Bar", 2)[:2] == [m["R3"], m["R5"]]  # by twos
+    assert ends("NoSuch", 2) == ends("", 2) == ends(None, 2)  # the class's own default
+    # INTO from R1 (one line with R2 in both strata): work's first bytecode; then Foo's next line is W5, then
+    # W6; Bar's are W2, W3 and W4 (line 3 as W3's, in another file), then W5.
+    assert ends("Java", 0)[:2] == [m["R2"], m["W1"]]
+    assert ends(None, 0)[:3] == [m["W1"], m["W5"], m["W6"]]
+    assert ends("Bar", 0)[:5] == [m["W1"], m["W2"], m["W3"], m["W4"], m["W5"]]
+    assert ends(None, 0) != ends("Java", 0)
+
+    # The stated difference: the reference steps on by the Foo table it still holds for run() (R5 and R6 one
+    # line: out to main); jdwpd by Java's lines, as the debugger asked.
+    stale_want = [v for (label, _, v) in want if label.startswith("line [stale")]
+    stale_got = [v for (label, _, v) in got if label.startswith("line [stale")]
+    assert stale_want == [m["R4"], m["R5"], m["SM_CALL"]]
+    assert stale_got == [m["R4"], m["R5"], m["R6"]]
