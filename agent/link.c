@@ -20,12 +20,16 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
 
 #define RETRY_MS 200
 #define QUEUE_LIMIT (32u * 1024 * 1024)  /* events wait beyond this many queued bytes */
+/* At VM death the queue drains for as long as the daemon takes bytes; this long without a byte
+ * taken means it is stuck (stopped, or not reading), and the VM exits without the rest. */
+#define DEATH_STALL_MS 3000
 
 typedef struct out_frame {
     struct out_frame *next;
@@ -42,6 +46,10 @@ static size_t q_bytes;
 static bool writer_busy;            /* some thread is writing to the socket (the writer or a direct send) */
 static jthread reader_thread, writer_thread;
 static int threads_out;             /* agent threads that have finished at VM death */
+static bool events_closed;          /* VMDeath has been reported: no event may follow it */
+/* Bytes the daemon has taken off the socket, counted by whoever writes (one thread at a time,
+ * under writer_busy): the VM-death drain measures the daemon's progress by it. */
+static volatile uint64_t bytes_out;
 
 static void ll_enter(void) { (*G.jvmti)->RawMonitorEnter(G.jvmti, link_lock); }
 static void ll_exit(void) { (*G.jvmti)->RawMonitorExit(G.jvmti, link_lock); }
@@ -88,6 +96,7 @@ static ssize_t send_nowait(int fd, const uint8_t *p, size_t n) {
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
         if (k <= 0) return -1;
         done += (size_t)k;
+        bytes_out += (uint64_t)k;
     }
     return (ssize_t)done;
 }
@@ -149,8 +158,8 @@ void link_send(outbuf *b, bool is_event) {
     }
     ll_enter();
     /* Events wait for room so a slow daemon slows the events' threads, never grows memory unbounded. */
-    while (is_event && authed && q_bytes > QUEUE_LIMIT && !G.vm_dead) ll_wait(10);
-    if (!authed) {
+    while (is_event && authed && q_bytes > QUEUE_LIMIT && !G.vm_dead && !events_closed) ll_wait(10);
+    if (!authed || (is_event && events_closed)) {
         ll_exit();
         ob_free(b);
         return;
@@ -192,6 +201,7 @@ static bool send_all(int fd, const uint8_t *p, size_t n) {
         if (k <= 0) return false;
         p += k;
         n -= (size_t)k;
+        bytes_out += (uint64_t)k;
     }
     return true;
 }
@@ -461,13 +471,36 @@ int link_start(JNIEnv *env) {
     return 0;
 }
 
+static jlong monotonic_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (jlong)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 void link_vm_death(JNIEnv *env) {
     (void)env;
     if (link_lock == NULL) return;
     ll_enter();
-    /* Flush what is queued (the last events and the VM_DEATH notice), bounded. */
-    for (int i = 0; i < 50 && authed && (q_head != NULL || writer_busy); i++) ll_wait(10);
+    /* The VM_DEATH notice is queued: what other threads report from now on would follow it. */
+    events_closed = true;
+    /* Every event the VM generated is owed to the debuggers: drain the queue for as long as the
+     * daemon keeps taking bytes, and give up only when it takes none for DEATH_STALL_MS (stopped,
+     * or not reading) or the link goes (a dead daemon: the send fails and the reader resets). */
+    uint64_t seen = bytes_out;
+    jlong last_progress = monotonic_ms();
+    while (authed && (q_head != NULL || writer_busy)) {
+        ll_wait(10);
+        jlong now = monotonic_ms();
+        if (bytes_out != seen) {
+            seen = bytes_out;
+            last_progress = now;
+        } else if (now - last_progress >= DEATH_STALL_MS) {
+            agent_log("VM death: the daemon took nothing for %d ms; %zu bytes not sent", DEATH_STALL_MS, q_bytes);
+            break;
+        }
+    }
     G.vm_dead = true;
+    /* Also wakes a writer blocked in send() to a daemon that stopped reading. */
     if (sock >= 0) shutdown(sock, SHUT_RDWR);
     ll_notify();
     /* Wait until both threads are out of native code, so the VM's exit does not wait for them. */
