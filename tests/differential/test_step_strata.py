@@ -181,3 +181,89 @@ async def test_line_steps_by_the_default_stratum_end_where_the_reference_ends_th
     stale_got = [v for (label, _, v) in got if label.startswith("line [stale")]
     assert stale_want == [m["R4"], m["R5"], m["SM_CALL"]]
     assert stale_got == [m["R4"], m["R5"], m["R6"]]
+
+
+# SMAPs as the reference parses them (each its own run): {markers}-formatted texts.
+VARIANTS = {
+    # A text that ends before "*E" is no SMAP: Java lines.
+    "unterminated": "SMAP\nStrata.java\nFoo\n*S Foo\n*F\n1 a.foo\n*L\n10:{R2}\n11:{R4}\n",
+    "not a SMAP": "a vendor's own debug extension\n",
+    # CR, CRLF, blanks before fields and lines, no line end after *E.
+    "line ends": "SMAP\r\nStrata.java\r\n  Foo\r\n*S Foo\r*F\r\n 1 a.foo\n*L\r\n  10 :{R2}\r\n11: {R4} \n*E",
+    # A name given twice: the first section holding entries is the stratum (an empty one is dropped).
+    "twice": "SMAP\nStrata.java\nFoo\n*S Foo\n*S Foo\n*F\n1 a.foo\n*L\n10,2:{R1}\n*S Foo\n*F\n1 b.foo\n*L\n"
+             "1:{R1}\n2:{R2}\n3:{R3}\n*E\n",
+    # Entries before any *S make a stratum named Aux.
+    "aux": "SMAP\nStrata.java\nAux\n*F\n1 a.aux\n*L\n5,3:{R1},2\n*E\n",
+    # Ranges of no lines (count 0, increment 0) map nothing: all of run() is R4's line.
+    "empty ranges": "SMAP\nStrata.java\nFoo\n*S Foo\n*F\n1 a.foo\n*L\n1,0:{R1}\n2,1:{R2},0\n3:{R4}\n*E\n",
+}
+# The SMAP names a default stratum it lacks: the reference recurses without end converting the table at the
+# step request and its VM dies; jdwpd steps by Java lines (docs/conformance.md).
+MISSING_DEFAULT = "SMAP\nStrata.java\nNope\n*S Foo\n*F\n1 a.foo\n*L\n10:{R2}\n11:{R4}\n*E\n"
+VARIANT_STEPS = [(LINE, OVER)] * 4 + [(LINE, INTO)] * 5
+
+
+async def variant_session(t: Transcript) -> None:
+    main_class = await t.start("StrataMain")
+    await t.run_to(main_class, "SM_CALL")
+    strata = await t.class_id("LStrata;")
+    thread = (await t.run_to(strata, "R1")).thread
+    for j, (size, depth) in enumerate(VARIANT_STEPS):
+        await one_step(t, thread, size, depth, f"{j}: {size.name} {depth.name}")
+    await t.to_the_end()
+
+
+async def _run_variant(kind: str, classpath: Path, markers: dict[str, int]) -> tuple[list, str | None]:
+    with trio.fail_after(120):
+        async with jvm._open_trio(kind, _command(kind, classpath, "full"), 60, None) as debuggee:
+            async with open_jdwp_client(debuggee.host, debuggee.port, timeout=TIMEOUT) as client:
+                t = Transcript(client, kind, classpath, markers)
+                try:
+                    await variant_session(t)
+                except Exception as e:  # noqa: BLE001 - the reference's death is the finding
+                    return [e.shown() for e in t.entries], f"{type(e).__name__}: {e}"
+                return [e.shown() for e in t.entries], None
+
+
+def _variant_classpath(tmp: Path, text: str) -> tuple[Path, dict[str, int]]:
+    markers = debuggees.all_markers(SOURCES)
+    shutil.copytree(debuggees.compile_sources(SOURCES), tmp, dirs_exist_ok=True)
+    target = tmp / "Strata.class"
+    target.write_bytes(add_source_debug_extension(target.read_bytes(), text.format(**markers)))
+    return tmp, markers
+
+
+def _ends(entries: list) -> list[int]:
+    return [value for (label, _, value) in entries if label.startswith("line [")]
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+async def test_smap_variants_step_as_the_reference_parses_them(variant, tmp_path):
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    classpath, m = _variant_classpath(tmp_path, VARIANTS[variant])
+    want, want_error = await _run_variant("reference", classpath, m)
+    got, got_error = await _run_variant("jdwpd", classpath, m)
+    assert want_error is None and got_error is None, (want_error, got_error)
+    for i, (w, g) in enumerate(zip(want, got, strict=False)):
+        assert g == w, f"entry {i} differs\n--- reference ---\n{pprint.pformat(w)}\n--- jdwpd ---\n{pprint.pformat(g)}"
+    assert len(got) == len(want)
+    java = [m["R2"], m["R3"], m["R4"], m["R5"]]
+    first_overs = _ends(want)[:4]
+    if variant in ("unterminated", "not a SMAP"):
+        assert first_overs == java
+    else:
+        assert first_overs != java, "the SMAP changed nothing: the variant tests no conversion"
+
+
+async def test_a_smap_missing_its_default_stratum_kills_the_reference_not_jdwpd(tmp_path):
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    classpath, m = _variant_classpath(tmp_path, MISSING_DEFAULT)
+    want, want_error = await _run_variant("reference", classpath, m)
+    got, got_error = await _run_variant("jdwpd", classpath, m)
+    assert want_error is not None and "closed" in want_error, want_error
+    assert not _ends(want), want[-3:]  # gone at the first step request
+    assert got_error is None
+    assert _ends(got)[:4] == [m["R2"], m["R3"], m["R4"], m["R5"]]
