@@ -109,9 +109,8 @@ async def serve_vm(link, jdwp_listener: trio.SocketListener, *, read_only: bool,
             await vm_done.wait()
         else:
             await until.wait()
-            # let the VM_DEATH events reach the debuggers before the sockets close
-            with trio.move_on_after(5):
-                await vm.wait_dead()
+            # let the debuggers have every event, VM_DEATH last, before the sockets close
+            await vm.wait_delivered()
         nursery.cancel_scope.cancel()
 
 

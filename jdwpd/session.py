@@ -76,6 +76,7 @@ GO_ON_INLINE = frozenset({
 
 _session_numbers = itertools.count(1)
 DETACH_TIMEOUT = 10.0
+WRITE_BATCH = 1024  # composites per write of the event writer
 
 
 class Session:
@@ -447,7 +448,10 @@ class Session:
             if not self._released.is_set():
                 await self._released.wait()
             batch = [data]
-            while True:  # every composite already queued goes out in the same write
+            # composites already queued go out in the same write, up to WRITE_BATCH of them: a
+            # backlog of many thousands (a burst before VM death) is written, and counted as
+            # sent, in steps, which is how the VM-death drain sees a slow debugger progress
+            while len(batch) < WRITE_BATCH:
                 try:
                     batch.append(self._events_in.receive_nowait())
                 except (trio.WouldBlock, trio.EndOfChannel):

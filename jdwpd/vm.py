@@ -31,7 +31,10 @@ from .model.requests import EventRequest, RequestTable
 from .model.threads import ThreadTable
 
 log = logging.getLogger(__name__)
-DRAIN_TIMEOUT = 5.0
+# At VM death the debuggers get every event still on its way, VMDeath last, for as long as they
+# keep taking them: delivery is given up only after this long without any progress (a debugger
+# that stopped reading must not keep the daemon, and with it `jdwpd launch`, alive).
+DRAIN_STALL = 5.0
 # How long the start waits for the agent's start event (it comes once the main thread has reached VMInit).
 START_WAIT = 5.0
 
@@ -94,6 +97,7 @@ class VM:
         self.id_sizes = IDSizes(8, 8, 8, 8, 8)
         self.sessions: list[Session] = []
         self.dead = False
+        self.agent_messages = 0  # taken from the link: the VM-death drain's measure of progress
         self._dead_event = trio.Event()
         self.properties: dict[str, str] = {}
         hello = getattr(link, "hello", None) or {}
@@ -187,6 +191,7 @@ class VM:
         task_status.started()
         try:
             async for message in self.link.events:
+                self.agent_messages += 1
                 try:
                     await self._on_agent_message(message)
                 except (AgentLinkClosed, trio.ClosedResourceError, trio.BrokenResourceError):
@@ -197,9 +202,8 @@ class VM:
             pass
         await self._vm_died()
         # run() ending is the daemon's cue to close the sockets: first let the debuggers
-        # have what they are owed, VMDeath last, within reason.
-        with trio.move_on_after(DRAIN_TIMEOUT):
-            await self.wait_dead()
+        # have what they are owed, VMDeath last.
+        await self.wait_delivered()
 
     async def wait_dead(self) -> None:
         """The VM is dead and every debugger has been sent what it was owed (VMDeath last)."""
@@ -208,6 +212,21 @@ class VM:
             drained = getattr(session, "drained", None)
             if drained is not None:
                 await drained()
+
+    async def wait_delivered(self, stall: float = DRAIN_STALL) -> None:
+        """wait_dead(), for as long as events keep moving: from the agent to the daemon, or from
+        the daemon to some debugger.  Given up after ``stall`` seconds in which none moved."""
+        while True:
+            before = self._delivery_progress()
+            with trio.move_on_after(stall):
+                await self.wait_dead()
+                return
+            if self._delivery_progress() == before:
+                log.warning("VM death: events not delivered after %.1f s without progress", stall)
+                return
+
+    def _delivery_progress(self) -> tuple[int, int]:
+        return self.agent_messages, sum(getattr(s, "events_sent", 0) for s in self.sessions)
 
     def _mark_dead(self) -> None:
         if not self.dead:
