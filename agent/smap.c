@@ -8,6 +8,7 @@
  * line by line up to the next line that starts with '*'.  The Java stratum always exists first (every
  * Java line maps to itself); a stratum section with no file or line entries before the next section
  * header is dropped, so a name given twice resolves to its first non-empty section. */
+#define _POSIX_C_SOURCE 200809L  /* strdup */
 #include <stdlib.h>
 #include <string.h>
 
