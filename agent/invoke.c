@@ -234,6 +234,7 @@ void invoke_run_pending(JNIEnv *env, thread_rec *t) {
     bool saved_at_event = t->at_event;
     uint64_t generation = link_generation();
     t->suspend_count = 0;
+    t->frame_generation++;  /* the thread runs: its frame ids go, one generation on, as in the reference */
     t->parked = false;
     if (!single) threads_resume_all(env);
     lock_exit();
