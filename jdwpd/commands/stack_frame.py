@@ -1,7 +1,10 @@
-"""StackFrame command set (16): frame ids are (generation << 32 | depth) per thread.
+"""StackFrame command set (16): frame ids are (generation << 16 | depth) per thread (model/frames.py).
 
-A frame id made before its thread last ran answers INVALID_FRAMEID, unless the
-thread is running now, which the reference reports first (THREAD_NOT_SUSPENDED).
+Checked as the reference does: a thread the debuggers have not suspended is THREAD_NOT_SUSPENDED
+(an ended one included), then a frame id of another generation than the thread's is INVALID_FRAMEID;
+the depth is not checked against the stack until a local is read or written (so no slots at all is
+success at any depth, and on an ended thread).  An ended thread that a debugger suspends has
+generation 0 there: its frame ids of that generation reach JVMTI, which answers INVALID_THREAD.
 """
 
 from __future__ import annotations
@@ -20,22 +23,21 @@ SET_NAME = "StackFrame"
 _COUNT = struct.Struct(">i")
 _NULL_TAG = int(Tag.OBJECT)
 _VOID = int(Tag.VOID)
-_JVMTI_ALIVE = 0x1
 
 
 async def _depth(ctx: Any, thread: int, frame: int) -> int:
-    try:
-        return frame_depth(frame, ctx.vm.threads.generation(thread))
-    except JdwpError:
+    generation = ctx.vm.threads.generation(thread)
+    if generation is None:
+        # The thread may have run since its frames were last seen: the agent knows its generation.
         s = await request(ctx.vm.link, "THREAD_STATUS", thread=thread)
         if s["suspend_count"] == 0:
-            raise JdwpError(ErrorCode.THREAD_NOT_SUSPENDED) from None
-        if not s["state"] & _JVMTI_ALIVE:
-            # Ended, and suspended by a debugger since: every frame of it is gone.  (The reference
-            # answers so for a frame id of the generation its count restarted with, INVALID_FRAMEID
-            # for others; and its PopFrames kills the VM there, JDK 17.)
-            raise JdwpError(ErrorCode.INVALID_THREAD, "the thread has ended") from None
-        raise
+            raise JdwpError(ErrorCode.THREAD_NOT_SUSPENDED)
+        generation = s["frame_generation"]
+        ctx.vm.threads.learned_generation(thread, generation)
+        # Locals read ahead belong to frames seen before it ran (an ended thread's generation starts
+        # at 0 again and could match theirs).
+        ctx.vm.locals_ahead.forget(thread)
+    return frame_depth(frame, generation)
 
 
 _SLOT_TAGS = frozenset(OBJECT_TAGS | PRIMITIVE_TAGS)
@@ -43,6 +45,8 @@ _SLOT_TAGS = frozenset(OBJECT_TAGS | PRIMITIVE_TAGS)
 
 async def get_values(ctx: Any, cmd: Any) -> Any:
     depth = await _depth(ctx, cmd.thread, cmd.frame)
+    if not cmd.slots:
+        return encoded_values([], ctx.vm.id_sizes)
     slots = [{"slot": s.slot, "tag": s.sigbyte} for s in cmd.slots]
     # The reference reads slot by slot: the slots before an unknown tag are read (and may
     # fail) first, then the tag is INVALID_TAG.
@@ -101,6 +105,8 @@ async def _read_locals(ctx: Any, thread: int, depth: int, slots: list[dict]) -> 
 
 async def set_values(ctx: Any, cmd: Any) -> Any:
     depth = await _depth(ctx, cmd.thread, cmd.frame)
+    if not cmd.slot_values:
+        return None
     values = [{"slot": s.slot, "value": to_link(s.slot_value)} for s in cmd.slot_values]
     ctx.vm.locals_ahead.forget(cmd.thread)
     await request(ctx.vm.link, "FRAME_SET_LOCALS", thread=cmd.thread, depth=depth, values=values)

@@ -67,8 +67,8 @@ async def _frames(ctx: Any, thread: int, start: int, length: int) -> Any:
         # The question debuggers ask at every stop, answered in one round trip: no index
         # can be wrong here.
         r = await ctx.vm.link.request("THREAD_FRAMES", thread=thread, start=0, length=-1)
-        reply = _frames_reply(ctx, thread, 0, r["frames"])
-        ctx.vm.locals_ahead.saw_frames(thread, ctx.vm.threads.generation(thread), r["frames"])
+        reply = _frames_reply(ctx, thread, 0, r)
+        ctx.vm.locals_ahead.saw_frames(thread, r["frame_generation"], r["frames"])
         return reply
     count = (await ctx.vm.link.request("THREAD_FRAME_COUNT", thread=thread))["count"]
     if length == -1:
@@ -80,14 +80,15 @@ async def _frames(ctx: Any, thread: int, start: int, length: int) -> Any:
     if length < 0 or length + start > count:
         raise JdwpError(ErrorCode.INVALID_LENGTH, f"{length} frames from {start} of {count}")
     r = await ctx.vm.link.request("THREAD_FRAMES", thread=thread, start=start, length=length)
-    return _frames_reply(ctx, thread, start, r["frames"])
+    return _frames_reply(ctx, thread, start, r)
 
 
-def _frames_reply(ctx: Any, thread: int, start: int, frames: list) -> dict:
-    generation = ctx.vm.threads.frames_handed_out(thread)
+def _frames_reply(ctx: Any, thread: int, start: int, r: dict) -> dict:
+    generation = r["frame_generation"]
+    ctx.vm.threads.frames_handed_out(thread, generation)
     return {"frames": [{"frame_id": make_frame_id(generation, start + i),
                         "location": Location(f["ref_kind"], f["ref"], f["method"], f["index"])}
-                       for i, f in enumerate(frames)]}
+                       for i, f in enumerate(r["frames"])]}
 
 
 async def _require_suspended(ctx: Any, thread: int) -> None:

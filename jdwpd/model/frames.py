@@ -1,12 +1,13 @@
 """Frame IDs: a thread's frame generation and a depth, packed into one u64.
 
-The reference agent packs (generation << 16 | depth) per thread (observed on
-OpenJDK 17: the first frames of a thread are 0, 1, 2..., after its first resume
-65536, 65537...); we pack the same way, with generations drawn from one counter
-for all threads (model/threads.py), so that a frame id is never valid for a
-thread other than its own.  A frame ID is only
-meaningful together with its thread (every StackFrame command names both), and
-dies when its thread runs again (ThreadTable bumps the generation).
+The reference agent packs (generation << 16 | depth), with a generation per thread: 0 when
+it first knows the thread, one more at each real resume by a debugger (a nested suspension
+that ends, or an invoke on the thread, moves nothing), and 0 again for an ended thread
+that a debugger suspends.  The agent counts the same way (agent/threads.c) and tells the
+daemon with every THREAD_FRAMES and THREAD_STATUS, so that our frame IDs are the
+reference's numbers: one of another thread, or one made up, names a frame exactly when it
+does there.  A frame ID is only meaningful together with its thread (every StackFrame
+command names both).
 """
 
 from __future__ import annotations

@@ -3,12 +3,13 @@
 The agent holds the real suspend counts (it is what parks and resumes threads).
 The daemon keeps, per session, how many of those suspensions that session caused,
 so that a debugger that leaves can be undone exactly (design.md: the VM runs on),
-and a frame generation per thread so that frame IDs die when their thread runs.
+and the frame generation of each suspended thread as the agent last told it (the
+agent counts it as the reference does: model/frames.py), forgotten whenever the
+thread may have run, so that frame IDs die when their thread runs.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Hashable
 
 import attrs
@@ -19,8 +20,9 @@ Session = Hashable  # anything identifying a debugger session
 @attrs.define(eq=False)
 class ThreadState:
     thread_id: int
-    # Renewed whenever the thread ran (its suspend count reached zero) since frames were handed out.
-    frame_generation: int = 0
+    # The agent's frame generation of the thread while it stays suspended; None once it may have run
+    # (the next frame command asks the agent again).
+    frame_generation: int | None = None
     # Frame ids of the current generation are out with a debugger.
     frames_out: bool = False
     # session -> suspensions of this thread alone that the session caused
@@ -50,14 +52,11 @@ class ThreadTable:
     def __init__(self) -> None:
         self._threads: dict[int, ThreadState] = {}
         self._all_by: dict[Session, int] = {}
-        # Generations come from one counter for all threads, so that no two threads share one:
-        # a frame id given with the wrong thread is INVALID_FRAMEID, never another thread's frame.
-        self._generations = itertools.count()
 
     def get(self, thread_id: int) -> ThreadState:
         state = self._threads.get(thread_id)
         if state is None:
-            state = self._threads[thread_id] = ThreadState(thread_id, next(self._generations))
+            state = self._threads[thread_id] = ThreadState(thread_id)
         return state
 
     def known(self) -> list[int]:
@@ -109,14 +108,18 @@ class ThreadTable:
 
     def invalidate_frames(self, thread_id: int) -> None:
         state = self.get(thread_id)
-        state.frame_generation = next(self._generations)
+        state.frame_generation = None
         state.frames_out = False
 
-    def frames_handed_out(self, thread_id: int) -> int:
-        """Frame ids of the thread go to a debugger: its generation, noted as in use."""
+    def learned_generation(self, thread_id: int, generation: int) -> None:
+        """The agent told the generation of a suspended thread: it holds until the thread runs."""
+        self.get(thread_id).frame_generation = generation
+
+    def frames_handed_out(self, thread_id: int, generation: int) -> None:
+        """Frame ids of the thread, of the agent's ``generation``, go to a debugger: noted as in use."""
         state = self.get(thread_id)
+        state.frame_generation = generation
         state.frames_out = True
-        return state.frame_generation
 
     def has_frames_out(self, thread_id: int) -> bool:
         state = self._threads.get(thread_id)
@@ -134,8 +137,10 @@ class ThreadTable:
     def all_claims(self, session: Session) -> int:
         return self._all_by.get(session, 0)
 
-    def generation(self, thread_id: int) -> int:
-        return self.get(thread_id).frame_generation
+    def generation(self, thread_id: int) -> int | None:
+        """The thread's frame generation, if known since it last ran."""
+        state = self._threads.get(thread_id)
+        return state.frame_generation if state is not None else None
 
     # --- a session leaves ---------------------------------------------------------------
     def take_undo_plan(self, session: Session) -> UndoPlan:

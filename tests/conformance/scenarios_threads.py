@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
-from protocol.constants import EventKind, InvokeOptions, ModKind, StepDepth, StepSize, SuspendPolicy, Tag
+import trio
+
+from protocol.constants import (
+    EventKind,
+    InvokeOptions,
+    ModKind,
+    StepDepth,
+    StepSize,
+    SuspendPolicy,
+    Tag,
+    ThreadStatus,
+)
 from tests.conformance.registry import scenario
 
 BAD = 0x7EADBEEF
@@ -235,4 +246,99 @@ async def every_thread_at_a_breakpoint(t):
                         ("ThreadReference.SuspendCount", 3), ("ThreadReference.ThreadGroup", 4),
                         ("ThreadReference.FrameCount", 5)):
         t.note(key, f"column {column}", [(r[0], r[column]) for r in rows])
+    await t.to_the_end()
+
+
+async def _until_waiting(t, thread: int) -> None:
+    """Until the thread (let run alone) waits: it has then reached its Object.wait."""
+    with trio.fail_after(10):
+        while (await t.client.command("ThreadReference", "Status", thread=thread)).thread_status != ThreadStatus.WAIT:
+            await trio.sleep(0.02)
+
+
+_FRAME_COMMANDS = ("GetValues", "GetValues none", "SetValues", "SetValues none", "ThisObject", "PopFrames")
+
+
+async def _frame_commands(t, thread: int, frame: int, note: str, pop: bool = True) -> None:
+    """The four StackFrame commands with one (thread, frame id), with and without slots."""
+    for name in _FRAME_COMMANDS if pop else _FRAME_COMMANDS[:-1]:
+        fields = {"GetValues": {"slots": [(0, Tag.INT)]}, "GetValues none": {"slots": []},
+                  "SetValues": {"slot_values": [(0, {"tag": Tag.INT, "value": 1})]},
+                  "SetValues none": {"slot_values": []}}.get(name, {})
+        await t.cmd("StackFrame", name.split()[0], thread=thread, frame=frame,
+                    note=f"{note}{', none' if name.endswith('none') else ''}", **fields)
+
+
+@scenario(commands=["StackFrame.GetValues", "StackFrame.SetValues", "StackFrame.ThisObject", "StackFrame.PopFrames"],
+          events=["BREAKPOINT"])
+async def frames_stale_foreign_deep_and_garbage(t):
+    """Frame ids the thread no longer has: from an earlier suspension, of an ended thread (suspended since
+    or not), deeper than the stack, of another thread, made up; each of the four StackFrame commands."""
+    sample = await t.start("Sample")
+    main = (await t.run_to(sample, "FACT_BASE")).thread
+    # One frame popped, then two (factorial(1), called by factorial(2)): the generations that follow.
+    for depth, why in ((0, "one frame"), (1, "two frames")):
+        frames = await t.frames(main)
+        base = frames[0].frame_id & ~0xFFFF
+        await t.ok("StackFrame", "PopFrames", thread=main, frame=frames[depth].frame_id, note=why)
+        for later in range(5):
+            await t.cmd("StackFrame", "ThisObject", thread=main, frame=base + (later << 16),
+                        note=f"generation +{later} after a pop of {why}")
+    main = (await t.run_to(sample, "COMPUTE_START")).thread
+    # Invokes on the thread, single-threaded or not: the generations that follow.
+    factorial = (await t.methods(sample))["factorial"].method_id
+    for options, why in ((InvokeOptions.INVOKE_SINGLE_THREADED, "a single-threaded invoke"), (0, "an invoke")):
+        frames = await t.frames(main)
+        base = frames[0].frame_id & ~0xFFFF
+        await t.ok("ClassType", "InvokeMethod", clazz=sample, method_id=factorial, arguments=[(Tag.INT, 3)],
+                   thread=main, options=options, note=why)
+        for later in range(4):
+            await t.cmd("StackFrame", "ThisObject", thread=main, frame=base + (later << 16),
+                        note=f"generation +{later} after {why}")
+    frames = await t.frames(main)
+    base = frames[0].frame_id & ~0xFFFF  # the current generation, depth 0
+    # (No PopFrames past the stack here: the reference pops Java frames until it meets the last one.)
+    for depth, why in ((len(frames), "just past the stack"), (len(frames) + 5, "past the stack"),
+                       (0xFFFF, "the deepest depth")):
+        await _frame_commands(t, main, base | depth, why, pop=False)
+    for frame, why in ((BAD, "made up"), (0, "zero"), (1, "one"), ((1 << 64) - 1, "all ones"),
+                       (1 << 40, "a far generation")):
+        await _frame_commands(t, main, frame, why)
+    # A worker in its loop, while main waits for it: frame ids of one thread given with the other.
+    rid = await t.breakpoint(sample, "WORK_LOOP", SuspendPolicy.ALL, {"mod_kind": ModKind.COUNT, "count": 1})
+    await t.ok("VirtualMachine", "Resume")
+    worker = (await t.event_of(EventKind.BREAKPOINT, "WORK_LOOP")).thread
+    await t.ok("EventRequest", "Clear", event_kind=EventKind.BREAKPOINT, request_id=rid)
+    worker_frames, main_frames = await t.frames(worker), await t.frames(main)
+    await _frame_commands(t, main, worker_frames[0].frame_id, "the worker's top frame", pop=False)
+    await _frame_commands(t, worker, main_frames[0].frame_id, "main's top frame", pop=False)
+    # An earlier suspension of a live thread: main let run on its own until it waits in join, suspended again.
+    await t.ok("ThreadReference", "Resume", thread=main)
+    await _until_waiting(t, main)
+    await t.ok("ThreadReference", "Suspend", thread=main)
+    await _frame_commands(t, main, main_frames[-2].frame_id, "before main's resume")
+    await _frame_commands(t, main, main_frames[-1].frame_id, "before main's resume, its bottom frame")
+    again = await t.frames(main)
+    await _frame_commands(t, worker, again[0].frame_id, "main's new top frame", pop=False)
+    await _frame_commands(t, main, again[-2].frame_id, "main's new frame of workers()", pop=False)
+    # Main waits in Object.wait, a native frame: a pop past its stack stops there at once.
+    base = again[0].frame_id & ~0xFFFF
+    for depth, why in ((len(again) - 1, "main's last frame"), (len(again), "just past main's stack"),
+                       (0xFFFF, "main's deepest depth")):
+        await t.cmd("StackFrame", "PopFrames", thread=main, frame=base | depth, note=why)
+        await t.cmd("StackFrame", "ThisObject", thread=main, frame=again[-2].frame_id,
+                    note=f"after a PopFrames of {why}")
+    await t.ok("ThreadReference", "Resume", thread=main)
+    # The worker ends: its frame ids, and ids of the first generation of a count.
+    await t.run_to(sample, "WORKERS_JOINED")
+    ended = ((worker_frames[0].frame_id, "ended, frame of its stop"),
+             (worker_frames[-1].frame_id, "ended, bottom frame"),
+             (0, "ended, zero"), (3, "ended, depth 3"), (1 << 16, "ended, generation one"), (BAD, "ended, made up"))
+    for frame, why in ended:
+        await _frame_commands(t, worker, frame, why)
+    await t.ok("ThreadReference", "Suspend", thread=worker, note="ended")
+    for frame, why in ended:
+        # (PopFrames here kills the reference's VM: tests/commands/test_ended_thread.py.)
+        await _frame_commands(t, worker, frame, f"{why}, suspended", pop=False)
+    await t.ok("ThreadReference", "Resume", thread=worker, note="ended")
     await t.to_the_end()

@@ -54,26 +54,20 @@ def test_extra_resumes_never_make_claims_negative():
     assert t.take_undo_plan(A).empty
 
 
-def test_frame_generation_moves_when_the_thread_runs():
+def test_frame_generation_is_forgotten_when_the_thread_runs():
     t = ThreadTable()
-    g0 = t.generation(5)
+    assert t.generation(5) is None
+    t.frames_handed_out(5, 3)
     t.suspended(A, 5)
-    assert t.generation(5) == g0
-    t.resumed(A, 5)
-    g1 = t.generation(5)
-    assert g1 != g0
+    assert t.generation(5) == 3
     t.resumed(A, 5, now_running=False)
-    assert t.generation(5) == g1
+    assert t.generation(5) == 3
+    t.resumed(A, 5)
+    assert t.generation(5) is None
+    t.learned_generation(5, 4)
+    assert t.generation(5) == 4
     t.resumed_all(B)
-    assert t.generation(5) not in (g0, g1)
-
-
-def test_no_two_threads_share_a_generation():
-    t = ThreadTable()
-    gens = {t.generation(th) for th in range(10)}
-    t.resumed_all(A)
-    gens |= {t.generation(th) for th in range(10)}
-    assert len(gens) == 20
+    assert t.generation(5) is None
 
 
 def test_forgotten_thread_is_not_resumed_on_leave():
@@ -85,14 +79,13 @@ def test_forgotten_thread_is_not_resumed_on_leave():
 
 def test_vm_resume_keeps_frames_of_threads_still_suspended():
     t = ThreadTable()
-    g = t.frames_handed_out(1)
-    g2 = t.generation(2)
+    t.frames_handed_out(1, 7)
+    t.learned_generation(2, 7)
     assert t.with_frames_out() == [1]
     t.resumed_all(A, still_suspended=frozenset({1}))
-    assert t.generation(1) == g and t.generation(2) != g2
+    assert t.generation(1) == 7 and t.generation(2) is None
     t.resumed_all(A)
-    assert t.generation(1) != g and t.with_frames_out() == []
-
+    assert t.generation(1) is None and t.with_frames_out() == []
 
 
 def test_thread_status_as_the_reference_maps_jvmti_states():
