@@ -235,8 +235,12 @@ static void resume_all_virtual(JNIEnv *env) {
     jint k = 0;
     for (thread_rec *r = records; r; r = r->next) {
         if (r->suspend_count == 0 || !live_virtual(env, r)) continue;
-        if (--r->suspend_count == 0) r->jvmti_suspended = false;
-        else if (keep) keep[k++] = r->ref;
+        if (--r->suspend_count == 0) {
+            r->jvmti_suspended = false;
+            thread_ran(r);
+        } else if (keep) {
+            keep[k++] = r->ref;
+        }
     }
     jvmtiError err = vt_resume_all(k, keep);
     if (err != JVMTI_ERROR_NONE) agent_log("ResumeAllVirtualThreads: %d", err);
