@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "filters.h"
+#include "smap.h"
 #include "vthreads.h"
 
 #define MAX_KIND 128
@@ -419,8 +420,9 @@ bool filter_matches(filter *f, ev_ctx *c) {
             if (o != NULL && !(*env)->IsSameObject(env, o, m->ref)) return false;
             break;
         }
-        case MK_SOURCE_NAME_MATCH:
-            if (!pattern_match(m->pattern, ctx_source_name(c))) return false;
+        case MK_SOURCE_NAME_MATCH:  /* the source names of the class's SMAP count too (the reference's rule) */
+            if (!pattern_match(m->pattern, ctx_source_name(c)) && !smap_source_name_match(c->cls, m->pattern))
+                return false;
             break;
         case MK_PLATFORM_THREADS_ONLY:
             if (c->thread != NULL && vt_is_virtual(env, c->thread)) return false;

@@ -29,16 +29,17 @@ typedef struct {
 struct smap {
     char *text;  /* a copy; names are NUL-terminated in place */
     const char *default_name;
-    int nstrata, nranges;  /* the last stratum is an end marker */
+    int nstrata, nranges, nfiles;  /* the last stratum is an end marker */
     smap_stratum *strata;
     smap_range *ranges;
+    const char **files;  /* source names of every stratum, Java's (the SMAP's second line) first */
 };
 
 typedef struct {
     char *p;
     bool bad;
     smap *m;
-    int cap_strata, cap_ranges, nfiles;
+    int cap_strata, cap_ranges, cap_files;
     int32_t file;  /* the line section's current file id: 0 at each stratum's start */
 } parser;
 
@@ -104,14 +105,14 @@ static bool grow(void **items, int *cap, int want, size_t size) {
 
 static void add_stratum(parser *ps, const char *name) {
     smap *m = ps->m;
-    if (m->nstrata > 0 && m->strata[m->nstrata - 1].files_from == ps->nfiles &&
+    if (m->nstrata > 0 && m->strata[m->nstrata - 1].files_from == m->nfiles &&
         m->strata[m->nstrata - 1].ranges_from == m->nranges)
         m->nstrata--;  /* the one before holds nothing: replaced */
     if (!grow((void **)&m->strata, &ps->cap_strata, m->nstrata + 1, sizeof *m->strata)) {
         ps->bad = true;
         return;
     }
-    m->strata[m->nstrata++] = (smap_stratum){name, m->nranges, ps->nfiles};
+    m->strata[m->nstrata++] = (smap_stratum){name, m->nranges, m->nfiles};
     ps->file = 0;
 }
 
@@ -125,14 +126,23 @@ static void add_range(parser *ps, int32_t jfirst, int32_t count, int32_t jstep, 
     m->ranges[m->nranges++] = (smap_range){jfirst, last > INT32_MAX ? INT32_MAX : (int32_t)last, jstep, first, file};
 }
 
+static void add_file(parser *ps, const char *name) {
+    smap *m = ps->m;
+    if (!grow((void **)&m->files, &ps->cap_files, m->nfiles + 1, sizeof *m->files)) {
+        ps->bad = true;
+        return;
+    }
+    m->files[m->nfiles++] = name;
+}
+
 /* [+] id name [CR path] */
 static void file_line(parser *ps) {
     bool with_path = peek(ps) == '+';
     if (with_path) ps->p++;
     number(ps);
-    read_line(ps);
+    const char *name = read_line(ps);
     if (with_path) read_line(ps);
-    ps->nfiles++;
+    add_file(ps, name);
 }
 
 /* first [# file] [, count] : jfirst [, jstep] */
@@ -160,10 +170,10 @@ static bool parse(parser *ps) {
     if (strlen(ps->p) <= 4 || strncmp(ps->p, "SMAP", 4) != 0) return false;
     ps->p += 4;
     skip_line(ps);
-    read_line(ps);  /* the generated file's name */
+    const char *java_file = read_line(ps);
     ps->m->default_name = read_line(ps);
     add_stratum(ps, "Java");
-    ps->nfiles++;
+    add_file(ps, java_file);
     add_range(ps, 1, 65536, 1, 1, 1);
     add_stratum(ps, "Aux");  /* entries before any *S */
     while (!ps->bad) {
@@ -208,6 +218,7 @@ void smap_free(smap *m) {
     free(m->text);
     free(m->strata);
     free(m->ranges);
+    free(m->files);
     free(m);
 }
 
@@ -241,6 +252,27 @@ jint smap_convert(const smap *m, const char *stratum, jint n, jvmtiLineNumberEnt
         }
     }
     return kept;
+}
+
+/* JDWP's source name patterns: exact, or one '*' first or last. */
+static bool pattern_match(const char *pattern, const char *name) {
+    size_t pl = strlen(pattern), nl = strlen(name);
+    if (pl > 0 && pattern[0] == '*') return nl >= pl - 1 && strcmp(name + nl - (pl - 1), pattern + 1) == 0;
+    if (pl > 0 && pattern[pl - 1] == '*') return strncmp(name, pattern, pl - 1) == 0;
+    return strcmp(pattern, name) == 0;
+}
+
+bool smap_source_name_match(jclass cls, const char *pattern) {
+    char *text = NULL;
+    if (cls == NULL || pattern == NULL || !G.caps.can_get_source_debug_extension ||
+        (*G.jvmti)->GetSourceDebugExtension(G.jvmti, cls, &text) != JVMTI_ERROR_NONE)
+        return false;
+    smap *m = smap_parse(text);
+    jvmti_free(text);
+    bool found = false;
+    for (int i = 0; m != NULL && i < m->nfiles && !found; i++) found = pattern_match(pattern, m->files[i]);
+    smap_free(m);
+    return found;
 }
 
 /* ---- the step machine's cache and the default stratum (under the agent lock) ------------------ */

@@ -25,6 +25,10 @@ jint smap_step_lines(jmethodID m, jint n, jvmtiLineNumberEntry *lines);
 /* Bumped by every SET_DEFAULT_STRATUM: a step's converted table older than this is stale. */
 uint32_t smap_stratum_generation(void);
 
+/* SourceNameMatch as the reference judges it beyond the class's SourceFile: a source name of any stratum
+ * of the class's SMAP (file names, not paths; the SMAP's generated file name too) matches the pattern. */
+bool smap_source_name_match(jclass cls, const char *pattern);
+
 /* After RedefineClasses: a class may carry another SourceDebugExtension under the same method ids. */
 void smap_forget_classes(void);
 

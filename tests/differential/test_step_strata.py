@@ -25,7 +25,7 @@ import trio
 
 from jdwpd.testing import debuggees, jvm
 from jdwpd.testing.client import open_jdwp_client
-from protocol.constants import EventKind, StepDepth, StepSize
+from protocol.constants import EventKind, ModKind, StepDepth, StepSize, SuspendPolicy
 from tests.conformance.classfile import add_source_debug_extension
 from tests.conformance.harness import TIMEOUT, Transcript
 from tests.conformance.scenarios_events import step
@@ -267,3 +267,52 @@ async def test_a_smap_missing_its_default_stratum_kills_the_reference_not_jdwpd(
     assert not _ends(want), want[-3:]  # gone at the first step request
     assert got_error is None
     assert _ends(got)[:4] == [m["R2"], m["R3"], m["R4"], m["R5"]]
+
+
+# ClassPrepare's SourceNameMatch: the reference matches the source names of every stratum of a class's
+# SMAP (file names, not paths; the SMAP's generated file name too), then the class's SourceFile.
+SOURCE_PATTERNS = ["Foo.foo", "*.bar", "Other.bar", "dir/Foo.foo", "*.foo", "Strata.java", "Strata*", "Nope*",
+                   "Bar.ba", "*"]
+
+
+async def source_name_session(t: Transcript) -> None:
+    await t.event_of(EventKind.VM_START, "start")
+    pattern_of = {}
+    for pattern in SOURCE_PATTERNS:
+        modifier = {"mod_kind": ModKind.SOURCE_NAME_MATCH, "source_name_pattern": pattern}
+        pattern_of[await t.set_request(EventKind.CLASS_PREPARE, modifier, policy=SuspendPolicy.NONE,
+                                       note=pattern)] = pattern
+    await t.ok("VirtualMachine", "Resume")
+    while True:
+        _, events = await t.client.next_event(TIMEOUT)  # not recorded whole: "*" matches the JDK's too
+        if any(int(e.event_kind) == EventKind.VM_DEATH for e in events):
+            return
+        for e in events:
+            if int(e.event_kind) == EventKind.CLASS_PREPARE and e.signature.startswith("LStrata"):
+                t.note("prepared", pattern_of[e.request_id], e.signature)
+
+
+async def _run_source_names(kind: str, classpath: Path, markers: dict[str, int]) -> list:
+    with trio.fail_after(120):
+        async with jvm._open_trio(kind, _command(kind, classpath, "full"), 60, None) as debuggee:
+            async with open_jdwp_client(debuggee.host, debuggee.port, timeout=TIMEOUT) as client:
+                t = Transcript(client, kind, classpath, markers)
+                await source_name_session(t)
+                return [e.shown() for e in t.entries]
+
+
+async def test_source_name_match_sees_the_smap_source_names(classpath):
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    markers = debuggees.all_markers(SOURCES)
+    want = await _run_source_names("reference", classpath, markers)
+    got = await _run_source_names("jdwpd", classpath, markers)
+    assert got == want
+    matched = {}
+    for label, _, signature in want:
+        if label.startswith("prepared ["):
+            matched.setdefault(label[len("prepared ["):-1], []).append(signature)
+    both = sorted(["LStrata;", "LStrataMain;"])
+    assert {p: sorted(v) for p, v in matched.items()} == {
+        "Foo.foo": ["LStrata;"], "*.bar": ["LStrata;"], "Other.bar": ["LStrata;"], "*.foo": ["LStrata;"],
+        "Strata.java": ["LStrata;"], "Strata*": both, "*": both}
