@@ -280,34 +280,46 @@ bool smap_source_name_match(jclass cls, const char *pattern) {
 static char *default_stratum;  /* NULL: each class's own */
 static volatile uint32_t generation;  /* written under the lock; read without (the step's hot path) */
 
-/* Method -> its class's SMAP (NULL: none), direct-mapped: steps return to the same few methods. */
+/* Method -> its class's SMAP (NULL: none), direct-mapped: steps return to the same few methods.  The class
+ * is held weakly and compared on every hit: a method id may outlive its class (newer HotSpots free and
+ * reuse the ids of unloaded classes). */
 static struct {
     jmethodID m;
+    jweak cls;
     smap *map;
 } cache[256];
 
-static smap *map_of(jmethodID m) {
-    size_t slot = ((uintptr_t)m >> 3) % ARRAY_LEN(cache);
-    if (cache[slot].m == m) return cache[slot].map;
+static void forget_slot(JNIEnv *env, size_t slot) {
     smap_free(cache[slot].map);
-    cache[slot].m = m;
+    if (cache[slot].cls != NULL) (*env)->DeleteWeakGlobalRef(env, cache[slot].cls);
+    cache[slot].m = NULL;
+    cache[slot].cls = NULL;
     cache[slot].map = NULL;
+}
+
+static smap *map_of(JNIEnv *env, jmethodID m) {
     jclass cls = NULL;
-    char *text = NULL;
     if ((*G.jvmti)->GetMethodDeclaringClass(G.jvmti, m, &cls) != JVMTI_ERROR_NONE) return NULL;
-    if ((*G.jvmti)->GetSourceDebugExtension(G.jvmti, cls, &text) == JVMTI_ERROR_NONE) {
-        cache[slot].map = smap_parse(text);
-        jvmti_free(text);
+    size_t slot = ((uintptr_t)m >> 3) % ARRAY_LEN(cache);
+    if (cache[slot].m != m || !(*env)->IsSameObject(env, cache[slot].cls, cls)) {
+        forget_slot(env, slot);
+        char *text = NULL;
+        cache[slot].m = m;
+        cache[slot].cls = (*env)->NewWeakGlobalRef(env, cls);
+        if ((*G.jvmti)->GetSourceDebugExtension(G.jvmti, cls, &text) == JVMTI_ERROR_NONE) {
+            cache[slot].map = smap_parse(text);
+            jvmti_free(text);
+        }
     }
-    JNIEnv *env = agent_env();
-    if (env != NULL) (*env)->DeleteLocalRef(env, cls);
+    (*env)->DeleteLocalRef(env, cls);
     return cache[slot].map;
 }
 
 jint smap_step_lines(jmethodID m, jint n, jvmtiLineNumberEntry *lines) {
-    if (n <= 0 || !G.caps.can_get_source_debug_extension) return n;
+    JNIEnv *env = agent_env();
+    if (n <= 0 || !G.caps.can_get_source_debug_extension || env == NULL) return n;
     lock_enter();
-    smap *map = map_of(m);
+    smap *map = map_of(env, m);
     if (map != NULL) n = smap_convert(map, default_stratum, n, lines);
     lock_exit();
     return n;
@@ -318,12 +330,10 @@ uint32_t smap_stratum_generation(void) {
 }
 
 void smap_forget_classes(void) {
+    JNIEnv *env = agent_env();
+    if (env == NULL) return;
     lock_enter();
-    for (size_t i = 0; i < ARRAY_LEN(cache); i++) {
-        smap_free(cache[i].map);
-        cache[i].m = NULL;
-        cache[i].map = NULL;
-    }
+    for (size_t i = 0; i < ARRAY_LEN(cache); i++) forget_slot(env, i);
     generation++;
     lock_exit();
 }
