@@ -280,6 +280,9 @@ static int x_thread_pop_frames(JNIEnv *env, inbuf *in, outbuf *out) {
         if (st) break;
         lock_enter();
         st = pop_one(th, t);
+        /* The reference's frame generation moves on by two for every frame it pops, by nothing when none
+         * goes (observed on JDK 17 and 25; frames_stale_foreign_deep_and_garbage compares it). */
+        if (!st) t->frame_generation += 2;
         lock_exit();
     }
     return st;
