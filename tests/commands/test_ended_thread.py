@@ -4,7 +4,9 @@ Everything else about ended threads is compared with the reference by the confor
 threads_ended (tests/conformance/scenarios_ended.py).  Its one gap: StackFrame.PopFrames on an ended
 thread that a debugger has suspended kills the reference's VM (JDK 17: "JDWP exit error
 AGENT_ERROR_INVALID_THREAD ... getting thread invoke request", then SIGSEGV in threadControl_popFrames).
-jdwpd answers INVALID_THREAD, as every other stack command there, and the VM runs on.
+jdwpd answers INVALID_THREAD for the frame ids of generation 0 (the one the reference's count of the
+ended thread starts again with: the worker's frames of its first stop are of it), as GetValues and
+ThisObject do there, and the VM runs on.
 """
 
 import pytest

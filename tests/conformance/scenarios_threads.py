@@ -269,8 +269,8 @@ async def _frame_commands(t, thread: int, frame: int, note: str, pop: bool = Tru
                     note=f"{note}{', none' if name.endswith('none') else ''}", **fields)
 
 
-@scenario(commands=["StackFrame.GetValues", "StackFrame.SetValues", "StackFrame.ThisObject", "StackFrame.PopFrames"],
-          events=["BREAKPOINT"])
+@scenario(commands=["StackFrame.GetValues", "StackFrame.SetValues", "StackFrame.ThisObject", "StackFrame.PopFrames",
+                    "ClassType.InvokeMethod"], events=["BREAKPOINT"])
 async def frames_stale_foreign_deep_and_garbage(t):
     """Frame ids the thread no longer has: from an earlier suspension, of an ended thread (suspended since
     or not), deeper than the stack, of another thread, made up; each of the four StackFrame commands."""
