@@ -195,6 +195,10 @@ VARIANTS = {
              "1:{R1}\n2:{R2}\n3:{R3}\n*E\n",
     # Entries before any *S make a stratum named Aux.
     "aux": "SMAP\nStrata.java\nAux\n*F\n1 a.aux\n*L\n5,3:{R1},2\n*E\n",
+    # Kotlin's shape: the class's own lines one to one in file 1, an inlined function's (R3, R4) in file 2,
+    # and KotlinDebug mapping those back to the call site.
+    "kotlin": "SMAP\nStrata.kt\nKotlin\n*S Kotlin\n*F\n+ 1 Strata.kt\nStrata\n+ 2 Inline.kt\nInlineKt\n*L\n"
+              "1#1,{R2}:1\n5#2,2:{R3}\n*S KotlinDebug\n*F\n+ 1 Strata.kt\nStrata\n*L\n{R2}#1,2:{R3}\n*E\n",
     # Ranges of no lines (count 0, increment 0) map nothing: all of run() is R4's line.
     "empty ranges": "SMAP\nStrata.java\nFoo\n*S Foo\n*F\n1 a.foo\n*L\n1,0:{R1}\n2,1:{R2},0\n3:{R4}\n*E\n",
 }
