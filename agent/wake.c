@@ -5,65 +5,98 @@
 #include "filters.h"
 
 /* Until the exception the agent holds its capabilities (HotSpot grants them only at load) but has no
- * thread, no link and one enabled event, Exception.  The throwing thread then connects the link; with
- * suspend=y it waits for the daemon and reports the start event (the reference reports its trigger to
- * the first debugger and suspends every thread), without it runs on at once (the reference drops the
- * event when nobody is attached yet). */
-static bool wake(JNIEnv *env, jobject exception, bool caught) {
+ * thread, no link and one enabled event, Exception. */
+static bool is_trigger(JNIEnv *env, jobject exception, bool caught) {
     if (!G.vm_started) return false;  /* the reference, too, ignores what is thrown before VMInit */
-    bool wanted = G.opts.onuncaught && !caught;
-    if (!wanted && G.opts.onthrow != NULL) {
-        jclass cls = (*env)->GetObjectClass(env, exception);
-        char *sig = NULL;
-        if (cls != NULL && (*G.jvmti)->GetClassSignature(G.jvmti, cls, &sig, NULL) == JVMTI_ERROR_NONE)
-            wanted = strcmp(sig, G.opts.onthrow) == 0;  /* the class itself, not a subclass, as the reference */
-        jvmti_free(sig);
-        if (cls != NULL) (*env)->DeleteLocalRef(env, cls);
-    }
-    if (!wanted) return false;
+    if (G.opts.onuncaught && !caught) return true;
+    if (G.opts.onthrow == NULL) return false;
+    bool same = false;
+    jclass cls = (*env)->GetObjectClass(env, exception);
+    char *sig = NULL;
+    if (cls != NULL && (*G.jvmti)->GetClassSignature(G.jvmti, cls, &sig, NULL) == JVMTI_ERROR_NONE)
+        same = strcmp(sig, G.opts.onthrow) == 0;  /* the class itself, not a subclass, as the reference */
+    jvmti_free(sig);
+    if (cls != NULL) (*env)->DeleteLocalRef(env, cls);
+    return same;
+}
+
+/* Two threads may throw at once: one wakes the agent. */
+static bool claim_the_wake(void) {
     lock_enter();
-    bool mine = G.dormant;  /* two threads may throw at once: one wakes the agent */
+    bool mine = G.dormant;
     G.dormant = false;
     lock_exit();
-    if (!mine) return false;
-    jvmtiError err = (*G.jvmti)->SetEventNotificationMode(G.jvmti, JVMTI_DISABLE, JVMTI_EVENT_EXCEPTION, NULL);
-    if (err != JVMTI_ERROR_NONE) agent_log("disabling the wake-up Exception event: JVMTI error %d", err);
-    if (G.opts.suspend) G.hello_flags |= HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION;
-    agent_log("woken by an exception (%s): connecting to the daemon", caught ? "caught" : "uncaught");
-    if (link_start(env) != 0) {
-        fprintf(stderr, "jdwpd agent: cannot start the agent threads; the agent stays inactive\n");
-        G.hello_flags &= ~(HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION);
-        return false;
-    }
-    if (!G.opts.suspend) return false;
-    if (!link_wait_connected(G.opts.timeout_ms)) {
-        agent_log("suspend=y: no daemon within %ld ms, running", G.opts.timeout_ms);
-        G.hello_flags &= ~(HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION);
-        return false;
-    }
-    return true;
+    return mine;
+}
+
+/* suspend=y: every other thread stops now, at the throw, not once the daemon has the link (under load
+ * that took long enough for the program to move on).  Only after link_start: making the agent threads
+ * runs Java code (new Thread() takes its thread group's monitor), which a thread stopped holding that
+ * monitor would block for good.  This is the start event's SUSPEND_ALL, counted as apply_suspend_policy
+ * counts it: a link-loss reset undoes it like any other. */
+static void stop_everything(JNIEnv *env, thread_rec *t) {
+    lock_enter();
+    int err = threads_suspend_all(env, t);
+    if (err != 0) agent_log("onthrow: suspending the other threads: JVMTI error %d", err);
+    t->suspend_count++;
+    t->at_event = true;
+    lock_exit();
+}
+
+static void run_on(JNIEnv *env, thread_rec *t) {
+    lock_enter();
+    if (t->suspend_count > 0) threads_resume_all(env);  /* 0: a link-loss reset has resumed everything */
+    t->at_event = false;
+    lock_exit();
 }
 
 /* The exception that woke the agent is the first debugger's start event, as the reference reports its
- * trigger: request 0, every thread suspended until that debugger resumes. */
+ * trigger: request 0, every thread suspended until that debugger resumes.  The hit carries no suspension
+ * of its own (stop_everything made it), so a link lost before it is sent drops it, the reset having
+ * resumed everything. */
+static void report(JNIEnv *env, thread_rec *t, jmethodID method, jlocation loc, jobject exception,
+                   jmethodID catch_method, jlocation catch_loc) {
+    hits h;
+    hits_init(&h);
+    hit_begin(&h, 0, EK_EXCEPTION, SP_ALL);
+    ob_location(&h.body, env, method, loc);
+    ob_tagged(&h.body, env, exception);
+    if (catch_method != NULL) ob_location(&h.body, env, catch_method, catch_loc);
+    else ob_null_location(&h.body);
+    hits_send(env, NULL, t->id, &h);
+    hits_free(&h);
+}
+
+/* The throwing thread connects the link; with suspend=y it stops the other threads, waits for the
+ * daemon and reports the start event (the reference reports its trigger to the first debugger and
+ * suspends every thread then), without it runs on at once (the reference drops the event when nobody
+ * is attached yet). */
 void wake_on_exception(JNIEnv *env, jthread thread, jmethodID method, jlocation loc, jobject exception,
                        jmethodID catch_method, jlocation catch_loc) {
     /* JNI calls below must not see (or lose) an exception pending on this thread. */
     jthrowable pending = (*env)->ExceptionOccurred(env);
     if (pending != NULL) (*env)->ExceptionClear(env);
-    if (wake(env, exception, catch_method != NULL)) {
-        thread_rec *t = callback_enter(env, thread);
-        if (t != NULL) {
-            hits h;
-            hits_init(&h);
-            hit_begin(&h, 0, EK_EXCEPTION, SP_ALL);
-            ob_location(&h.body, env, method, loc);
-            ob_tagged(&h.body, env, exception);
-            if (catch_method != NULL) ob_location(&h.body, env, catch_method, catch_loc);
-            else ob_null_location(&h.body);
-            hits_send(env, t, t->id, &h);
-            hits_free(&h);
-            callback_exit(env, t);  /* parks here until resumed */
+    if (is_trigger(env, exception, catch_method != NULL) && claim_the_wake()) {
+        jvmtiError err = (*G.jvmti)->SetEventNotificationMode(G.jvmti, JVMTI_DISABLE, JVMTI_EVENT_EXCEPTION, NULL);
+        if (err != JVMTI_ERROR_NONE) agent_log("disabling the wake-up Exception event: JVMTI error %d", err);
+        if (G.opts.suspend) G.hello_flags |= HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION;
+        agent_log("woken by an exception (%s): connecting to the daemon", catch_method ? "caught" : "uncaught");
+        if (link_start(env) != 0) {
+            fprintf(stderr, "jdwpd agent: cannot start the agent threads; the agent stays inactive\n");
+            G.hello_flags &= ~(HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION);
+        } else if (G.opts.suspend) {
+            thread_rec *t = callback_enter(env, thread);
+            if (t != NULL) {
+                stop_everything(env, t);
+                if (link_wait_connected(G.opts.timeout_ms)) {
+                    report(env, t, method, loc, exception, catch_method, catch_loc);
+                } else {
+                    agent_log("suspend=y: no daemon within %ld ms, running", G.opts.timeout_ms);
+                    G.hello_flags &= ~(HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION);
+                    run_on(env, t);
+                }
+                callback_exit(env, t);  /* parks here until resumed */
+            }
         }
     }
     if (pending != NULL) (*env)->Throw(env, pending);

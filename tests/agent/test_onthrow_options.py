@@ -6,6 +6,7 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -54,6 +55,21 @@ def test_a_dormant_agent_never_connects_without_its_exception(agent_so, classes,
             connected = False
     # Without a trigger option the agent connects at VMInit (the control: the check can see it).
     assert connected == (trigger is None)
+
+
+def test_with_no_daemon_the_woken_agent_lets_every_thread_go_after_its_timeout(agent_so, tmp_path):
+    """suspend=y stops every thread at the trigger; with nobody at the link address for timeout= ms the
+    program runs on, the other threads too (the debuggee checks that its ticker thread counts again)."""
+    from jdwpd.testing import debuggees
+
+    sources = Path(__file__).resolve().parents[1] / "differential" / "onthrow_java"
+    _, secret_path = new_secret_file(tmp_path)
+    opts = (f"link=unix:{tmp_path / 'nobody.sock'},secretfile={secret_path},suspend=y,timeout=300,"
+            f"onthrow=java.lang.IllegalStateException")
+    result = subprocess.run(["java", f"-agentpath:{agent_so}={opts}", "-cp", str(debuggees.compile_sources(sources)),
+                             "Trigger"], input="go\n", capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result
+    assert result.stdout.splitlines() == ["ready", "subclass caught", "after -4", "ticker runs"], result
 
 
 def _launch(*args: str) -> subprocess.CompletedProcess:

@@ -34,6 +34,10 @@ SOURCES = Path(__file__).resolve().parent / "onthrow_java"
 ISE = "java.lang.IllegalStateException"
 NEVER = "Trigger$Never"  # no such class: its exception is never thrown
 ANNOUNCED = re.compile(r"^dt_socket (?:\S+:)?(\d+)$")  # what launch=/bin/echo and --launch /bin/echo print
+# Ticks of the ticker thread (every 10 ms) between the throw and the debugger's look (2 s later): the
+# reference runs on until its debugger comes, jdwpd stops every thread at the throw.
+REFERENCE_RAN_ON = 20
+JDWPD_STOPPED_WITHIN = 4
 
 
 def free_port() -> int:
@@ -135,6 +139,7 @@ async def debug(port: int, kind: str, classes: Path, markers: dict[str, int]) ->
         assert ev.event_kind == EventKind.EXCEPTION and ev.request_id == 0
         thread = ev.thread
         ticks_after = await ticks_since_the_throw(client)
+        await ticker_is_held(client, t)
         await t.cmd("ThreadReference", "Name", thread=thread)
         await t.cmd("ThreadReference", "Status", thread=thread)
         await t.cmd("ThreadReference", "SuspendCount", thread=thread)
@@ -158,14 +163,34 @@ async def debug_later(port: int, kind: str, classes: Path, markers: dict[str, in
         return [e.shown() for e in t.entries]
 
 
-async def ticks_since_the_throw(client) -> int:
-    """How often the ticker thread (every 10 ms) counted between the throw and the debugger's look."""
+async def ticker_values(client) -> tuple[int, int]:
+    """Trigger.ticks and Trigger.ticksAtThrow."""
     trigger = (await client.command("VirtualMachine", "ClassesBySignature", signature="LTrigger;")).classes[0].type_id
     fields = {f.name: f.field_id for f in (await client.command("ReferenceType", "Fields", ref_type=trigger)).declared}
     reply = await client.command("ReferenceType", "GetValues", ref_type=trigger,
                                  fields=[fields["ticks"], fields["ticksAtThrow"]])
     ticks, at_throw = (v.value.value for v in reply.values)
+    return ticks, at_throw
+
+
+async def ticks_since_the_throw(client) -> int:
+    """How often the ticker thread (every 10 ms) counted between the throw and the debugger's look."""
+    ticks, at_throw = await ticker_values(client)
     return ticks - at_throw
+
+
+async def ticker_is_held(client, t: Transcript) -> None:
+    """With the start event the ticker is suspended, under both servers: counted as suspended once, and
+    it does not count on while the debugger looks (a quarter second: 25 of its ticks)."""
+    threads = (await client.command("VirtualMachine", "AllThreads")).threads
+    names = {th.thread: (await client.command("ThreadReference", "Name", thread=th.thread)).thread_name
+             for th in threads}
+    (ticker,) = [thread for thread, name in names.items() if name == "ticker"]
+    await t.cmd("ThreadReference", "SuspendCount", thread=ticker)
+    before, _ = await ticker_values(client)
+    await trio.sleep(0.25)
+    after, _ = await ticker_values(client)
+    t.note("ticker", "counted on while the debugger looked", after != before)
 
 
 async def line_of(client, location) -> int:
@@ -188,6 +213,7 @@ async def test_debugging_starts_at_the_exception_as_with_the_reference(mode):
     # What both did, stated: nothing listened before the exception, the program ran to its end.
     assert reference["refused before the exception"]
     assert ("after -4" in reference["program output"]) and ("subclass caught" in reference["program output"])
+    assert "ticker runs" in reference["program output"]  # after the debugger's Resume, the other threads too
     if mode == "never":
         assert reference["exit code"] == 0 and reference["refused at the end"]
         return
@@ -200,10 +226,12 @@ async def test_debugging_starts_at_the_exception_as_with_the_reference(mode):
     where = next(v for (label, _, v) in reference["transcript"] if label == "where [the throw's line]")
     assert where == (["OT_UNCAUGHT"] if mode == "onuncaught" else ["OT_THROW"])
     assert reference["exit code"] == (1 if mode == "onuncaught" else 0)
-    # The deliberate difference (docs/options.md): jdwpd stops every thread right after the throw (once
-    # its daemon has the link: a few ticks), the reference only once its debugger has attached (here 2 s
-    # later: about 200 ticks).
-    assert ran_on["reference"] >= 50 and ran_on["jdwpd"] * 4 <= ran_on["reference"], ran_on
+    # The deliberate difference (docs/options.md): jdwpd stops every thread at the throw (0 or 1 tick:
+    # the ticker may count once between the program's reading of the count and the throw), the reference
+    # only once its debugger has attached, here 2 s later (about 200 ticks unloaded).  The bounds are the
+    # behaviour, with room for a loaded machine: the reference's ticker need only have run at a tenth of
+    # its pace, jdwpd's stop may be late by 40 ms of ticker time.
+    assert ran_on["reference"] >= REFERENCE_RAN_ON and ran_on["jdwpd"] <= JDWPD_STOPPED_WITHIN, ran_on
     assert bool(reference["uncaught trace"]) == (mode == "onuncaught")
 
 
@@ -236,11 +264,14 @@ async def test_serve_adopts_an_agent_that_wakes_late(tmp_path):
                 async with open_jdwp_client("127.0.0.1", port, timeout=TIMEOUT) as client:
                     policy, events = await client.next_event(timeout=TIMEOUT)
                     assert policy == 2 and [(e.event_kind, e.request_id) for e in events] == [(EventKind.EXCEPTION, 0)]
+                    assert await ticks_since_the_throw(client) <= JDWPD_STOPPED_WITHIN
+                    await trio.sleep(0.5)
+                    assert not [line for line in program.lines["stdout"] if line.startswith("after ")]  # held
                     await client.command("VirtualMachine", "Resume")
                     _, events = await client.next_event(timeout=TIMEOUT)
                     assert events[0].event_kind == EventKind.VM_DEATH
                 assert await java.wait() == 0
-                assert "after -4" in program.lines["stdout"]
+                assert "after -4" in program.lines["stdout"] and "ticker runs" in program.lines["stdout"]
             nursery.cancel_scope.cancel()
     finally:
         for proc in (java, serve):

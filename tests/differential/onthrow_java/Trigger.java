@@ -7,7 +7,7 @@ import java.io.InputStreamReader;
  * then throws and catches IllegalStateException twice (the first throw starts it).  With the argument
  * "uncaught" it ends with an uncaught exception; with "hold" it waits for a second line before ending.
  * A ticker thread counts every 10 ms meanwhile: how far it got after the throw tells whether the other
- * threads were stopped at the throw.
+ * threads were stopped at the throw, and whether it counts again after it whether they run again.
  */
 public class Trigger {
     static volatile int ticks;
@@ -19,8 +19,9 @@ public class Trigger {
     static int work(int n) {
         try {
             if (n > 2) {
-                if (ticksAtThrow < 0) ticksAtThrow = ticks;
-                throw new IllegalStateException("trigger " + n); // @marker OT_THROW
+                IllegalStateException thrown = new IllegalStateException("trigger " + n);
+                if (ticksAtThrow < 0) ticksAtThrow = ticks;  // made first: its first string concatenation is slow
+                throw thrown; // @marker OT_THROW
             }
         } catch (IllegalStateException e) {
             return -n; // @marker OT_CAUGHT
@@ -52,6 +53,10 @@ public class Trigger {
         int sum = 0;
         for (int i = 0; i < 5; i++) sum += work(i);
         System.out.println("after " + sum);
+        int before = ticks;  // the other threads run again once debugging has let the program go
+        for (long end = System.nanoTime() + 10_000_000_000L; ticks == before && System.nanoTime() < end; )
+            Thread.sleep(10);
+        System.out.println(ticks != before ? "ticker runs" : "ticker stopped");
         System.out.flush();
         if (args.length > 0 && args[0].equals("hold")) {
             new BufferedReader(new InputStreamReader(System.in)).readLine();  // a debugger attaches meanwhile
