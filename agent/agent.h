@@ -282,5 +282,10 @@ bool value_fits(uint8_t declared, uint8_t given);
  * like the holder class would) before it is written anywhere.  0 or JVMTI TYPE_MISMATCH. */
 int object_fits(JNIEnv *env, jobject obj, const char *sig, jclass holder);
 int field_value_fits(JNIEnv *env, jclass decl, jfieldID f, uint8_t tag, jvalue v);
+/* Sets the fields of n (field id, value) pairs read from in: of obj, or statics of cls when obj is NULL.
+ * Every pair is checked before the first write: a request applies completely or not at all. */
+int set_fields_checked(JNIEnv *env, inbuf *in, uint32_t n, jclass cls, jobject obj);
+/* Writes a count, then the ids of n objects (local refs left to the caller). */
+void ob_ids(outbuf *out, JNIEnv *env, jint n, const jobject *objs);
 void link_flush(jlong timeout_ms);
 void link_shutdown(void);

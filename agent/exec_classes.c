@@ -61,8 +61,7 @@ static int x_class_interfaces(JNIEnv *env, inbuf *in, outbuf *out) {
     jint n;
     jclass *ifaces;
     CHECK((*G.jvmti)->GetImplementedInterfaces(G.jvmti, cls, &n, &ifaces));
-    ob_u32(out, (uint32_t)n);
-    for (jint i = 0; i < n; i++) ob_u64(out, obj_id(env, ifaces[i]));
+    ob_ids(out, env, n, ifaces);
     jvmti_free(ifaces);
     return 0;
 }
@@ -258,27 +257,7 @@ static int x_class_set_statics(JNIEnv *env, inbuf *in, outbuf *out) {
     if (in->bad) return LS_BAD_MESSAGE;
     int st = class_from_id(env, id, &cls);
     if (st) return st;
-    /* Validate everything before the first write: a request applies completely or not at all. */
-    size_t start = in->pos;
-    for (int pass = 0; pass < 2; pass++) {
-        in->pos = start;
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t fid = ib_u64(in);
-            uint8_t vtag, tag;
-            jvalue v;
-            st = ib_value(in, env, &vtag, &v);
-            if (st) return st;
-            jfieldID f;
-            jclass decl;
-            st = field_check(env, fid, cls, true, &f, &tag, &decl);
-            if (st) return st;
-            if (!value_fits(tag, vtag)) return JVMTI_ERROR_TYPE_MISMATCH;
-            if (pass == 0 && (st = field_value_fits(env, decl, f, tag, v))) return st;
-            if (pass == 1) set_field_value(env, NULL, decl, f, tag, v);
-        }
-        PARSED(in);
-    }
-    return 0;
+    return set_fields_checked(env, in, n, cls, NULL);
 }
 
 static int x_loader_visible_classes(JNIEnv *env, inbuf *in, outbuf *out) {

@@ -52,27 +52,7 @@ static int x_object_set_fields(JNIEnv *env, inbuf *in, outbuf *out) {
     OBJECT_ARG(o);
     uint32_t n = ib_u32(in);
     if (in->bad) return LS_BAD_MESSAGE;
-    jclass cls = (*env)->GetObjectClass(env, o);
-    size_t start = in->pos;
-    for (int pass = 0; pass < 2; pass++) {
-        in->pos = start;
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t fid = ib_u64(in);
-            uint8_t vtag, tag;
-            jvalue v;
-            int st = ib_value(in, env, &vtag, &v);
-            if (st) return st;
-            jfieldID f;
-            jclass decl;
-            st = field_check(env, fid, cls, false, &f, &tag, &decl);
-            if (st) return st;
-            if (!value_fits(tag, vtag)) return JVMTI_ERROR_TYPE_MISMATCH;
-            if (pass == 0 && (st = field_value_fits(env, decl, f, tag, v))) return st;
-            if (pass == 1) set_field_value(env, o, decl, f, tag, v);
-        }
-        PARSED(in);
-    }
-    return 0;
+    return set_fields_checked(env, in, n, (*env)->GetObjectClass(env, o), o);
 }
 
 static bool thread_in(JNIEnv *env, jthread t, const jthread *list, jint n) {

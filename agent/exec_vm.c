@@ -93,8 +93,7 @@ static int x_top_thread_groups(JNIEnv *env, inbuf *in, outbuf *out) {
     jint n;
     jthreadGroup *groups;
     CHECK((*G.jvmti)->GetTopThreadGroups(G.jvmti, &n, &groups));
-    ob_u32(out, (uint32_t)n);
-    for (jint i = 0; i < n; i++) ob_u64(out, obj_id(env, groups[i]));
+    ob_ids(out, env, n, groups);
     jvmti_free(groups);
     return 0;
 }
@@ -126,8 +125,7 @@ static int x_group_children(JNIEnv *env, inbuf *in, outbuf *out) {
     jthreadGroup *groups;
     CHECK((*G.jvmti)->GetThreadGroupChildren(G.jvmti, group, &nt, &threads, &ng, &groups));
     ob_threads(out, env, nt, threads);
-    ob_u32(out, (uint32_t)ng);
-    for (jint i = 0; i < ng; i++) ob_u64(out, obj_id(env, groups[i]));
+    ob_ids(out, env, ng, groups);
     jvmti_free(threads);
     jvmti_free(groups);
     return 0;
@@ -394,8 +392,7 @@ static int x_all_modules(JNIEnv *env, inbuf *in, outbuf *out) {
     jint n;
     jobject *mods;
     CHECK((*G.jvmti)->GetAllModules(G.jvmti, &n, &mods));
-    ob_u32(out, (uint32_t)n);
-    for (jint i = 0; i < n; i++) ob_u64(out, obj_id(env, mods[i]));
+    ob_ids(out, env, n, mods);
     jvmti_free(mods);
     return 0;
 }

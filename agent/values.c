@@ -273,3 +273,31 @@ int field_value_fits(JNIEnv *env, jclass decl, jfieldID f, uint8_t tag, jvalue v
     jvmti_free(sig);
     return st;
 }
+
+int set_fields_checked(JNIEnv *env, inbuf *in, uint32_t n, jclass cls, jobject obj) {
+    size_t start = in->pos;
+    for (int pass = 0; pass < 2; pass++) {
+        in->pos = start;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t fid = ib_u64(in);
+            uint8_t vtag, tag;
+            jvalue v;
+            int st = ib_value(in, env, &vtag, &v);
+            if (st) return st;
+            jfieldID f;
+            jclass decl;
+            st = field_check(env, fid, cls, obj == NULL, &f, &tag, &decl);
+            if (st) return st;
+            if (!value_fits(tag, vtag)) return JVMTI_ERROR_TYPE_MISMATCH;
+            if (pass == 0 && (st = field_value_fits(env, decl, f, tag, v))) return st;
+            if (pass == 1) set_field_value(env, obj, decl, f, tag, v);
+        }
+        PARSED(in);
+    }
+    return 0;
+}
+
+void ob_ids(outbuf *out, JNIEnv *env, jint n, const jobject *objs) {
+    ob_u32(out, (uint32_t)n);
+    for (jint i = 0; i < n; i++) ob_u64(out, obj_id(env, objs[i]));
+}
