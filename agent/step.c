@@ -82,15 +82,19 @@ static jint java_lines(jmethodID m, jvmtiLineNumberEntry **lines) {
     return n;
 }
 
-/* The table is fetched when the step's method changes, or the default stratum did since. */
+/* The table is fetched when the step's method changes, or the default stratum did since: then the line
+ * the step started on is read again from the new table, so that the step compares lines of one stratum. */
 static int step_line(step_state *s, jmethodID m, jlocation loc) {
     uint32_t generation = smap_stratum_generation();
     if (s->lines_method != m || s->lines_generation != generation) {
+        bool restratified = s->lines_method == m;
         jvmti_free(s->lines);
         s->lines_method = m;
         s->lines_generation = generation;
         s->nlines = java_lines(m, &s->lines);
         s->nlines = smap_step_lines(m, s->nlines, s->lines);
+        if (restratified && m == s->from_method && s->from_loc >= 0)
+            s->from_line = s->nlines ? lookup_line(s->nlines, s->lines, s->from_loc) : -1;
     }
     return s->nlines ? lookup_line(s->nlines, s->lines, loc) : -1;
 }
@@ -306,8 +310,12 @@ void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, j
     } else if (s->depth != SD_OUT || s->out_again) {
         /* A line step from code without lines (no table, obsolete) has no line to leave: it ends at the
          * next bytecode, as a min step does (the reference's rule). */
-        if (m != s->from_method || s->size == SS_MIN || s->from_line < 0) stop = true;
-        else stop = step_line(s, m, loc) != s->from_line;
+        if (m != s->from_method || s->size == SS_MIN) {
+            stop = true;
+        } else {
+            int line = step_line(s, m, loc);  /* first: after a new default stratum it reads from_line again */
+            stop = s->from_line < 0 || line != s->from_line;
+        }
     }
     if (!stop) {
         if (s->through_depth > 0 && depth >= s->through_depth) {

@@ -99,6 +99,18 @@ async def session(t: Transcript) -> None:
     await one_step(t, thread, LINE, OVER, "stale 2: by Foo")
     await t.ok("VirtualMachine", "SetDefaultStratum", stratum_id="Java", note="'Java' (stale)")
     await one_step(t, thread, LINE, OVER, "stale 3: by Java")
+    # The same with one step request left in place across the change: it stops at R4 by Foo, then goes on
+    # from R4 by Java's lines (R5, R6) where the reference goes on by Foo's (R5, then out to main).
+    await t.ok("VirtualMachine", "SetDefaultStratum", stratum_id="Foo", note="'Foo' (stale staying)")
+    thread = (await t.run_to(strata, "R1")).thread
+    rid = await t.set_request(EventKind.SINGLE_STEP, step(thread, LINE, OVER), note="stale staying")
+    for j in range(3):
+        if j == 1:
+            await t.ok("VirtualMachine", "SetDefaultStratum", stratum_id="Java", note="'Java' (stale staying)")
+        await t.ok("VirtualMachine", "Resume")
+        ev = await t.event_of(EventKind.SINGLE_STEP, f"stale staying {j}")
+        t.note("line", f"stale staying {j}", await line_of(t, ev.location))
+    await t.ok("EventRequest", "Clear", event_kind=EventKind.SINGLE_STEP, request_id=rid)
     await t.to_the_end()
 
 
@@ -179,8 +191,8 @@ async def test_line_steps_by_the_default_stratum_end_where_the_reference_ends_th
     # line: out to main); jdwpd by Java's lines, as the debugger asked.
     stale_want = [v for (label, _, v) in want if label.startswith("line [stale")]
     stale_got = [v for (label, _, v) in got if label.startswith("line [stale")]
-    assert stale_want == [m["R4"], m["R5"], m["SM_CALL"]]
-    assert stale_got == [m["R4"], m["R5"], m["R6"]]
+    assert stale_want == [m["R4"], m["R5"], m["SM_CALL"]] * 2
+    assert stale_got == [m["R4"], m["R5"], m["R6"]] * 2
 
 
 # SMAPs as the reference parses them (each its own run): {markers}-formatted texts.
