@@ -274,6 +274,8 @@ void jvmti_free(void *p);
 #define CHECK(call) do { jvmtiError err_ = (call); if (err_ != JVMTI_ERROR_NONE) return (int)err_; } while (0)
 int object_from_id(JNIEnv *env, uint64_t id, jobject *out);  /* id 0 -> LS_INVALID_ID */
 int class_from_id(JNIEnv *env, uint64_t id, jclass *out);    /* JVMTI_ERROR_INVALID_CLASS if not a class */
+/* The object of an id, or the status `wrong` if it is no instance of `want`. */
+int object_of_class(JNIEnv *env, uint64_t id, jclass want, int wrong, jobject *out);
 jvalue get_field_value(JNIEnv *env, jobject obj, jclass cls, jfieldID f, uint8_t tag);  /* obj NULL: static */
 void set_field_value(JNIEnv *env, jobject obj, jclass cls, jfieldID f, uint8_t tag, jvalue v);
 /* Values match a declared tag: primitives exactly, objects by assignability to the declared type. */

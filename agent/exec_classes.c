@@ -265,10 +265,9 @@ static int x_loader_visible_classes(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     jobject loader = NULL;
     if (id != 0) {
-        int st = object_from_id(env, id, &loader);
-        if (st) return st;
         /* JVMTI would take any object for a loader (and HotSpot may crash on one that is not). */
-        if (!(*env)->IsInstanceOf(env, loader, G.cls_class_loader)) return JE_INVALID_CLASS_LOADER;
+        int st = object_of_class(env, id, G.cls_class_loader, JE_INVALID_CLASS_LOADER, &loader);
+        if (st) return st;
     }
     jint n;
     jclass *classes;

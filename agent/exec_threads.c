@@ -213,10 +213,9 @@ static int x_thread_stop(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)t;
     if (!G.caps.can_signal_thread) return LS_NOT_CAPABLE;
     jobject exc;
-    int st = object_from_id(env, exc_id, &exc);
-    if (st) return st;
     /* StopThread does not check: a non-Throwable thrown asynchronously would corrupt the thread. */
-    if (!(*env)->IsInstanceOf(env, exc, G.cls_throwable)) return JVMTI_ERROR_INVALID_OBJECT;
+    int st = object_of_class(env, exc_id, G.cls_throwable, JVMTI_ERROR_INVALID_OBJECT, &exc);
+    if (st) return st;
     CHECK((*G.jvmti)->StopThread(G.jvmti, th, exc));
     return 0;
 }

@@ -102,9 +102,8 @@ static int x_group_info(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t id = ib_u64(in);
     PARSED(in);
     jobject group;
-    int st = object_from_id(env, id, &group);
+    int st = object_of_class(env, id, G.cls_thread_group, JVMTI_ERROR_INVALID_THREAD_GROUP, &group);
     if (st) return st;
-    if (!(*env)->IsInstanceOf(env, group, G.cls_thread_group)) return JVMTI_ERROR_INVALID_THREAD_GROUP;
     jvmtiThreadGroupInfo info;
     CHECK((*G.jvmti)->GetThreadGroupInfo(G.jvmti, group, &info));
     ob_str(out, info.name);
@@ -117,9 +116,8 @@ static int x_group_children(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t id = ib_u64(in);
     PARSED(in);
     jobject group;
-    int st = object_from_id(env, id, &group);
+    int st = object_of_class(env, id, G.cls_thread_group, JVMTI_ERROR_INVALID_THREAD_GROUP, &group);
     if (st) return st;
-    if (!(*env)->IsInstanceOf(env, group, G.cls_thread_group)) return JVMTI_ERROR_INVALID_THREAD_GROUP;
     jint nt, ng;
     jthread *threads;
     jthreadGroup *groups;
@@ -401,9 +399,8 @@ static int x_module_info(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t id = ib_u64(in);
     PARSED(in);
     jobject mod;
-    int st = object_from_id(env, id, &mod);
+    int st = object_of_class(env, id, G.cls_module, 42, &mod);  /* 42: JDWP INVALID_MODULE */
     if (st) return st;
-    if (!(*env)->IsInstanceOf(env, mod, G.cls_module)) return 42;  /* JDWP INVALID_MODULE */
     jclass cls = (*env)->GetObjectClass(env, mod);
     jmethodID get_name = (*env)->GetMethodID(env, cls, "getName", "()Ljava/lang/String;");
     jmethodID get_loader = (*env)->GetMethodID(env, cls, "getClassLoader", "()Ljava/lang/ClassLoader;");

@@ -11,11 +11,14 @@ int object_from_id(JNIEnv *env, uint64_t id, jobject *out) {
     return *out ? 0 : (status ? status : LS_INVALID_ID);
 }
 
-int class_from_id(JNIEnv *env, uint64_t id, jclass *out) {
+int object_of_class(JNIEnv *env, uint64_t id, jclass want, int wrong, jobject *out) {
     int status = object_from_id(env, id, out);
     if (status) return status;
-    if (!(*env)->IsInstanceOf(env, *out, G.cls_class)) return JVMTI_ERROR_INVALID_CLASS;
-    return 0;
+    return (*env)->IsInstanceOf(env, *out, want) ? 0 : wrong;
+}
+
+int class_from_id(JNIEnv *env, uint64_t id, jclass *out) {
+    return object_of_class(env, id, G.cls_class, JVMTI_ERROR_INVALID_CLASS, out);
 }
 
 uint8_t ref_kind_of(jclass cls) {
