@@ -124,8 +124,8 @@ def classpath(tmp_path_factory) -> Path:
     return out
 
 
-def _command(kind: str, classpath: Path, profile: str) -> list[str]:
-    args = (classpath, "StrataMain", (str(ROUNDS),))
+def _command(kind: str, classpath: Path, profile: str, main_args: tuple[str, ...] = (str(ROUNDS),)) -> list[str]:
+    args = (classpath, "StrataMain", main_args)
     if kind == "reference":
         return jvm.reference_command(*args)
     cmd = jvm.jdwpd_command(*args)
@@ -332,3 +332,37 @@ async def test_source_name_match_sees_the_smap_source_names(classpath):
     assert {p: sorted(v) for p, v in matched.items()} == {
         "Foo.foo": ["LStrata;"], "*.bar": ["LStrata;"], "Other.bar": ["LStrata;"], "*.foo": ["LStrata;"],
         "Strata.java": ["LStrata;"], "Strata*": both, "*": both}
+
+
+async def next_debugger_session(t: Transcript) -> None:
+    """SetDefaultStratum("Java"), then the debugger leaves; the next one's steps still go by Java lines."""
+    main_class = await t.start("StrataMain")
+    await t.run_to(main_class, "SM_CALL")
+    await t.ok("VirtualMachine", "SetDefaultStratum", stratum_id="Java", note="'Java'")
+    await t.ok("VirtualMachine", "Dispose")
+    await t.client.wait_closed(10)
+    async with t.another_debugger() as t2:
+        strata = await t2.class_id("LStrata;")
+        thread = (await t2.run_to(strata, "R1")).thread
+        for j in range(2):
+            await one_step(t2, thread, LINE, OVER, f"next debugger {j}")
+        await t2.ok("VirtualMachine", "Exit", exit_code=0)
+
+
+async def test_the_default_stratum_outlives_the_debugger_that_set_it(classpath):
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    markers = debuggees.all_markers(SOURCES)
+    runs = {}
+    for kind in ("reference", "jdwpd"):
+        with trio.fail_after(120):
+            command = _command(kind, classpath, "full", ("400", "20"))
+            async with jvm._open_trio(kind, command, 60, None) as debuggee:
+                async with open_jdwp_client(debuggee.host, debuggee.port, timeout=TIMEOUT) as client:
+                    t = Transcript(client, kind, classpath, markers)
+                    t.address = (debuggee.host, debuggee.port)
+                    t.output = debuggee.output
+                    await next_debugger_session(t)
+                    runs[kind] = [e.shown() for e in t.entries]
+    assert runs["jdwpd"] == runs["reference"]
+    assert _ends(runs["reference"]) == [markers["R2"], markers["R3"]]  # Java's lines, not Foo's (R4, R5)
