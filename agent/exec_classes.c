@@ -25,20 +25,34 @@ static int x_class_signature(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_class_status(JNIEnv *env, inbuf *in, outbuf *out) {
+/* A class's fact that JVMTI answers as one int (status, modifiers), or as one string (source file,
+ * source debug extension). */
+typedef jvmtiError (JNICALL *class_int_fn)(jvmtiEnv *, jclass, jint *);
+typedef jvmtiError (JNICALL *class_string_fn)(jvmtiEnv *, jclass, char **);
+
+static int class_int(JNIEnv *env, inbuf *in, outbuf *out, class_int_fn get) {
     CLASS_ARG(cls);
-    jint status;
-    CHECK((*G.jvmti)->GetClassStatus(G.jvmti, cls, &status));
-    ob_u32(out, (uint32_t)status);
+    jint value;
+    CHECK(get(G.jvmti, cls, &value));
+    ob_u32(out, (uint32_t)value);
     return 0;
 }
 
-static int x_class_modifiers(JNIEnv *env, inbuf *in, outbuf *out) {
+static int class_string(JNIEnv *env, inbuf *in, outbuf *out, class_string_fn get) {
     CLASS_ARG(cls);
-    jint mods;
-    CHECK((*G.jvmti)->GetClassModifiers(G.jvmti, cls, &mods));
-    ob_u32(out, (uint32_t)mods);
+    char *value = NULL;
+    CHECK(get(G.jvmti, cls, &value));
+    ob_str(out, value);
+    jvmti_free(value);
     return 0;
+}
+
+static int x_class_status(JNIEnv *env, inbuf *in, outbuf *out) {
+    return class_int(env, in, out, (*G.jvmti)->GetClassStatus);
+}
+
+static int x_class_modifiers(JNIEnv *env, inbuf *in, outbuf *out) {
+    return class_int(env, in, out, (*G.jvmti)->GetClassModifiers);
 }
 
 static int x_class_loader(JNIEnv *env, inbuf *in, outbuf *out) {
@@ -67,21 +81,11 @@ static int x_class_interfaces(JNIEnv *env, inbuf *in, outbuf *out) {
 }
 
 static int x_class_source_file(JNIEnv *env, inbuf *in, outbuf *out) {
-    CLASS_ARG(cls);
-    char *name = NULL;
-    CHECK((*G.jvmti)->GetSourceFileName(G.jvmti, cls, &name));
-    ob_str(out, name);
-    jvmti_free(name);
-    return 0;
+    return class_string(env, in, out, (*G.jvmti)->GetSourceFileName);
 }
 
 static int x_class_sde(JNIEnv *env, inbuf *in, outbuf *out) {
-    CLASS_ARG(cls);
-    char *ext = NULL;
-    CHECK((*G.jvmti)->GetSourceDebugExtension(G.jvmti, cls, &ext));
-    ob_str(out, ext);
-    jvmti_free(ext);
-    return 0;
+    return class_string(env, in, out, (*G.jvmti)->GetSourceDebugExtension);
 }
 
 static int x_class_fields(JNIEnv *env, inbuf *in, outbuf *out) {
@@ -118,6 +122,18 @@ static int x_class_fields(JNIEnv *env, inbuf *in, outbuf *out) {
     return status;
 }
 
+/* A method's code range and line table (freed here). */
+static void ob_line_table(outbuf *out, jlocation start, jlocation end, jint n, jvmtiLineNumberEntry *lines) {
+    ob_u64(out, (uint64_t)start);
+    ob_u64(out, (uint64_t)end);
+    ob_u32(out, (uint32_t)n);
+    for (jint i = 0; i < n; i++) {
+        ob_u64(out, (uint64_t)lines[i].start_location);
+        ob_u32(out, (uint32_t)lines[i].line_number);
+    }
+    jvmti_free(lines);
+}
+
 /* One method's line table after its declared facts: GetLineNumberTable's status travels in the reply
  * instead of failing it, since native methods and classes without -g:lines are normal. */
 static void ob_method_lines(outbuf *out, jmethodID m) {
@@ -128,14 +144,7 @@ static void ob_method_lines(outbuf *out, jmethodID m) {
     jvmtiError err = (*G.jvmti)->GetLineNumberTable(G.jvmti, m, &n, &lines);
     if (err != JVMTI_ERROR_NONE) n = 0;
     ob_u32(out, (uint32_t)err);
-    ob_u64(out, (uint64_t)start);
-    ob_u64(out, (uint64_t)end);
-    ob_u32(out, (uint32_t)n);
-    for (jint i = 0; i < n; i++) {
-        ob_u64(out, (uint64_t)lines[i].start_location);
-        ob_u32(out, (uint32_t)lines[i].line_number);
-    }
-    jvmti_free(lines);
+    ob_line_table(out, start, end, n, lines);
 }
 
 static int class_methods(JNIEnv *env, inbuf *in, outbuf *out, bool with_lines) {
@@ -301,14 +310,7 @@ static int x_method_line_table(JNIEnv *env, inbuf *in, outbuf *out) {
     jint n;
     jvmtiLineNumberEntry *lines;
     CHECK((*G.jvmti)->GetLineNumberTable(G.jvmti, m, &n, &lines));
-    ob_u64(out, (uint64_t)start);
-    ob_u64(out, (uint64_t)end);
-    ob_u32(out, (uint32_t)n);
-    for (jint i = 0; i < n; i++) {
-        ob_u64(out, (uint64_t)lines[i].start_location);
-        ob_u32(out, (uint32_t)lines[i].line_number);
-    }
-    jvmti_free(lines);
+    ob_line_table(out, start, end, n, lines);
     return 0;
 }
 
