@@ -421,7 +421,8 @@ bool filter_matches(filter *f, ev_ctx *c) {
             break;
         }
         case MK_SOURCE_NAME_MATCH:  /* the source names of the class's SMAP count too (the reference's rule) */
-            if (!pattern_match(m->pattern, ctx_source_name(c)) && !smap_source_name_match(c->cls, m->pattern))
+            if (!pattern_match(m->pattern, ctx_source_name(c)) &&
+                !smap_source_name_match(c->cls, m->pattern, pattern_match))
                 return false;
             break;
         case MK_PLATFORM_THREADS_ONLY:

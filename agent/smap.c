@@ -241,7 +241,8 @@ jint smap_convert(const smap *m, const char *stratum, jint n, jvmtiLineNumberEnt
         for (int r = m->strata[s].ranges_from; r < m->strata[s + 1].ranges_from; r++) {
             const smap_range *g = &m->ranges[r];
             if (line < g->jfirst || line > g->jlast || g->jstep <= 0) continue;
-            uint32_t mapped = (uint32_t)g->first + (uint32_t)((line - g->jfirst) / g->jstep) + ((uint32_t)g->file << 16);
+            uint32_t mapped = (uint32_t)g->first + (uint32_t)((line - g->jfirst) / g->jstep);
+            mapped += (uint32_t)g->file << 16;
             if (mapped != last) {
                 last = mapped;
                 lines[kept].start_location = lines[i].start_location;
@@ -254,15 +255,7 @@ jint smap_convert(const smap *m, const char *stratum, jint n, jvmtiLineNumberEnt
     return kept;
 }
 
-/* JDWP's source name patterns: exact, or one '*' first or last. */
-static bool pattern_match(const char *pattern, const char *name) {
-    size_t pl = strlen(pattern), nl = strlen(name);
-    if (pl > 0 && pattern[0] == '*') return nl >= pl - 1 && strcmp(name + nl - (pl - 1), pattern + 1) == 0;
-    if (pl > 0 && pattern[pl - 1] == '*') return strncmp(name, pattern, pl - 1) == 0;
-    return strcmp(pattern, name) == 0;
-}
-
-bool smap_source_name_match(jclass cls, const char *pattern) {
+bool smap_source_name_match(jclass cls, const char *pattern, bool (*match)(const char *pattern, const char *name)) {
     char *text = NULL;
     if (cls == NULL || pattern == NULL || !G.caps.can_get_source_debug_extension ||
         (*G.jvmti)->GetSourceDebugExtension(G.jvmti, cls, &text) != JVMTI_ERROR_NONE)
@@ -270,7 +263,7 @@ bool smap_source_name_match(jclass cls, const char *pattern) {
     smap *m = smap_parse(text);
     jvmti_free(text);
     bool found = false;
-    for (int i = 0; m != NULL && i < m->nfiles && !found; i++) found = pattern_match(pattern, m->files[i]);
+    for (int i = 0; m != NULL && i < m->nfiles && !found; i++) found = match(pattern, m->files[i]);
     smap_free(m);
     return found;
 }

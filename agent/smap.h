@@ -26,8 +26,9 @@ jint smap_step_lines(jmethodID m, jint n, jvmtiLineNumberEntry *lines);
 uint32_t smap_stratum_generation(void);
 
 /* SourceNameMatch as the reference judges it beyond the class's SourceFile: a source name of any stratum
- * of the class's SMAP (file names, not paths; the SMAP's generated file name too) matches the pattern. */
-bool smap_source_name_match(jclass cls, const char *pattern);
+ * of the class's SMAP (file names, not paths; the SMAP's generated file name too) matches the pattern,
+ * by the filters' own pattern rule. */
+bool smap_source_name_match(jclass cls, const char *pattern, bool (*match)(const char *pattern, const char *name));
 
 /* After RedefineClasses: a class may carry another SourceDebugExtension under the same method ids. */
 void smap_forget_classes(void);
