@@ -29,6 +29,7 @@ from protocol.constants import EventKind, ModKind, StepDepth, StepSize, SuspendP
 from tests.conformance.classfile import add_source_debug_extension
 from tests.conformance.harness import TIMEOUT, Transcript
 from tests.conformance.scenarios_events import step
+from tests.differential.test_step_semantics import line_of
 
 pytestmark = pytest.mark.jvm
 
@@ -60,16 +61,6 @@ def smap(m: dict[str, int]) -> str:
         "*V", "vendor text, skipped",
         "*E",
     ]) + "\n"
-
-
-async def line_of(t: Transcript, location) -> int:
-    """The Java line of a location (Method.LineTable is always Java's); -1 without a table."""
-    code, table = await t.client.command_raw("Method", "LineTable", ref_type=location.class_id,
-                                             method_id=location.method_id, timeout=TIMEOUT)
-    if code != 0:
-        return -1
-    starts = [e for e in table.lines if e.line_code_index <= location.index]
-    return max(starts, key=lambda e: e.line_code_index).line_number if starts else -1
 
 
 async def one_step(t: Transcript, thread: int, size, depth, what: str) -> None:
