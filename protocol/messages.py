@@ -337,20 +337,15 @@ class _Compiler:
                 d[alt.kind] = self.decoder(_ALT_CLASSES[(sel.name, alt.kind)])
         return d
 
-    def _gen_decoder(self, cls: type) -> Callable:
+    def _gen(self, **names: Any) -> _Gen:
+        """A generator whose code sees the names every decoder and encoder uses, and ``names``."""
         g = _Gen()
-        g.ns.update(
-            _Fail=_Fail,
-            Location=Location,
-            TaggedObjectID=TaggedObjectID,
-            RawValues=RawValues,
-            OBJECT_TAGS=OBJECT_TAGS,
-            _mutf8=decode_mutf8,
-            _codec=self.codec,
-            _make=cls,
-            _explain=_explain_dec,
-            _LOW=_LOW,
-        )
+        g.ns.update(_Fail=_Fail, Location=Location, TaggedObjectID=TaggedObjectID, RawValues=RawValues,
+                    OBJECT_TAGS=OBJECT_TAGS, _codec=self.codec, _LOW=_LOW, **names)
+        return g
+
+    def _gen_decoder(self, cls: type) -> Callable:
+        g = self._gen(_mutf8=decode_mutf8, _make=cls, _explain=_explain_dec)
         run: list = []  # (_FieldSpec|_RepeatSpec, code, kind)
         out: list[str] = []
 
@@ -517,29 +512,11 @@ class _Compiler:
         return e
 
     def _gen_encoder(self, cls: type) -> Callable:
-        g = _Gen()
         fields = cls.__jdwp_fields__
         names = tuple(f.name for f in fields)
-        g.ns.update(
-            _Fail=_Fail,
-            Location=Location,
-            TaggedObjectID=TaggedObjectID,
-            RawValues=RawValues,
-            OBJECT_TAGS=OBJECT_TAGS,
-            _mutf8=encode_jdwp_string,
-            _codec=self.codec,
-            _cls=cls,
-            _names=names,
-            _norm=_norm,
-            _explain=_explain_enc,
-            _LOW=_LOW,
-            _as_location=_as_location,
-            _as_tagged=_as_tagged_object,
-            _as_bytes=_as_bytes,
-            _I32=_I32.pack,
-            _U8=_U8.pack,
-            _untagged=_enc_untagged,
-        )
+        g = self._gen(_mutf8=encode_jdwp_string, _cls=cls, _names=names, _norm=_norm, _explain=_explain_enc,
+                      _as_location=_as_location, _as_tagged=_as_tagged_object, _as_bytes=_as_bytes,
+                      _I32=_I32.pack, _U8=_U8.pack, _untagged=_enc_untagged)
         vs = [g.var() for _ in fields]
         if fields:
             g.line("f = 0")
