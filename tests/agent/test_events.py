@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 import pytest
 import trio
 from agent_support import Jvm, run_jvm
@@ -39,6 +42,21 @@ async def line_at(jvm: Jvm, loc: L.LinkLocation) -> tuple[str, int]:
     return name, line
 
 
+@contextlib.asynccontextmanager
+async def target_jvm(agent_so, classes, **options) -> AsyncIterator[tuple[Jvm, int, int]]:
+    """Target's JVM, ready: (jvm, Target's class id, main's thread id)."""
+    async with run_jvm(agent_so, classes, **options) as jvm:
+        await jvm.expect("ready")
+        yield jvm, await jvm.class_id("LTarget;"), await jvm.thread_named("main")
+
+
+async def parked_at_event(jvm: Jvm, thread: int) -> dict:
+    """The thread's status, asserted suspended once, parked by its event."""
+    status = await jvm.request("THREAD_STATUS", thread=thread)
+    assert status["suspend_count"] == 1 and status["at_event"] is True
+    return status
+
+
 async def no_event(jvm: Jvm, within: float = 0.3) -> None:
     with trio.move_on_after(within):
         msg = await jvm.link.events.receive()
@@ -46,10 +64,7 @@ async def no_event(jvm: Jvm, within: float = 0.3) -> None:
 
 
 async def test_breakpoint_count_thread_only_and_locals(agent_so, classes, lines):
-    async with run_jvm(agent_so, classes) as jvm:
-        await jvm.expect("ready")
-        target = await jvm.class_id("LTarget;")
-        main = await jvm.thread_named("main")
+    async with target_jvm(agent_so, classes) as (jvm, target, main):
         other = await jvm.thread_named("Reference Handler")
         loc = await jvm.location_of_line(target, "add", lines["ADD_1"])
         await set_request(jvm, 10, BREAKPOINT, EVENT_THREAD, {"mod_kind": 1, "args": {"count": 3}}, loc_mod(loc))
@@ -61,8 +76,7 @@ async def test_breakpoint_count_thread_only_and_locals(agent_so, classes, lines)
         assert ev["thread"] == main and ev["suspend_policy"] == EVENT_THREAD
         assert [(h["request_id"], h["event_kind"]) for h in ev["hits"]] == [(10, BREAKPOINT)]
         assert ev["hits"][0]["data"]["location"] == loc
-        status = await jvm.request("THREAD_STATUS", thread=main)
-        assert status["suspend_count"] == 1 and status["at_event"] is True
+        status = await parked_at_event(jvm, main)
         # Parked in the callback it looks like the reference's event-suspended thread: alive, runnable, suspended.
         assert status["state"] & 0x1 and status["state"] & 0x4 and status["state"] & 0x100000
         assert not status["state"] & (0x80 | 0x400)  # neither waiting nor blocked on a monitor
@@ -146,10 +160,7 @@ async def step(jvm: Jvm, thread: int, size: int, depth: int, request_id: int = 5
 
 @pytest.mark.parametrize("profile", ["full", "nothrow"])
 async def test_step_into_over_out(agent_so, classes, lines, profile):
-    async with run_jvm(agent_so, classes, options={"profile": profile}) as jvm:
-        await jvm.expect("ready")
-        target = await jvm.class_id("LTarget;")
-        main = await jvm.thread_named("main")
+    async with target_jvm(agent_so, classes, options={"profile": profile}) as (jvm, target, main):
         run_2 = await jvm.location_of_line(target, "run", lines["RUN_2"])
         await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD, loc_mod(run_2), {"mod_kind": 1, "args": {"count": 1}})
         await jvm.send("run 2")
@@ -183,10 +194,7 @@ async def test_step_into_over_out(agent_so, classes, lines, profile):
 
 
 async def test_step_into_is_filtered_by_class_exclude(agent_so, classes, lines):
-    async with run_jvm(agent_so, classes) as jvm:
-        await jvm.expect("ready")
-        target = await jvm.class_id("LTarget;")
-        main = await jvm.thread_named("main")
+    async with target_jvm(agent_so, classes) as (jvm, target, main):
         load = await jvm.location_of_line(target, "main", lines["LOAD"])
         await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD, loc_mod(load))
         await jvm.send("load")
@@ -227,10 +235,7 @@ async def test_exception_event_with_catch_location(agent_so, classes, lines):
 
 
 async def test_invoke_on_the_event_thread(agent_so, classes, lines):
-    async with run_jvm(agent_so, classes) as jvm:
-        await jvm.expect("ready")
-        target = await jvm.class_id("LTarget;")
-        main = await jvm.thread_named("main")
+    async with target_jvm(agent_so, classes) as (jvm, target, main):
         await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD,
                           loc_mod(await jvm.location_of_line(target, "add", lines["ADD_1"])),
                           {"mod_kind": 1, "args": {"count": 1}})
@@ -285,17 +290,13 @@ async def test_invoke_on_the_event_thread(agent_so, classes, lines):
                               method=twice, options=0, args=[i(1)])
         assert e.value.status == L.LinkStatus.NOT_AT_EVENT
         await jvm.request("THREAD_RESUME", thread=other)
-        status = await jvm.request("THREAD_STATUS", thread=main)
-        assert status["suspend_count"] == 1 and status["at_event"] is True
+        await parked_at_event(jvm, main)
         await jvm.request("THREAD_RESUME", thread=main)
         await jvm.expect("ok run")
 
 
 async def test_link_loss_resumes_everything_and_the_agent_reconnects(agent_so, classes, lines):
-    async with run_jvm(agent_so, classes) as jvm:
-        await jvm.expect("ready")
-        target = await jvm.class_id("LTarget;")
-        main = await jvm.thread_named("main")
+    async with target_jvm(agent_so, classes) as (jvm, target, main):
         other = await jvm.thread_named("Reference Handler")
         await set_request(jvm, 1, BREAKPOINT, ALL, loc_mod(await jvm.location_of_line(target, "add", lines["ADD_1"])))
         await jvm.request("THREAD_SUSPEND", thread=other)
@@ -344,10 +345,7 @@ async def test_suspend_on_start_and_vm_death(agent_so, classes):
 
 @pytest.mark.parametrize("depth", [0, 1])
 async def test_pop_frames_completes_before_the_reply(agent_so, classes, lines, depth):
-    async with run_jvm(agent_so, classes) as jvm:
-        await jvm.expect("ready")
-        target = await jvm.class_id("LTarget;")
-        main = await jvm.thread_named("main")
+    async with target_jvm(agent_so, classes) as (jvm, target, main):
         add_1 = await jvm.location_of_line(target, "add", lines["ADD_1"])
         await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD, loc_mod(add_1))
         await jvm.send("run 1")
@@ -370,10 +368,7 @@ async def test_pop_frames_completes_before_the_reply(agent_so, classes, lines, d
 
 
 async def test_step_and_breakpoint_at_one_place_make_one_composite(agent_so, classes, lines):
-    async with run_jvm(agent_so, classes) as jvm:
-        await jvm.expect("ready")
-        target = await jvm.class_id("LTarget;")
-        main = await jvm.thread_named("main")
+    async with target_jvm(agent_so, classes) as (jvm, target, main):
         run_2 = await jvm.location_of_line(target, "run", lines["RUN_2"])
         add_1 = await jvm.location_of_line(target, "add", lines["ADD_1"])
         await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD, loc_mod(run_2), {"mod_kind": 1, "args": {"count": 1}})
@@ -512,10 +507,7 @@ async def test_monitor_events(agent_so, classes, lines):
 
 
 async def test_instance_only_and_source_name_filters(agent_so, classes, lines):
-    async with run_jvm(agent_so, classes) as jvm:
-        await jvm.expect("ready")
-        target = await jvm.class_id("LTarget;")
-        main = await jvm.thread_named("main")
+    async with target_jvm(agent_so, classes) as (jvm, target, main):
         add_1 = await jvm.location_of_line(target, "add", lines["ADD_1"])
         await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD, loc_mod(add_1), {"mod_kind": 1, "args": {"count": 1}})
         await jvm.send("run 1")
@@ -563,10 +555,7 @@ async def test_redefine_force_early_return_and_stop(agent_so, classes, lines, tm
     (tmp_path / "Target.java").write_text(text)
     subprocess.run(["javac", "-g", "-d", str(tmp_path), str(tmp_path / "Target.java")], check=True, timeout=120)
     new_bytes = (tmp_path / "Target.class").read_bytes()
-    async with run_jvm(agent_so, classes) as jvm:
-        await jvm.expect("ready")
-        target = await jvm.class_id("LTarget;")
-        main = await jvm.thread_named("main")
+    async with target_jvm(agent_so, classes) as (jvm, target, main):
         await jvm.send("run 1")  # counter = 7 + twice(1) = 9
         assert (await jvm.expect("ok run")).split()[-1] == "9"
         await jvm.request("REDEFINE_CLASSES", classes=[{"ref": target, "bytes": new_bytes}])
@@ -608,10 +597,7 @@ def _cpu_seconds(pid: int) -> float:
 
 
 async def test_event_inside_an_invoke_parks_the_invoking_thread(agent_so, classes, lines):
-    async with run_jvm(agent_so, classes) as jvm:
-        await jvm.expect("ready")
-        target = await jvm.class_id("LTarget;")
-        main = await jvm.thread_named("main")
+    async with target_jvm(agent_so, classes) as (jvm, target, main):
         await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD,
                           loc_mod(await jvm.location_of_line(target, "add", lines["ADD_1"])),
                           {"mod_kind": 1, "args": {"count": 1}})
@@ -631,8 +617,7 @@ async def test_event_inside_an_invoke_parks_the_invoking_thread(agent_so, classe
                 nursery.start_soon(invoke)
                 ev = await jvm.event()
                 assert ev["thread"] == main and ev["hits"][0]["data"]["location"] == twice_loc
-                status = await jvm.request("THREAD_STATUS", thread=main)
-                assert status["suspend_count"] == 1 and status["at_event"] is True
+                await parked_at_event(jvm, main)
                 # Parked in the nested event: neither finishing nor spinning (CPU time stays flat).
                 cpu_before = _cpu_seconds(jvm.proc.pid)
                 await trio.sleep(0.5)
@@ -642,17 +627,13 @@ async def test_event_inside_an_invoke_parks_the_invoking_thread(agent_so, classe
                 await jvm.request("THREAD_RESUME", thread=main)
         assert result[0]["result"] == L.LinkValue(ord("I"), 10)
         # Back at the first event, still suspended once.
-        status = await jvm.request("THREAD_STATUS", thread=main)
-        assert status["suspend_count"] == 1 and status["at_event"] is True
+        await parked_at_event(jvm, main)
         await jvm.request("THREAD_RESUME", thread=main)
         await jvm.expect("ok run")
 
 
 async def test_link_loss_during_an_invoke_leaves_nothing_suspended(agent_so, classes, lines):
-    async with run_jvm(agent_so, classes) as jvm:
-        await jvm.expect("ready")
-        target = await jvm.class_id("LTarget;")
-        main = await jvm.thread_named("main")
+    async with target_jvm(agent_so, classes) as (jvm, target, main):
         thread_class = await jvm.class_id("Ljava/lang/Thread;")
         sleep = next(m["method"] for m in (await jvm.request("CLASS_METHODS", ref=thread_class))["methods"]
                      if m["name"] == "sleep" and m["signature"] == "(J)V")
@@ -679,10 +660,7 @@ async def test_link_loss_during_an_invoke_leaves_nothing_suspended(agent_so, cla
 
 
 async def test_breakpoint_set_where_a_step_stopped_is_not_reported_again(agent_so, classes, lines):
-    async with run_jvm(agent_so, classes) as jvm:
-        await jvm.expect("ready")
-        target = await jvm.class_id("LTarget;")
-        main = await jvm.thread_named("main")
+    async with target_jvm(agent_so, classes) as (jvm, target, main):
         run_2 = await jvm.location_of_line(target, "run", lines["RUN_2"])
         await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD, loc_mod(run_2), {"mod_kind": 1, "args": {"count": 1}})
         await jvm.send("run 2")
@@ -705,10 +683,7 @@ async def test_breakpoint_set_where_a_step_stopped_is_not_reported_again(agent_s
 
 
 async def test_method_entry_and_step_into_make_one_composite(agent_so, classes, lines):
-    async with run_jvm(agent_so, classes) as jvm:
-        await jvm.expect("ready")
-        target = await jvm.class_id("LTarget;")
-        main = await jvm.thread_named("main")
+    async with target_jvm(agent_so, classes) as (jvm, target, main):
         run_2 = await jvm.location_of_line(target, "run", lines["RUN_2"])
         await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD, loc_mod(run_2), {"mod_kind": 1, "args": {"count": 1}})
         await jvm.send("run 1")
@@ -746,10 +721,7 @@ async def test_suspend_on_start_is_released_by_link_loss(agent_so, classes):
 @pytest.mark.parametrize("profile", ["full", "nothrow"])
 @pytest.mark.parametrize("depth", [OVER, OUT])
 async def test_a_step_whose_frame_is_unwound_stops_at_the_handler(agent_so, classes, lines, profile, depth):
-    async with run_jvm(agent_so, classes, options={"profile": profile}) as jvm:
-        await jvm.expect("ready")
-        target = await jvm.class_id("LTarget;")
-        main = await jvm.thread_named("main")
+    async with target_jvm(agent_so, classes, options={"profile": profile}) as (jvm, target, main):
         await set_request(jvm, 1, BREAKPOINT, EVENT_THREAD,
                           loc_mod(await jvm.location_of_line(target, "fail", lines["FAIL"])))
         await jvm.send("catch")
