@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "filters.h"
+#include "vthreads.h"
 
 /* Until the exception the agent holds its capabilities (HotSpot grants them only at load) but has no
  * thread, no link and one enabled event, Exception. */
@@ -81,10 +82,14 @@ void wake_on_exception(JNIEnv *env, jthread thread, jmethodID method, jlocation 
         if (err != JVMTI_ERROR_NONE) agent_log("disabling the wake-up Exception event: JVMTI error %d", err);
         if (G.opts.suspend) G.hello_flags |= HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION;
         agent_log("woken by an exception (%s): connecting to the daemon", catch_method ? "caught" : "uncaught");
-        if (link_start(env) != 0) {
+        bool started = link_start(env) == 0;
+        if (!started) {
             fprintf(stderr, "jdwpd agent: cannot start the agent threads; the agent stays inactive\n");
             G.hello_flags &= ~(HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION);
-        } else if (G.opts.suspend) {
+        } else {
+            vt_track_start();  /* includevirtualthreads=y: from now on, as the reference starts at its trigger */
+        }
+        if (started && G.opts.suspend) {
             thread_rec *t = callback_enter(env, thread);
             if (t != NULL) {
                 stop_everything(env, t);

@@ -7,7 +7,8 @@ debugger and sends it the exception as an automatic event (request 0, SUSPEND_AL
 runs CMD the same way, and its first debugger gets the same composite.  Both sessions then ask the
 same questions (the thread, its status and frames, the exception's type) and resume; the program runs
 to its end.  With suspend=n neither waits nor sends a start event: the program runs on, and a
-debugger attaching later sees only the VM's death.  Raw client, IDs normalized.
+debugger attaching later sees only the VM's death.  With includevirtualthreads=y (JDK 21+) both list
+the virtual threads started from the trigger on.  Raw client, IDs normalized.
 """
 
 from __future__ import annotations
@@ -23,9 +24,9 @@ from pathlib import Path
 import pytest
 import trio
 
-from jdwpd.testing import debuggees, jvm
+from jdwpd.testing import debuggees, jdks, jvm
 from jdwpd.testing.client import open_jdwp_client
-from protocol.constants import EventKind
+from protocol.constants import EventKind, ModKind, SuspendPolicy
 from tests.conformance.harness import TIMEOUT, Transcript
 
 pytestmark = pytest.mark.jvm
@@ -278,3 +279,78 @@ async def test_serve_adopts_an_agent_that_wakes_late(tmp_path):
             if proc is not None and proc.returncode is None:
                 os.killpg(proc.pid, signal.SIGKILL)  # our own children's groups
                 await proc.wait()
+
+
+SOURCES_21 = Path(__file__).resolve().parent / "onthrow_java21"
+
+
+async def virtual_threads_session(kind: str, jdk, classes: Path, markers: dict[str, int]) -> dict:
+    """includevirtualthreads with onthrow: the threads a debugger is told of at the start event and at a
+    later exception (virtual ones started before and after the trigger)."""
+    port = free_port()
+    program = [jdk.java, "-cp", str(classes), "VtTrigger"]
+    if kind == "reference":
+        cmd = [program[0], f"-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:{port},"
+               f"onthrow={ISE},launch=/bin/echo,includevirtualthreads=y", *program[1:]]
+    else:
+        cmd = [sys.executable, "-m", "jdwpd", "launch", "--jdwp", f"127.0.0.1:{port}", "--suspend", "--onthrow", ISE,
+               "--launch", "/bin/echo", "--include-virtual-threads", "--", *program]
+    proc = await trio.lowlevel.open_process(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                            start_new_session=True, cwd=jvm.jvm_workdir())
+    out = Output()
+    facts: dict = {}
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(out.pump, proc.stdout, "stdout")
+            nursery.start_soon(out.pump, proc.stderr, "stderr")
+            with trio.fail_after(60):
+                await out.wait_for(ANNOUNCED, "stdout")
+                async with open_jdwp_client("127.0.0.1", port, timeout=TIMEOUT) as client:
+                    t = Transcript(client, kind, classes, markers)
+                    await t.event("the trigger")
+                    facts["at the trigger"] = await thread_names(client)
+                    look = (await client.command("VirtualMachine", "ClassesBySignature",
+                                                 signature="LVtTrigger$Look;")).classes[0].type_id
+                    await t.ok("EventRequest", "Set", event_kind=EventKind.EXCEPTION, suspend_policy=SuspendPolicy.ALL,
+                               modifiers=[{"mod_kind": ModKind.EXCEPTION_ONLY, "exception_or_null": look,
+                                           "caught": True, "uncaught": True}])
+                    await t.ok("VirtualMachine", "Resume")
+                    await t.event("the look")
+                    facts["at the look"] = await thread_names(client)
+                    await t.ok("VirtualMachine", "Resume")
+                    await t.event("to the end")
+                    facts["transcript"] = [e.shown() for e in t.entries]
+                facts["exit code"] = await proc.wait()
+            facts["program output"] = [line for line in out.lines["stdout"] if not ANNOUNCED.search(line)]
+            nursery.cancel_scope.cancel()
+    finally:
+        if proc.returncode is None:
+            os.killpg(proc.pid, signal.SIGKILL)  # our own child's group: the daemon and its JVM
+            await proc.wait()
+    return facts
+
+
+async def thread_names(client) -> list[str]:
+    """The program's threads in AllThreads (the JVM's own service threads left out), in order."""
+    names = []
+    for th in (await client.command("VirtualMachine", "AllThreads")).threads:
+        name = (await client.command("ThreadReference", "Name", thread=th.thread)).thread_name
+        if name == "main" or name.startswith("vt-"):
+            names.append(name)
+    return sorted(names)
+
+
+async def test_virtual_threads_listed_from_the_trigger_on_as_with_the_reference():
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    jdk = jdks.find_jdk(21)
+    if jdk is None:
+        pytest.skip(jdks.MISSING_REASON.format(n=21))
+    classes = debuggees.compile_sources(SOURCES_21, javac=jdk.javac, release="21")
+    markers = debuggees.all_markers(SOURCES_21)
+    reference = await virtual_threads_session("reference", jdk, classes, markers)
+    ours = await virtual_threads_session("jdwpd", jdk, classes, markers)
+    assert ours == reference
+    # The reference follows virtual threads from its trigger on: one started before it is never listed.
+    assert reference["at the trigger"] == ["main"] and reference["at the look"] == ["main", "vt-after"]
+    assert reference["exit code"] == 0 and reference["program output"] == ["triggered", "looked", "done"]
