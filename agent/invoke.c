@@ -223,6 +223,30 @@ static jvalue call(JNIEnv *env, invoke_req *r) {
 
 bool invoke_is_runnable(thread_rec *t) { return t->invoke != NULL && !t->invoke->running; }
 
+/* What an invoke sets aside of its thread while the call runs. */
+typedef struct {
+    bool single;
+    int suspend_count;
+    bool at_event;
+    uint64_t link_generation;
+} invoke_saved;
+
+/* The call is over: the other threads suspended again (unless single-threaded), the invoking thread's
+ * count and event state given back.  Takes the lock. */
+static void invoke_settle(JNIEnv *env, thread_rec *t, invoke_saved saved) {
+    lock_enter();
+    /* If the link went (and came back) during the call, its reset already released everything:
+     * suspending again would leave threads stopped for a daemon that no longer knows them. */
+    bool same_link = link_connected() && link_generation() == saved.link_generation;
+    if (!same_link) saved.suspend_count = 0;
+    if (!saved.single && same_link) threads_suspend_all(env, t);
+    t->suspend_count += saved.suspend_count;
+    t->at_event = saved.at_event;
+    t->parked = true;
+    t->invoke = NULL;
+    lock_exit();
+}
+
 void invoke_run_pending(JNIEnv *env, thread_rec *t) {
     invoke_req *r = t->invoke;
     if (r == NULL || r->running) return;
@@ -230,9 +254,7 @@ void invoke_run_pending(JNIEnv *env, thread_rec *t) {
     bool single = (r->options & IO_INVOKE_SINGLE_THREADED) != 0;
     /* The invoking thread runs with count 0 (events inside the call may suspend it anew); the
      * others are resumed around the call unless single-threaded, as the reference does. */
-    int saved = t->suspend_count;
-    bool saved_at_event = t->at_event;
-    uint64_t generation = link_generation();
+    invoke_saved saved = {single, t->suspend_count, t->at_event, link_generation()};
     t->suspend_count = 0;
     t->frame_generation++;  /* the thread runs: its frame ids go, one generation on, as in the reference */
     t->parked = false;
@@ -252,32 +274,14 @@ void invoke_run_pending(JNIEnv *env, thread_rec *t) {
         ob_jvalue(&out, env, r->kind == IK_NEW_INSTANCE ? TAG_OBJECT : r->ret_tag, v);
         ob_tagged(&out, env, exc);
         ob_frame_end(&out, r->reply_id, LK_INVOKE, 0);
-        lock_enter();
-        /* If the link went (and came back) during the call, its reset already released everything:
-         * suspending again would leave threads stopped for a daemon that no longer knows them. */
-        bool same_link = link_connected() && link_generation() == generation;
-        if (!same_link) saved = 0;
         /* Re-suspend (and so re-pin every id) while the result is still held by a local ref. */
-        if (!single && same_link) threads_suspend_all(env, t);
-        t->suspend_count += saved;
-        t->at_event = saved_at_event;
-        t->parked = true;
-        t->invoke = NULL;
-        lock_exit();
+        invoke_settle(env, t, saved);
         (*env)->PopLocalFrame(env, NULL);
         /* Reply after the re-suspension, so the debugger never sees a half-resumed VM. */
         link_send(&out, false);
     } else {
         (*env)->ExceptionClear(env);
-        lock_enter();
-        bool same_link = link_connected() && link_generation() == generation;
-        if (!same_link) saved = 0;
-        if (!single && same_link) threads_suspend_all(env, t);
-        t->suspend_count += saved;
-        t->at_event = saved_at_event;
-        t->parked = true;
-        t->invoke = NULL;
-        lock_exit();
+        invoke_settle(env, t, saved);
         outbuf out;
         ob_init(&out, LINK_HEADER_SIZE);
         ob_frame_begin(&out);
