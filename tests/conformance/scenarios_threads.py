@@ -276,6 +276,13 @@ async def frames_stale_foreign_deep_and_garbage(t):
     or not), deeper than the stack, of another thread, made up; each of the four StackFrame commands."""
     sample = await t.start("Sample")
     main = (await t.run_to(sample, "FACT_BASE")).thread
+    # Threads suspended and resumed together share a generation there: main's frame ids name frames of
+    # the JDK's own threads (their depth 0 is a native wait; their stacks are shorter than main's).
+    frames = await t.frames(main)
+    for name in ("Reference Handler", "Finalizer", "Signal Dispatcher"):
+        other = await _thread_named(t, name)
+        for frame, why in ((frames[0].frame_id, "main's top frame"), (frames[-1].frame_id, "main's bottom frame")):
+            await _frame_commands(t, other, frame, f"{why} for {name}", pop=False)
     # One frame popped, then two (factorial(1), called by factorial(2)): the generations that follow.
     for depth, why in ((0, "one frame"), (1, "two frames")):
         frames = await t.frames(main)
