@@ -143,25 +143,12 @@ async def test_two_debuggers_asking_at_once_get_the_same_answers(sample_classes,
 
 async def test_the_class_cache_costs_one_round_trip_per_fact_on_a_real_vm(sample_classes):
     """In-process (jdwpd.vm.VM over a real agent link): concurrent and repeated questions share fetches."""
-    import subprocess
-
-    from jdwpd.link import launcher
     from jdwpd.model.requests import Modifier
-    from jdwpd.testing.jvm import java_executable
-    from jdwpd.vm import VM
     from protocol.constants import EventKind, ModKind, SuspendPolicy
+    from tests.commands.types_support import sample_in_process
 
-    try:
-        launcher.agent_path()
-    except launcher.AgentNotBuilt as e:
-        pytest.skip(str(e))
-    argv = [java_executable(), "-cp", str(sample_classes), "Sample"]
     with trio.fail_after(3 * TIMEOUT):
-        async with trio.open_nursery() as nursery:
-            started = await nursery.start(lambda task_status: launcher.start_jvm(
-                argv, suspend=True, stdout=subprocess.DEVNULL, task_status=task_status))
-            vm = VM(started.link)
-            await nursery.start(vm.run)
+        async with sample_in_process(sample_classes) as (vm, started):
             classes = vm.classes  # exists before the event, as it does once a debugger asked anything
             async with vm.script_session() as s:
                 await s.events.receive()  # VMStart
@@ -199,4 +186,3 @@ async def test_the_class_cache_costs_one_round_trip_per_fact_on_a_real_vm(sample
                 await s.resume()
             assert await started.process.wait() == 0
             await vm.wait_dead()
-            nursery.cancel_scope.cancel()

@@ -1,32 +1,19 @@
 """The VM façade used in-process (the scripting layer's view): a real JVM and agent, no JDWP bytes."""
 
-import subprocess
-
 import pytest
 import trio
 
-from jdwpd.link import launcher
 from jdwpd.model.requests import Modifier
-from jdwpd.testing.jvm import java_executable
-from jdwpd.vm import VM
 from protocol.constants import EventKind, ModKind, SuspendPolicy
+from tests.commands.types_support import sample_in_process
 
 pytestmark = pytest.mark.jvm
 TIMEOUT = 30
 
 
 async def test_script_session_events_frames_and_leaving(sample_classes):
-    try:
-        launcher.agent_path()
-    except launcher.AgentNotBuilt as e:
-        pytest.skip(str(e))
-    argv = [java_executable(), "-cp", str(sample_classes), "Sample"]
     with trio.fail_after(3 * TIMEOUT):
-        async with trio.open_nursery() as nursery:
-            jvm = await nursery.start(lambda task_status: launcher.start_jvm(
-                argv, suspend=True, stdout=subprocess.DEVNULL, task_status=task_status))
-            vm = VM(jvm.link)
-            await nursery.start(vm.run)
+        async with sample_in_process(sample_classes) as (vm, jvm):
             assert vm.properties.get("java.version")
             async with vm.script_session() as s:
                 policy, events = await s.events.receive()
@@ -47,4 +34,3 @@ async def test_script_session_events_frames_and_leaving(sample_classes):
             # leaving resumed the event thread and dropped the request: the program ends normally
             assert await jvm.process.wait() == 0
             await vm.wait_dead()
-            nursery.cancel_scope.cancel()

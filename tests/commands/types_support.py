@@ -10,7 +10,9 @@ it meant to test).
 
 from __future__ import annotations
 
+import contextlib
 import pprint
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -170,3 +172,27 @@ def nodebug_classpath(tmp_dir, sample_classes) -> str:
     (src / "NoDebug.java").write_text(NODEBUG_SOURCE)
     out = debuggees.compile_sources(src, extra_args=("-g:none", "-cp", str(sample_classes)))
     return f"{out}:{sample_classes}"
+
+
+@contextlib.asynccontextmanager
+async def sample_in_process(sample_classes) -> AsyncIterator[tuple[Any, Any]]:
+    """Sample under our agent, held at its start, with jdwpd.vm.VM serving it in this process (no JDWP
+    bytes): (vm, the started JVM).  The caller lets the program end; the VM's tasks are then cancelled."""
+    import subprocess
+
+    from jdwpd.link import launcher
+    from jdwpd.testing.jvm import java_executable
+    from jdwpd.vm import VM
+
+    try:
+        launcher.agent_path()
+    except launcher.AgentNotBuilt as e:
+        pytest.skip(str(e))
+    argv = [java_executable(), "-cp", str(sample_classes), "Sample"]
+    async with trio.open_nursery() as nursery:
+        started = await nursery.start(lambda task_status: launcher.start_jvm(
+            argv, suspend=True, stdout=subprocess.DEVNULL, task_status=task_status))
+        vm = VM(started.link)
+        await nursery.start(vm.run)
+        yield vm, started
+        nursery.cancel_scope.cancel()
