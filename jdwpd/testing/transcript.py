@@ -2,15 +2,34 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+from pathlib import Path
+
 import attrs
 
 from protocol import messages, spec
 from protocol.constants import ErrorCode
 
-from .client import JdwpClient
+from . import jvm
+from .client import JdwpClient, open_jdwp_client
 from .normalize import Normalizer
 
-__all__ = ["Transcript", "id_free"]
+__all__ = ["Transcript", "debuggee_session", "id_free"]
+
+
+@contextlib.asynccontextmanager
+async def debuggee_session(kind: str, classes: Path | str, main: str) -> AsyncIterator[JdwpClient]:
+    """A raw client on a fresh debuggee under ``kind`` ("reference" or "jdwpd"), which must exit with 0
+    once the client is done; whatever fails carries the debuggee's output."""
+    async with jvm.open_jvm(kind, classes, main) as vm:
+        try:
+            async with open_jdwp_client(vm.host, vm.port) as c:
+                yield c
+            assert await vm.wait_exit(60) == 0
+        except BaseException as e:
+            e.add_note(f"debuggee ({kind}) output:\n{vm.output.describe()}")
+            raise
 
 
 @attrs.define

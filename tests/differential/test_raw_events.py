@@ -16,9 +16,8 @@ from __future__ import annotations
 import pytest
 import trio
 
-from jdwpd.testing import jvm
-from jdwpd.testing.client import JdwpClient, open_jdwp_client
-from jdwpd.testing.transcript import Transcript
+from jdwpd.testing.client import JdwpClient
+from jdwpd.testing.transcript import Transcript, debuggee_session
 from protocol import messages
 from protocol.constants import EventKind, StepDepth, StepSize, SuspendPolicy, TypeTag
 from protocol.wire import Location
@@ -129,14 +128,8 @@ class Session:
 
 
 async def run_session(kind: str, classes, markers: dict[str, int]) -> list:
-    async with jvm.open_jvm(kind, classes, "Sample") as vm:
-        try:
-            async with open_jdwp_client(vm.host, vm.port) as c:
-                steps = await Session(c, markers).run()
-            assert await vm.wait_exit(60) == 0
-        except BaseException as e:
-            e.add_note(f"debuggee ({kind}) output:\n{vm.output.describe()}")
-            raise
+    async with debuggee_session(kind, classes, "Sample") as c:
+        steps = await Session(c, markers).run()
     return steps
 
 

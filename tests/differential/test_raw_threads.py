@@ -14,9 +14,8 @@ from __future__ import annotations
 import pytest
 import trio
 
-from jdwpd.testing import jvm
-from jdwpd.testing.client import JdwpClient, open_jdwp_client
-from jdwpd.testing.transcript import Transcript
+from jdwpd.testing.client import JdwpClient
+from jdwpd.testing.transcript import Transcript, debuggee_session
 from protocol import messages
 from protocol.constants import EventKind, SuspendPolicy, TypeTag
 from protocol.wire import Location
@@ -110,14 +109,8 @@ async def scenario(c: JdwpClient, m: dict[str, int]) -> list:
 
 
 async def run_session(kind: str, classes, markers: dict[str, int]) -> list:
-    async with jvm.open_jvm(kind, classes, "Threads") as vm:
-        try:
-            async with open_jdwp_client(vm.host, vm.port) as c:
-                steps = await scenario(c, markers)
-            assert await vm.wait_exit(60) == 0
-        except BaseException as e:
-            e.add_note(f"debuggee ({kind}) output:\n{vm.output.describe()}")
-            raise
+    async with debuggee_session(kind, classes, "Threads") as c:
+        steps = await scenario(c, markers)
     return steps
 
 
