@@ -24,6 +24,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -101,6 +102,14 @@ class Session:
                                        tuple(sorted(self.labels[e.request_id] for e in events))))
             if policy == SuspendPolicy.EVENT_THREAD:
                 await self.c.command("ThreadReference", "Resume", thread=thread)
+
+    async def to_main_class(self) -> tuple[int, Any]:
+        """From VMStart to the ClassPrepare of MAIN (a SUSPEND_ALL request named "prepare"): its type id
+        and that request."""
+        await self.c.next_event(timeout=30)  # VMStart
+        prepare = await self.set("prepare", E.CLASS_PREPARE, SuspendPolicy.ALL, [M.ClassMatch(class_pattern=MAIN)])
+        await self.resume_vm("to the class")
+        return (await self.pump(E.CLASS_PREPARE))[1][0].type_id, prepare
 
     async def location(self, type_id: int, marker: str) -> Location:
         line = self.m[marker]
@@ -231,10 +240,7 @@ async def many_at_one_breakpoint(c: JdwpClient, markers: dict[str, int],
     then that thread alone resumed (SUSPEND_EVENT_THREAD) or the VM (SUSPEND_ALL).  What the stops saw,
     in name order."""
     s = Session(c, markers)
-    await c.next_event(timeout=30)  # VMStart
-    await s.set("prepare", E.CLASS_PREPARE, SuspendPolicy.ALL, [M.ClassMatch(class_pattern=MAIN)])
-    await s.resume_vm("to the class")
-    type_id = (await s.pump(E.CLASS_PREPARE))[1][0].type_id
+    type_id, _ = await s.to_main_class()
     await s.set("work", E.BREAKPOINT, policy, [M.LocationOnly(loc=await s.location(type_id, "VT_WORK"))])
     await s.resume_vm("to the stops")
     seen = []
@@ -345,10 +351,7 @@ async def stop_with_a_virtual_thread_spinning_then_kill(port: int, markers: dict
                                                        serve: subprocess.Popen) -> None:
     async with open_jdwp_client("127.0.0.1", port) as c:
         s = Session(c, markers)
-        await c.next_event(timeout=30)  # VMStart
-        prepare = await s.set("prepare", E.CLASS_PREPARE, SuspendPolicy.ALL, [M.ClassMatch(class_pattern=MAIN)])
-        await s.resume_vm("to the class")
-        type_id = (await s.pump(E.CLASS_PREPARE))[1][0].type_id
+        type_id, prepare = await s.to_main_class()
         # No event reaches the spinner, so the agent never makes a record of it: only the all-virtual
         # suspension holds it (the path a reset must undo with ResumeAllVirtualThreads).
         await c.command("EventRequest", "Clear", event_kind=E.CLASS_PREPARE, request_id=prepare.request_id)
@@ -404,10 +407,7 @@ def test_a_killed_daemon_lets_suspended_virtual_threads_go(vt_classes, jdk21, vt
 async def stop_with_a_virtual_thread_spinning_then_resume(c: JdwpClient, markers: dict[str, int]) -> list:
     """The spinner, never reported on, held by two suspend-alls: two VirtualMachine.Resume let it end."""
     s = Session(c, markers)
-    await c.next_event(timeout=30)  # VMStart
-    prepare = await s.set("prepare", E.CLASS_PREPARE, SuspendPolicy.ALL, [M.ClassMatch(class_pattern=MAIN)])
-    await s.resume_vm("to the class")
-    type_id = (await s.pump(E.CLASS_PREPARE))[1][0].type_id
+    type_id, prepare = await s.to_main_class()
     await c.command("EventRequest", "Clear", event_kind=E.CLASS_PREPARE, request_id=prepare.request_id)
     ready = await s.location(type_id, "VT_MAIN_READY")
     await s.set("ready", E.BREAKPOINT, SuspendPolicy.ALL, [M.LocationOnly(loc=ready)])
@@ -435,10 +435,7 @@ async def change_a_virtual_threads_frames(c: JdwpClient, markers: dict[str, int]
     monitors, interrupt."""
     s = Session(c, markers)
     t = s.t
-    await c.next_event(timeout=30)  # VMStart
-    await s.set("prepare", E.CLASS_PREPARE, SuspendPolicy.ALL, [M.ClassMatch(class_pattern=MAIN)])
-    await s.resume_vm("to the class")
-    type_id = (await s.pump(E.CLASS_PREPARE))[1][0].type_id
+    type_id, _ = await s.to_main_class()
     work = await s.location(type_id, "VT_WORK")
     await s.set("work", E.BREAKPOINT, SuspendPolicy.ALL, [M.LocationOnly(loc=work)])
     await s.resume_vm("to work")
@@ -490,10 +487,7 @@ def test_a_virtual_threads_frames_changed(vt_classes, jdk21, vt_markers):
 
 async def stop_a_virtual_thread_with_null(c: JdwpClient, markers: dict[str, int]) -> list:
     s = Session(c, markers)
-    await c.next_event(timeout=30)  # VMStart
-    await s.set("prepare", E.CLASS_PREPARE, SuspendPolicy.ALL, [M.ClassMatch(class_pattern=MAIN)])
-    await s.resume_vm("to the class")
-    type_id = (await s.pump(E.CLASS_PREPARE))[1][0].type_id
+    type_id, _ = await s.to_main_class()
     work = await s.location(type_id, "VT_WORK")
     await s.set("work", E.BREAKPOINT, SuspendPolicy.ALL, [M.LocationOnly(loc=work)])
     await s.resume_vm("to work")
@@ -520,10 +514,7 @@ async def step_over_a_sleep(c: JdwpClient, markers: dict[str, int]) -> list:
     puts it), then one more: where each ends, and the thread's locals there."""
     s = Session(c, markers)
     t = s.t
-    await c.next_event(timeout=30)  # VMStart
-    await s.set("prepare", E.CLASS_PREPARE, SuspendPolicy.ALL, [M.ClassMatch(class_pattern=MAIN)])
-    await s.resume_vm("to the class")
-    type_id = (await s.pump(E.CLASS_PREPARE))[1][0].type_id
+    type_id, _ = await s.to_main_class()
     nap = await s.location(type_id, "VT_NAP")
     bp = await s.set("nap", E.BREAKPOINT, SuspendPolicy.ALL, [M.LocationOnly(loc=nap)])
     await s.resume_vm("to the nap")
