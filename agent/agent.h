@@ -287,6 +287,9 @@ int field_value_fits(JNIEnv *env, jclass decl, jfieldID f, uint8_t tag, jvalue v
 /* Sets the fields of n (field id, value) pairs read from in: of obj, or statics of cls when obj is NULL.
  * Every pair is checked before the first write: a request applies completely or not at all. */
 int set_fields_checked(JNIEnv *env, inbuf *in, uint32_t n, jclass cls, jobject obj);
+/* Writes the values of n (field id, tag asked) pairs read from in: of obj (its statics too, as JDWP
+ * allows), or statics of cls when obj is NULL. */
+int get_fields_checked(JNIEnv *env, inbuf *in, outbuf *out, uint32_t n, jclass cls, jobject obj);
 /* Writes a count, then the ids of n objects (local refs left to the caller). */
 void ob_ids(outbuf *out, JNIEnv *env, jint n, const jobject *objs);
 void link_flush(jlong timeout_ms);

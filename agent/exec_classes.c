@@ -244,18 +244,7 @@ static int x_class_get_statics(JNIEnv *env, inbuf *in, outbuf *out) {
     jclass cls;
     int st = class_from_id(env, id, &cls);
     if (st) return st;
-    ob_u32(out, n);
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t fid = ib_u64(in);
-        uint8_t asked = ib_u8(in), tag;
-        jfieldID f;
-        jclass decl;
-        st = field_check(env, fid, cls, true, &f, &tag, &decl);
-        if (st) return st;
-        if (!value_fits(tag, asked)) return JVMTI_ERROR_TYPE_MISMATCH;
-        ob_jvalue(out, env, tag, get_field_value(env, NULL, decl, f, tag));
-    }
-    return 0;
+    return get_fields_checked(env, in, out, n, cls, NULL);
 }
 
 static int x_class_set_statics(JNIEnv *env, inbuf *in, outbuf *out) {

@@ -26,25 +26,7 @@ static int x_object_get_fields(JNIEnv *env, inbuf *in, outbuf *out) {
     OBJECT_ARG(o);
     uint32_t n = ib_u32(in);
     if (in->bad || (uint64_t)n * 9 != in->len - in->pos) return LS_BAD_MESSAGE;
-    jclass cls = (*env)->GetObjectClass(env, o);
-    ob_u32(out, n);
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t fid = ib_u64(in);
-        uint8_t asked = ib_u8(in), tag;
-        jfieldID f;
-        jclass decl;
-        /* JDWP lets ObjectReference.GetValues read statics too. */
-        int st = field_check(env, fid, cls, false, &f, &tag, &decl);
-        bool is_static = false;
-        if (st) {
-            st = field_check(env, fid, cls, true, &f, &tag, &decl);
-            is_static = st == 0;
-        }
-        if (st) return st;
-        if (!value_fits(tag, asked)) return JVMTI_ERROR_TYPE_MISMATCH;
-        ob_jvalue(out, env, tag, get_field_value(env, is_static ? NULL : o, decl, f, tag));
-    }
-    return 0;
+    return get_fields_checked(env, in, out, n, (*env)->GetObjectClass(env, o), o);
 }
 
 static int x_object_set_fields(JNIEnv *env, inbuf *in, outbuf *out) {

@@ -304,3 +304,23 @@ void ob_ids(outbuf *out, JNIEnv *env, jint n, const jobject *objs) {
     ob_u32(out, (uint32_t)n);
     for (jint i = 0; i < n; i++) ob_u64(out, obj_id(env, objs[i]));
 }
+
+int get_fields_checked(JNIEnv *env, inbuf *in, outbuf *out, uint32_t n, jclass cls, jobject obj) {
+    ob_u32(out, n);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t fid = ib_u64(in);
+        uint8_t asked = ib_u8(in), tag;
+        jfieldID f;
+        jclass decl;
+        bool is_static = obj == NULL;
+        int st = field_check(env, fid, cls, is_static, &f, &tag, &decl);
+        if (st && !is_static) {  /* JDWP lets ObjectReference.GetValues read statics too. */
+            st = field_check(env, fid, cls, true, &f, &tag, &decl);
+            is_static = st == 0;
+        }
+        if (st) return st;
+        if (!value_fits(tag, asked)) return JVMTI_ERROR_TYPE_MISMATCH;
+        ob_jvalue(out, env, tag, get_field_value(env, is_static ? NULL : obj, decl, f, tag));
+    }
+    return 0;
+}
