@@ -101,6 +101,9 @@ void callback_exit(JNIEnv *env, thread_rec *t) {
     if (t == NULL) return;
     lock_enter();
     if (t->suspend_count > 0) park(env, t);
+    /* Resumed before it could park (its event's resume came back first): it is at no event, and a
+     * later suspension of it, which never parks it, must not report it RUNNING nor take invokes. */
+    else t->at_event = false;
     t->in_agent--;
     lock_exit();
 }
