@@ -128,7 +128,6 @@ async def _launched(proc: subprocess.Popen, jdwp_sock: socket.socket, link_sock:
                     launch_command: str | None = None) -> int:
     jvm_done = trio.Event()
     link_listener = trio.SocketListener(trio.socket.from_stdlib_socket(link_sock))
-    _load_command_table()  # while the JVM starts, not at the first debugger's first command
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_wait_process, proc, jvm_done)
         link = None
@@ -157,6 +156,9 @@ async def _launched(proc: subprocess.Popen, jdwp_sock: socket.socket, link_sock:
                 return exit_status(proc.returncode) or 1
             say(f"the JVM's agent did not connect within {agent_timeout:g} s")
             return 1
+        # Now, not before the agent's handshake (a short program could end while we import) and
+        # not at the first debugger's first command.
+        _load_command_table()
         if lazy:
             jdwp_sock.listen(16)
         jdwp_listener = trio.SocketListener(trio.socket.from_stdlib_socket(jdwp_sock))
