@@ -352,6 +352,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env) {
     (void)jvmti;
+    link_finish_handshake(1000);
     events_vm_death(env);
     link_send_notice(LINK_NOTICE_VM_DEATH, "");
     link_vm_death(env);

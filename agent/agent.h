@@ -106,6 +106,7 @@ bool ct_equal(const uint8_t *a, const uint8_t *b, size_t n);
 
 /* ---- link.c ----------------------------------------------------------------- */
 int link_start(JNIEnv *env);            /* start the agent threads */
+void link_finish_handshake(jlong timeout_ms);  /* at VM death: a handshake under way ends first */
 void link_vm_death(JNIEnv *env);        /* flush, shut the socket, quiesce our threads */
 bool link_connected(void);              /* authenticated daemon present */
 bool link_wait_connected(jlong timeout_ms);  /* 0: forever; false on timeout or VM death */

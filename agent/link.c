@@ -477,6 +477,15 @@ static jlong monotonic_ms(void) {
     return (jlong)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* A short program can end while the daemon is still proving the secret: let the handshake finish (or
+ * fail) first, so the daemon adopts a VM that then dies cleanly instead of a link cut in the middle. */
+void link_finish_handshake(jlong timeout_ms) {
+    if (link_lock == NULL) return;
+    ll_enter();
+    for (jlong waited = 0; waited < timeout_ms && sock >= 0 && !authed; waited += 10) ll_wait(10);
+    ll_exit();
+}
+
 void link_vm_death(JNIEnv *env) {
     (void)env;
     if (link_lock == NULL) return;
