@@ -158,7 +158,7 @@ async def _launched(proc: subprocess.Popen, jdwp_sock: socket.socket, link_sock:
             return 1
         # Now, not before the agent's handshake (a short program could end while we import) and
         # not at the first debugger's first command.
-        _load_command_table()
+        load_command_table()
         if lazy:
             jdwp_sock.listen(16)
         jdwp_listener = trio.SocketListener(trio.socket.from_stdlib_socket(jdwp_sock))
@@ -169,7 +169,7 @@ async def _launched(proc: subprocess.Popen, jdwp_sock: socket.socket, link_sock:
     return exit_status(proc.returncode)
 
 
-def _load_command_table() -> None:
+def load_command_table() -> None:
     """Import every command module now (30-90 ms), which the first command would otherwise wait for."""
     from .dispatch import table
 
@@ -192,7 +192,7 @@ async def _serve_forever(link_sock: socket.socket, jdwp_sock: socket.socket, sec
                          read_only: bool, once: bool) -> int:
     """`serve` and `attach`: adopt VMs one after another on the same JDWP address."""
     link_listener = trio.SocketListener(trio.socket.from_stdlib_socket(link_sock))
-    _load_command_table()
+    load_command_table()
     while True:
         link = await accept_authenticated(link_listener, secret)
         pid = (getattr(link, "hello", None) or {}).get("pid")

@@ -159,8 +159,12 @@ def run_serve(*, link: str, secret_file: str, host: str, port: int, allow: list[
     jdwp_sock = bind_jdwp(host, port)
     link_sock = _bind_link_address(link)
     options = launcher.agent_option_string(link, os.path.abspath(secret_file))
+    # A long-lived daemon imports all it serves with before it invites JVMs: the first one adopted
+    # then pays no import (a short program would otherwise wait at its exit for the daemon to catch up).
+    from .daemon import load_command_table, serve_adopted
+
+    load_command_table()
     print(f"jdwpd: start JVMs with -agentpath:{launcher.agent_path()}={options}", file=sys.stderr, flush=True)
-    from .daemon import serve_adopted
 
     try:
         return serve_adopted(link_sock=link_sock, jdwp_sock=jdwp_sock, secret=secret, allow=allow,
