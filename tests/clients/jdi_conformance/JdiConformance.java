@@ -27,7 +27,7 @@ public class JdiConformance {
     final String scenario;
     final String classDir;
     final Map<String, Integer> lines = new HashMap<>();
-    final Map<Long, Integer> objectNames = new HashMap<>();
+    final ValueText text = new ValueText(1);
     ThreadReference main;
     ReferenceType conf;
 
@@ -101,7 +101,7 @@ public class JdiConformance {
 
     /** A section of what was observed before (after the VM is gone): no mark to send. */
     void printedSection(String name) {
-        objectNames.clear();
+        text.forget();
         out("== " + name);
     }
 
@@ -114,62 +114,19 @@ public class JdiConformance {
     }
 
     String name(ObjectReference o) {
-        Integer n = objectNames.get(o.uniqueID());
-        if (n == null) {
-            n = objectNames.size() + 1;
-            objectNames.put(o.uniqueID(), n);
-        }
-        return "#" + n;
+        return text.name(o);
     }
 
     static String hidden(String typeName) {
-        return typeName.replaceAll("/0x[0-9a-f]+", "/ADDR");
+        return ValueText.hidden(typeName);
     }
 
     String show(Value v) {
-        return show(v, 1);
+        return text.show(v);
     }
 
     String show(Value v, int depth) {
-        if (v == null) {
-            return "null";
-        }
-        if (v instanceof VoidValue) {
-            return "void";
-        }
-        if (v instanceof StringReference) {
-            return "\"" + ((StringReference) v).value() + "\" " + name((ObjectReference) v);
-        }
-        if (v instanceof CharValue) {
-            return "'" + v + "'";
-        }
-        if (v instanceof PrimitiveValue) {
-            return v.type().name() + " " + v;
-        }
-        if (v instanceof ArrayReference) {
-            ArrayReference a = (ArrayReference) v;
-            StringBuilder sb = new StringBuilder(a.type().name() + " " + name(a) + " [");
-            if (depth > 0) {
-                List<Value> values = a.getValues();
-                for (int i = 0; i < values.size(); i++) {
-                    sb.append(i == 0 ? "" : ", ").append(show(values.get(i), depth - 1));
-                }
-            } else {
-                sb.append(a.length()).append(" elements");
-            }
-            return sb.append("]").toString();
-        }
-        if (v instanceof ThreadReference) {
-            return "thread " + ((ThreadReference) v).name() + " " + name((ObjectReference) v);
-        }
-        if (v instanceof ThreadGroupReference) {
-            return "group " + ((ThreadGroupReference) v).name() + " " + name((ObjectReference) v);
-        }
-        if (v instanceof ClassObjectReference) {
-            return "class " + hidden(((ClassObjectReference) v).reflectedType().name()) + " " + name((ObjectReference) v);
-        }
-        ObjectReference o = (ObjectReference) v;
-        return "instance of " + hidden(o.referenceType().name()) + " " + name(o);
+        return text.show(v, depth);
     }
 
     static String where(Location loc) {
