@@ -21,6 +21,7 @@ from protocol.wire import DecodeError, EncodeError
 
 from .commands import Context, Encoded, Handler
 from .errors import AgentError, AgentLinkClosed, JdwpError, jdwp_code_for
+from .reply_memo import MEMO_COMMANDS
 
 log = logging.getLogger(__name__)
 
@@ -129,6 +130,8 @@ async def dispatch(vm: Any, session: Any, packet: CommandPacket) -> ReplyPacket:
     if key in CHANGES_STATE and getattr(vm, "read_only", False):
         return _error(packet, ErrorCode.NOT_IMPLEMENTED)
     ctx = Context(vm, session, packet.id)
+    memo = getattr(vm, "memo", None) if key in MEMO_COMMANDS else None
+    memo_began = memo.epochs() if memo is not None else None
     try:
         cmd = decode(cs, packet.data, vm.id_sizes)
     except DecodeError as e:
@@ -146,6 +149,8 @@ async def dispatch(vm: Any, session: Any, packet: CommandPacket) -> ReplyPacket:
             ids = reply_ids(cs, reply)  # free for the replies that can hold none
         if ids:
             vm.objects.sent(session, ids)  # DisposeObjects counts against these
+        elif memo_began is not None and cmd is not None:
+            memo.offer((*key, packet.data), body, memo_began, vm)
     except JdwpError as e:
         return _error(packet, e.code)
     except AgentError as e:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import socket
+import threading
 from typing import Any
 
 import trio
@@ -53,6 +54,11 @@ class RawStream:
     @property
     def raw(self) -> bool:
         return self._sock is not None
+
+    @property
+    def socket(self) -> socket.socket:
+        assert self._sock is not None
+        return self._sock
 
     async def receive_some(self, max_bytes: int = 65536) -> bytes:
         """Whatever is available (at least one byte), b"" at end of stream."""
@@ -130,28 +136,53 @@ class RawStream:
 class WriteGate:
     """The right to write to one stream: taken without a scheduler pass when free, in FIFO
     order otherwise.  Unlike a trio lock it belongs to no task, so a write that one task
-    began without waiting can be finished by another."""
+    began without waiting can be finished by another.
 
-    __slots__ = ("_busy", "_lot")
+    A session's fast lane (jdwpd/fast_lane.py) takes it from its own thread, never waiting:
+    the flag is flipped under a thread lock, and the lane gives it back through trio when a
+    task waits for it (only trio's thread may wake a task)."""
+
+    __slots__ = ("_busy", "_lot", "_lock", "_parked")
 
     def __init__(self) -> None:
         self._busy = False
         self._lot = trio.lowlevel.ParkingLot()
+        self._lock = threading.Lock()
+        self._parked = 0  # tasks parked or about to park: the lane must hand over through trio
 
     def busy(self) -> bool:
         return self._busy
 
     def take_nowait(self) -> bool:
-        if self._busy:
-            return False
-        self._busy = True
-        return True
+        with self._lock:
+            if self._busy:
+                return False
+            self._busy = True
+            return True
 
     async def take(self) -> None:
-        if self.take_nowait():
-            return
-        await self._lot.park()  # give() hands the gate over: it stays busy
+        with self._lock:
+            if not self._busy:
+                self._busy = True
+                return
+            self._parked += 1
+        try:
+            await self._lot.park()  # give() hands the gate over: it stays busy
+        finally:
+            with self._lock:
+                self._parked -= 1
 
     def give(self) -> None:
-        if len(self._lot) == 0 or not self._lot.unpark():
+        """On trio's thread."""
+        with self._lock:
+            if len(self._lot) and self._lot.unpark():
+                return
             self._busy = False
+
+    def give_from_thread(self, token: trio.lowlevel.TrioToken) -> None:
+        """From another thread: free at once unless a task waits, which trio then hands it to."""
+        with self._lock:
+            if not self._parked:
+                self._busy = False
+                return
+        token.run_sync_soon(self.give)

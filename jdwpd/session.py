@@ -24,6 +24,7 @@ suspensions and pins (vm.detach); the VM runs on and another debugger may attach
 
 from __future__ import annotations
 
+import collections
 import functools
 import itertools
 import logging
@@ -43,6 +44,7 @@ from protocol.wire import ProtocolError
 
 from . import inline
 from .dispatch import dispatch
+from .fast_lane import FastLane
 from .rawio import RawStream, WriteGate
 
 log = logging.getLogger(__name__)
@@ -105,7 +107,11 @@ class Session:
         self._invokes_running: set[trio.Event] = set()
         self._idle_workers: list[trio.lowlevel.Task] = []
         self._reader_done = False
-        self.commands_answered = 0
+        self.commands_answered = 0  # by the session; its fast lane counts its own
+        self.commands_read = 0
+        self._lane: FastLane | None = None
+        self._lane_inbox: collections.deque[bytes] = collections.deque()
+        self._lane_ready = trio.Event()
         self.events_sent = 0
         self._events_queued = 0
         self._drained = trio.Event()
@@ -146,9 +152,19 @@ class Session:
             # Undo even when cancelled, but never wait forever on an agent that stopped answering.
             with trio.CancelScope(shield=True), trio.move_on_after(DETACH_TIMEOUT):
                 try:
+                    if self._lane is not None:
+                        await self._lane.stop()
                     await self.vm.detach(self)
                 finally:
                     await self.stream.aclose()
+
+    @property
+    def closing(self) -> bool:
+        return self._closing or self._reader_done
+
+    @property
+    def write_gate(self) -> WriteGate:
+        return self._gate
 
     def close_after_reply(self, packet_id: int) -> None:
         """Dispose: the reply goes out, then the session ends."""
@@ -176,14 +192,22 @@ class Session:
                 log.info("%r: dropping the connection: %s", self, e)
                 return
             if event is NEED_DATA:
-                try:
-                    data = await self._io.receive_some(65536)
-                except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    return
+                if self._lane is None and self._lane_wanted():
+                    self._lane = FastLane(self._io.socket, self, trio.lowlevel.current_trio_token(),
+                                          forwarded=self.commands_read)
+                    self._lane.start()
+                if self._lane is not None:
+                    data = await self._lane_receive()
+                else:
+                    try:
+                        data = await self._io.receive_some(65536)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError):
+                        return
                 self.conn.receive_data(data)
             elif isinstance(event, ConnectionClosed):
                 return
             elif isinstance(event, CommandPacket):
+                self.commands_read += 1
                 key = (event.command_set, event.command)
                 if key in INVOKES or not self._barrier.is_set():
                     self._schedule(nursery, event)
@@ -195,6 +219,43 @@ class Session:
                         await self._run_inline(nursery, event, mutating=True)
                 else:
                     await self._run_inline(nursery, event, mutating=False)
+
+    # ------------------------------------------------------------------ the fast lane (jdwpd/fast_lane.py)
+
+    def _lane_wanted(self) -> bool:
+        # At a packet boundary only: the lane frames the stream from where it starts.
+        return self._io.raw and self.vm.memo.enabled and self.conn.at_packet_boundary and not self._closing
+
+    def lane_input(self, chunk: bytes) -> None:
+        """Packets the lane handed on (b"": end of stream); on trio's thread."""
+        self._lane_inbox.append(chunk)
+        self._lane_ready.set()
+
+    async def _lane_receive(self) -> bytes:
+        while not self._lane_inbox:
+            if self._lane_ready.is_set():
+                self._lane_ready = trio.Event()
+            await self._lane_ready.wait()
+        chunk = self._lane_inbox.popleft()
+        assert self._lane is not None
+        self._lane.consumed(len(chunk))
+        return chunk
+
+    def finish_lane_write(self, rest: bytes) -> None:
+        """The lane wrote part of a reply and holds the write gate: the rest goes before anything else."""
+        try:
+            assert self._nursery is not None
+            self._nursery.start_soon(self._finish_lane_write, rest)
+        except RuntimeError:  # the session is over: nothing more goes to this debugger
+            self._gate.give()
+
+    async def _finish_lane_write(self, rest: bytes) -> None:
+        try:
+            await self._io.send_all(rest)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self._close_now()
+        finally:
+            self._gate.give()
 
     async def _run_inline(self, nursery: trio.Nursery, packet: CommandPacket, *, mutating: bool) -> None:
         """A command with nothing ahead of it in its lane: begin it here, no task."""

@@ -171,5 +171,11 @@ class JdwpConnection:
         return encode_packet(packet)
 
     @property
+    def at_packet_boundary(self) -> bool:
+        """Open, and every byte received so far was a whole packet already handed out: a reader
+        may take over the byte stream from here (the daemon's fast lane does)."""
+        return self._state is _State.OPEN and not self._eof and self._parser.buffered == 0
+
+    @property
     def closed(self) -> bool:
         return self._state is _State.CLOSED

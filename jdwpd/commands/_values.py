@@ -245,10 +245,12 @@ async def invoke(ctx: Any, kind: int, *, clazz: int, thread: int, method_id: int
         _, obj_class, _ = await object_kinds(vm).get(instance)
         if not await cached(classes.is_assignable(obj_class, method.declaring)):
             raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, "object is not an instance of the method's class")
+    vm.memo.invoke_started()
     try:
         r = await request(vm.link, "INVOKE", thread=thread, kind=int(kind), ref=clazz, object=instance,
                           method=method_id, options=options, args=[{"value": to_link(a)} for a in arg_values])
     finally:
+        vm.memo.invoke_ended()
         _frames_moved(vm, thread, options)
     exception = tagged(r["exception"])
     result = r["result"]

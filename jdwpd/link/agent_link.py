@@ -97,6 +97,10 @@ class AgentEvents:
             raise StopAsyncIteration from None
 
 
+def _ignore(name: str) -> None:
+    pass
+
+
 class AgentLink:
     """One authenticated agent.  ``hello``: the agent's HELLO fields (pid, flags, caps, profile)."""
 
@@ -115,6 +119,8 @@ class AgentLink:
         self._events: list[dict[str, Any]] = []
         self._event_waiters: list[trio.Event] = []
         self._next_id = 1
+        # Told the name of every message about to go out (the VM's reply memo: jdwpd/reply_memo.py).
+        self.on_message: Callable[[str], None] = _ignore
         self._closed = False
         self.close_reason = ""
 
@@ -131,6 +137,7 @@ class AgentLink:
         spec = L.BY_NAME[name]
         if self._closed:
             raise AgentLinkClosed(self.close_reason or "agent link closed")
+        self.on_message(name)
         msg_id = self._new_id()
         slot = _Slot(spec.kind, name)
         self._pending[msg_id] = slot
@@ -154,6 +161,7 @@ class AgentLink:
         chunks = []
         try:
             for name, fields in calls:
+                self.on_message(name)
                 msg_id = self._new_id()
                 chunks.append(L.encode_request(msg_id, name, **fields))
                 slot = _Slot(L.BY_NAME[name].kind, name)
@@ -182,6 +190,7 @@ class AgentLink:
         the link is gone."""
         if self._closed:
             raise AgentLinkClosed(self.close_reason or "agent link closed")
+        self.on_message(name)
         data = L.encode_request(self._new_id(), name, **fields)
         sent = self._send_now(data)
         if sent is True:

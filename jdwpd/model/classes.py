@@ -70,6 +70,7 @@ class ClassCache(FactStore):
         self._methods_of: dict[int, set[int]] = {}
         self._lines_with_methods = True  # CLASS_METHODS_LINES works (False: an older agent)
         self._walk = ClassWalk()  # the listing's order, and whether a debugger walks it
+        self.on_forget: Any = None  # told whenever class facts are dropped (the VM's reply memo)
 
     # ---------------------------------------------------------------- invalidation
 
@@ -91,6 +92,8 @@ class ClassCache(FactStore):
 
     def forget(self, ref: int) -> None:
         """The class was unloaded: its id is dead, drop everything known about it."""
+        if self.on_forget is not None:
+            self.on_forget()
         for m in self._methods_of.pop(ref, ()):
             self._drop_scope(("method", m))
             self._methods_by_id.pop(m, None)

@@ -137,6 +137,23 @@ class ThreadTable:
     def all_claims(self, session: Session) -> int:
         return self._all_by.get(session, 0)
 
+    def held_alone_by(self, session: Session, thread_id: int) -> bool:
+        """The session suspended this thread by itself (not only within a whole-VM suspension)."""
+        state = self._threads.get(thread_id)
+        return state is not None and state.held_by.get(session, 0) > 0
+
+    def held(self, thread_id: int) -> bool:
+        """Some debugger holds the thread suspended (its own claims or a whole-VM one)."""
+        state = self._threads.get(thread_id)
+        return sum(self._all_by.values()) + (sum(state.held_by.values()) if state else 0) > 0
+
+    def world_frozen(self) -> bool:
+        """Debuggers hold the whole VM suspended, no thread let out of it."""
+        whole = sum(self._all_by.values())
+        if whole <= 0:
+            return False
+        return all(whole + sum(s.held_by.values()) > 0 for s in self._threads.values() if s.held_by)
+
     def generation(self, thread_id: int) -> int | None:
         """The thread's frame generation, if known since it last ran."""
         state = self._threads.get(thread_id)

@@ -1,0 +1,126 @@
+"""Replies a debugger may be given again byte for byte, without the daemon's event loop.
+
+The fast lane (jdwpd/fast_lane.py) answers a command from here when the same command
+body was answered before and what it asked cannot have changed since:
+
+- facts of a loaded class or method (a signature, a line table, the methods) hold until a
+  class is redefined or unloaded, when every one is dropped (rare; the class cache then
+  refetches what is asked again);
+- a thread's frame count holds while the thread stays suspended by a debugger, and its name
+  while the whole VM is (no Java code runs to rename it: the condition under which JDI's
+  own caches keep both).  Every link message that may let a thread run or change state
+  (anything not in ``NO_THAW``) drops them all, as does the start and the end of an invoke.
+
+Only successful replies that carry no object ID are kept: an object ID handed out must be
+counted for DisposeObjects (protocol/object_ids.py), and a class ID's answer never needs
+the memo's speed.  Entries are offered with the epochs read when their command began, so a
+reply computed across a thaw or a redefinition is not kept.  The fast lane reads from
+another thread: single dict operations, atomic under the GIL, are all it does here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+FACT_COMMANDS = frozenset({
+    (2, 1), (2, 3), (2, 4), (2, 5), (2, 7), (2, 12), (2, 13), (2, 14), (2, 15), (2, 17), (2, 18),
+    # ReferenceType: Signature, Modifiers, Fields, Methods, SourceFile, SourceDebugExtension,
+    # SignatureWithGeneric, FieldsWithGeneric, MethodsWithGeneric, ClassFileVersion, ConstantPool
+    (6, 1), (6, 2), (6, 3), (6, 4), (6, 5),
+    # Method: LineTable, VariableTable, Bytecodes, IsObsolete, VariableTableWithGeneric
+})
+THREAD_NAME = (11, 1)
+FRAME_COUNT = (11, 7)
+FROZEN_COMMANDS = frozenset({THREAD_NAME, FRAME_COUNT})
+MEMO_COMMANDS = FACT_COMMANDS | FROZEN_COMMANDS
+
+# Link messages that only read or suspend: nothing runs and nothing changes because of them.
+NO_THAW = frozenset({
+    "VM_INFO", "ALL_CLASSES", "ALL_THREADS", "TOP_THREAD_GROUPS", "SUSPEND_ALL", "RELEASE_IDS",
+    "INSTANCE_COUNTS", "ALL_MODULES", "AGENT_STATS", "CLASS_SIGNATURE", "CLASS_STATUS",
+    "CLASS_MODIFIERS", "CLASS_LOADER", "CLASS_SUPERCLASS", "CLASS_INTERFACES", "CLASS_SOURCE_FILE",
+    "CLASS_SOURCE_DEBUG_EXTENSION", "CLASS_FIELDS", "CLASS_METHODS", "CLASS_VERSION",
+    "CLASS_CONSTANT_POOL", "CLASS_MODULE", "CLASS_INSTANCES", "CLASS_GET_STATICS",
+    "LOADER_VISIBLE_CLASSES", "CLASS_OBJECT_KIND", "MODULE_INFO", "METHOD_LINE_TABLE",
+    "METHOD_VARIABLE_TABLE", "METHOD_BYTECODES", "METHOD_IS_OBSOLETE", "METHOD_DECLARING_CLASS",
+    "OBJECT_TYPE", "OBJECT_GET_FIELDS", "OBJECT_MONITOR_INFO", "OBJECT_PIN", "OBJECT_UNPIN",
+    "OBJECT_IS_COLLECTED", "OBJECT_REFERRERS", "STRING_VALUE", "ARRAY_LENGTH", "ARRAY_GET",
+    "THREAD_INFO", "THREAD_STATUS", "THREAD_SUSPEND", "THREAD_FRAMES", "THREAD_FRAME_COUNT",
+    "THREAD_OWNED_MONITORS", "THREAD_CONTENDED_MONITOR", "GROUP_INFO", "GROUP_CHILDREN",
+    "FRAME_GET_LOCALS", "FRAME_THIS", "SET_REQUEST", "CLEAR_REQUEST", "CLEAR_ALL_REQUESTS",
+    "CLASS_METHODS_LINES", "SET_DEFAULT_STRATUM",
+})
+
+MAX_ENTRIES = 200_000  # a bound, not a tuning: past it the memo starts over
+
+
+class ReplyMemo:
+    __slots__ = ("_facts", "_frozen", "fact_epoch", "thaw_epoch", "invokes", "enabled")
+
+    def __init__(self, *, enabled: bool = True) -> None:
+        self._facts: dict[tuple[int, int, bytes], bytes] = {}
+        self._frozen: dict[tuple[int, int, bytes], bytes] = {}
+        self.fact_epoch = 0
+        self.thaw_epoch = 0
+        self.invokes = 0
+        self.enabled = enabled
+
+    def get(self, key: tuple[int, int, bytes]) -> bytes | None:
+        body = self._facts.get(key)
+        return self._frozen.get(key) if body is None else body
+
+    def epochs(self) -> tuple[int, int]:
+        return self.fact_epoch, self.thaw_epoch
+
+    def offer(self, key: tuple[int, int, bytes], body: bytes, began: tuple[int, int], vm: Any) -> None:
+        """Keep a successful, ID-free reply to a command in MEMO_COMMANDS if it still holds."""
+        if not self.enabled or began != (self.fact_epoch, self.thaw_epoch):
+            return
+        kind = key[:2]
+        if kind in FACT_COMMANDS:
+            store = self._facts
+        elif self.invokes:
+            return  # a thread runs user code: what it reports is passing
+        elif kind == THREAD_NAME and vm.threads.world_frozen():
+            store = self._frozen
+        elif kind == FRAME_COUNT and vm.threads.held(_thread_of(key[2], vm)):
+            store = self._frozen
+        else:
+            return
+        if len(store) >= MAX_ENTRIES:
+            store.clear()
+        store[key] = body
+
+    def drop_facts(self) -> None:
+        self.fact_epoch += 1
+        self._facts.clear()
+
+    def thaw(self) -> None:
+        self.thaw_epoch += 1
+        if self._frozen:
+            self._frozen.clear()
+
+    def link_message(self, name: str) -> None:
+        """A message goes to the agent: one that may let a thread run, or change state, thaws."""
+        if name not in NO_THAW:
+            self.thaw()
+
+    def invoke_started(self) -> None:
+        self.invokes += 1
+        self.thaw()
+
+    def invoke_ended(self) -> None:
+        self.invokes -= 1
+        self.thaw()
+
+    def clear(self) -> None:
+        self.drop_facts()
+        self.thaw()
+
+    def __len__(self) -> int:
+        return len(self._facts) + len(self._frozen)
+
+
+def _thread_of(data: bytes, vm: Any) -> int:
+    size = vm.id_sizes.object_id
+    return int.from_bytes(data[:size], "big") if len(data) >= size else 0
