@@ -29,6 +29,7 @@ from .model.locals import LocalsAhead
 from .model.objects import ObjectRefs
 from .model.requests import EventRequest, RequestTable
 from .model.threads import ThreadTable
+from .reply_memo import ReplyMemo
 
 log = logging.getLogger(__name__)
 # At VM death the debuggers get every event still on its way, VMDeath last, for as long as they
@@ -94,6 +95,11 @@ class VM:
         self.requests = RequestTable()
         self.objects = ObjectRefs()
         self.locals_ahead = LocalsAhead()
+        # Replies the sessions' fast lanes may repeat (jdwpd/fast_lane.py); JDWPD_FAST_LANE=0 turns
+        # both off, which is how bench/ measures what they are worth.
+        self.memo = ReplyMemo(enabled=os.environ.get("JDWPD_FAST_LANE", "1") != "0")
+        if hasattr(link, "on_message"):
+            link.on_message = self.memo.link_message
         self.id_sizes = IDSizes(8, 8, 8, 8, 8)
         self.sessions: list[Session] = []
         self.dead = False
@@ -127,6 +133,7 @@ class VM:
             from .model.classes import ClassCache  # the types engineer's; imported late on purpose
 
             self._classes = ClassCache(self.link)
+            self._classes.on_forget = self.memo.drop_facts
         return self._classes
 
     def has(self, bit: CapBit) -> bool:
@@ -231,6 +238,7 @@ class VM:
     def _mark_dead(self) -> None:
         if not self.dead:
             self.dead = True
+            self.memo.clear()
             self._dead_event.set()
 
     async def _vm_died(self) -> None:
@@ -347,6 +355,15 @@ class VM:
         # it: a second round trip would often find the link gone (a program that ends once resumed takes
         # its VM down within milliseconds), and this resume, done, would then answer VM_DEAD.
         releases_start = self.start_pending and self._start_owner is session and self.threads.all_claims(session) <= 1
+        if not asked and not releases_start:
+            # Nothing to learn from the agent: RESUME_ALL cannot fail, and runs before anything
+            # sent after it; nobody waits for its reply (a link round trip less per step).
+            try:
+                await self.link.post("RESUME_ALL")
+            except AgentLinkClosed:
+                return  # see _RESUMED_BY_LINK_END
+            self.threads.resumed_all(session)
+            return
         try:
             *counts, resumed = await self.link.request_many(
                 [*(("THREAD_STATUS", {"thread": t}) for t in asked), ("RESUME_ALL", {}),
@@ -385,6 +402,12 @@ class VM:
                 if isinstance(resumed, AgentError):
                     raise resumed
                 before = 0 if isinstance(status, AgentError) else status["suspend_count"]
+            elif self.threads.held_alone_by(session, thread):
+                # This debugger suspended this very thread (an event's or its own Suspend), so it
+                # is a live thread and the resume cannot fail; the agent runs it before anything
+                # sent after it.  Nobody waits for its reply (a link round trip less per hit).
+                await self.link.post("THREAD_RESUME", thread=thread)
+                before = 1
             else:
                 await self.link.request("THREAD_RESUME", thread=thread)
                 before = 1
@@ -460,7 +483,10 @@ class VM:
             elif kind == EventKind.CLASS_PREPARE and self._classes is not None:
                 d = h["data"]
                 self._classes.learn(d["ref"], d["ref_kind"], d["signature"])
-            elif kind == EventKind.CLASS_UNLOAD and self._classes is not None:
+            elif kind == EventKind.CLASS_UNLOAD:
+                self.memo.drop_facts()  # the memo keys on IDs, not names: any of them may be this class's
+                if self._classes is None:
+                    continue
                 forget = getattr(self._classes, "forget_signature", None)
                 if forget is not None:
                     forget(h["data"]["signature"])
