@@ -13,6 +13,7 @@ import trio
 
 from protocol.constants import EventKind, StepDepth, StepSize, SuspendPolicy
 
+from . import lean
 from .common import Config, Measurement, MeasurementFailed, Target
 from .dbg import Debugger, M, debug_target, drain_events, now, wait_stdout
 
@@ -24,24 +25,22 @@ JDB_EXCLUDES = ("java.*", "javax.*", "sun.*", "com.sun.*", "jdk.*")  # jdb's def
 
 
 def run_roundtrip(variant: str, cfg: Config) -> dict[str, float]:
-    n = cfg.pick(100, 300)
+    n = cfg.pick(300, 1000)
 
     async def body(d: Debugger) -> dict[str, float]:
         thread, loc = await d.run_to("HIT")
-        c = d.c
         calls = {
-            "signature": lambda: c.command("ReferenceType", "Signature", ref_type=d.target),
-            "line_table": lambda: c.command("Method", "LineTable", ref_type=d.target, method_id=loc.method_id),
-            "thread_name": lambda: c.command("ThreadReference", "Name", thread=thread),
-            "frame_count": lambda: c.command("ThreadReference", "FrameCount", thread=thread),
+            "signature": ("ReferenceType", "Signature", {"ref_type": d.target}),
+            "line_table": ("Method", "LineTable", {"ref_type": d.target, "method_id": loc.method_id}),
+            "thread_name": ("ThreadReference", "Name", {"thread": thread}),
+            "frame_count": ("ThreadReference", "FrameCount", {"thread": thread}),
+            # Never memoized (jdwpd/reply_memo.py): the daemon asks the agent every time.
+            "thread_status": ("ThreadReference", "Status", {"thread": thread}),
         }
         out = {}
-        for name, call in calls.items():
-            await call()  # a debugger has asked once before: the steady state is what is measured
-            t0 = now()
-            for _ in range(n):
-                await call()
-            out[name] = (now() - t0) / n * 1e6
+        for name, (set_name, cmd_name, fields) in calls.items():
+            await d.c.command(set_name, cmd_name, **fields)  # asked once before: the steady state is measured
+            out[name] = lean.roundtrips(d.c, set_name, cmd_name, n, **fields)
         return out
 
     return debug_target(variant, ["hits"], body)
@@ -49,15 +48,16 @@ def run_roundtrip(variant: str, cfg: Config) -> dict[str, float]:
 
 ROUNDTRIP = Measurement(
     name="roundtrip",
-    doc="One command in flight at a time, at a breakpoint (us per round trip)",
+    doc="One command in flight at a time, at a SUSPEND_ALL breakpoint, timed by bench/lean.py (us per round trip)",
     variants=SERVERS,
     run=run_roundtrip,
-    units={k: "us" for k in ("signature", "line_table", "thread_name", "frame_count")},
+    units={k: "us" for k in ("signature", "line_table", "thread_name", "frame_count", "thread_status")},
     targets=(
         Target("signature", "jdwpd", "reference", 0.8),
         Target("line_table", "jdwpd", "reference", 0.8),
         Target("thread_name", "jdwpd", "reference", 1.5),
         Target("frame_count", "jdwpd", "reference", 1.5),
+        Target("thread_status", "jdwpd", "reference", 1.5),
     ),
     needs_debugger=True,
 )
