@@ -14,7 +14,8 @@ body was answered before and what it asked cannot have changed since:
 Only successful replies that carry no object ID are kept: an object ID handed out must be
 counted for DisposeObjects (protocol/object_ids.py), and a class ID's answer never needs
 the memo's speed.  Entries are offered with the epochs read when their command began, so a
-reply computed across a thaw or a redefinition is not kept.  The fast lane reads from
+reply computed across a thaw or a redefinition is not kept, nor one computed across a new
+suspension: the name it carries may have been read while the VM still ran.  The fast lane reads from
 another thread: single dict operations, atomic under the GIL, are all it does here.
 """
 
@@ -51,30 +52,37 @@ NO_THAW = frozenset({
     "CLASS_METHODS_LINES", "SET_DEFAULT_STRATUM",
 })
 
+SUSPENDS = frozenset({"SUSPEND_ALL", "THREAD_SUSPEND"})
 MAX_ENTRIES = 200_000  # a bound, not a tuning: past it the memo starts over
 
 
 class ReplyMemo:
-    __slots__ = ("_facts", "_frozen", "fact_epoch", "thaw_epoch", "invokes", "enabled")
+    __slots__ = ("_facts", "_frozen", "fact_epoch", "thaw_epoch", "hold_epoch", "invokes", "enabled",
+                 "methods_generic")
 
     def __init__(self, *, enabled: bool = True) -> None:
         self._facts: dict[tuple[int, int, bytes], bytes] = {}
         self._frozen: dict[tuple[int, int, bytes], bytes] = {}
         self.fact_epoch = 0
         self.thaw_epoch = 0
+        self.hold_epoch = 0
         self.invokes = 0
         self.enabled = enabled
+        self.methods_generic = True  # which listing the last debugger asked (jdwpd/commands/prefill.py)
 
     def get(self, key: tuple[int, int, bytes]) -> bytes | None:
         body = self._facts.get(key)
         return self._frozen.get(key) if body is None else body
 
-    def epochs(self) -> tuple[int, int]:
-        return self.fact_epoch, self.thaw_epoch
+    def epochs(self) -> tuple[int, int, int]:
+        return self.fact_epoch, self.thaw_epoch, self.hold_epoch
 
-    def offer(self, key: tuple[int, int, bytes], body: bytes, began: tuple[int, int], vm: Any) -> None:
-        """Keep a successful, ID-free reply to a command in MEMO_COMMANDS if it still holds."""
-        if not self.enabled or began != (self.fact_epoch, self.thaw_epoch):
+    def offer(self, key: tuple[int, int, bytes], body: bytes, began: tuple[int, int, int], vm: Any) -> None:
+        """Keep a successful, ID-free reply to a command in MEMO_COMMANDS if it still holds.
+
+        A thread's answer is kept only if the suspension it needs was already in place when the
+        command began (no new suspension since ``began``, none lifted, and held now)."""
+        if not self.enabled or began != (self.fact_epoch, self.thaw_epoch, self.hold_epoch):
             return
         kind = key[:2]
         if kind in FACT_COMMANDS:
@@ -100,9 +108,15 @@ class ReplyMemo:
         if self._frozen:
             self._frozen.clear()
 
+    def held_more(self) -> None:
+        """A thread or the VM was suspended (a debugger's Suspend, an event's suspend policy)."""
+        self.hold_epoch += 1
+
     def link_message(self, name: str) -> None:
         """A message goes to the agent: one that may let a thread run, or change state, thaws."""
-        if name not in NO_THAW:
+        if name in SUSPENDS:
+            self.held_more()
+        elif name not in NO_THAW:
             self.thaw()
 
     def invoke_started(self) -> None:

@@ -18,13 +18,18 @@ pump, mostly) goes on with it (_go_on): right there for the commands that only
 compute after a reply (GO_ON_INLINE), else in a worker task; a request that did
 not go out whole makes a worker go on with the command at once, and wait.
 
+Repeated questions.  A command whose reply the VM's reply memo holds (jdwpd/reply_memo.py)
+is answered by the reader before any decoding, when every command before it has been
+answered; after LANE_AFTER_HITS of those in a row the reader hands the socket to the
+session's fast lane (jdwpd/fast_lane.py), which gives it back with the first command it
+cannot answer.
+
 Leaving.  On Dispose or a closed socket the VM undoes this session's requests,
 suspensions and pins (vm.detach); the VM runs on and another debugger may attach.
 """
 
 from __future__ import annotations
 
-import collections
 import functools
 import itertools
 import logging
@@ -39,13 +44,14 @@ from protocol.constants import CommandSet
 from protocol.jdwp import NEED_DATA, ConnectionClosed, JdwpConnection
 from protocol.messages import encode_composite
 from protocol.object_ids import composite_ids
-from protocol.packets import CommandPacket
+from protocol.packets import CommandPacket, ReplyPacket
 from protocol.wire import ProtocolError
 
 from . import inline
 from .dispatch import dispatch
 from .fast_lane import FastLane
 from .rawio import RawStream, WriteGate
+from .reply_memo import MEMO_COMMANDS
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +85,8 @@ GO_ON_INLINE = frozenset({
 _session_numbers = itertools.count(1)
 DETACH_TIMEOUT = 10.0
 WRITE_BATCH = 1024  # composites per write of the event writer
+# Memo answers in a row after which the fast lane takes over the socket (jdwpd/fast_lane.py).
+LANE_AFTER_HITS = 2
 
 
 class Session:
@@ -86,6 +94,7 @@ class Session:
         self.vm = vm
         self.stream = stream
         self._io = RawStream(stream)
+        self._io_in = self._io  # what the reader reads: the socket, or the fast lane's pair
         self.conn = conn
         self.peer = peer
         self.number = next(_session_numbers)
@@ -110,8 +119,8 @@ class Session:
         self.commands_answered = 0  # by the session; its fast lane counts its own
         self.commands_read = 0
         self._lane: FastLane | None = None
-        self._lane_inbox: collections.deque[bytes] = collections.deque()
-        self._lane_ready = trio.Event()
+        self._lane_io: RawStream | None = None
+        self._memo_hits_in_row = 0
         self.events_sent = 0
         self._events_queued = 0
         self._drained = trio.Event()
@@ -192,23 +201,18 @@ class Session:
                 log.info("%r: dropping the connection: %s", self, e)
                 return
             if event is NEED_DATA:
-                if self._lane is None and self._lane_wanted():
-                    self._lane = FastLane(self._io.socket, self, trio.lowlevel.current_trio_token(),
-                                          forwarded=self.commands_read)
-                    self._lane.start()
-                if self._lane is not None:
-                    data = await self._lane_receive()
-                else:
-                    try:
-                        data = await self._io.receive_some(65536)
-                    except (trio.BrokenResourceError, trio.ClosedResourceError):
-                        return
+                data = await self._next_data()
+                if data is None:
+                    return
                 self.conn.receive_data(data)
             elif isinstance(event, ConnectionClosed):
                 return
             elif isinstance(event, CommandPacket):
                 self.commands_read += 1
                 key = (event.command_set, event.command)
+                if key in MEMO_COMMANDS and self._answer_from_memo(event):
+                    continue
+                self._memo_hits_in_row = 0
                 if key in INVOKES or not self._barrier.is_set():
                     self._schedule(nursery, event)
                 elif key in MUTATING:
@@ -222,24 +226,56 @@ class Session:
 
     # ------------------------------------------------------------------ the fast lane (jdwpd/fast_lane.py)
 
-    def _lane_wanted(self) -> bool:
-        # At a packet boundary only: the lane frames the stream from where it starts.
-        return self._io.raw and self.vm.memo.enabled and self.conn.at_packet_boundary and not self._closing
+    async def _next_data(self) -> bytes | None:
+        """The debugger's next bytes (b"" at its end; None once it is gone), from the socket or from
+        the fast lane: the lane reads the socket after a run of memo answers, until a command it
+        cannot answer, which it hands on with the socket (its hop would tax a run of VM commands)."""
+        lane = self._lane
+        if lane is not None and self._io_in is not self._io and not lane.owns_socket:
+            data = self._io_in.try_receive()  # first what the lane handed on, then the socket
+            if data is not None:
+                return data
+            self._io_in = self._io
+        elif (self._memo_hits_in_row >= LANE_AFTER_HITS and self._io_in is self._io and self._io.raw
+              and self.conn.at_packet_boundary and not self._closing):
+            if lane is None:
+                lane = self._lane = FastLane(self._io.socket, self, trio.lowlevel.current_trio_token(),
+                                             forwarded=self.commands_read)
+                self._lane_io = RawStream(lane.inbound)
+                lane.start()
+            else:
+                lane.reclaim(self.commands_read)
+            self._io_in = self._lane_io
+            self._memo_hits_in_row = 0
+        try:
+            return await self._io_in.receive_some(65536)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            return None
 
-    def lane_input(self, chunk: bytes) -> None:
-        """Packets the lane handed on (b"": end of stream); on trio's thread."""
-        self._lane_inbox.append(chunk)
-        self._lane_ready.set()
-
-    async def _lane_receive(self) -> bytes:
-        while not self._lane_inbox:
-            if self._lane_ready.is_set():
-                self._lane_ready = trio.Event()
-            await self._lane_ready.wait()
-        chunk = self._lane_inbox.popleft()
-        assert self._lane is not None
-        self._lane.consumed(len(chunk))
-        return chunk
+    def _answer_from_memo(self, packet: CommandPacket) -> bool:
+        """Answer from the reply memo here and now, as the fast lane would (jdwpd/reply_memo.py)."""
+        vm = self.vm
+        memo = vm.memo
+        if (not memo.enabled or vm.dead or self.commands_read - 1 != self.commands_answered
+                or not self._io.raw or packet.id in self._after_reply):
+            return False
+        body = memo.get((packet.command_set, packet.command, packet.data))
+        if body is None or not self._gate.take_nowait():
+            return False
+        data = self.conn.send(ReplyPacket(packet.id, 0x80, 0, body))
+        try:
+            sent = self._io.try_send(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            self._gate.give()
+            self._close_now()
+            return True
+        self._memo_hits_in_row += 1
+        if sent < len(data):  # the rest goes next: the gate stays taken until then
+            self._run_in_worker(functools.partial(self._finish_reply, data[sent:], trio.Event()))
+            return True
+        self._gate.give()
+        self.commands_answered += 1
+        return True
 
     def finish_lane_write(self, rest: bytes) -> None:
         """The lane wrote part of a reply and holds the write gate: the rest goes before anything else."""
