@@ -134,7 +134,13 @@ class VM:
 
             self._classes = ClassCache(self.link)
             self._classes.on_forget = self.memo.drop_facts
+            self._classes.on_read_ahead = self._prefill_read_ahead
         return self._classes
+
+    def _prefill_read_ahead(self, refs: list[int]) -> None:
+        from .commands import prefill  # the handlers' encodings; imported late, as the command table is
+
+        prefill.read_ahead(self, refs)
 
     def has(self, bit: CapBit) -> bool:
         return bool(self.caps_mask >> int(bit) & 1)
@@ -266,6 +272,7 @@ class VM:
         if self.start_pending and self._start_owner is None:
             self._start_owner = session
             self.threads.suspended_all(session)
+            self.memo.held_more()
             with trio.move_on_after(START_WAIT):
                 await self._start_seen.wait()
             thread = self.start_thread or await self._initial_thread()
@@ -510,6 +517,7 @@ class VM:
             pass  # the thread ended meanwhile: nothing is suspended
 
     def _record(self, session: Any, policy: int, thread: int) -> None:
+        self.memo.held_more()
         if policy == SuspendPolicy.ALL:
             self.threads.suspended_all(session)
         elif policy == SuspendPolicy.EVENT_THREAD:

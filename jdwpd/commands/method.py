@@ -39,14 +39,18 @@ async def _not_native(ctx: Any, cmd: Any) -> int:
 async def line_table(ctx: Any, cmd: Any) -> Any:
     method_id = await _not_native(ctx, cmd)
     classes, sizes = ctx.vm.classes, ctx.vm.id_sizes
-    key = ("LineTable reply", sizes)  # the reply's bytes, kept with the table (a method id holds no object id)
-    body = classes.kept(("method", method_id), key)
+    body = classes.kept(("method", method_id), ("LineTable reply", sizes))
     if body is None:
-        table = await cached(classes.line_table(method_id))
-        body = encode_reply(_LINE_TABLE, {"start": table.start, "end": table.end, "lines": [
-            {"line_code_index": i, "line_number": n} for i, n in table.lines]}, sizes)
-        classes.keep(("method", method_id), key, body, derived_from="lines")
+        body = line_table_body(classes, method_id, sizes, await cached(classes.line_table(method_id)))
     return Encoded(body)
+
+
+def line_table_body(classes: Any, method_id: int, sizes: Any, table: Any) -> bytes:
+    """The reply's bytes, kept with the table (a method id holds no object id)."""
+    body = encode_reply(_LINE_TABLE, {"start": table.start, "end": table.end, "lines": [
+        {"line_code_index": i, "line_number": n} for i, n in table.lines]}, sizes)
+    classes.keep(("method", method_id), ("LineTable reply", sizes), body, derived_from="lines")
+    return body
 
 
 def _variables(table: Any, generic: bool) -> Any:

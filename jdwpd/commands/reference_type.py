@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jdwpd.commands import Encoded
+from jdwpd.commands import Encoded, prefill
 from jdwpd.commands._values import cached, check_type, request, tagged, to_jdwp
 from jdwpd.errors import JdwpError
 from jdwpd.model.classes import ClassCache
@@ -48,21 +48,27 @@ async def _declared(ctx: Any, cmd: Any, kind: str, generic: bool) -> Any:
     The reply's bytes are kept with the class's members (no object id in them): asked again, by
     this debugger or another, they cost a lookup."""
     classes, sizes = _classes(ctx), ctx.vm.id_sizes
-    key = ("declared reply", kind, generic, sizes)
-    body = classes.kept(cmd.ref_type, key)
-    if body is not None:
-        return Encoded(body)
-    members = classes.fields(cmd.ref_type) if kind == "field" else classes.methods(cmd.ref_type)
+    body = classes.kept(cmd.ref_type, ("declared reply", kind, generic, sizes))
+    if body is None:
+        members = classes.fields(cmd.ref_type) if kind == "field" else classes.methods(cmd.ref_type)
+        body = declared_body(classes, cmd.ref_type, kind, generic, sizes, await cached(members))
+    if kind == "method":
+        prefill.line_tables(ctx.vm, cmd.ref_type, generic)
+    return Encoded(body)
+
+
+def declared_body(classes: ClassCache, ref: int, kind: str, generic: bool, sizes: Any, members: Any) -> bytes:
+    """The reply's bytes for these members, kept with them."""
     id_name = f"{kind}_id"
     rows = []
-    for m in await cached(members):
+    for m in members:
         row = {id_name: getattr(m, id_name), "name": m.name, "signature": m.signature, "mod_bits": m.modifiers}
         if generic:
             row["generic_signature"] = m.generic
         rows.append(row)
     body = encode_reply(_DECLARED[(kind, generic)], {"declared": rows}, sizes)
-    classes.keep(cmd.ref_type, key, body, derived_from=_MEMBER_FACTS[kind])
-    return Encoded(body)
+    classes.keep(ref, ("declared reply", kind, generic, sizes), body, derived_from=_MEMBER_FACTS[kind])
+    return body
 
 
 async def fields(ctx: Any, cmd: Any) -> Any:

@@ -71,6 +71,7 @@ class ClassCache(FactStore):
         self._lines_with_methods = True  # CLASS_METHODS_LINES works (False: an older agent)
         self._walk = ClassWalk()  # the listing's order, and whether a debugger walks it
         self.on_forget: Any = None  # told whenever class facts are dropped (the VM's reply memo)
+        self.on_read_ahead: Any = None  # told the classes a walk's read-ahead brought (the memo's prefill)
 
     # ---------------------------------------------------------------- invalidation
 
@@ -322,10 +323,14 @@ class ClassCache(FactStore):
         epochs = {r: self._epoch.get(r, 0) for r in ahead}
         self.round_trips += 1
         results = await self._link.request_many([("CLASS_METHODS_LINES", {"ref": r}) for r in (ref, *ahead)])
+        kept = []
         for r, result in zip(ahead, results[1:], strict=True):
             if isinstance(result, dict) and self._epoch.get(r, 0) == epochs[r] and self._methods_wanted(r):
                 self._keep_methods(r, self._method_infos(r, result["methods"]))
                 self._keep_all_lines(result["methods"])
+                kept.append(r)
+        if kept and self.on_read_ahead is not None:
+            self.on_read_ahead(kept)
         first = results[0]
         if isinstance(first, AgentError):
             if first.status == LinkStatus.UNKNOWN_KIND:
