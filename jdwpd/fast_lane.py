@@ -51,6 +51,7 @@ class FastLane:
         self._sock = sock
         self._session = session
         self._memo = session.vm.memo
+        self._gate = session.write_gate
         self._token = token
         # Commands handed to the session so far (those its reader had before the lane began
         # included): the lane answers only while the session has answered as many.
@@ -142,6 +143,12 @@ class FastLane:
         bytes go to the session, and so does the socket (the session reads it until answers
         come from the memo again: a run of commands that need the VM then pays no hop here)."""
         buf = self._buf
+        if not buf and len(data) >= _HEADER_SIZE:
+            # The common case, one whole command in one read: no buffer, one copy.
+            length, packet_id, flags, command_set, command = _HEADER.unpack_from(data)
+            if (length == len(data) and flags == 0 and (command_set, command) in MEMO_COMMANDS
+                    and self._answer(packet_id, command_set, command, data[_HEADER_SIZE:])):
+                return
         buf += data
         pos, end_of_data = 0, len(buf)
         while end_of_data - pos >= _HEADER_SIZE:
@@ -166,13 +173,12 @@ class FastLane:
 
     def _answer(self, packet_id: int, command_set: int, command: int, data: bytes) -> bool:
         session = self._session
-        if (self.forwarded != session.commands_answered or session.closing or self._stopping
-                or session.vm.dead):
+        if self.forwarded != session.commands_answered or self._stopping or session.closing or session.vm.dead:
             return False
         body = self._memo.get((command_set, command, data))
         if body is None:
             return False
-        gate = session.write_gate
+        gate = self._gate
         if not gate.take_nowait():
             return False
         packet = _REPLY_HEADER.pack(_HEADER_SIZE + len(body), packet_id, _REPLY_FLAG, 0) + body
