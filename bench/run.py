@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -158,7 +159,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--list", action="store_true", help="list the measurements and exit")
     p.add_argument("--java", default="java", help="the java launcher to measure (default: java on PATH)")
     p.add_argument("--out", default=str(BENCH / "results" / "latest.json"), help="where the JSON goes")
+    p.add_argument("--cpus", metavar="LIST", help="run the bench and everything it starts on these CPUs only "
+                   "(e.g. 0): latency without cross-CPU wake-ups, which on a VM swing medians x2-3")
     args = p.parse_args(argv)
+    if args.cpus:
+        cpus = {int(c) for c in args.cpus.split(",")}
+        os.sched_setaffinity(0, cpus)  # inherited by every JVM and daemon started from here
     measurements = all_measurements()
     if args.list:
         for m in measurements:
@@ -182,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({
-        "jdk": jdk, "python": sys.version.split()[0], "quick": args.quick, "reps": reps,
+        "jdk": jdk, "python": sys.version.split()[0], "quick": args.quick, "reps": reps, "cpus": args.cpus,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(started)),
         "seconds": round(time.time() - started, 1), "ratios": rows, "raw": data,
     }, indent=1))
