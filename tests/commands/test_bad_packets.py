@@ -33,38 +33,43 @@ CASES = [
 ]
 
 
-async def test_malformed_bodies(sample_classes):
-    async def scenario(t):
-        await t.client.next_event(TIMEOUT)
-        main = (await t.ok("VirtualMachine", "AllThreads", record=False)).threads[0].thread
-        for note, set_id, cmd_id, data in CASES:
-            if data.startswith(bytes(8)) and set_id in (11, 16):
-                data = struct.pack(">Q", main) + data[8:]
-            pid = await t.client.send_packet(set_id, cmd_id, data)
-            reply = await t.client.reply(pid, TIMEOUT)
-            t.note(note, reply.error_code)
-        await t.ok("VirtualMachine", "Resume")
+async def object_class(t) -> int:
+    return next(k.type_id for k in (await t.ok("VirtualMachine", "AllClasses", record=False)).classes
+                if k.signature == "Ljava/lang/Object;")
 
-    await differential(sample_classes, "Sample", scenario)
+
+async def malformed_cases(t, before_each=None) -> None:
+    """Every case of CASES in turn, its error code noted; ``before_each()`` runs ahead of each."""
+    await t.client.next_event(TIMEOUT)
+    main = (await t.ok("VirtualMachine", "AllThreads", record=False)).threads[0].thread
+    for note, set_id, cmd_id, data in CASES:
+        if before_each is not None:
+            await before_each()
+        if data.startswith(bytes(8)) and set_id in (11, 16):
+            data = struct.pack(">Q", main) + data[8:]
+        pid = await t.client.send_packet(set_id, cmd_id, data)
+        reply = await t.client.reply(pid, TIMEOUT)
+        t.note(note, reply.error_code)
+    await t.ok("VirtualMachine", "Resume")
+
+
+async def test_malformed_bodies(sample_classes):
+    await differential(sample_classes, "Sample", malformed_cases)
 
 
 async def test_malformed_bodies_while_the_fast_lane_reads(sample_classes):
     """Each malformed packet arrives right after memo answers (jdwpd's fast lane then reads the socket:
     jdwpd/fast_lane.py): it hands the packet on, and the answer is the reference's, as above."""
     async def scenario(t):
-        await t.client.next_event(TIMEOUT)
-        main = (await t.ok("VirtualMachine", "AllThreads", record=False)).threads[0].thread
-        obj = next(k.type_id for k in (await t.ok("VirtualMachine", "AllClasses", record=False)).classes
-                   if k.signature == "Ljava/lang/Object;")
-        for note, set_id, cmd_id, data in CASES:
+        obj = None
+
+        async def memo_answers() -> None:
+            nonlocal obj
+            obj = obj or await object_class(t)
             for _ in range(3):
                 await t.ok("ReferenceType", "Signature", ref_type=obj, record=False)
-            if data.startswith(bytes(8)) and set_id in (11, 16):
-                data = struct.pack(">Q", main) + data[8:]
-            pid = await t.client.send_packet(set_id, cmd_id, data)
-            reply = await t.client.reply(pid, TIMEOUT)
-            t.note(note, reply.error_code)
-        await t.ok("VirtualMachine", "Resume")
+
+        await malformed_cases(t, memo_answers)
 
     await differential(sample_classes, "Sample", scenario)
 
@@ -74,8 +79,7 @@ async def test_a_bad_header_while_the_fast_lane_reads_ends_the_connection(sample
     reaches its fast lane (which leaves framing errors to the session's parser)."""
     async def scenario(t):
         await t.client.next_event(TIMEOUT)
-        obj = next(k.type_id for k in (await t.ok("VirtualMachine", "AllClasses", record=False)).classes
-                   if k.signature == "Ljava/lang/Object;")
+        obj = await object_class(t)
         for _ in range(3):
             await t.ok("ReferenceType", "Signature", ref_type=obj)
         await t.client.send_raw(struct.pack(">IIBBB", 5, 999, 0, 1, 1))
