@@ -34,6 +34,7 @@ import functools
 import itertools
 import logging
 import math
+import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -85,8 +86,9 @@ GO_ON_INLINE = frozenset({
 _session_numbers = itertools.count(1)
 DETACH_TIMEOUT = 10.0
 WRITE_BATCH = 1024  # composites per write of the event writer
-# Memo answers in a row after which the fast lane takes over the socket (jdwpd/fast_lane.py).
-LANE_AFTER_HITS = 2
+# Memo answers in a row after which the fast lane takes over the socket (jdwpd/fast_lane.py);
+# JDWPD_LANE_AFTER_HITS=0 hands it over at every chance (the tests' stress mode, docs/options.md).
+LANE_AFTER_HITS = int(os.environ.get("JDWPD_LANE_AFTER_HITS", "2"))
 
 
 class Session:

@@ -37,7 +37,17 @@ pytestmark = pytest.mark.jvm
 HERE = Path(__file__).resolve().parent
 SOURCES = HERE / "memo_java"
 MARKERS = debuggees.all_markers(SOURCES)
-KINDS = ["reference", "jdwpd", "jdwpd-nolane"]
+KINDS = ["reference", "jdwpd", "jdwpd-nolane", "jdwpd-eager"]
+# jdwpd-eager: the lane takes the socket at every chance, so every command that is no memo answer
+# crosses a hand-over (JDWPD_LANE_AFTER_HITS=0).
+ENVIRONMENTS = {"jdwpd": {}, "jdwpd-nolane": {"JDWPD_FAST_LANE": "0"}, "jdwpd-eager": {"JDWPD_LANE_AFTER_HITS": "0"}}
+
+
+def use_environment(m, kind: str) -> None:
+    for name in ("JDWPD_FAST_LANE", "JDWPD_LANE_AFTER_HITS"):
+        m.delenv(name, raising=False)
+    for name, value in ENVIRONMENTS.get(kind, {}).items():
+        m.setenv(name, value)
 
 # Shape.perimeter changed, Shape.area as it was (so its frame on the stack stays current).
 SHAPE_V2 = """\
@@ -66,10 +76,7 @@ def classes() -> Path:
 def kind(request, monkeypatch) -> str:
     if request.param != "reference" and not jvm.jdwpd_available():
         pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
-    if request.param == "jdwpd-nolane":
-        monkeypatch.setenv("JDWPD_FAST_LANE", "0")
-    else:
-        monkeypatch.delenv("JDWPD_FAST_LANE", raising=False)
+    use_environment(monkeypatch, request.param)
     return request.param
 
 
@@ -104,10 +111,7 @@ async def differential(classpath, main: str, scenario, monkeypatch) -> dict[str,
         if kind != "reference" and not jvm.jdwpd_available():
             pytest.skip(f"{jvm.JDWPD_UNAVAILABLE_REASON} (the reference side ran and passed)")
         with monkeypatch.context() as m:
-            if kind == "jdwpd-nolane":
-                m.setenv("JDWPD_FAST_LANE", "0")
-            else:
-                m.delenv("JDWPD_FAST_LANE", raising=False)
+            use_environment(m, kind)
             async with debugging(kind, classpath, main) as t:
                 await scenario(t)
                 transcripts[kind] = t.entries
@@ -365,14 +369,14 @@ def _slow_flood(host: str, port: int, packets: bytes, expected: dict[int, tuple[
         return replies
 
 
-@pytest.mark.parametrize("lane", ["jdwpd", "jdwpd-nolane"])
+@pytest.mark.parametrize("lane", ["jdwpd", "jdwpd-nolane", "jdwpd-eager"])
 async def test_a_flood_of_memo_hits_loses_and_reorders_nothing(classes, monkeypatch, lane):
     """Scenario 5 (jdwpd only): 3000 Signature commands unread, with a few other commands among them;
     every reply arrives, right and once, the Signatures in order.  Then the same on a second debugger connection
     that sends 20000 and reads its replies slowly through a small receive buffer."""
     if not jvm.jdwpd_available():
         pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
-    monkeypatch.setenv("JDWPD_FAST_LANE", "0" if lane == "jdwpd-nolane" else "1")
+    use_environment(monkeypatch, lane)
     async with debugging(lane, classes, "Renamer") as t:
         c = t.client
         thread, _ = await t.run_to_line("Shape", MARKERS["SHAPE_AREA"])
@@ -436,7 +440,7 @@ async def test_a_flood_of_memo_hits_loses_and_reorders_nothing(classes, monkeypa
         assert await frame_count(c, thread) == frames_at_round(1)
 
 
-@pytest.mark.parametrize("lane", ["jdwpd", "jdwpd-nolane"])
+@pytest.mark.parametrize("lane", ["jdwpd", "jdwpd-nolane", "jdwpd-eager"])
 async def test_name_read_by_one_debugger_as_another_suspends_the_vm(classes, monkeypatch, lane):
     """jdwpd only (the reference takes one debugger): debugger A asks the victim's Name over and over
     while debugger B suspends the whole VM, a thread renaming the victim as fast as it can.  Once B's
@@ -444,7 +448,7 @@ async def test_name_read_by_one_debugger_as_another_suspends_the_vm(classes, mon
     Name whose answer was read before the suspension took hold must not be kept as the frozen one."""
     if not jvm.jdwpd_available():
         pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
-    monkeypatch.setenv("JDWPD_FAST_LANE", "0" if lane == "jdwpd-nolane" else "1")
+    use_environment(monkeypatch, lane)
     mismatches = []
     rounds = 0
     async with spinning(lane, classes, "tight") as (t, victim):
