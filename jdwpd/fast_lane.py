@@ -47,15 +47,15 @@ READ_SIZE = 65536
 
 class FastLane:
     def __init__(self, sock: socket.socket, session: Any, token: trio.lowlevel.TrioToken, *,
-                 forwarded: int) -> None:
+                 session_read: int) -> None:
         self._sock = sock
         self._session = session
         self._memo = session.vm.memo
         self._gate = session.write_gate
         self._token = token
-        # Commands handed to the session so far (those its reader had before the lane began
-        # included): the lane answers only while the session has answered as many.
-        self.forwarded = forwarded
+        # Commands the session's reader had read when it gave the lane the socket: the lane answers
+        # only while the session has answered as many (nothing of its own still waits).
+        self.session_read = session_read
         self.answered = 0
         self._buf = bytearray()
         self._owns = True  # the lane reads the debugger's socket (else the session does)
@@ -95,7 +95,7 @@ class FastLane:
 
     def reclaim(self, commands_read: int) -> None:
         """The session gives the socket back, at a packet boundary (on trio's thread, the lane idle)."""
-        self.forwarded = commands_read
+        self.session_read = commands_read
         self._owns = True
         try:
             os.write(self._wake_w, b"r")
@@ -173,7 +173,7 @@ class FastLane:
 
     def _answer(self, packet_id: int, command_set: int, command: int, data: bytes) -> bool:
         session = self._session
-        if self.forwarded != session.commands_answered or self._stopping or session.closing or session.vm.dead:
+        if self.session_read != session.commands_answered or self._stopping or session.closing or session.vm.dead:
             return False
         body = self._memo.get((command_set, command, data))
         if body is None:

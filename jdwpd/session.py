@@ -242,7 +242,7 @@ class Session:
               and self.conn.at_packet_boundary and not self._closing):
             if lane is None:
                 lane = self._lane = FastLane(self._io.socket, self, trio.lowlevel.current_trio_token(),
-                                             forwarded=self.commands_read)
+                                             session_read=self.commands_read)
                 self._lane_io = RawStream(lane.inbound)
                 lane.start()
             else:

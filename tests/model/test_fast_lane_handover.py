@@ -48,7 +48,7 @@ async def test_the_lane_answers_hands_over_and_takes_the_socket_back():
     debugger, ours = socket.socketpair()
     ours.setblocking(False)  # as trio leaves a socket it owns
     debugger.settimeout(10)
-    lane = FastLane(ours, session, trio.lowlevel.current_trio_token(), forwarded=0)
+    lane = FastLane(ours, session, trio.lowlevel.current_trio_token(), session_read=0)
     lane.start()
     try:
         with trio.fail_after(10):
@@ -99,7 +99,7 @@ async def test_the_end_of_the_stream_reaches_the_session():
     session = fake_session(ReplyMemo())
     debugger, ours = socket.socketpair()
     ours.setblocking(False)
-    lane = FastLane(ours, session, trio.lowlevel.current_trio_token(), forwarded=0)
+    lane = FastLane(ours, session, trio.lowlevel.current_trio_token(), session_read=0)
     lane.start()
     try:
         with trio.fail_after(10):
