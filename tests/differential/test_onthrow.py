@@ -13,6 +13,7 @@ the virtual threads started from the trigger on.  Raw client, IDs normalized.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -85,6 +86,25 @@ class Output:
             await self.changed.wait()
 
 
+@contextlib.asynccontextmanager
+async def running(cmd: list[str], *, stdin: bool = False):
+    """``cmd`` in its own process group, its output pumped into an Output: (proc, out).  The group
+    (the daemon and its JVM, or the JVM) is killed at the end if it still runs."""
+    proc = await trio.lowlevel.open_process(cmd, stdin=subprocess.PIPE if stdin else None, stdout=subprocess.PIPE,
+                                            stderr=subprocess.PIPE, start_new_session=True, cwd=jvm.jvm_workdir())
+    out = Output()
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(out.pump, proc.stdout, "stdout")
+            nursery.start_soon(out.pump, proc.stderr, "stderr")
+            yield proc, out
+            nursery.cancel_scope.cancel()
+    finally:
+        if proc.returncode is None:
+            os.killpg(proc.pid, signal.SIGKILL)  # our own child's group
+            await proc.wait()
+
+
 def refused(port: int) -> bool:
     with socket.socket() as s:
         try:
@@ -96,39 +116,27 @@ def refused(port: int) -> bool:
 
 async def session(kind: str, mode: str, classes: Path, markers: dict[str, int]) -> dict:
     port = free_port()
-    proc = await trio.lowlevel.open_process(command(kind, mode, classes, port), stdin=subprocess.PIPE,
-                                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                            start_new_session=True, cwd=jvm.jvm_workdir())
-    out = Output()
     facts: dict = {}
-    try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(out.pump, proc.stdout, "stdout")
-            nursery.start_soon(out.pump, proc.stderr, "stderr")
-            with trio.fail_after(60):
-                await out.wait_for(re.compile("^ready$"), "stdout")
-                facts["refused before the exception"] = refused(port)
-                await proc.stdin.send_all(b"go\n")
-                if mode == "never":
-                    facts["exit code"] = await proc.wait()
-                    facts["refused at the end"] = refused(port)
+    async with running(command(kind, mode, classes, port), stdin=True) as (proc, out):
+        with trio.fail_after(60):
+            await out.wait_for(re.compile("^ready$"), "stdout")
+            facts["refused before the exception"] = refused(port)
+            await proc.stdin.send_all(b"go\n")
+            if mode == "never":
+                facts["exit code"] = await proc.wait()
+                facts["refused at the end"] = refused(port)
+            else:
+                facts["port announced"] = int((await out.wait_for(ANNOUNCED, "stdout")).group(1)) == port
+                if mode == "nosuspend":
+                    await out.wait_for(re.compile("^after "), "stdout")  # past the throw, holding
+                    facts["transcript"] = await debug_later(port, kind, classes, markers, proc)
                 else:
-                    facts["port announced"] = int((await out.wait_for(ANNOUNCED, "stdout")).group(1)) == port
-                    if mode == "nosuspend":
-                        await out.wait_for(re.compile("^after "), "stdout")  # past the throw, holding
-                        facts["transcript"] = await debug_later(port, kind, classes, markers, proc)
-                    else:
-                        await trio.sleep(2)  # the debugger comes a while after the throw
-                        facts["transcript"], facts["ticks after the throw"] = await debug(port, kind, classes,
-                                                                                          markers)
-                    facts["exit code"] = await proc.wait()
-            facts["program output"] = [line for line in out.lines["stdout"] if not ANNOUNCED.search(line)]
-            facts["uncaught trace"] = [line for line in out.lines["stderr"] if "UnsupportedOperation" in line]
-            nursery.cancel_scope.cancel()
-    finally:
-        if proc.returncode is None:
-            os.killpg(proc.pid, signal.SIGKILL)  # our own child's group: the daemon and its JVM
-            await proc.wait()
+                    await trio.sleep(2)  # the debugger comes a while after the throw
+                    facts["transcript"], facts["ticks after the throw"] = await debug(port, kind, classes,
+                                                                                      markers)
+                facts["exit code"] = await proc.wait()
+        facts["program output"] = [line for line in out.lines["stdout"] if not ANNOUNCED.search(line)]
+        facts["uncaught trace"] = [line for line in out.lines["stderr"] if "UnsupportedOperation" in line]
     return facts
 
 
@@ -295,38 +303,27 @@ async def virtual_threads_session(kind: str, jdk, classes: Path, markers: dict[s
     else:
         cmd = [sys.executable, "-m", "jdwpd", "launch", "--jdwp", f"127.0.0.1:{port}", "--suspend", "--onthrow", ISE,
                "--launch", "/bin/echo", "--include-virtual-threads", "--", *program]
-    proc = await trio.lowlevel.open_process(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                            start_new_session=True, cwd=jvm.jvm_workdir())
-    out = Output()
     facts: dict = {}
-    try:
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(out.pump, proc.stdout, "stdout")
-            nursery.start_soon(out.pump, proc.stderr, "stderr")
-            with trio.fail_after(60):
-                await out.wait_for(ANNOUNCED, "stdout")
-                async with open_jdwp_client("127.0.0.1", port, timeout=TIMEOUT) as client:
-                    t = Transcript(client, kind, classes, markers)
-                    await t.event("the trigger")
-                    facts["at the trigger"] = await thread_names(client)
-                    look = (await client.command("VirtualMachine", "ClassesBySignature",
-                                                 signature="LVtTrigger$Look;")).classes[0].type_id
-                    await t.ok("EventRequest", "Set", event_kind=EventKind.EXCEPTION, suspend_policy=SuspendPolicy.ALL,
-                               modifiers=[{"mod_kind": ModKind.EXCEPTION_ONLY, "exception_or_null": look,
-                                           "caught": True, "uncaught": True}])
-                    await t.ok("VirtualMachine", "Resume")
-                    await t.event("the look")
-                    facts["at the look"] = await thread_names(client)
-                    await t.ok("VirtualMachine", "Resume")
-                    await t.event("to the end")
-                    facts["transcript"] = [e.shown() for e in t.entries]
-                facts["exit code"] = await proc.wait()
-            facts["program output"] = [line for line in out.lines["stdout"] if not ANNOUNCED.search(line)]
-            nursery.cancel_scope.cancel()
-    finally:
-        if proc.returncode is None:
-            os.killpg(proc.pid, signal.SIGKILL)  # our own child's group: the daemon and its JVM
-            await proc.wait()
+    async with running(cmd) as (proc, out):
+        with trio.fail_after(60):
+            await out.wait_for(ANNOUNCED, "stdout")
+            async with open_jdwp_client("127.0.0.1", port, timeout=TIMEOUT) as client:
+                t = Transcript(client, kind, classes, markers)
+                await t.event("the trigger")
+                facts["at the trigger"] = await thread_names(client)
+                look = (await client.command("VirtualMachine", "ClassesBySignature",
+                                             signature="LVtTrigger$Look;")).classes[0].type_id
+                await t.ok("EventRequest", "Set", event_kind=EventKind.EXCEPTION, suspend_policy=SuspendPolicy.ALL,
+                           modifiers=[{"mod_kind": ModKind.EXCEPTION_ONLY, "exception_or_null": look,
+                                       "caught": True, "uncaught": True}])
+                await t.ok("VirtualMachine", "Resume")
+                await t.event("the look")
+                facts["at the look"] = await thread_names(client)
+                await t.ok("VirtualMachine", "Resume")
+                await t.event("to the end")
+                facts["transcript"] = [e.shown() for e in t.entries]
+            facts["exit code"] = await proc.wait()
+        facts["program output"] = [line for line in out.lines["stdout"] if not ANNOUNCED.search(line)]
     return facts
 
 
