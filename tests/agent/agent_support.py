@@ -155,3 +155,20 @@ async def run_jvm(agent: Path, classes: Path, main: str = "Target", args: tuple[
             for stream in (proc.stdin, proc.stdout):
                 await stream.aclose()
             shutil.rmtree(workdir, ignore_errors=True)
+
+
+def java_with_agent(agent_so, classes, opts: str, main: str = "Hello") -> subprocess.CompletedProcess:
+    """``main`` run to its end under the agent with ``opts`` (no daemon needed to refuse options)."""
+    return subprocess.run(["java", f"-agentpath:{agent_so}={opts}", "-cp", str(classes), main],
+                          capture_output=True, text=True, timeout=60)
+
+
+def assert_refused(agent_so, classes, cases: dict[str, str]) -> None:
+    """Each option string makes the JVM exit 2 before main, saying why in one line holding the needle."""
+    for opts, needle in cases.items():
+        result = java_with_agent(agent_so, classes, opts)
+        assert result.returncode == 2, (opts, result)
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("jdwpd agent: ") and needle in lines[0], (opts, lines)
+        assert "hello" not in result.stdout
+

@@ -8,7 +8,7 @@ import time
 
 import pytest
 import trio
-from agent_support import run_jvm
+from agent_support import assert_refused, java_with_agent, run_jvm
 
 from jdwpd.errors import AgentError, AgentLinkClosed
 from jdwpd.link.agent_link import HandshakeError
@@ -72,10 +72,6 @@ async def test_wrong_secret_is_refused_and_the_vm_runs_on(agent_so, classes):
         assert await jvm.wait_exit() == 0
 
 
-def _java(agent_so, classes, opts: str, main: str = "Hello") -> subprocess.CompletedProcess:
-    return subprocess.run(["java", f"-agentpath:{agent_so}={opts}", "-cp", str(classes), main],
-                          capture_output=True, text=True, timeout=60)
-
 
 def test_bad_options_exit_2_with_one_line(agent_so, classes, tmp_path):
     secret, secret_path = new_secret_file(tmp_path)
@@ -98,12 +94,7 @@ def test_bad_options_exit_2_with_one_line(agent_so, classes, tmp_path):
         f"link=unix:/tmp/x.sock,secretfile={short}": "hex characters",
         f"link=unix:/tmp/x.sock,secretfile={tmp_path}/missing": "cannot read secretfile",
     }
-    for opts, needle in cases.items():
-        result = _java(agent_so, classes, opts)
-        assert result.returncode == 2, (opts, result)
-        lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("jdwpd agent: ") and needle in lines[0], (opts, lines)
-        assert "hello" not in result.stdout
+    assert_refused(agent_so, classes, cases)
 
 
 def test_launcher_helpers(tmp_path):
@@ -212,7 +203,8 @@ async def test_exit_request_replies_then_exits_with_the_code(agent_so, classes):
 def test_suspend_with_timeout_and_no_daemon_runs_anyway(agent_so, classes, tmp_path):
     _, secret_path = new_secret_file(tmp_path)
     start = time.monotonic()
-    result = _java(agent_so, classes, f"link=unix:{tmp_path}/none.sock,secretfile={secret_path},suspend=y,timeout=300")
+    opts = f"link=unix:{tmp_path}/none.sock,secretfile={secret_path},suspend=y,timeout=300"
+    result = java_with_agent(agent_so, classes, opts)
     assert result.returncode == 0 and result.stdout == "hello\n", result
     assert time.monotonic() - start >= 0.3
 

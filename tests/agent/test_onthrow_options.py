@@ -9,13 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from agent_support import assert_refused, java_with_agent
 
 from jdwpd.link.launcher import new_secret_file
-
-
-def _java(agent_so, classes, opts: str) -> subprocess.CompletedProcess:
-    return subprocess.run(["java", f"-agentpath:{agent_so}={opts}", "-cp", str(classes), "Hello"],
-                          capture_output=True, text=True, timeout=60)
 
 
 def test_bad_onthrow_options_exit_2_with_one_line(agent_so, classes, tmp_path):
@@ -29,12 +25,7 @@ def test_bad_onthrow_options_exit_2_with_one_line(agent_so, classes, tmp_path):
         f"{base},onthrow=[I": "'onthrow'",
         f"{base},onthrow=java.lang.Error,launch=/bin/echo": "'launch' is not the agent's",
     }
-    for opts, needle in cases.items():
-        result = _java(agent_so, classes, opts)
-        assert result.returncode == 2, (opts, result)
-        lines = result.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("jdwpd agent: ") and needle in lines[0], (opts, lines)
-        assert "hello" not in result.stdout
+    assert_refused(agent_so, classes, cases)
 
 
 @pytest.mark.parametrize("trigger", ["onthrow=NeverThrown", "onuncaught=y", None])
@@ -46,7 +37,7 @@ def test_a_dormant_agent_never_connects_without_its_exception(agent_so, classes,
         listener.listen(4)
         listener.setblocking(False)
         opts = f"link=unix:{path},secretfile={secret_path}" + (f",{trigger}" if trigger else "")
-        result = _java(agent_so, classes, opts)
+        result = java_with_agent(agent_so, classes, opts)
         assert result.returncode == 0 and result.stdout.strip() == "hello", result
         try:
             listener.accept()[0].close()
