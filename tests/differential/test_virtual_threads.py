@@ -347,18 +347,24 @@ AGENTPATH = re.compile(r"start JVMs with (-agentpath:\S+)")
 READY = re.compile(r"listening for debuggers at (\S+):(\d+)")
 
 
+async def run_to_ready(c: JdwpClient, s: Session) -> tuple[int, int]:
+    """The main class prepared (no more prepare events asked), then run to VT_MAIN_READY, every thread
+    suspended there: (the class, the main thread)."""
+    type_id, prepare = await s.to_main_class()
+    await c.command("EventRequest", "Clear", event_kind=E.CLASS_PREPARE, request_id=prepare.request_id)
+    ready = await s.location(type_id, "VT_MAIN_READY")
+    await s.set("ready", E.BREAKPOINT, SuspendPolicy.ALL, [M.LocationOnly(loc=ready)])
+    await s.resume_vm("to ready")
+    return type_id, (await s.pump(E.BREAKPOINT))[1][0].thread
+
+
 async def stop_with_a_virtual_thread_spinning_then_kill(port: int, markers: dict[str, int],
                                                        serve: subprocess.Popen) -> None:
     async with open_jdwp_client("127.0.0.1", port) as c:
         s = Session(c, markers)
-        type_id, prepare = await s.to_main_class()
         # No event reaches the spinner, so the agent never makes a record of it: only the all-virtual
         # suspension holds it (the path a reset must undo with ResumeAllVirtualThreads).
-        await c.command("EventRequest", "Clear", event_kind=E.CLASS_PREPARE, request_id=prepare.request_id)
-        ready = await s.location(type_id, "VT_MAIN_READY")
-        await s.set("ready", E.BREAKPOINT, SuspendPolicy.ALL, [M.LocationOnly(loc=ready)])
-        await s.resume_vm("to ready")
-        main = (await s.pump(E.BREAKPOINT))[1][0].thread
+        type_id, main = await run_to_ready(c, s)
         await c.command("VirtualMachine", "Suspend")
         spins = next(f.field_id for f in (await c.command("ReferenceType", "Fields", ref_type=type_id)).declared
                      if f.name == "spins")
@@ -407,12 +413,7 @@ def test_a_killed_daemon_lets_suspended_virtual_threads_go(vt_classes, jdk21, vt
 async def stop_with_a_virtual_thread_spinning_then_resume(c: JdwpClient, markers: dict[str, int]) -> list:
     """The spinner, never reported on, held by two suspend-alls: two VirtualMachine.Resume let it end."""
     s = Session(c, markers)
-    type_id, prepare = await s.to_main_class()
-    await c.command("EventRequest", "Clear", event_kind=E.CLASS_PREPARE, request_id=prepare.request_id)
-    ready = await s.location(type_id, "VT_MAIN_READY")
-    await s.set("ready", E.BREAKPOINT, SuspendPolicy.ALL, [M.LocationOnly(loc=ready)])
-    await s.resume_vm("to ready")
-    await s.pump(E.BREAKPOINT)
+    await run_to_ready(c, s)
     await s.t.cmd(c, "VirtualMachine", "Suspend", "twice", must=True)
     await s.resume_vm("once")
     await s.resume_vm("twice")
