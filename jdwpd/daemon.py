@@ -17,6 +17,7 @@ import sys
 
 import trio
 
+from . import spin
 from .link.agent_link import accept_agent
 
 
@@ -185,7 +186,7 @@ def serve_launched(proc: subprocess.Popen, *, jdwp_sock: socket.socket, link_soc
                    allow: list[str], read_only: bool, agent_timeout: float, lazy: bool = False,
                    launch_command: str | None = None) -> int:
     return trio.run(_launched, proc, jdwp_sock, link_sock, secret, allow, read_only, agent_timeout, lazy,
-                    launch_command)
+                    launch_command, instruments=spin.instruments())
 
 
 async def _serve_forever(link_sock: socket.socket, jdwp_sock: socket.socket, secret: bytes, allow: list[str],
@@ -207,4 +208,5 @@ async def _serve_forever(link_sock: socket.socket, jdwp_sock: socket.socket, sec
 
 def serve_adopted(*, link_sock: socket.socket, jdwp_sock: socket.socket, secret: bytes, allow: list[str],
                   read_only: bool, once: bool) -> int:
-    return trio.run(_serve_forever, link_sock, jdwp_sock, secret, allow, read_only, once)
+    return trio.run(_serve_forever, link_sock, jdwp_sock, secret, allow, read_only, once,
+                    instruments=spin.instruments())

@@ -34,6 +34,7 @@ import trio
 
 from protocol.packets import DEFAULT_MAX_PACKET_SIZE
 
+from . import spin
 from .reply_memo import MEMO_COMMANDS
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,7 @@ class FastLane:
         # What the session reads instead of the debugger's socket.
         self.inbound = trio.SocketStream(trio.socket.from_stdlib_socket(inbound))
         self._wake_r, self._wake_w = os.pipe()
+        self._spin_ns = spin.SPIN_US * 1000
         self._thread = threading.Thread(target=self._run, name=f"jdwpd-lane-{session.number}", daemon=True)
 
     def start(self) -> None:
@@ -112,6 +114,8 @@ class FastLane:
         idle.register(self._wake_r, select.POLLIN)
         try:
             while not self._stopping:
+                if self._owns:  # the next command of a burst is due at once (jdwpd/spin.py)
+                    spin.until_readable(self._sock.fileno(), self._spin_ns)
                 ready = (reading if self._owns else idle).poll()
                 if self._stopping:
                     return
