@@ -13,6 +13,7 @@ import trio
 from jdwpd.testing import debuggees
 from jdwpd.testing.client import open_jdwp_client
 
+from . import lean
 from .common import Config, Measurement, MeasurementFailed, Target, compiled_classes
 from .dbg import Debugger, debug_target, now, wait_stdout
 
@@ -45,13 +46,16 @@ def generated_classes() -> str:
 
 
 async def _browse(c) -> int:
-    """AllClassesWithGeneric, then MethodsWithGeneric and every LineTable of the generated classes."""
-    classes = (await c.command("VirtualMachine", "AllClassesWithGeneric")).classes
+    """AllClassesWithGeneric, then MethodsWithGeneric and every LineTable of the generated classes.
+
+    Through bench/lean.py's blocking loop, which decodes every reply as a debugger would: the
+    test client's own ~100 us per command would be most of what is measured."""
+    classes = lean.call(c, "VirtualMachine", "AllClassesWithGeneric").classes
     generated = [k for k in classes if re.fullmatch(r"LG\d+;", k.signature)]
     tables = 0
     for k in generated:
-        for m in (await c.command("ReferenceType", "MethodsWithGeneric", ref_type=k.type_id)).declared:
-            await c.command("Method", "LineTable", ref_type=k.type_id, method_id=m.method_id)
+        for m in lean.call(c, "ReferenceType", "MethodsWithGeneric", ref_type=k.type_id).declared:
+            lean.call(c, "Method", "LineTable", ref_type=k.type_id, method_id=m.method_id)
             tables += 1
     if len(generated) != CLASS_COUNT:
         raise MeasurementFailed(f"{len(generated)} generated classes seen, {CLASS_COUNT} expected")
