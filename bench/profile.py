@@ -1,6 +1,6 @@
 """Profile the jdwpd daemon with py-spy on the command path and on the event path.
 
-    python -m bench.profile [--what commands|events|vm|both] [--seconds 8] [--top 25] [--idle]
+    python -m bench.profile [--what commands|events|vm|steps|both] [--seconds 8] [--top 25] [--idle]
 
 Starts bench/java's Target under `jdwpd launch`, attaches `py-spy record` (pip install py-spy)
 to the daemon's PID (only samples that hold the GIL: a blocked epoll_wait is idle time, which
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import trio
 
-from protocol.constants import EventKind, SuspendPolicy
+from protocol.constants import EventKind, StepSize, SuspendPolicy
 
 from . import lean
 from .common import BENCH, kill_group
@@ -74,11 +74,22 @@ async def vm_workload(d: Debugger, seconds: float) -> str:
     return f"{n} ThreadReference.Status in {now() - t0:.1f} s: {(now() - t0) / n * 1e6:.0f} us each"
 
 
+async def steps_workload(d: Debugger, seconds: float) -> str:
+    """LINE steps as jdb takes them (Set, Resume all, the event, Clear)."""
+    thread, _ = await d.run_to("HIT")
+    n, t0 = 0, now()
+    while now() - t0 < seconds:
+        await d.step(thread, StepSize.LINE)
+        n += 1
+    return f"{n} LINE steps in {now() - t0:.1f} s: {(now() - t0) / n * 1e6:.0f} us each"
+
+
 def profiled(what: str, seconds: float, out: Path, gil: bool = True) -> str:
     pyspy = shutil.which("py-spy")
     if pyspy is None:
         raise SystemExit("py-spy is not installed: pip install py-spy")
-    workload = {"commands": commands_workload, "events": events_workload, "vm": vm_workload}[what]
+    workload = {"commands": commands_workload, "events": events_workload, "vm": vm_workload,
+                "steps": steps_workload}[what]
 
     async def body(d: Debugger) -> str:
         # The launch process is the daemon (the JVM is its child): that is the PID to sample.
@@ -130,7 +141,7 @@ def summarize(collapsed: Path, top: int) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.profile", description=__doc__.split("\n\n")[0])
-    p.add_argument("--what", choices=["commands", "events", "vm", "both"], default="both")
+    p.add_argument("--what", choices=["commands", "events", "vm", "steps", "both"], default="both")
     p.add_argument("--seconds", type=float, default=8.0)
     p.add_argument("--top", type=int, default=25)
     p.add_argument("--idle", action="store_true",
