@@ -17,7 +17,7 @@ import sys
 
 import trio
 
-from . import spin, warmup
+from . import spin
 from .link.agent_link import accept_agent
 
 
@@ -106,7 +106,6 @@ async def serve_vm(link, jdwp_listener: trio.SocketListener, *, read_only: bool,
         await nursery.start(serve_jdwp, [listener], vm)
         host, port = jdwp_listener.socket.getsockname()[:2]
         say(f"listening for debuggers at {host}:{port}")
-        nursery.start_soon(warmup.warm_up, vm.id_sizes)
         if until is None:
             await vm_done.wait()
         else:

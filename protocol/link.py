@@ -579,21 +579,13 @@ def encode_reply(msg_id: int, kind: int, status: int, values: Mapping[str, Any] 
 _FAST_REPLY: dict[int, Any] = {}  # kind -> generated decoder (link_fast.py), or False: generic only
 
 
-def prepare_reply_decoder(kind: int) -> Any:
-    """The generated decoder of this kind's replies (made now if not yet), or False."""
-    fast = _FAST_REPLY.get(kind)
-    if fast is None:
-        from .link_fast import compile_decoder
-
-        fast = _FAST_REPLY[kind] = compile_decoder(MESSAGES[kind].reply) or False
-    return fast
-
-
 def decode_reply(kind: int, body: bytes) -> dict[str, Any]:
     spec = MESSAGES[kind]
     fast = _FAST_REPLY.get(kind)
     if fast is None:
-        fast = prepare_reply_decoder(kind)
+        from .link_fast import compile_decoder
+
+        fast = _FAST_REPLY[kind] = compile_decoder(spec.reply) or False
     if fast:
         try:
             return fast(body)

@@ -821,16 +821,6 @@ def decode_reply(spec: CommandSpec, data: bytes, sizes: IDSizes | None = None) -
 COMPOSITE = _spec.by_name("Event", "Composite")
 
 
-def prepare(spec: CommandSpec, direction: str, *, encode: bool, sizes: IDSizes | None = None) -> None:
-    """Generate one codec now rather than at its first use (0.3-1 ms each, most of it the message
-    classes): ``direction`` "out" (a command, or an event composite) or "reply"."""
-    comp = _compiler(sizes)
-    key = (spec.set_id, spec.cmd_id, direction)
-    table = comp.top_enc if encode else comp.top_dec
-    if key not in table:
-        table[key] = (comp.encoder if encode else comp.decoder)(_top(key))
-
-
 def encode_composite(suspend_policy: int, events: Sequence[Any], sizes: IDSizes | None = None) -> bytes:
     """Event.Composite data.  Events: ``Events.*`` instances, or Mappings with ``event_kind``."""
     return _encode(COMPOSITE, "out", (suspend_policy, events), sizes)
