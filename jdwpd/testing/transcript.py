@@ -17,16 +17,24 @@ from .normalize import Normalizer
 
 __all__ = ["Transcript", "debuggee_session", "id_free"]
 
+# The reference agent's race at VM death (its event thread asks for thread-local storage after
+# the dead phase began) aborts the JVM after the session is over, rarely (seen once in a full
+# test run, tests/differential/test_raw_events.py).  The transcript is whole; only the exit code
+# is the reference's bug.
+REFERENCE_EXIT_CRASH = "cannot get thread local storage, jvmtiError=JVMTI_ERROR_WRONG_PHASE"
+
 
 @contextlib.asynccontextmanager
 async def debuggee_session(kind: str, classes: Path | str, main: str) -> AsyncIterator[JdwpClient]:
     """A raw client on a fresh debuggee under ``kind`` ("reference" or "jdwpd"), which must exit with 0
-    once the client is done; whatever fails carries the debuggee's output."""
+    once the client is done (the reference may also die of its known exit race); whatever fails
+    carries the debuggee's output."""
     async with jvm.open_jvm(kind, classes, main) as vm:
         try:
             async with open_jdwp_client(vm.host, vm.port) as c:
                 yield c
-            assert await vm.wait_exit(60) == 0
+            code = await vm.wait_exit(60)
+            assert code == 0 or (kind == "reference" and REFERENCE_EXIT_CRASH in vm.output.text()), code
         except BaseException as e:
             e.add_note(f"debuggee ({kind}) output:\n{vm.output.describe()}")
             raise
