@@ -16,6 +16,7 @@ command number).
 
 from __future__ import annotations
 
+import operator
 import struct
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
@@ -77,12 +78,58 @@ _U8 = struct.Struct(">B")
 # ---------------------------------------------------------------- classes
 
 
+def _no_values(_: Any) -> tuple:
+    return ()
+
+
 class Message:
-    """Base of every generated message and group class."""
+    """Base of every generated message and group class.
+
+    Equality, ordering, hashing and repr are attrs' (same class, then the fields in order;
+    ``Name(a=1, b=2)``), written once here rather than generated per class: generating them
+    was 60% of making a class, and the daemon makes a command's classes at its first use."""
 
     __slots__ = ()
     __jdwp_fields__: ClassVar[tuple] = ()
     __jdwp_label__: ClassVar[str] = ""
+    _values: ClassVar[Callable[[Any], tuple]] = staticmethod(_no_values)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values(self) == self._values(other)
+
+    def __ne__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values(self) != self._values(other)
+
+    def __lt__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values(self) < self._values(other)
+
+    def __le__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values(self) <= self._values(other)
+
+    def __gt__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values(self) > self._values(other)
+
+    def __ge__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._values(self) >= self._values(other)
+
+    def __hash__(self) -> int:
+        return hash((self.__class__, self._values(self)))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in self.__jdwp_fields__)
+        return f"{self.__class__.__name__}({inner})"
 
 
 class EventMessage(Message):
@@ -107,12 +154,23 @@ class _Namespace:
         return f"<messages namespace {self.__name__}>"
 
 
+def _values_of(names: tuple[str, ...]) -> Callable[[Any], tuple]:
+    if not names:
+        return _no_values
+    if len(names) == 1:
+        get = operator.attrgetter(names[0])
+        return lambda obj: (get(obj),)
+    return operator.attrgetter(*names)
+
+
 def _make_class(name: str, fields: tuple, label: str, base: type = Message) -> type:
     cls = attrs.make_class(
-        name, {f.name: attrs.field() for f in fields}, bases=(base,), frozen=True, slots=True, repr_ns=None
+        name, {f.name: attrs.field() for f in fields}, bases=(base,), frozen=True, slots=True,
+        eq=False, order=False, repr=False,  # Message's own
     )
     cls.__jdwp_fields__ = fields
     cls.__jdwp_label__ = label
+    cls._values = staticmethod(_values_of(tuple(f.name for f in fields)))
     return cls
 
 
