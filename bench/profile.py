@@ -17,6 +17,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import trio
@@ -40,48 +41,63 @@ def child_pids(pid: int) -> list[int]:
         return []
 
 
+async def _repeat(seconds: float, what: str, one_round: Callable[[], Awaitable[int]]) -> str:
+    """Run rounds (each returns how many operations it did) for ``seconds``; say what it cost."""
+    n, t0 = 0, now()
+    while now() - t0 < seconds:
+        n += await one_round()
+    elapsed = now() - t0
+    return f"{n} {what} in {elapsed:.1f} s: {elapsed / n * 1e6:.0f} us each"
+
+
 async def commands_workload(d: Debugger, seconds: float) -> str:
     thread, loc = await d.run_to("HIT")
-    c, n, t0 = d.c, 0, now()
-    while now() - t0 < seconds:
+    c = d.c
+
+    async def four() -> int:
         await c.command("ReferenceType", "Signature", ref_type=d.target)
         await c.command("Method", "LineTable", ref_type=d.target, method_id=loc.method_id)
         await c.command("ThreadReference", "Name", thread=thread)
         await c.command("ThreadReference", "FrameCount", thread=thread)
-        n += 4
-    return f"{n} commands in {now() - t0:.1f} s: {(now() - t0) / n * 1e6:.0f} us each"
+        return 4
+
+    return await _repeat(seconds, "commands", four)
 
 
 async def events_workload(d: Debugger, seconds: float) -> str:
     await d.breakpoint("HIT", SuspendPolicy.EVENT_THREAD)
     await d.c.command("VirtualMachine", "Resume")
     _, events = await d.c.wait_for_event(EventKind.BREAKPOINT, timeout=30)
-    n, t0 = 0, now()
-    while now() - t0 < seconds:
-        await d.c.command("ThreadReference", "Resume", thread=events[0].thread)
-        _, events = await d.c.wait_for_event(EventKind.BREAKPOINT, timeout=30)
-        n += 1
-    return f"{n} breakpoint hits in {now() - t0:.1f} s: {(now() - t0) / n * 1e6:.0f} us each"
+    thread = events[0].thread
+
+    async def hit() -> int:
+        await d.c.command("ThreadReference", "Resume", thread=thread)
+        await d.c.wait_for_event(EventKind.BREAKPOINT, timeout=30)
+        return 1
+
+    return await _repeat(seconds, "breakpoint hits", hit)
 
 
 async def vm_workload(d: Debugger, seconds: float) -> str:
     """ThreadReference.Status (never memoized: the VM path every time) through bench/lean.py."""
     thread, _ = await d.run_to("HIT")
-    n, t0 = 0, now()
-    while now() - t0 < seconds:
+
+    async def statuses() -> int:
         lean.roundtrips(d.c, "ThreadReference", "Status", 500, thread=thread)
-        n += 500
-    return f"{n} ThreadReference.Status in {now() - t0:.1f} s: {(now() - t0) / n * 1e6:.0f} us each"
+        return 500
+
+    return await _repeat(seconds, "ThreadReference.Status", statuses)
 
 
 async def steps_workload(d: Debugger, seconds: float) -> str:
     """LINE steps as jdb takes them (Set, Resume all, the event, Clear)."""
     thread, _ = await d.run_to("HIT")
-    n, t0 = 0, now()
-    while now() - t0 < seconds:
+
+    async def step() -> int:
         await d.step(thread, StepSize.LINE)
-        n += 1
-    return f"{n} LINE steps in {now() - t0:.1f} s: {(now() - t0) / n * 1e6:.0f} us each"
+        return 1
+
+    return await _repeat(seconds, "LINE steps", step)
 
 
 def profiled(what: str, seconds: float, out: Path, gil: bool = True) -> str:
