@@ -18,7 +18,7 @@ releases the GIL around it, so the other Python threads run meanwhile.  Where th
 cannot be loaded, or trio's event loop is not epoll, nobody spins.
 
 The agent does not spin: on 2 vCPUs its spinning reader took the CPU the application and the
-debugger needed (breakpoint hits 1.9 -> 2.2-2.4 x the reference's time).
+debugger needed (breakpoint hits 1.39 -> 2.20-2.41 x the reference's time; docs/performance.md).
 """
 
 from __future__ import annotations

@@ -82,6 +82,15 @@ def _no_values(_: Any) -> tuple:
     return ()
 
 
+def _comparison(op: Callable[[Any, Any], bool]) -> Callable[[Any, Any], Any]:
+    def compare(self: Any, other: Any) -> Any:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return op(self._values(self), self._values(other))
+
+    return compare
+
+
 class Message:
     """Base of every generated message and group class.
 
@@ -94,35 +103,12 @@ class Message:
     __jdwp_label__: ClassVar[str] = ""
     _values: ClassVar[Callable[[Any], tuple]] = staticmethod(_no_values)
 
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values(self) == self._values(other)
-
-    def __ne__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values(self) != self._values(other)
-
-    def __lt__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values(self) < self._values(other)
-
-    def __le__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values(self) <= self._values(other)
-
-    def __gt__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values(self) > self._values(other)
-
-    def __ge__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return self._values(self) >= self._values(other)
+    __eq__ = _comparison(operator.eq)
+    __ne__ = _comparison(operator.ne)
+    __lt__ = _comparison(operator.lt)
+    __le__ = _comparison(operator.le)
+    __gt__ = _comparison(operator.gt)
+    __ge__ = _comparison(operator.ge)
 
     def __hash__(self) -> int:
         return hash((self.__class__, self._values(self)))
