@@ -17,7 +17,7 @@ import sys
 
 import trio
 
-from . import spin
+from . import spin, warmup
 from .link.agent_link import accept_agent
 
 
@@ -104,6 +104,7 @@ async def serve_vm(link, jdwp_listener: trio.SocketListener, *, read_only: bool,
         await nursery.start(run_vm)
         listener = AllowListener(jdwp_listener, allow) if allow else jdwp_listener
         await nursery.start(serve_jdwp, [listener], vm)
+        nursery.start_soon(warmup.warm, vm)
         host, port = jdwp_listener.socket.getsockname()[:2]
         say(f"listening for debuggers at {host}:{port}")
         if until is None:

@@ -579,13 +579,24 @@ def encode_reply(msg_id: int, kind: int, status: int, values: Mapping[str, Any] 
 _FAST_REPLY: dict[int, Any] = {}  # kind -> generated decoder (link_fast.py), or False: generic only
 
 
+def prepare_reply(kind: int) -> None:
+    """Make now the reply decoder that the first reply of this kind would make (~0.1 ms)."""
+    if kind not in _FAST_REPLY:
+        from .link_fast import compile_decoder
+
+        _FAST_REPLY[kind] = compile_decoder(MESSAGES[kind].reply) or False
+
+
+def reply_prepared(kind: int) -> bool:
+    return kind in _FAST_REPLY
+
+
 def decode_reply(kind: int, body: bytes) -> dict[str, Any]:
     spec = MESSAGES[kind]
     fast = _FAST_REPLY.get(kind)
     if fast is None:
-        from .link_fast import compile_decoder
-
-        fast = _FAST_REPLY[kind] = compile_decoder(spec.reply) or False
+        prepare_reply(kind)
+        fast = _FAST_REPLY[kind]
     if fast:
         try:
             return fast(body)

@@ -875,6 +875,34 @@ def decode_composite(data: bytes, sizes: IDSizes | None = None) -> tuple[int, tu
     return msg.suspend_policy, msg.events
 
 
+def prepare_server(spec: CommandSpec, sizes: IDSizes | None = None) -> None:
+    """Make now what a server's first use of this command would make: its command's decoder and
+    its reply's encoder (0.2-2 ms of class and code generation, paid once per process)."""
+    comp = _compiler(sizes)
+    for direction, table, make in (("out", comp.top_dec, comp.decoder), ("reply", comp.top_enc, comp.encoder)):
+        key = (spec.set_id, spec.cmd_id, direction)
+        if key not in table:
+            table[key] = make(_top(key))
+
+
+def prepare_event(kind: int, sizes: IDSizes | None = None) -> None:
+    """Make now what the first composite carrying an event of this kind would make."""
+    comp = _compiler(sizes)
+    key = (COMPOSITE.set_id, COMPOSITE.cmd_id, "out")
+    if key not in comp.top_enc:
+        comp.top_enc[key] = comp.encoder(_top(key))
+    comp.encoder(_ALT_CLASSES[(_spec.EVENT_SELECT.name, kind)])
+
+
+def server_prepared(spec: CommandSpec, sizes: IDSizes | None = None) -> bool:
+    comp = _compiler(sizes)
+    return all((spec.set_id, spec.cmd_id, d) in t for d, t in (("out", comp.top_dec), ("reply", comp.top_enc)))
+
+
+def event_prepared(kind: int, sizes: IDSizes | None = None) -> bool:
+    return _ALT_CLASSES[(_spec.EVENT_SELECT.name, kind)] in _compiler(sizes).encoders
+
+
 def decode_untagged_values(raw: RawValues, resolve: Callable[[int], int] | int, sizes: IDSizes | None = None) -> list:
     """Finish decoding a SetValues body once the types are known.
 
