@@ -26,7 +26,29 @@ if __package__ in (None, ""):  # `python bench/run.py`
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
     __package__ = "bench"  # noqa: A001
 
-from bench.common import BENCH, Config, Measurement, Target  # noqa: E402
+from bench.common import BENCH, REPO, Config, Measurement, Target  # noqa: E402
+
+PACKAGES = ("jdwpd", "protocol")
+
+
+def prepare_bytecode(compiled: bool) -> str:
+    """Start every daemon as an installed jdwpd starts: `pip install .` writes the bytecode of every
+    module, while an editable checkout under PYTHONDONTWRITEBYTECODE=1 (as on our CI machines) never
+    gets it, and each daemon then compiles its ~60 modules again (~60-70 ms of `jdwpd launch`).
+    compiled=False measures that (the libraries keep theirs, as pip installed them)."""
+    if compiled:
+        import compileall
+
+        for name in PACKAGES:
+            compileall.compile_dir(str(REPO / name), quiet=1)
+        return "bytecode compiled, as `pip install .` does"
+    import shutil
+
+    for name in PACKAGES:
+        for cache in (REPO / name).rglob("__pycache__"):
+            shutil.rmtree(cache, ignore_errors=True)
+    os.environ["PYTHONDONTWRITEBYTECODE"] = "1"
+    return "no bytecode of jdwpd's own: every daemon compiles its modules (--no-bytecode)"
 
 
 def all_measurements() -> list[Measurement]:
@@ -159,6 +181,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--list", action="store_true", help="list the measurements and exit")
     p.add_argument("--java", default="java", help="the java launcher to measure (default: java on PATH)")
     p.add_argument("--out", default=str(BENCH / "results" / "latest.json"), help="where the JSON goes")
+    p.add_argument("--no-bytecode", action="store_true",
+                   help="start daemons without compiled bytecode (an editable checkout that may not write it)")
     p.add_argument("--cpus", metavar="LIST", help="run the bench and everything it starts on these CPUs only "
                    "(e.g. 0): latency without cross-CPU wake-ups, which on a VM swing medians x2-3")
     args = p.parse_args(argv)
@@ -180,7 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     reps = args.reps or (2 if args.quick else 5)
     started = time.time()
     jdk = java_version(args.java)
-    print(f"jdwpd bench: {len(measurements)} measurement(s), {reps} repetition(s), {jdk}", flush=True)
+    bytecode = prepare_bytecode(not args.no_bytecode)
+    print(f"jdwpd bench: {len(measurements)} measurement(s), {reps} repetition(s), {jdk}; {bytecode}", flush=True)
     data = run_all(measurements, cfg, reps, log=lambda s: print(s, flush=True))
     rows = summarize(measurements, data)
     print()
@@ -188,7 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({
-        "jdk": jdk, "python": sys.version.split()[0], "quick": args.quick, "reps": reps, "cpus": args.cpus,
+        "jdk": jdk, "python": sys.version.split()[0], "bytecode": not args.no_bytecode,
+        "quick": args.quick, "reps": reps, "cpus": args.cpus,
         "started": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(started)),
         "seconds": round(time.time() - started, 1), "ratios": rows, "raw": data,
     }, indent=1))
