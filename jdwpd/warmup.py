@@ -6,8 +6,9 @@ commands in a row, so a fresh daemon answered its first session 25-40 ms slower 
 (bench `ide`: 180-200 against 158 ms).  The reference, in C, has nothing to make.
 
 So from the moment a VM is served until some debugger sends its first command, the daemon makes
-them: the commands debuggers send first (jdb's and JDI's attach, as recorded in
-tests/fixtures/recordings/), the events they ask for, the agent-link decoders, then the rest;
+them: the commands debuggers send first (jdb's attach and first stop, as recorded in
+tests/fixtures/recordings/, then what JDI-based IDEs add), the events they ask for, the
+agent-link decoders, then the rest;
 one step per scheduler turn, so an accept, a handshake or an agent message waits at most one
 step (~1 ms).  The first command ends it for good: from then on a step would land inside some
 debugger's latency (tried in session 4 for idle moments during a session: Status 111 -> 123 us,
