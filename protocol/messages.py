@@ -365,6 +365,19 @@ class _Compiler:
             return "B" + _ID_CODES[self.sizes.object_id]
         return _ID_CODES[getattr(self.sizes, ID_TYPES[t])]
 
+    def top_decoder(self, key: tuple[int, int, str]) -> Callable:
+        """The decoder of a command's (set, cmd, direction) body, made at its first use."""
+        dec = self.top_dec.get(key)
+        if dec is None:
+            dec = self.top_dec[key] = self.decoder(_top(key))
+        return dec
+
+    def top_encoder(self, key: tuple[int, int, str]) -> Callable:
+        enc = self.top_enc.get(key)
+        if enc is None:
+            enc = self.top_enc[key] = self.encoder(_top(key))
+        return enc
+
     # ---- decoding
 
     def decoder(self, cls: type) -> Callable:
@@ -811,9 +824,7 @@ def _compiler(sizes: IDSizes | None) -> _Compiler:
 def _decode(spec: CommandSpec, direction: str, data: bytes, sizes: IDSizes | None) -> Any:
     comp = _compiler(sizes)
     key = (spec.set_id, spec.cmd_id, direction)
-    dec = comp.top_dec.get(key)
-    if dec is None:
-        dec = comp.top_dec[key] = comp.decoder(_top(key))
+    dec = comp.top_decoder(key)
     if type(data) is not bytes:
         data = bytes(data)
     try:
@@ -828,9 +839,7 @@ def _decode(spec: CommandSpec, direction: str, data: bytes, sizes: IDSizes | Non
 def _encode(spec: CommandSpec, direction: str, msg: Any, sizes: IDSizes | None) -> bytes:
     comp = _compiler(sizes)
     key = (spec.set_id, spec.cmd_id, direction)
-    enc = comp.top_enc.get(key)
-    if enc is None:
-        enc = comp.top_enc[key] = comp.encoder(_top(key))
+    enc = comp.top_encoder(key)
     parts: list[bytes] = []
     try:
         enc(parts, msg)
@@ -879,18 +888,14 @@ def prepare_server(spec: CommandSpec, sizes: IDSizes | None = None) -> None:
     """Make now what a server's first use of this command would make: its command's decoder and
     its reply's encoder (0.2-2 ms of class and code generation, paid once per process)."""
     comp = _compiler(sizes)
-    for direction, table, make in (("out", comp.top_dec, comp.decoder), ("reply", comp.top_enc, comp.encoder)):
-        key = (spec.set_id, spec.cmd_id, direction)
-        if key not in table:
-            table[key] = make(_top(key))
+    comp.top_decoder((spec.set_id, spec.cmd_id, "out"))
+    comp.top_encoder((spec.set_id, spec.cmd_id, "reply"))
 
 
 def prepare_event(kind: int, sizes: IDSizes | None = None) -> None:
     """Make now what the first composite carrying an event of this kind would make."""
     comp = _compiler(sizes)
-    key = (COMPOSITE.set_id, COMPOSITE.cmd_id, "out")
-    if key not in comp.top_enc:
-        comp.top_enc[key] = comp.encoder(_top(key))
+    comp.top_encoder((COMPOSITE.set_id, COMPOSITE.cmd_id, "out"))
     comp.encoder(_ALT_CLASSES[(_spec.EVENT_SELECT.name, kind)])
 
 
