@@ -105,15 +105,40 @@ async def set_request(ctx: Any, cmd: Any) -> Any:
     # The reference accepts Conditional (reserved "for the future") and filters nothing by it.
     mods = [m for m in mods if m.mod_kind != ModKind.CONDITIONAL]
     inert = is_inert(kind, mods)
+    cannot_fail = False
     if kind == EventKind.SINGLE_STEP and not inert:
         await _replace_own_step(ctx, mods)
+        cannot_fail = _step_cannot_fail(ctx, mods)
     req = vm.requests.new_request(ctx.session, kind, cmd.suspend_policy, tuple(mods),
                                   in_agent=kind not in NEVER_REPORTED and not inert)
     try:
-        await vm.add_request(req)
+        await vm.add_request(req, cannot_fail=cannot_fail)
     except AgentError as e:
         raise_agent(e)
     return {"request_id": req.request_id}
+
+
+# Modifiers the agent takes without looking anything up (no object or class to resolve).
+_UNFAILING_MODS = frozenset({ModKind.STEP, ModKind.COUNT, ModKind.CLASS_MATCH, ModKind.CLASS_EXCLUDE})
+
+
+def _step_cannot_fail(ctx: Any, mods: list[Modifier]) -> bool:
+    """The agent's step Set can only fail on a thread that is not alive, on another debugger's
+    step of the same thread (DUPLICATE), or on an id it cannot resolve.  A thread parked in an
+    event with nothing sent since that could let it run is alive, and this debugger's own
+    earlier steps are gone already (_replace_own_step)."""
+    threads = ctx.vm.threads
+    for m in mods:
+        if m.mod_kind == ModKind.THREAD_ONLY:
+            if not threads.surely_parked(m.args["thread"]):
+                return False
+        elif m.mod_kind not in _UNFAILING_MODS:
+            return False
+    thread = _step_thread(mods)
+    if thread is None or not threads.surely_parked(thread):
+        return False
+    return not any(req.in_agent and _step_thread(req.modifiers) == thread
+                   for req in ctx.vm.requests.of_kind(EventKind.SINGLE_STEP))
 
 
 def _step_thread(mods: Any) -> int | None:

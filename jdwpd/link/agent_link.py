@@ -116,6 +116,7 @@ class AgentLink:
         self._unsent: list[bytes] = []
         self._fd_waiter = False  # a task waits for the socket to be readable
         self._pending: dict[int, _Slot] = {}
+        self._refusal_watch: dict[int, Callable[[int], None]] = {}  # posted ids whose refusal matters
         self._events: list[dict[str, Any]] = []
         self._event_waiters: list[trio.Event] = []
         self._next_id = 1
@@ -182,16 +183,20 @@ class AgentLink:
                 results.append(e)
         return results
 
-    async def post(self, name: str, **fields: Any) -> None:
+    async def post(self, name: str, on_refused: Callable[[int], None] | None = None, **fields: Any) -> None:
         """Send a request and wait for nothing: its reply is dropped when it comes.
 
         For a request that cannot fail and whose effect every later request sees anyway (the
-        agent executes requests in arrival order), e.g. CLEAR_REQUEST.  AgentLinkClosed when
-        the link is gone."""
+        agent executes requests in arrival order), e.g. CLEAR_REQUEST.  A request the daemon
+        only judged it could not fail names ``on_refused``: called with the agent's status if
+        the agent refused it after all.  AgentLinkClosed when the link is gone."""
         if self._closed:
             raise AgentLinkClosed(self.close_reason or "agent link closed")
         self.on_message(name)
-        data = L.encode_request(self._new_id(), name, **fields)
+        msg_id = self._new_id()
+        if on_refused is not None:
+            self._refusal_watch[msg_id] = on_refused
+        data = L.encode_request(msg_id, name, **fields)
         sent = self._send_now(data)
         if sent is True:
             return
@@ -363,6 +368,15 @@ class AgentLink:
                 ev.set()
             self._event_waiters = []
             return
+        if self._refusal_watch:
+            refused = self._refusal_watch.pop(frame.id, None)
+            if refused is not None:
+                if frame.status != 0:
+                    try:
+                        refused(frame.status)
+                    except Exception:  # the reading of the link goes on whatever the callback does
+                        log.exception("a refused posted request's callback failed")
+                return
         slot = self._pending.get(frame.id)
         if slot is not None and slot.frame is None:
             slot.frame = frame

@@ -52,6 +52,10 @@ class ThreadTable:
     def __init__(self) -> None:
         self._threads: dict[int, ThreadState] = {}
         self._all_by: dict[Session, int] = {}
+        # Threads the agent parked at an event and nothing may have let run since: alive and
+        # suspended for sure, which is what lets a step request go out without waiting
+        # (jdwpd/commands/event_request.py).
+        self._parked_at_event: set[int] = set()
 
     def get(self, thread_id: int) -> ThreadState:
         state = self._threads.get(thread_id)
@@ -65,6 +69,19 @@ class ThreadTable:
     def forget(self, thread_id: int) -> None:
         """The thread ended: nobody can resume it any more."""
         self._threads.pop(thread_id, None)
+        self._parked_at_event.discard(thread_id)
+
+    def parked_at_event(self, thread_id: int) -> None:
+        """The agent reported an event of the thread with a suspend policy: it waits in the event."""
+        self._parked_at_event.add(thread_id)
+
+    def may_run(self) -> None:
+        """Something went to the agent that may let threads run or end (a resume, an invoke, ...)."""
+        self._parked_at_event.clear()
+
+    def surely_parked(self, thread_id: int) -> bool:
+        """The thread waits in an event the agent reported, and nothing may have released it."""
+        return thread_id in self._parked_at_event
 
     # --- recording what the agent was asked to do -------------------------------------
     # Invariant: a session's claim on a thread is all_by + held_by and never negative;
