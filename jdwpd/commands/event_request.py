@@ -23,7 +23,7 @@ from jdwpd.model.requests import (
     location_for_link,
 )
 from protocol.constants import ErrorCode, EventKind, ModKind
-from protocol.link import ObjectKind
+from protocol.link import CapBit, ObjectKind
 from protocol.wire import encode_mutf8
 
 SET_NAME = "EventRequest"
@@ -105,10 +105,9 @@ async def set_request(ctx: Any, cmd: Any) -> Any:
     # The reference accepts Conditional (reserved "for the future") and filters nothing by it.
     mods = [m for m in mods if m.mod_kind != ModKind.CONDITIONAL]
     inert = is_inert(kind, mods)
-    cannot_fail = False
     if kind == EventKind.SINGLE_STEP and not inert:
         await _replace_own_step(ctx, mods)
-        cannot_fail = _step_cannot_fail(ctx, mods)
+    cannot_fail = not inert and _agent_cannot_refuse(ctx, kind, mods)
     req = vm.requests.new_request(ctx.session, kind, cmd.suspend_policy, tuple(mods),
                                   in_agent=kind not in NEVER_REPORTED and not inert)
     try:
@@ -119,20 +118,44 @@ async def set_request(ctx: Any, cmd: Any) -> Any:
 
 
 # Modifiers the agent takes without looking anything up (no object or class to resolve).
-_UNFAILING_MODS = frozenset({ModKind.STEP, ModKind.COUNT, ModKind.CLASS_MATCH, ModKind.CLASS_EXCLUDE})
+_UNFAILING_MODS = frozenset({ModKind.COUNT, ModKind.CLASS_MATCH, ModKind.CLASS_EXCLUDE, ModKind.SOURCE_NAME_MATCH})
+# Kinds whose installing in the agent needs no capability and cannot fail (a JVMTI event enabled VM-wide).
+_UNFAILING_KINDS = frozenset({EventKind.CLASS_PREPARE, EventKind.THREAD_START, EventKind.THREAD_DEATH,
+                              EventKind.VM_DEATH})
+
+
+def _agent_cannot_refuse(ctx: Any, kind: int, mods: list[Modifier]) -> bool:
+    """Whether the agent is sure to take this request, so that it can go out without waiting for
+    the agent's reply.  The agent refuses a request for a capability it lacks, an id it cannot
+    resolve, a thread that is not alive, or a second step of a thread (DUPLICATE)."""
+    if kind == EventKind.SINGLE_STEP:
+        return _step_cannot_fail(ctx, mods)
+    vm = ctx.vm
+    if kind == EventKind.EXCEPTION:
+        if not vm.has(CapBit.EXCEPTION_EVENTS):
+            return False
+    elif kind not in _UNFAILING_KINDS:
+        return False
+    if not all(m.mod_kind in _UNFAILING_MODS or (m.mod_kind == ModKind.EXCEPTION_ONLY and not m.args["ref"])
+               for m in mods):
+        return False
+    # Only while nothing runs: an event of a running thread must not slip between the reply that
+    # says the request is set and the agent's setting it.  Whatever lets a thread run goes to the
+    # agent after this request.
+    return vm.threads.world_frozen() and not vm.memo.invokes
 
 
 def _step_cannot_fail(ctx: Any, mods: list[Modifier]) -> bool:
-    """The agent's step Set can only fail on a thread that is not alive, on another debugger's
-    step of the same thread (DUPLICATE), or on an id it cannot resolve.  A thread parked in an
-    event with nothing sent since that could let it run is alive, and this debugger's own
-    earlier steps are gone already (_replace_own_step)."""
+    """A step fails on a thread that is not alive, on another debugger's step of the same thread
+    (DUPLICATE), or on an id the agent cannot resolve.  A thread parked in an event with nothing
+    sent since that could let it run is alive, and this debugger's own earlier steps are gone
+    already (_replace_own_step)."""
     threads = ctx.vm.threads
     for m in mods:
         if m.mod_kind == ModKind.THREAD_ONLY:
             if not threads.surely_parked(m.args["thread"]):
                 return False
-        elif m.mod_kind not in _UNFAILING_MODS:
+        elif m.mod_kind != ModKind.STEP and m.mod_kind not in _UNFAILING_MODS:
             return False
     thread = _step_thread(mods)
     if thread is None or not threads.surely_parked(thread):

@@ -1,6 +1,7 @@
-"""A step request the agent cannot refuse goes out without waiting for the agent's reply
-(jdwpd/commands/event_request.py, _step_cannot_fail); every other one waits, and a wrong
-proof degrades to a request that never fires, never to a broken session."""
+"""A request the agent cannot refuse goes out without waiting for the agent's reply
+(jdwpd/commands/event_request.py, _agent_cannot_refuse): a step of a thread parked in an event,
+and requests that need no lookup while nothing runs.  Every other one waits, and a wrong proof
+degrades to a request that never fires, never to a broken session."""
 
 from __future__ import annotations
 
@@ -126,6 +127,36 @@ async def test_another_debuggers_step_of_the_thread_still_gets_duplicate(tmp_pat
                 assert seen == ["posted", "waited"]
 
 
+async def test_requests_set_while_nothing_runs_go_out_without_waiting_and_fire(tmp_path):
+    classes = compile_robustness_java(tmp_path)
+    async with inprocess_daemon(["-cp", str(classes), "Ticker", "3", "1"]) as d:
+        seen = record_set_requests(d.vm.link)
+        async with open_jdwp_client("127.0.0.1", d.port, timeout=TIMEOUT) as c:
+            with trio.fail_after(60):
+                await stop_at_tick(c)  # every thread suspended
+                seen.clear()
+
+                async def set_request(kind, *mods):
+                    return (await c.command("EventRequest", "Set", event_kind=kind, suspend_policy=SuspendPolicy.NONE,
+                                            modifiers=list(mods))).request_id
+
+                thread_death = await set_request(EventKind.THREAD_DEATH, {"mod_kind": ModKind.COUNT, "count": 1})
+                vm_death = await set_request(EventKind.VM_DEATH)
+                await set_request(EventKind.EXCEPTION, {"mod_kind": ModKind.EXCEPTION_ONLY, "exception_or_null": 0,
+                                                        "caught": True, "uncaught": True})
+                await set_request(EventKind.CLASS_PREPARE, {"mod_kind": ModKind.CLASS_MATCH, "class_pattern": "x.*"},
+                                  {"mod_kind": ModKind.COUNT, "count": 2})
+                assert seen == ["posted"] * 4
+                await c.command("VirtualMachine", "Resume")
+                seen.clear()
+                await set_request(EventKind.CLASS_PREPARE, {"mod_kind": ModKind.CLASS_MATCH, "class_pattern": "y.*"})
+                assert seen == ["waited"]  # the program runs: an event could slip in before the agent has it
+                _, events = await c.wait_for_event(EventKind.THREAD_DEATH, TIMEOUT)
+                assert events[0].request_id == thread_death
+                _, events = await c.wait_for_event(EventKind.VM_DEATH, TIMEOUT)
+                assert vm_death in [e.request_id for e in events]
+
+
 async def test_a_wrong_proof_leaves_a_request_that_never_fires(tmp_path, monkeypatch, caplog):
     """If the agent refuses a posted step after all, the debugger already holds its id: the request
     stays, retired (it never fires, its Clear works), and the daemon says so in its log."""
@@ -137,7 +168,7 @@ async def test_a_wrong_proof_leaves_a_request_that_never_fires(tmp_path, monkeyp
                 thread = await stop_at_tick(a)
                 await a.command("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
                                 suspend_policy=SuspendPolicy.ALL, modifiers=step_mods(thread))
-                monkeypatch.setattr(event_request, "_step_cannot_fail", lambda ctx, mods: True)
+                monkeypatch.setattr(event_request, "_agent_cannot_refuse", lambda ctx, kind, mods: True)
                 with caplog.at_level(logging.WARNING, logger="jdwpd.vm"):
                     refused = await b.command("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
                                               suspend_policy=SuspendPolicy.ALL, modifiers=step_mods(thread))
