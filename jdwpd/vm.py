@@ -434,7 +434,7 @@ class VM:
 
     async def add_request(self, request: EventRequest, *, cannot_fail: bool = False) -> None:
         """Install a request.  ``cannot_fail``: the caller proved the agent will take it, so it
-        goes out without waiting for the agent's reply (a link round trip less per step)."""
+        goes out without waiting for the agent's reply (commands/event_request.py, _agent_cannot_refuse)."""
         # In the table before the agent has it: its first hit may overtake the reply.
         self.requests.add(request)
         if request.in_agent:
