@@ -26,10 +26,9 @@ import trio
 
 from jdwpd.testing import debuggees, jvm
 from jdwpd.testing.client import open_jdwp_client
-from protocol.constants import EventKind, StepDepth, StepSize
+from protocol.constants import StepDepth, StepSize
 from tests.conformance.harness import TIMEOUT, Transcript
-from tests.conformance.scenarios_events import step
-from tests.differential.test_step_semantics import line_of
+from tests.differential.test_step_strata import steps_under_each_stratum
 
 pytestmark = pytest.mark.jvm
 
@@ -56,25 +55,11 @@ def classpath(tmp_path_factory) -> Path:
     return out
 
 
-async def one_step(t: Transcript, thread: int, size, depth, what: str) -> None:
-    rid = await t.set_request(EventKind.SINGLE_STEP, step(thread, size, depth), note=what)
-    await t.ok("VirtualMachine", "Resume")
-    ev = await t.event_of(EventKind.SINGLE_STEP, what)
-    await t.ok("EventRequest", "Clear", event_kind=EventKind.SINGLE_STEP, request_id=rid)
-    t.note("line", what, await line_of(t, ev.location))
-
-
 async def session(t: Transcript) -> None:
     kotlin = await t.start("KtInlineKt")  # prepared at KtMain's call of run()
     await t.ok("ReferenceType", "SourceDebugExtension", ref_type=kotlin)
     await t.ok("ReferenceType", "SourceFile", ref_type=kotlin)
-    for stratum in STRATA:
-        if stratum is not None:
-            await t.ok("VirtualMachine", "SetDefaultStratum", stratum_id=stratum, note=repr(stratum))
-        for i, (marker, steps) in enumerate(CASES):
-            thread = (await t.run_to(kotlin, marker)).thread
-            for j, (size, depth) in enumerate(steps):
-                await one_step(t, thread, size, depth, f"{stratum!r} {i}.{j}: {marker} {size.name} {depth.name}")
+    await steps_under_each_stratum(t, kotlin, STRATA, CASES)
     await t.to_the_end()
 
 

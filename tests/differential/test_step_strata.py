@@ -71,17 +71,22 @@ async def one_step(t: Transcript, thread: int, size, depth, what: str) -> None:
     t.note("line", what, await line_of(t, ev.location))
 
 
+async def steps_under_each_stratum(t: Transcript, ref: int, strata: list, cases: list) -> None:
+    """Each default stratum in turn (None: none set), then each case's steps from its marker in class ``ref``."""
+    for stratum in strata:
+        if stratum is not None:
+            await t.ok("VirtualMachine", "SetDefaultStratum", stratum_id=stratum, note=repr(stratum))
+        for i, (marker, steps) in enumerate(cases):
+            thread = (await t.run_to(ref, marker)).thread
+            for j, (size, depth) in enumerate(steps):
+                await one_step(t, thread, size, depth, f"{stratum!r} {i}.{j}: {marker} {size.name} {depth.name}")
+
+
 async def session(t: Transcript) -> None:
     main_class = await t.start("StrataMain")
     await t.run_to(main_class, "SM_CALL")
     strata = await t.class_id("LStrata;")
-    for stratum in STRATA:
-        if stratum is not None:
-            await t.ok("VirtualMachine", "SetDefaultStratum", stratum_id=stratum, note=repr(stratum))
-        for i, (marker, steps) in enumerate(CASES):
-            thread = (await t.run_to(strata, marker)).thread
-            for j, (size, depth) in enumerate(steps):
-                await one_step(t, thread, size, depth, f"{stratum!r} {i}.{j}: {marker} {size.name} {depth.name}")
+    await steps_under_each_stratum(t, strata, STRATA, CASES)
     # The stated difference: steps end inside run() by Foo's lines (R4, then R5, whose line R6 shares), the
     # stratum changes to Java, and the next step starts in the same method: R6 by Java's lines.
     await t.ok("VirtualMachine", "SetDefaultStratum", stratum_id="Foo", note="'Foo'")

@@ -6,6 +6,8 @@ degrades to a request that never fires, never to a broken session."""
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 import trio
@@ -14,10 +16,25 @@ from jdwpd.commands import event_request
 from jdwpd.testing.client import open_jdwp_client
 from protocol.constants import ErrorCode, EventKind, ModKind, StepDepth, StepSize, SuspendPolicy, TypeTag
 from protocol.wire import Location
-from tests.robustness.daemon_support import compile_robustness_java, inprocess_daemon, loaded_class, marker
+from tests.robustness.daemon_support import (
+    Daemon,
+    compile_robustness_java,
+    inprocess_daemon,
+    loaded_class,
+    marker,
+)
 
 pytestmark = pytest.mark.jvm
 TIMEOUT = 20
+
+
+@asynccontextmanager
+async def ticker(tmp_path, ticks: int = 100000) -> AsyncIterator[tuple[Daemon, list[str]]]:
+    """Ticker under an in-process daemon whose SET_REQUESTs are recorded, within one deadline."""
+    classes = compile_robustness_java(tmp_path)
+    async with inprocess_daemon(["-cp", str(classes), "Ticker", str(ticks), "1"]) as d:
+        with trio.fail_after(60):
+            yield d, record_set_requests(d.vm.link)
 
 
 def record_set_requests(link) -> list[str]:
@@ -69,9 +86,7 @@ async def step(c, thread: int) -> int:
 
 
 async def test_steps_from_an_event_go_out_without_waiting(tmp_path):
-    classes = compile_robustness_java(tmp_path)
-    async with inprocess_daemon(["-cp", str(classes), "Ticker", "100000", "1"]) as d:
-        seen = record_set_requests(d.vm.link)
+    async with ticker(tmp_path) as (d, seen):
         async with open_jdwp_client("127.0.0.1", d.port, timeout=TIMEOUT) as c:
             with trio.fail_after(60):
                 thread = await stop_at_tick(c)
@@ -85,9 +100,7 @@ async def test_steps_from_an_event_go_out_without_waiting(tmp_path):
 
 
 async def test_a_thread_that_may_have_run_since_its_event_waits_for_the_agent(tmp_path):
-    classes = compile_robustness_java(tmp_path)
-    async with inprocess_daemon(["-cp", str(classes), "Ticker", "100000", "1"]) as d:
-        seen = record_set_requests(d.vm.link)
+    async with ticker(tmp_path) as (d, seen):
         async with open_jdwp_client("127.0.0.1", d.port, timeout=TIMEOUT) as c:
             with trio.fail_after(60):
                 thread = await stop_at_tick(c, SuspendPolicy.EVENT_THREAD)
@@ -111,9 +124,7 @@ async def test_a_thread_that_may_have_run_since_its_event_waits_for_the_agent(tm
 
 
 async def test_another_debuggers_step_of_the_thread_still_gets_duplicate(tmp_path):
-    classes = compile_robustness_java(tmp_path)
-    async with inprocess_daemon(["-cp", str(classes), "Ticker", "100000", "1"]) as d:
-        seen = record_set_requests(d.vm.link)
+    async with ticker(tmp_path) as (d, seen):
         async with open_jdwp_client("127.0.0.1", d.port, timeout=TIMEOUT) as a, \
                 open_jdwp_client("127.0.0.1", d.port, timeout=TIMEOUT) as b:
             with trio.fail_after(60):
@@ -128,9 +139,7 @@ async def test_another_debuggers_step_of_the_thread_still_gets_duplicate(tmp_pat
 
 
 async def test_requests_set_while_nothing_runs_go_out_without_waiting_and_fire(tmp_path):
-    classes = compile_robustness_java(tmp_path)
-    async with inprocess_daemon(["-cp", str(classes), "Ticker", "3", "1"]) as d:
-        seen = record_set_requests(d.vm.link)
+    async with ticker(tmp_path, 3) as (d, seen):
         async with open_jdwp_client("127.0.0.1", d.port, timeout=TIMEOUT) as c:
             with trio.fail_after(60):
                 await stop_at_tick(c)  # every thread suspended
@@ -160,8 +169,7 @@ async def test_requests_set_while_nothing_runs_go_out_without_waiting_and_fire(t
 async def test_a_wrong_proof_leaves_a_request_that_never_fires(tmp_path, monkeypatch, caplog):
     """If the agent refuses a posted step after all, the debugger already holds its id: the request
     stays, retired (it never fires, its Clear works), and the daemon says so in its log."""
-    classes = compile_robustness_java(tmp_path)
-    async with inprocess_daemon(["-cp", str(classes), "Ticker", "100000", "1"]) as d:
+    async with ticker(tmp_path) as (d, seen):
         async with open_jdwp_client("127.0.0.1", d.port, timeout=TIMEOUT) as a, \
                 open_jdwp_client("127.0.0.1", d.port, timeout=TIMEOUT) as b:
             with trio.fail_after(60):
