@@ -88,13 +88,12 @@ async def step(c, thread: int) -> int:
 async def test_steps_from_an_event_go_out_without_waiting(tmp_path):
     async with ticker(tmp_path) as (d, seen):
         async with open_jdwp_client("127.0.0.1", d.port, timeout=TIMEOUT) as c:
-            with trio.fail_after(60):
-                thread = await stop_at_tick(c)
-                seen.clear()
-                indexes = [await step(c, thread) for _ in range(5)]
-                assert seen == ["posted"] * 5
-                assert len(set(indexes)) > 1  # the steps moved the thread
-                await c.command("VirtualMachine", "Resume")
+            thread = await stop_at_tick(c)
+            seen.clear()
+            indexes = [await step(c, thread) for _ in range(5)]
+            assert seen == ["posted"] * 5
+            assert len(set(indexes)) > 1  # the steps moved the thread
+            await c.command("VirtualMachine", "Resume")
         stats = await d.agent_stats()
         assert stats["filters"] == 0 and stats["events_enabled"] == 0, stats
 
@@ -102,68 +101,65 @@ async def test_steps_from_an_event_go_out_without_waiting(tmp_path):
 async def test_a_thread_that_may_have_run_since_its_event_waits_for_the_agent(tmp_path):
     async with ticker(tmp_path) as (d, seen):
         async with open_jdwp_client("127.0.0.1", d.port, timeout=TIMEOUT) as c:
-            with trio.fail_after(60):
-                thread = await stop_at_tick(c, SuspendPolicy.EVENT_THREAD)
-                # Suspended twice, resumed once: still suspended, but a resume went to the agent.
-                await c.command("ThreadReference", "Suspend", thread=thread)
-                await c.command("ThreadReference", "Resume", thread=thread)
-                seen.clear()
-                req = await c.command("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
-                                      suspend_policy=SuspendPolicy.EVENT_THREAD, modifiers=step_mods(thread))
-                assert seen == ["waited"]
-                await c.command("ThreadReference", "Resume", thread=thread)
-                _, events = await c.wait_for_event(EventKind.SINGLE_STEP, TIMEOUT)
-                assert events[0].request_id == req.request_id
-                # Parked in this step's event, and no other debugger steps it: posted again.
-                seen.clear()
-                await c.command("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
-                                suspend_policy=SuspendPolicy.EVENT_THREAD, modifiers=step_mods(thread))
-                assert seen == ["posted"]
-                await c.command("ThreadReference", "Resume", thread=thread)
-                await c.wait_for_event(EventKind.SINGLE_STEP, TIMEOUT)
+            thread = await stop_at_tick(c, SuspendPolicy.EVENT_THREAD)
+            # Suspended twice, resumed once: still suspended, but a resume went to the agent.
+            await c.command("ThreadReference", "Suspend", thread=thread)
+            await c.command("ThreadReference", "Resume", thread=thread)
+            seen.clear()
+            req = await c.command("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
+                                  suspend_policy=SuspendPolicy.EVENT_THREAD, modifiers=step_mods(thread))
+            assert seen == ["waited"]
+            await c.command("ThreadReference", "Resume", thread=thread)
+            _, events = await c.wait_for_event(EventKind.SINGLE_STEP, TIMEOUT)
+            assert events[0].request_id == req.request_id
+            # Parked in this step's event, and no other debugger steps it: posted again.
+            seen.clear()
+            await c.command("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
+                            suspend_policy=SuspendPolicy.EVENT_THREAD, modifiers=step_mods(thread))
+            assert seen == ["posted"]
+            await c.command("ThreadReference", "Resume", thread=thread)
+            await c.wait_for_event(EventKind.SINGLE_STEP, TIMEOUT)
 
 
 async def test_another_debuggers_step_of_the_thread_still_gets_duplicate(tmp_path):
     async with ticker(tmp_path) as (d, seen):
         async with open_jdwp_client("127.0.0.1", d.port, timeout=TIMEOUT) as a, \
                 open_jdwp_client("127.0.0.1", d.port, timeout=TIMEOUT) as b:
-            with trio.fail_after(60):
-                thread = await stop_at_tick(a)
-                seen.clear()
-                await a.command("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
-                                suspend_policy=SuspendPolicy.ALL, modifiers=step_mods(thread))
-                code, _ = await b.command_raw("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
-                                              suspend_policy=SuspendPolicy.ALL, modifiers=step_mods(thread))
-                assert code == ErrorCode.DUPLICATE
-                assert seen == ["posted", "waited"]
+            thread = await stop_at_tick(a)
+            seen.clear()
+            await a.command("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
+                            suspend_policy=SuspendPolicy.ALL, modifiers=step_mods(thread))
+            code, _ = await b.command_raw("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
+                                          suspend_policy=SuspendPolicy.ALL, modifiers=step_mods(thread))
+            assert code == ErrorCode.DUPLICATE
+            assert seen == ["posted", "waited"]
 
 
 async def test_requests_set_while_nothing_runs_go_out_without_waiting_and_fire(tmp_path):
     async with ticker(tmp_path, 3) as (d, seen):
         async with open_jdwp_client("127.0.0.1", d.port, timeout=TIMEOUT) as c:
-            with trio.fail_after(60):
-                await stop_at_tick(c)  # every thread suspended
-                seen.clear()
+            await stop_at_tick(c)  # every thread suspended
+            seen.clear()
 
-                async def set_request(kind, *mods):
-                    return (await c.command("EventRequest", "Set", event_kind=kind, suspend_policy=SuspendPolicy.NONE,
-                                            modifiers=list(mods))).request_id
+            async def set_request(kind, *mods):
+                return (await c.command("EventRequest", "Set", event_kind=kind, suspend_policy=SuspendPolicy.NONE,
+                                        modifiers=list(mods))).request_id
 
-                thread_death = await set_request(EventKind.THREAD_DEATH, {"mod_kind": ModKind.COUNT, "count": 1})
-                vm_death = await set_request(EventKind.VM_DEATH)
-                await set_request(EventKind.EXCEPTION, {"mod_kind": ModKind.EXCEPTION_ONLY, "exception_or_null": 0,
-                                                        "caught": True, "uncaught": True})
-                await set_request(EventKind.CLASS_PREPARE, {"mod_kind": ModKind.CLASS_MATCH, "class_pattern": "x.*"},
-                                  {"mod_kind": ModKind.COUNT, "count": 2})
-                assert seen == ["posted"] * 4
-                await c.command("VirtualMachine", "Resume")
-                seen.clear()
-                await set_request(EventKind.CLASS_PREPARE, {"mod_kind": ModKind.CLASS_MATCH, "class_pattern": "y.*"})
-                assert seen == ["waited"]  # the program runs: an event could slip in before the agent has it
-                _, events = await c.wait_for_event(EventKind.THREAD_DEATH, TIMEOUT)
-                assert events[0].request_id == thread_death
-                _, events = await c.wait_for_event(EventKind.VM_DEATH, TIMEOUT)
-                assert vm_death in [e.request_id for e in events]
+            thread_death = await set_request(EventKind.THREAD_DEATH, {"mod_kind": ModKind.COUNT, "count": 1})
+            vm_death = await set_request(EventKind.VM_DEATH)
+            await set_request(EventKind.EXCEPTION, {"mod_kind": ModKind.EXCEPTION_ONLY, "exception_or_null": 0,
+                                                    "caught": True, "uncaught": True})
+            await set_request(EventKind.CLASS_PREPARE, {"mod_kind": ModKind.CLASS_MATCH, "class_pattern": "x.*"},
+                              {"mod_kind": ModKind.COUNT, "count": 2})
+            assert seen == ["posted"] * 4
+            await c.command("VirtualMachine", "Resume")
+            seen.clear()
+            await set_request(EventKind.CLASS_PREPARE, {"mod_kind": ModKind.CLASS_MATCH, "class_pattern": "y.*"})
+            assert seen == ["waited"]  # the program runs: an event could slip in before the agent has it
+            _, events = await c.wait_for_event(EventKind.THREAD_DEATH, TIMEOUT)
+            assert events[0].request_id == thread_death
+            _, events = await c.wait_for_event(EventKind.VM_DEATH, TIMEOUT)
+            assert vm_death in [e.request_id for e in events]
 
 
 async def test_a_wrong_proof_leaves_a_request_that_never_fires(tmp_path, monkeypatch, caplog):
@@ -172,21 +168,20 @@ async def test_a_wrong_proof_leaves_a_request_that_never_fires(tmp_path, monkeyp
     async with ticker(tmp_path) as (d, seen):
         async with open_jdwp_client("127.0.0.1", d.port, timeout=TIMEOUT) as a, \
                 open_jdwp_client("127.0.0.1", d.port, timeout=TIMEOUT) as b:
-            with trio.fail_after(60):
-                thread = await stop_at_tick(a)
-                await a.command("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
-                                suspend_policy=SuspendPolicy.ALL, modifiers=step_mods(thread))
-                monkeypatch.setattr(event_request, "_agent_cannot_refuse", lambda ctx, kind, mods: True)
-                with caplog.at_level(logging.WARNING, logger="jdwpd.vm"):
-                    refused = await b.command("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
-                                              suspend_policy=SuspendPolicy.ALL, modifiers=step_mods(thread))
-                    await b.command("ThreadReference", "Status", thread=thread)  # the agent's reply is in
-                assert "refused request" in caplog.text
-                kept = [r for r in d.vm.requests if r.request_id == refused.request_id
-                        and r.event_kind == EventKind.SINGLE_STEP and not r.in_agent]
-                assert len(kept) == 1
-                await b.command("EventRequest", "Clear", event_kind=EventKind.SINGLE_STEP,
-                                request_id=refused.request_id)
-                await a.command("VirtualMachine", "Resume")
-                _, events = await a.wait_for_event(EventKind.SINGLE_STEP, TIMEOUT)
-                assert events[0].thread == thread
+            thread = await stop_at_tick(a)
+            await a.command("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
+                            suspend_policy=SuspendPolicy.ALL, modifiers=step_mods(thread))
+            monkeypatch.setattr(event_request, "_agent_cannot_refuse", lambda ctx, kind, mods: True)
+            with caplog.at_level(logging.WARNING, logger="jdwpd.vm"):
+                refused = await b.command("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
+                                          suspend_policy=SuspendPolicy.ALL, modifiers=step_mods(thread))
+                await b.command("ThreadReference", "Status", thread=thread)  # the agent's reply is in
+            assert "refused request" in caplog.text
+            kept = [r for r in d.vm.requests if r.request_id == refused.request_id
+                    and r.event_kind == EventKind.SINGLE_STEP and not r.in_agent]
+            assert len(kept) == 1
+            await b.command("EventRequest", "Clear", event_kind=EventKind.SINGLE_STEP,
+                            request_id=refused.request_id)
+            await a.command("VirtualMachine", "Resume")
+            _, events = await a.wait_for_event(EventKind.SINGLE_STEP, TIMEOUT)
+            assert events[0].thread == thread
