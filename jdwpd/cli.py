@@ -43,8 +43,13 @@ def _build_parser() -> argparse.ArgumentParser:
     launch = sub.add_parser("launch", help="start a JVM under jdwpd and serve JDWP debuggers",
                             description="Start a JVM with the jdwpd agent; debuggers attach to --jdwp. "
                                         "Exits with the JVM's exit code.")
-    launch.add_argument("--jdwp", default=DEFAULT_JDWP, metavar="HOST:PORT",
-                        help=f"where debuggers attach (default {DEFAULT_JDWP}; port 0 picks a free one)")
+    launch.add_argument("--jdwp", default=None, metavar="HOST:PORT",
+                        help=f"where debuggers attach (default {DEFAULT_JDWP}, none with --connect; port 0 picks "
+                             "a free one)")
+    launch.add_argument("--connect", metavar="HOST:PORT",
+                        help="connect to a debugger listening there (an IDE's 'listen' mode, JDI's launching and "
+                             "listening connectors: the reference's server=n) before the JVM starts; it gets the "
+                             "start event. Without --suspend the VM runs from it on")
     group = launch.add_mutually_exclusive_group()
     group.add_argument("--suspend", dest="suspend", action="store_true",
                        help="hold the VM at start until a debugger attaches and resumes it")
@@ -87,6 +92,14 @@ def _build_parser() -> argparse.ArgumentParser:
     attach.add_argument("--read-only", action="store_true")
 
     sub.add_parser("agent-path", help="print the absolute path of the native agent library")
+    sub.add_parser("java", help="a drop-in for java: -agentlib:jdwp=... (the reference's option, server=y or n) "
+                               "served by jdwpd; `jdwpd java -agentlib:jdwp=help` lists what it takes",
+                   add_help=False)
+
+    home = sub.add_parser("java-home", help="make a JDK home whose java is `jdwpd java` (for IDEs and JDI's "
+                                            "launching connector)")
+    home.add_argument("directory", help="where to make it (new or empty)")
+    home.add_argument("--jdk", metavar="HOME", help="the real JDK (default: JAVA_HOME, else java on PATH)")
 
     demo = sub.add_parser("demo", help="debug the bundled sample program end to end")
     demo.add_argument("--jdwp", default="127.0.0.1:0", metavar="HOST:PORT")
@@ -100,6 +113,15 @@ def _build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["java"]:  # every argument after it is java's, whatever it looks like
+        try:
+            from .java_shim import run_java
+
+            return run_java(argv[1:])
+        except UsageError as e:
+            print(f"jdwpd: {e}", file=sys.stderr)
+            return 2
     parser = _build_parser()
     args = parser.parse_args(argv)
     try:
@@ -121,7 +143,14 @@ def main(argv: list[str] | None = None) -> int:
             java = list(args.java)
             if java and java[0] == "--":
                 java = java[1:]
-            host, port = _parse_address(args.jdwp, what="--jdwp")
+            connect = _parse_address(args.connect, what="--connect") if args.connect else None
+            if args.jdwp is None and connect is not None:
+                host, port = None, 0
+            else:
+                host, port = _parse_address(args.jdwp or DEFAULT_JDWP, what="--jdwp")
+            if connect is not None and (args.onthrow or args.onuncaught):
+                raise UsageError("--connect dials the debugger at the JVM's start; it does not combine with "
+                                 "--onthrow or --onuncaught (use --launch CMD to start a debugger at the exception)")
             if (args.onthrow or args.onuncaught) and args.profile != "full":
                 raise UsageError("--onthrow and --onuncaught need --profile full (exception events)")
             if args.launch_command and not (args.onthrow or args.onuncaught):
@@ -131,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
             return run_launch(java, host=host, port=port, suspend=args.suspend, profile=args.profile,
                               allow=args.allow, read_only=args.read_only, agent_timeout=args.agent_timeout,
                               include_virtual_threads=args.include_virtual_threads, onthrow=args.onthrow,
-                              onuncaught=args.onuncaught, launch_command=args.launch_command)
+                              onuncaught=args.onuncaught, launch_command=args.launch_command, connect=connect)
         if args.command == "serve":
             from .launch import run_serve
 
@@ -143,6 +172,11 @@ def main(argv: list[str] | None = None) -> int:
 
             host, port = _parse_address(args.jdwp, what="--jdwp")
             return run_attach(args.pid, host=host, port=port, allow=args.allow, read_only=args.read_only)
+        if args.command == "java-home":
+            from .java_shim import make_java_home
+
+            print(make_java_home(args.directory, args.jdk))
+            return 0
         if args.command == "demo":
             from .demo import run_demo
 

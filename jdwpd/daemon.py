@@ -7,14 +7,17 @@ started on their own connect to us; a restarted daemon re-adopts them) and
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import math
 import os
 import shlex
+import signal
 import socket
 import subprocess
 import sys
 
+import attrs
 import trio
 
 from . import spin, warmup
@@ -25,14 +28,29 @@ def say(text: str) -> None:
     print(f"jdwpd: {text}", file=sys.stderr, flush=True)
 
 
-async def _wait_process(proc: subprocess.Popen, done: trio.Event) -> None:
-    # Popen is not trio's: a pidfd becomes readable when the process ends
-    fd = os.pidfd_open(proc.pid)
-    try:
-        await trio.lowlevel.wait_readable(fd)
-    finally:
-        os.close(fd)
-    proc.wait()
+@attrs.define(eq=False)
+class JvmProcess:
+    """The JVM a daemon was started for.  popen None: `jdwpd java` exec'd into it, so the JVM is not
+    our child and its exit code is its caller's to see (the daemon runs in a child of its own)."""
+
+    pid: int
+    pidfd: int  # readable once the JVM has ended; opened while the pid surely named it
+    popen: subprocess.Popen | None = None
+
+    @classmethod
+    def of(cls, popen: subprocess.Popen) -> JvmProcess:
+        return cls(popen.pid, os.pidfd_open(popen.pid), popen)
+
+    def exit_code(self) -> int:
+        return exit_status(self.popen.wait()) if self.popen is not None else 0
+
+    def end(self) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            signal.pidfd_send_signal(self.pidfd, signal.SIGTERM)
+
+
+async def _wait_process(jvm: JvmProcess, done: trio.Event) -> None:
+    await trio.lowlevel.wait_readable(jvm.pidfd)
     done.set()
 
 
@@ -85,13 +103,25 @@ def parse_allow(allow: list[str]) -> list[str]:
     return entries
 
 
-async def serve_vm(link, jdwp_listener: trio.SocketListener, *, read_only: bool, allow: list[str],
-                   until: trio.Event | None = None) -> None:
-    """Serve debuggers for one VM until its link ends (or ``until`` is set)."""
-    from .server import serve_jdwp
+async def serve_vm(link, jdwp_listener: trio.SocketListener | None, *, read_only: bool, allow: list[str],
+                   until: trio.Event | None = None, dialed: socket.socket | None = None, start_runs: bool = False,
+                   announce: str = "jdwpd", jvm: JvmProcess | None = None) -> None:
+    """Serve debuggers for one VM until its link ends (or ``until`` is set): those that attach to
+    jdwp_listener, and the one we dialed (the reference's server=n), which gets the start event."""
+    from .server import serve_dialed, serve_jdwp
     from .vm import VM
 
-    vm = VM(link, read_only=read_only)
+    vm = VM(link, read_only=read_only, start_runs=start_runs)
+    vm.start_goes_to_dialed = dialed is not None
+
+    async def serve_the_dialed() -> None:
+        assert dialed is not None
+        where = "{}:{}".format(*dialed.getpeername()[:2])
+        if not await serve_dialed(dialed, vm) and jvm is not None:
+            # As the reference, whose transport failed: the JVM does not run on without its debugger.
+            say(f"the debugger at {where} did not answer the JDWP handshake: ending the JVM")
+            jvm.end()
+
     async with trio.open_nursery() as nursery:
         vm_done = trio.Event()
 
@@ -102,11 +132,18 @@ async def serve_vm(link, jdwp_listener: trio.SocketListener, *, read_only: bool,
                 vm_done.set()
 
         await nursery.start(run_vm)
-        listener = AllowListener(jdwp_listener, allow) if allow else jdwp_listener
-        await nursery.start(serve_jdwp, [listener], vm)
+        if dialed is not None:
+            nursery.start_soon(serve_the_dialed)
+        if jdwp_listener is not None:
+            listener = AllowListener(jdwp_listener, allow) if allow else jdwp_listener
+            await nursery.start(serve_jdwp, [listener], vm)
         nursery.start_soon(warmup.warm, vm)
-        host, port = jdwp_listener.socket.getsockname()[:2]
-        say(f"listening for debuggers at {host}:{port}")
+        if jdwp_listener is not None:
+            host, port = jdwp_listener.socket.getsockname()[:2]
+            if announce == "jdwpd":
+                say(f"listening for debuggers at {host}:{port}")
+            elif announce == "reference":
+                print(f"Listening for transport dt_socket at address: {port}", flush=True)
         if until is None:
             await vm_done.wait()
         else:
@@ -125,13 +162,27 @@ def _run_launch_command(command: str, host: str, port: int) -> None:
         say(f"cannot run the --launch command: {e}")
 
 
-async def _launched(proc: subprocess.Popen, jdwp_sock: socket.socket, link_sock: socket.socket, secret: bytes,
+@attrs.frozen
+class Debuggers:
+    """Where a launched JVM's debuggers come from: jdwp_sock, bound (listening unless the agent is
+    lazy), and dialed, a debugger we connected to (the reference's server=n)."""
+
+    jdwp_sock: socket.socket | None = None
+    dialed: socket.socket | None = None
+    start_runs: bool = False  # dialed with suspend=n: the debugger gets VMStart, the VM runs
+    # How to say where debuggers attach: "jdwpd" (a line on stderr), "reference" (the reference's line
+    # on stdout, for `jdwpd java`), "none".
+    announce: str = "jdwpd"
+
+
+async def _launched(jvm: JvmProcess, debuggers: Debuggers, link_sock: socket.socket, secret: bytes,
                     allow: list[str], read_only: bool, agent_timeout: float, lazy: bool = False,
                     launch_command: str | None = None) -> int:
     jvm_done = trio.Event()
+    jdwp_sock = debuggers.jdwp_sock
     link_listener = trio.SocketListener(trio.socket.from_stdlib_socket(link_sock))
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(_wait_process, proc, jvm_done)
+        nursery.start_soon(_wait_process, jvm, jvm_done)
         link = None
         # A lazy agent (onthrow/onuncaught) connects when its exception is thrown, if ever.
         with trio.move_on_after(math.inf if lazy else agent_timeout):
@@ -151,24 +202,32 @@ async def _launched(proc: subprocess.Popen, jdwp_sock: socket.socket, link_sock:
         if link is None:
             nursery.cancel_scope.cancel()
             if jvm_done.is_set() and lazy:
-                say(f"the JVM exited with code {proc.returncode} before a debugger could attach")
-                return exit_status(proc.returncode)
+                code = jvm.exit_code()
+                if debuggers.announce == "jdwpd":
+                    say(f"the JVM exited with code {code} before a debugger could attach")
+                return code
             if jvm_done.is_set():
-                say(f"the JVM exited with code {proc.returncode} before its agent connected")
-                return exit_status(proc.returncode) or 1
+                code = jvm.exit_code()
+                if debuggers.announce == "jdwpd":
+                    say(f"the JVM exited with code {code} before its agent connected")
+                return code or 1
             say(f"the JVM's agent did not connect within {agent_timeout:g} s")
             return 1
         # Now, not before the agent's handshake (a short program could end while we import) and
         # not at the first debugger's first command.
         load_command_table()
-        if lazy:
-            jdwp_sock.listen(16)
-        jdwp_listener = trio.SocketListener(trio.socket.from_stdlib_socket(jdwp_sock))
-        if launch_command:
-            _run_launch_command(launch_command, *jdwp_sock.getsockname()[:2])
-        await serve_vm(link, jdwp_listener, read_only=read_only, allow=allow, until=jvm_done)
+        jdwp_listener = None
+        if jdwp_sock is not None:
+            if lazy:
+                jdwp_sock.listen(16)
+            jdwp_listener = trio.SocketListener(trio.socket.from_stdlib_socket(jdwp_sock))
+            if launch_command:
+                _run_launch_command(launch_command, *jdwp_sock.getsockname()[:2])
+        await serve_vm(link, jdwp_listener, read_only=read_only, allow=allow, until=jvm_done,
+                       dialed=debuggers.dialed, start_runs=debuggers.start_runs, announce=debuggers.announce,
+                       jvm=jvm)
         nursery.cancel_scope.cancel()
-    return exit_status(proc.returncode)
+    return jvm.exit_code()
 
 
 def load_command_table() -> None:
@@ -183,10 +242,10 @@ def exit_status(returncode: int) -> int:
     return returncode if returncode >= 0 else 128 - returncode
 
 
-def serve_launched(proc: subprocess.Popen, *, jdwp_sock: socket.socket, link_sock: socket.socket, secret: bytes,
+def serve_launched(jvm: JvmProcess, *, debuggers: Debuggers, link_sock: socket.socket, secret: bytes,
                    allow: list[str], read_only: bool, agent_timeout: float, lazy: bool = False,
                    launch_command: str | None = None) -> int:
-    return trio.run(_launched, proc, jdwp_sock, link_sock, secret, allow, read_only, agent_timeout, lazy,
+    return trio.run(_launched, jvm, debuggers, link_sock, secret, allow, read_only, agent_timeout, lazy,
                     launch_command, instruments=spin.instruments())
 
 

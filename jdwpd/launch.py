@@ -14,8 +14,12 @@ import socket
 import subprocess
 import sys
 import tempfile
+from typing import TYPE_CHECKING
 
 from .cli import UsageError
+
+if TYPE_CHECKING:
+    from .java_shim import JdwpOptions
 
 
 def _is_loopback(host: str) -> bool:
@@ -55,6 +59,18 @@ def bind_link(directory: str, name: str = "link.sock") -> tuple[socket.socket, s
     return sock, path
 
 
+def dial_debugger(host: str, port: int, timeout: float | None = None) -> socket.socket:
+    """The reference's server=n: connect to a debugger that listens.  The handshake comes later, in
+    the daemon: the debugger speaks first whichever side connected.  A debugger that is not there
+    fails the launch before any JVM runs, with the status the reference's JVM exits with (2)."""
+    try:
+        sock = socket.create_connection((host, port), timeout=timeout if timeout else None)
+    except OSError as e:
+        raise UsageError(f"cannot connect to the debugger at {host}:{port}: {e.strerror or e}") from None
+    sock.settimeout(None)
+    return sock
+
+
 def _check_java_command(java: list[str]) -> None:
     if not java:
         raise UsageError("launch needs a java command after '--', e.g. jdwpd launch -- java -cp app.jar Main")
@@ -65,29 +81,40 @@ def _check_java_command(java: list[str]) -> None:
         raise UsageError(f"cannot find '{java[0]}' on PATH")
 
 
-def run_launch(java: list[str], *, host: str, port: int, suspend: bool, profile: str,
+def run_launch(java: list[str], *, host: str | None, port: int, suspend: bool, profile: str,
                allow: list[str], read_only: bool, agent_timeout: float, include_virtual_threads: bool = False,
-               onthrow: str | None = None, onuncaught: bool = False, launch_command: str | None = None) -> int:
+               onthrow: str | None = None, onuncaught: bool = False, launch_command: str | None = None,
+               connect: tuple[str, int] | None = None) -> int:
     """onthrow/onuncaught (the reference's options): the agent sleeps until that exception; only then does
-    the JVM get a daemon and debuggers a listening port (before, they are refused, as by the reference)."""
+    the JVM get a daemon and debuggers a listening port (before, they are refused, as by the reference).
+    host None: no listening port.  connect: dial the debugger listening there before the JVM starts; it
+    gets the start event (with suspend=False the VM runs from it on, as the reference's server=n)."""
     from .link import launcher
 
     _check_java_command(java)
     lazy = bool(onthrow or onuncaught)
-    jdwp_sock = bind_jdwp(host, port, listen=not lazy)
+    jdwp_sock = bind_jdwp(host, port, listen=not lazy) if host is not None else None
+    dialed = None
     workdir = tempfile.mkdtemp(prefix="jdwpd-")  # mkdtemp makes it 0700
     proc = None
+    jvm = None
     try:
+        if connect is not None:
+            dialed = dial_debugger(*connect)
         secret, secret_path = launcher.new_secret_file(workdir)
         link_sock, link_path = bind_link(workdir)
-        options = launcher.agent_option_string(f"unix:{link_path}", secret_path, suspend=suspend, profile=profile,
+        # A dialed debugger gets the start event whatever suspend says: the agent holds the start for it.
+        options = launcher.agent_option_string(f"unix:{link_path}", secret_path,
+                                               suspend=suspend or dialed is not None, profile=profile,
                                                include_virtual_threads=include_virtual_threads, onthrow=onthrow,
                                                onuncaught=onuncaught)
         argv = launcher.java_command_with_agent(java, options)
         proc = subprocess.Popen(argv)
-        from .daemon import serve_launched
+        from .daemon import Debuggers, JvmProcess, serve_launched
 
-        return serve_launched(proc, jdwp_sock=jdwp_sock, link_sock=link_sock, secret=secret,
+        jvm = JvmProcess.of(proc)
+        debuggers = Debuggers(jdwp_sock, dialed, start_runs=dialed is not None and not suspend)
+        return serve_launched(jvm, debuggers=debuggers, link_sock=link_sock, secret=secret,
                               allow=allow, read_only=read_only, agent_timeout=agent_timeout, lazy=lazy,
                               launch_command=launch_command)
     finally:
@@ -99,7 +126,11 @@ def run_launch(java: list[str], *, host: str, port: int, suspend: bool, profile:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-        jdwp_sock.close()
+        if jvm is not None:
+            os.close(jvm.pidfd)
+        for sock in (jdwp_sock, dialed):
+            if sock is not None:
+                sock.close()
         shutil.rmtree(workdir, ignore_errors=True)
 
 
@@ -195,4 +226,82 @@ def run_attach(pid: int, *, host: str, port: int, allow: list[str], read_only: b
                              read_only=read_only, once=True)
     finally:
         jdwp_sock.close()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def exec_launch(java: str, args: list[str], options: JdwpOptions) -> int:
+    """`jdwpd java` with the reference's option: this process becomes the JVM (its pid, status, signals
+    and streams are the caller's `java`); the daemon runs in a grandchild that ends with the JVM."""
+    from .link import launcher
+
+    lazy = bool(options.onthrow or options.onuncaught)
+    jdwp_sock = dialed = None
+    if options.server:
+        jdwp_sock = bind_jdwp(options.host or "127.0.0.1", options.port or 0, listen=not lazy)
+    else:
+        assert options.port is not None
+        timeout = options.timeout_ms / 1000 if options.timeout_ms else None
+        dialed = dial_debugger(options.host or "127.0.0.1", options.port, timeout)
+    allow = list(options.allow)
+    if allow:
+        from .daemon import parse_allow
+
+        try:
+            allow = parse_allow(allow)
+        except ValueError as e:
+            raise UsageError(str(e)) from None
+    workdir = tempfile.mkdtemp(prefix="jdwpd-")
+    secret, secret_path = launcher.new_secret_file(workdir)
+    link_sock, link_path = bind_link(workdir)
+    agent_options = launcher.agent_option_string(
+        f"unix:{link_path}", secret_path, suspend=options.suspend or dialed is not None,
+        include_virtual_threads=options.include_virtual_threads, onthrow=options.onthrow,
+        onuncaught=options.onuncaught)
+    argv = launcher.java_command_with_agent([java, *args], agent_options)
+    # The reference says where it listens at VMInit, before the program runs: the port is bound and
+    # listening already, so this is the same moment as far as any reader can tell.  A lazy agent's
+    # port listens from the exception on; the daemon says it then.
+    announce = "none" if options.quiet or not options.server else "reference"
+    if jdwp_sock is not None and announce == "reference" and not lazy:
+        print(f"Listening for transport dt_socket at address: {jdwp_sock.getsockname()[1]}", flush=True)
+        announce = "none"
+    jvm_pid = os.getpid()
+    pidfd = os.pidfd_open(jvm_pid)  # survives the exec: it names the JVM from then on
+    child = os.fork()
+    if child == 0:
+        try:
+            if os.fork() == 0:  # a grandchild: the JVM will not be its parent, nobody leaves a zombie
+                _serve_exec_jvm(jvm_pid, pidfd, jdwp_sock, dialed, link_sock, secret, workdir, options, allow, announce)
+        finally:
+            os._exit(0)
+    os.waitpid(child, 0)
+    for sock in (jdwp_sock, dialed, link_sock):
+        if sock is not None:
+            sock.close()
+    os.close(pidfd)
+    os.execv(java, argv)
+
+
+def _serve_exec_jvm(jvm_pid: int, pidfd: int, jdwp_sock: socket.socket | None, dialed: socket.socket | None,
+                    link_sock: socket.socket, secret: bytes, workdir: str, options: JdwpOptions,
+                    allow: list[str], announce: str) -> None:
+    import signal
+
+    # Standard input is the JVM's alone; standard output too, but for the lazy agent's listening line.
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    if announce != "reference":
+        os.dup2(devnull, 1)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the JVM's; the daemon ends with it
+    from .daemon import Debuggers, JvmProcess, serve_launched
+
+    try:
+        debuggers = Debuggers(jdwp_sock, dialed, start_runs=dialed is not None and not options.suspend,
+                              announce=announce)
+        serve_launched(JvmProcess(jvm_pid, pidfd), debuggers=debuggers, link_sock=link_sock, secret=secret,
+                       allow=allow, read_only=False, agent_timeout=30.0,
+                       lazy=bool(options.onthrow or options.onuncaught), launch_command=options.launch)
+    except BaseException as e:  # noqa: BLE001 - a daemon without a terminal: say it, then go
+        print(f"jdwpd: the daemon failed: {e!r}", file=sys.stderr)
+    finally:
         shutil.rmtree(workdir, ignore_errors=True)

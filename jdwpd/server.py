@@ -8,6 +8,7 @@ and nothing else: the listener never stops accepting.
 from __future__ import annotations
 
 import logging
+import socket
 from collections.abc import Sequence
 from typing import Any
 
@@ -45,7 +46,9 @@ async def handshake(stream: trio.abc.Stream, timeout: float = HANDSHAKE_TIMEOUT)
     return None
 
 
-async def _serve_one(stream: trio.SocketStream, vm: Any) -> None:
+async def _serve_one(stream: trio.SocketStream, vm: Any, dialed: bool = False) -> bool:
+    """dialed: we connected to this debugger; it speaks first all the same (JDWP's handshake).
+    False if the peer was no debugger."""
     try:
         peer = stream.socket.getpeername()
         peer_name = f"{peer[0]}:{peer[1]}"
@@ -56,14 +59,22 @@ async def _serve_one(stream: trio.SocketStream, vm: Any) -> None:
     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
         conn = None
     if conn is None:
+        if dialed:
+            log.warning("the debugger at %s did not complete the JDWP handshake", peer_name)
         await stream.aclose()
-        return
-    log.info("debugger attached from %s", peer_name)
+        return False
+    log.info("debugger %s %s", "dialed at" if dialed else "attached from", peer_name)
     try:
-        await Session(vm, stream, conn, peer=peer_name).run()
+        await Session(vm, stream, conn, peer=peer_name, dialed=dialed).run()
     except Exception:  # one debugger's failure must not stop the listener
         log.exception("session with %s failed", peer_name)
     log.info("debugger from %s left", peer_name)
+    return True
+
+
+async def serve_dialed(sock: socket.socket, vm: Any) -> bool:
+    """Serve the debugger we connected to (the reference's server=n); False if it never shook hands."""
+    return await _serve_one(trio.SocketStream(trio.socket.from_stdlib_socket(sock)), vm, dialed=True)
 
 
 async def serve_jdwp(listeners: Sequence[trio.abc.Listener], vm: Any, *,

@@ -92,9 +92,11 @@ LANE_AFTER_HITS = int(os.environ.get("JDWPD_LANE_AFTER_HITS", "2"))
 
 
 class Session:
-    def __init__(self, vm: Any, stream: trio.abc.Stream, conn: JdwpConnection, *, peer: str = "") -> None:
+    def __init__(self, vm: Any, stream: trio.abc.Stream, conn: JdwpConnection, *, peer: str = "",
+                 dialed: bool = False) -> None:
         self.vm = vm
         self.stream = stream
+        self.dialed = dialed  # we connected to this debugger (the reference's server=n)
         self._io = RawStream(stream)
         self._io_in = self._io  # what the reader reads: the socket, or the fast lane's pair
         self.conn = conn

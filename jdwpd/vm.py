@@ -88,9 +88,15 @@ def complete_properties(props: dict[str, str], hello: dict) -> dict[str, str]:
 
 
 class VM:
-    def __init__(self, link: Any, *, read_only: bool = False) -> None:
+    def __init__(self, link: Any, *, read_only: bool = False, start_runs: bool = False) -> None:
         self.link = link
         self.read_only = read_only
+        # A debugger dialed at start (the reference's server=n) with suspend=n: the agent holds the
+        # start all the same, so that nothing runs before that debugger is there (the reference
+        # connects before VMInit ends); the VM then runs and the debugger gets VMStart with
+        # SUSPEND_NONE, as the reference sends it.
+        self.start_runs = start_runs
+        self.start_goes_to_dialed = False
         self.threads = ThreadTable()
         self.requests = RequestTable()
         self.objects = ObjectRefs()
@@ -274,6 +280,8 @@ class VM:
             session.saw_vm_death = True
             await session.send_event(SuspendPolicy.NONE, (Events.VMDeath(request_id=0),))
             return
+        if self.start_goes_to_dialed and not session.dialed:
+            return
         if self.start_pending and self._start_owner is None:
             self._start_owner = session
             self.threads.suspended_all(session)
@@ -282,7 +290,11 @@ class VM:
                 await self._start_seen.wait()
             thread = self.start_thread or await self._initial_thread()
             event = self._start_event or Events.VMStart(request_id=0, thread=thread)
-            await session.send_event(SuspendPolicy.ALL, (event,))
+            if self.start_runs:
+                await self.resume_all(session)
+                await session.send_event(SuspendPolicy.NONE, (event,))
+            else:
+                await session.send_event(SuspendPolicy.ALL, (event,))
 
     async def _initial_thread(self) -> int:
         try:
@@ -582,6 +594,7 @@ class ScriptSession:
         self.vm = vm
         self.name = name
         self.saw_vm_death = False
+        self.dialed = False
         self._send, self.events = trio.open_memory_channel(math.inf)
 
     async def __aenter__(self) -> ScriptSession:

@@ -210,6 +210,15 @@ async def open_jdwp_client(host: str, port: int, *, timeout: float = DEFAULT_TIM
     """Connect, handshake, (ask the VM's ID sizes), run the reader; close everything at exit."""
     with trio.fail_after(timeout):
         stream = await trio.open_tcp_stream(host, port)
+    async with jdwp_client_on(stream, timeout=timeout, query_id_sizes=query_id_sizes) as client:
+        yield client
+
+
+@contextlib.asynccontextmanager
+async def jdwp_client_on(stream: trio.abc.Stream, *, timeout: float = DEFAULT_TIMEOUT,
+                         query_id_sizes: bool = True) -> AsyncIterator[JdwpClient]:
+    """A client on a connected stream, also one a VM connected to (the reference's server=n): the
+    debugger speaks first either way."""
     client = JdwpClient(stream)
     try:
         await client._handshake(timeout)

@@ -1,5 +1,6 @@
 import com.sun.jdi.*;
 import com.sun.jdi.connect.AttachingConnector;
+import com.sun.jdi.connect.LaunchingConnector;
 import com.sun.jdi.connect.Connector;
 import com.sun.jdi.event.*;
 import com.sun.jdi.request.*;
@@ -40,6 +41,10 @@ public class JdiClient {
     }
 
     public static void main(String[] args) throws Exception {
+        if (args[0].startsWith("launch=")) {
+            launch(args[0].substring("launch=".length()), args);
+            return;
+        }
         AttachingConnector socket = null;
         for (AttachingConnector c : Bootstrap.virtualMachineManager().attachingConnectors()) {
             if (c.transport().name().equals("dt_socket")) {
@@ -52,6 +57,53 @@ public class JdiClient {
         cargs.get("timeout").setValue("30000");
         VirtualMachine vm = socket.attach(cargs);
         new JdiClient(vm, args).run();
+    }
+
+    /**
+     * launch=HOME OPTIONS markers...: the debuggee started by JDI's launching connector from the JDK
+     * at HOME (which listens; the debuggee's agent connects to it: -agentlib:jdwp with server=n), then
+     * the same session as attached; the debuggee's exit status and output follow the transcript.
+     */
+    static void launch(String home, String[] args) throws Exception {
+        LaunchingConnector launcher = null;
+        for (LaunchingConnector c : Bootstrap.virtualMachineManager().launchingConnectors()) {
+            if (c.name().equals("com.sun.jdi.CommandLineLaunch")) {
+                launcher = c;
+            }
+        }
+        Map<String, Connector.Argument> cargs = launcher.defaultArguments();
+        cargs.get("home").setValue(home);
+        cargs.get("options").setValue(args[1]);
+        cargs.get("main").setValue("Sample");
+        VirtualMachine vm = launcher.launch(cargs);
+        Process process = vm.process();
+        StringBuilder output = new StringBuilder();
+        Thread stdout = new Thread(() -> copy(process.getInputStream(), output));
+        StringBuilder errors = new StringBuilder();
+        Thread stderr = new Thread(() -> copy(process.getErrorStream(), errors));
+        stdout.start();
+        stderr.start();
+        new JdiClient(vm, args).run();
+        if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("the debuggee did not end");
+        }
+        stdout.join(30_000);
+        stderr.join(30_000);
+        System.err.print(errors);
+        out("debuggee exit " + process.exitValue());
+        out("debuggee stdout:");
+        System.out.print(output);
+    }
+
+    static void copy(java.io.InputStream in, StringBuilder into) {
+        try (java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(in))) {
+            for (String l; (l = r.readLine()) != null; ) {
+                into.append(l).append('\n');
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     int line(String marker) {

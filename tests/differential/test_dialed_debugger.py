@@ -1,0 +1,242 @@
+"""A debugger that listens and a JVM that connects to it (the reference's server=n), and `jdwpd java`,
+the drop-in for `java` that serves the reference's -agentlib:jdwp option: reference vs jdwpd.
+
+IDEs, JDI's launching connector (jdb launching a class too) and build tools start debuggees this way.
+Three ways to one VM: the reference (`java -agentlib:jdwp=transport=dt_socket,server=n,...`), `jdwpd java`
+with the same command line, and `jdwpd launch --connect`.  Each must send the start event as the
+reference does (SUSPEND_ALL with suspend=y; SUSPEND_NONE and a VM that runs with suspend=n), end with the
+program's status, fail with the reference's status when nobody listens, and `jdwpd java` must be the JVM
+itself (its pid, its status, its signals) and leave no daemon behind.  The last test runs the whole
+scripted JDI session (tests/clients/JdiClient.java) through JDI's launching connector, once from the
+real JDK's home and once from a home made by `jdwpd java-home`: identical transcripts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+import trio
+
+from jdwpd.java_shim import jdk_home_of, make_java_home
+from jdwpd.testing import debuggees, jvm
+from jdwpd.testing.client import jdwp_client_on, open_jdwp_client
+from protocol.constants import EventKind
+from tests.differential.test_jdi_session import jdi_client_classes  # noqa: F401 - a fixture
+from tests.differential.test_onthrow import running
+
+pytestmark = pytest.mark.jvm
+
+SOURCES = Path(__file__).resolve().parent / "dialed_java"
+TIMEOUT = 30
+KINDS = ("reference", "jdwpd-java", "jdwpd-launch")
+LISTENING = re.compile(r"^Listening for transport dt_socket at address: (\d+)$")
+
+
+@pytest.fixture(scope="module")
+def classes() -> Path:
+    return debuggees.compile_sources(SOURCES)
+
+
+def command(kind: str, classes: Path, agent: str, *program: str) -> list[str]:
+    """agent: the reference's options after '-agentlib:jdwp='; program: Exits's arguments."""
+    tail = ["-cp", str(classes), "Exits", *program]
+    java = jvm.java_executable()
+    if kind == "reference":
+        return [java, f"-agentlib:jdwp={agent}", *tail]
+    if kind == "jdwpd-java":
+        return [sys.executable, "-m", "jdwpd", "java", "-Xdebug", f"-Xrunjdwp:{agent}", *tail]
+    options = dict(item.split("=", 1) for item in agent.split(","))
+    suspend = ["--suspend"] if options.get("suspend", "y") == "y" else []
+    return [sys.executable, "-m", "jdwpd", "launch", "--connect", options["address"], *suspend, "--", java, *tail]
+
+
+async def accept_one(listener: trio.SocketListener) -> trio.SocketStream:
+    with trio.fail_after(TIMEOUT):
+        return await listener.accept()
+
+
+async def dialed_session(kind: str, classes: Path, suspend: str) -> dict:
+    """Listen, start the debuggee pointed at us, and look at what it sends and how it runs."""
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    facts: dict = {}
+    agent = f"transport=dt_socket,server=n,address=127.0.0.1:{port},suspend={suspend}"
+    async with running(command(kind, classes, agent, "1500")) as (proc, out):
+        stream = await accept_one(listeners[0])
+        async with jdwp_client_on(stream, timeout=TIMEOUT) as client:
+            policy, events = await client.next_event(TIMEOUT)
+            (start,) = events
+            facts["start"] = (policy, EventKind(start.event_kind).name, start.request_id)
+            name = (await client.command("ThreadReference", "Name", thread=start.thread)).thread_name
+            status = await client.command("ThreadReference", "Status", thread=start.thread)
+            facts["start thread"] = (name, status.suspend_status)
+            if suspend == "y":
+                await trio.sleep(0.3)  # time enough to show a program that runs when it must not
+                facts["ran before the resume"] = any(line.startswith("pid ") for line in out.lines["stdout"])
+                await client.command("VirtualMachine", "Resume")
+            else:
+                with trio.fail_after(TIMEOUT):
+                    await out.wait_for(re.compile("^args "), "stdout")
+                facts["ran before the resume"] = True
+            policy, events = await client.next_event(TIMEOUT)
+            facts["end"] = (policy, [(EventKind(e.event_kind).name, e.request_id) for e in events])
+        with trio.fail_after(TIMEOUT):
+            facts["status"] = await proc.wait()
+        pid = next(int(line.split()[1]) for line in out.lines["stdout"] if line.startswith("pid "))
+        facts["is the JVM"] = pid == proc.pid
+    for listener in listeners:
+        await listener.aclose()
+    return facts
+
+
+@pytest.mark.parametrize("suspend", ["y", "n"])
+async def test_a_dialed_debugger_gets_the_start_and_the_end_as_from_the_reference(classes, suspend):
+    facts = {kind: await dialed_session(kind, classes, suspend) for kind in KINDS}
+    reference = facts["reference"]
+    assert reference["start"] == ((2 if suspend == "y" else 0), "VM_START", 0)
+    assert reference["start thread"] == ("main", 1 if suspend == "y" else 0)
+    assert reference["ran before the resume"] == (suspend == "n")
+    assert reference["status"] == 3 and reference["is the JVM"]
+    for kind in KINDS[1:]:
+        got = {k: v for k, v in facts[kind].items() if k != "is the JVM"}
+        assert got == {k: v for k, v in reference.items() if k != "is the JVM"}, kind
+    assert facts["jdwpd-java"]["is the JVM"]  # exec'd: the caller's java process is the JVM
+    assert not facts["jdwpd-launch"]["is the JVM"]  # launch keeps the JVM as its child
+
+
+def closed_port() -> int:
+    """A port nobody listens on (bound, not listening, while the test runs: refused, not reused)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    closed_port.keep.append(s)  # type: ignore[attr-defined]
+    return s.getsockname()[1]
+
+
+closed_port.keep = []  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_nobody_listening_fails_with_the_reference_status(classes, kind):
+    agent = f"transport=dt_socket,server=n,address=127.0.0.1:{closed_port()},suspend=y"
+    proc = subprocess.run(command(kind, classes, agent, "0"), capture_output=True, text=True, timeout=TIMEOUT)
+    assert proc.returncode == 2, proc.stderr
+    assert "pid " not in proc.stdout  # the program never ran
+    if kind != "reference":
+        assert "jdwpd: cannot connect to the debugger at 127.0.0.1:" in proc.stderr
+
+
+@pytest.mark.parametrize("kind", ["reference", "jdwpd-java"])
+async def test_server_y_says_where_it_listens_as_the_reference(classes, kind):
+    async with running(command(kind, classes, "transport=dt_socket,server=y,address=0", "0")) as (proc, out):
+        with trio.fail_after(TIMEOUT):
+            port = int((await out.wait_for(LISTENING, "stdout")).group(1))
+        assert out.lines["stdout"][0] == f"Listening for transport dt_socket at address: {port}"
+        async with open_jdwp_client("127.0.0.1", port, timeout=TIMEOUT) as client:
+            policy, events = await client.next_event(TIMEOUT)  # suspend=y, the default
+            assert (policy, EventKind(events[0].event_kind)) == (2, EventKind.VM_START)
+            assert not any(line.startswith("pid ") for line in out.lines["stdout"])
+            await client.command("VirtualMachine", "Resume")
+            with trio.fail_after(TIMEOUT):
+                assert await proc.wait() == 3
+
+
+async def test_server_y_quiet_prints_nothing(classes):
+    """quiet=y with suspend=n: the program runs; neither server says where it listens."""
+    for kind in ("reference", "jdwpd-java"):
+        agent = "transport=dt_socket,server=y,address=0,quiet=y,suspend=n"
+        async with running(command(kind, classes, agent, "0")) as (proc, out):
+            with trio.fail_after(TIMEOUT):
+                assert await proc.wait() == 3
+        assert out.lines["stdout"][0].startswith("pid "), kind
+
+
+@pytest.mark.parametrize("kind", ["reference", "jdwpd-java"])
+def test_malformed_options_stop_the_jvm_with_status_1(classes, kind):
+    for agent in ("transport=dt_socket,bogus=1", "transport=dt_socket,server=maybe", "server=y,suspend=n",
+                  "transport=dt_socket,server=n"):
+        proc = subprocess.run(command(kind, classes, agent, "0"), capture_output=True, text=True, timeout=TIMEOUT)
+        assert proc.returncode == 1, (agent, proc.stderr)
+        assert "ERROR: JDWP" in proc.stderr and "pid " not in proc.stdout, agent
+
+
+def test_jdwpd_java_without_the_option_is_plain_java(classes):
+    """No -agentlib:jdwp among java's options: exec'd as is; the same text after the main class is the
+    program's argument, not an option."""
+    program = ["0", "-agentlib:jdwp=transport=dt_socket,server=y", "-Xdebug"]
+    cmd = [sys.executable, "-m", "jdwpd", "java", "-cp", str(classes), "Exits", *program]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = proc.communicate(timeout=TIMEOUT)
+    assert proc.returncode == 3, err
+    assert out.splitlines() == [f"pid {proc.pid}", "args " + " ".join(program), "done"]
+    assert "Listening" not in out and err == ""
+
+
+def processes_with(marker: str) -> list[int]:
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if marker.encode() in f.read():
+                        found.append(int(pid))
+            except OSError:
+                pass
+    return found
+
+
+async def test_jdwpd_java_ends_with_its_jvm_and_leaves_no_daemon(classes):
+    """SIGTERM to the process the caller started (JDI's Process.destroy()) ends the JVM, which is that
+    process; its daemon, in a process of its own, goes with it and closes the debugger's connection."""
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    marker = f"marker-{uuid.uuid4().hex}"
+    agent = f"transport=dt_socket,server=n,address=127.0.0.1:{port},suspend=n"
+    async with running(command("jdwpd-java", classes, agent, "60000", marker)) as (proc, _):
+        stream = await accept_one(listeners[0])
+        async with jdwp_client_on(stream, timeout=TIMEOUT) as client:
+            await client.next_event(TIMEOUT)  # VMStart: the program sleeps for a minute from now
+            assert len(processes_with(marker)) == 2  # the JVM and its daemon
+            os.kill(proc.pid, signal.SIGTERM)
+            with trio.fail_after(TIMEOUT):
+                assert await proc.wait() == 128 + signal.SIGTERM  # the JVM's own status for the signal
+            await client.wait_closed(TIMEOUT)
+    with trio.fail_after(TIMEOUT):
+        while processes_with(marker):
+            await trio.sleep(0.05)
+    for listener in listeners:
+        await listener.aclose()
+
+
+def run_jdi_launch(home: str, client_classes: Path, sample_classes: Path, markers: dict[str, int]) -> str:
+    cmd = [jvm.java_executable(), "-Duser.language=en", "-Duser.country=US", "-cp", str(client_classes),
+           "JdiClient", f"launch={home}", f"-Duser.language=en -Duser.country=US -cp {sample_classes}",
+           *(f"{k}={v}" for k, v in sorted(markers.items()))]
+    client = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                              cwd=jvm.jvm_workdir())
+    try:
+        out, err = client.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(client.pid, signal.SIGKILL)
+        out, err = client.communicate(timeout=10)
+        pytest.fail(f"JDI launch from {home} timed out:\n{out}\n{err}")
+    assert client.returncode == 0, f"JDI launch from {home} failed:\n{out}\n{err}"
+    return out
+
+
+def test_jdi_launching_connector_runs_the_same_session_through_jdwpd(tmp_path, jdi_client_classes,  # noqa: F811
+                                                                     sample_classes, sample_markers):
+    real_home = jdk_home_of(os.path.realpath(jvm.java_executable()))
+    jdwpd_home = make_java_home(str(tmp_path / "home"), real_home)
+    reference = run_jdi_launch(real_home, jdi_client_classes, sample_classes, sample_markers)
+    served = run_jdi_launch(jdwpd_home, jdi_client_classes, sample_classes, sample_markers)
+    assert "event VMStart ALL thread=main" in reference and "debuggee exit 0" in reference
+    assert reference.count("\n") > 100
+    assert served == reference
