@@ -142,8 +142,6 @@ async def serve_vm(link, jdwp_listener: trio.SocketListener | None, *, read_only
             host, port = jdwp_listener.socket.getsockname()[:2]
             if announce == "jdwpd":
                 say(f"listening for debuggers at {host}:{port}")
-            elif announce == "reference":
-                print(f"Listening for transport dt_socket at address: {port}", flush=True)
         if until is None:
             await vm_done.wait()
         else:
@@ -153,11 +151,11 @@ async def serve_vm(link, jdwp_listener: trio.SocketListener | None, *, read_only
         nursery.cancel_scope.cancel()
 
 
-def _run_launch_command(command: str, host: str, port: int) -> None:
+def _run_launch_command(command: str, address: str) -> None:
     """--launch: the command, with the transport's name and the address appended as the reference does
     (`launch=`); it runs on its own (a debugger such as jdb), neither waited for nor killed."""
     try:
-        subprocess.Popen([*shlex.split(command), "dt_socket", f"{host}:{port}"], start_new_session=True)
+        subprocess.Popen([*shlex.split(command), "dt_socket", address], start_new_session=True)
     except OSError as e:
         say(f"cannot run the --launch command: {e}")
 
@@ -170,8 +168,8 @@ class Debuggers:
     jdwp_sock: socket.socket | None = None
     dialed: socket.socket | None = None
     start_runs: bool = False  # dialed with suspend=n: the debugger gets VMStart, the VM runs
-    # How to say where debuggers attach: "jdwpd" (a line on stderr), "reference" (the reference's line
-    # on stdout, for `jdwpd java`), "none".
+    # How to say where debuggers attach: "jdwpd" (a line on stderr, HOST:PORT to --launch), "reference"
+    # (`jdwpd java`: nothing, and the port alone to launch=, as the reference's agent does).
     announce: str = "jdwpd"
 
 
@@ -222,7 +220,9 @@ async def _launched(jvm: JvmProcess, debuggers: Debuggers, link_sock: socket.soc
                 jdwp_sock.listen(16)
             jdwp_listener = trio.SocketListener(trio.socket.from_stdlib_socket(jdwp_sock))
             if launch_command:
-                _run_launch_command(launch_command, *jdwp_sock.getsockname()[:2])
+                host, port = jdwp_sock.getsockname()[:2]
+                address = str(port) if debuggers.announce == "reference" else f"{host}:{port}"
+                _run_launch_command(launch_command, address)
         await serve_vm(link, jdwp_listener, read_only=read_only, allow=allow, until=jvm_done,
                        dialed=debuggers.dialed, start_runs=debuggers.start_runs, announce=debuggers.announce,
                        jvm=jvm)

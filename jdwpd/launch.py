@@ -259,19 +259,17 @@ def exec_launch(java: str, args: list[str], options: JdwpOptions) -> int:
         onuncaught=options.onuncaught)
     argv = launcher.java_command_with_agent([java, *args], agent_options)
     # The reference says where it listens at VMInit, before the program runs: the port is bound and
-    # listening already, so this is the same moment as far as any reader can tell.  A lazy agent's
-    # port listens from the exception on; the daemon says it then.
-    announce = "none" if options.quiet or not options.server else "reference"
-    if jdwp_sock is not None and announce == "reference" and not lazy:
+    # listening already, so this is the same moment as far as any reader can tell.  At an exception
+    # (onthrow=, onuncaught=) it says nothing but runs launch= with the port.
+    if jdwp_sock is not None and not options.quiet and not lazy:
         print(f"Listening for transport dt_socket at address: {jdwp_sock.getsockname()[1]}", flush=True)
-        announce = "none"
     jvm_pid = os.getpid()
     pidfd = os.pidfd_open(jvm_pid)  # survives the exec: it names the JVM from then on
     child = os.fork()
     if child == 0:
         try:
             if os.fork() == 0:  # a grandchild: the JVM will not be its parent, nobody leaves a zombie
-                _serve_exec_jvm(jvm_pid, pidfd, jdwp_sock, dialed, link_sock, secret, workdir, options, allow, announce)
+                _serve_exec_jvm(jvm_pid, pidfd, jdwp_sock, dialed, link_sock, secret, workdir, options, allow)
         finally:
             os._exit(0)
     os.waitpid(child, 0)
@@ -284,20 +282,21 @@ def exec_launch(java: str, args: list[str], options: JdwpOptions) -> int:
 
 def _serve_exec_jvm(jvm_pid: int, pidfd: int, jdwp_sock: socket.socket | None, dialed: socket.socket | None,
                     link_sock: socket.socket, secret: bytes, workdir: str, options: JdwpOptions,
-                    allow: list[str], announce: str) -> None:
+                    allow: list[str]) -> None:
     import signal
 
-    # Standard input is the JVM's alone; standard output too, but for the lazy agent's listening line.
+    # Standard input is the JVM's alone; standard output too, but for what launch= prints (the
+    # reference's launch= command writes where the JVM does).
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
-    if announce != "reference":
+    if not options.launch:
         os.dup2(devnull, 1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the JVM's; the daemon ends with it
     from .daemon import Debuggers, JvmProcess, serve_launched
 
     try:
         debuggers = Debuggers(jdwp_sock, dialed, start_runs=dialed is not None and not options.suspend,
-                              announce=announce)
+                              announce="reference")
         serve_launched(JvmProcess(jvm_pid, pidfd), debuggers=debuggers, link_sock=link_sock, secret=secret,
                        allow=allow, read_only=False, agent_timeout=30.0,
                        lazy=bool(options.onthrow or options.onuncaught), launch_command=options.launch)

@@ -240,3 +240,24 @@ def test_jdi_launching_connector_runs_the_same_session_through_jdwpd(tmp_path, j
     assert "event VMStart ALL thread=main" in reference and "debuggee exit 0" in reference
     assert reference.count("\n") > 100
     assert served == reference
+
+
+def test_jdwpd_java_onthrow_says_where_to_attach_as_the_reference(onthrow_classes):
+    """onthrow= with launch=: nothing is said at the start; at the exception launch= runs with the
+    transport and the port alone appended (the reference's way), and the program runs on (suspend=n)."""
+    agent = "transport=dt_socket,server=y,suspend=n,address=0,onthrow=java.lang.IllegalStateException,launch=/bin/echo"
+    tail = [f"-agentlib:jdwp={agent}", "-cp", str(onthrow_classes), "Trigger", "hold"]
+    outputs = {}
+    for kind, cmd in (("reference", [jvm.java_executable(), *tail]),
+                      ("jdwpd-java", [sys.executable, "-m", "jdwpd", "java", *tail])):
+        proc = subprocess.run(cmd, input="go\nend\n", capture_output=True, text=True, timeout=TIMEOUT,
+                              cwd=jvm.jvm_workdir())
+        assert proc.returncode == 0, (kind, proc.stderr)
+        outputs[kind] = sorted(re.sub(r"^dt_socket \d+$", "dt_socket PORT", line) for line in proc.stdout.splitlines())
+    assert "dt_socket PORT" in outputs["reference"]
+    assert outputs["jdwpd-java"] == outputs["reference"]
+
+
+@pytest.fixture(scope="module")
+def onthrow_classes() -> Path:
+    return debuggees.compile_sources(Path(__file__).resolve().parent / "onthrow_java")
