@@ -7,14 +7,16 @@ import os
 import pathlib
 import tempfile
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
-import trio
 
 from protocol import link as L
 
-from .agent_link import AgentLink, HandshakeError, accept_agent, open_unix_listener
+if TYPE_CHECKING:  # start_jvm's; `jdwpd launch` starts its JVM before it imports them
+    import trio
+
+    from .agent_link import AgentLink
 
 AGENT_FILE = "libjdwpd_agent.so"
 
@@ -101,13 +103,19 @@ class LaunchedJvm:
 async def start_jvm(argv: Sequence[str], *, profile: str = "full", suspend: bool = False,
                     timeout: int | None = None, log: os.PathLike | str | None = None,
                     connect_timeout: float = 30.0, stdout: Any = None, stderr: Any = None,
-                    task_status: Any = trio.TASK_STATUS_IGNORED) -> int:
+                    task_status: Any = None) -> int:
     """Start `argv` (a java command) with the agent; task_status.started(LaunchedJvm) once the agent is
     authenticated; return the JVM's exit code.  Use with ``await nursery.start(start_jvm, argv)``:
     the caller's nursery owns the process; cancelling the task kills it.
 
     The link is a Unix socket in a fresh 0700 directory, with a 0600 secret file next to it.
     """
+    import trio
+
+    from .agent_link import HandshakeError, accept_agent, open_unix_listener
+
+    if task_status is None:
+        task_status = trio.TASK_STATUS_IGNORED
     workdir = pathlib.Path(tempfile.mkdtemp(prefix="jdwpd-"))  # 0700
     sock_path = workdir / "link.sock"
     secret, secret_path = new_secret_file(workdir)

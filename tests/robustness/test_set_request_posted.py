@@ -29,10 +29,10 @@ TIMEOUT = 20
 
 
 @asynccontextmanager
-async def ticker(tmp_path, ticks: int = 100000) -> AsyncIterator[tuple[Daemon, list[str]]]:
+async def ticker(tmp_path, ticks: int = 100000, pause_ms: int = 1) -> AsyncIterator[tuple[Daemon, list[str]]]:
     """Ticker under an in-process daemon whose SET_REQUESTs are recorded, within one deadline."""
     classes = compile_robustness_java(tmp_path)
-    async with inprocess_daemon(["-cp", str(classes), "Ticker", str(ticks), "1"]) as d:
+    async with inprocess_daemon(["-cp", str(classes), "Ticker", str(ticks), str(pause_ms)]) as d:
         with trio.fail_after(60):
             yield d, record_set_requests(d.vm.link)
 
@@ -136,7 +136,8 @@ async def test_another_debuggers_step_of_the_thread_still_gets_duplicate(tmp_pat
 
 
 async def test_requests_set_while_nothing_runs_go_out_without_waiting_and_fire(tmp_path):
-    async with ticker(tmp_path, 3) as (d, seen):
+    # a few ticks, slow enough that the debugger stops at one, and then an end that comes soon
+    async with ticker(tmp_path, 5, pause_ms=400) as (d, seen):
         async with open_jdwp_client("127.0.0.1", d.port, timeout=TIMEOUT) as c:
             await stop_at_tick(c)  # every thread suspended
             seen.clear()
