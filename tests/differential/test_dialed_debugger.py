@@ -261,3 +261,30 @@ def test_jdwpd_java_onthrow_says_where_to_attach_as_the_reference(onthrow_classe
 @pytest.fixture(scope="module")
 def onthrow_classes() -> Path:
     return debuggees.compile_sources(Path(__file__).resolve().parent / "onthrow_java")
+
+
+async def test_launch_connect_with_a_listening_port_serves_both(classes):
+    """`jdwpd launch --connect A --jdwp B` (beyond the reference, which has no listener with server=n): the
+    dialed debugger gets the start; one that attaches at B later sees the same VM, without a start event."""
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    cmd = [sys.executable, "-m", "jdwpd", "launch", "--connect", f"127.0.0.1:{port}", "--jdwp", "127.0.0.1:0",
+           "--suspend", "--", jvm.java_executable(), "-cp", str(classes), "Exits", "0"]
+    async with running(cmd) as (proc, out):
+        stream = await accept_one(listeners[0])
+        async with jdwp_client_on(stream, timeout=TIMEOUT) as dialed:
+            policy, events = await dialed.next_event(TIMEOUT)
+            assert (policy, EventKind(events[0].event_kind)) == (2, EventKind.VM_START)
+            with trio.fail_after(TIMEOUT):
+                where = await out.wait_for(re.compile(r"listening for debuggers at 127\.0\.0\.1:(\d+)"), "stderr")
+            async with open_jdwp_client("127.0.0.1", int(where.group(1)), timeout=TIMEOUT) as other:
+                threads = (await other.command("VirtualMachine", "AllThreads")).threads
+                assert events[0].thread in [t.thread for t in threads]
+                assert (await other.command("ThreadReference", "SuspendCount", thread=events[0].thread)).suspend_count
+                await dialed.command("VirtualMachine", "Resume")
+                with trio.fail_after(TIMEOUT):
+                    assert await proc.wait() == 3
+                assert other.pending_events() == [] or all(
+                    EventKind(e.event_kind) == EventKind.VM_DEATH for _, evs in other.pending_events() for e in evs)
+    for listener in listeners:
+        await listener.aclose()
