@@ -181,6 +181,12 @@ int step_start(JNIEnv *env, filter *f, jthread thread, int size, int depth) {
     thread_rec *t = thread_rec_of(env, thread);
     if (t == NULL) return LS_INTERNAL;
     if (t->step) return 40;  /* JDWP DUPLICATE: one step per thread */
+    /* A thread that ended (or never started) has nothing to step: INVALID_THREAD, as the reference
+     * answers (its step set-up asks the thread's frames, which JVMTI refuses as THREAD_NOT_ALIVE). */
+    jint state = 0;
+    jvmtiError err = (*G.jvmti)->GetThreadState(G.jvmti, thread, &state);
+    if (err != JVMTI_ERROR_NONE) return err;
+    if (!(state & JVMTI_THREAD_STATE_ALIVE)) return JVMTI_ERROR_INVALID_THREAD;
     step_state *s = calloc(1, sizeof *s);
     if (s == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
     s->f = f;

@@ -229,6 +229,15 @@ async def events_breakpoints_exceptions_threads_classes(t):
         await t.cmd("ThreadReference", name, thread=started.thread, note="ended")
     await t.cmd("ThreadReference", "Frames", thread=started.thread, start_frame=0, length=-1, note="ended")
     await t.cmd("ObjectReference", "ReferenceType", object=started.thread, note="ended thread")
+    # Requests naming the ended thread: a step has nothing to step (INVALID_THREAD); a filter is taken.
+    for kind, mods in ((E.SINGLE_STEP, [step(started.thread, StepSize.LINE, StepDepth.OVER)]),
+                       (E.SINGLE_STEP, [step(started.thread, StepSize.MIN, StepDepth.INTO), count(1)]),
+                       (E.THREAD_DEATH, [thread_only(started.thread)])):
+        code, reply = await t.cmd("EventRequest", "Set", event_kind=kind, suspend_policy=SuspendPolicy.ALL,
+                                  modifiers=mods, record=False)
+        t.note("EventRequest.Set", f"kind {int(kind)} naming the ended thread", code)
+        if code == 0:
+            await t.ok("EventRequest", "Clear", event_kind=kind, request_id=reply.request_id, record=False)
     await t.ok("EventRequest", "Clear", event_kind=E.THREAD_START, request_id=rq_start)
     await t.ok("EventRequest", "ClearAllBreakpoints")
     # The uncaught exception in thread "doomed" (suspends that thread only).
