@@ -509,8 +509,18 @@ void events_vm_death(JNIEnv *env) {
     lock_enter();
     match_kind(EK_VM_DEATH, &c, &h, write_nothing, NULL);
     lock_exit();
-    /* Reported, never suspended: the VM is going away whatever the policy says. */
-    hits_send(env, NULL, 0, &h);
+    /* As the reference: a VMDeath a debugger asked to suspend for holds the dying VM, every thread
+     * suspended (the event has no thread of its own: EVENT_THREAD suspends them all too), until that
+     * debugger resumes; meanwhile it can still look at the VM, as JDI's own test scaffold does.  The
+     * link frame says ALL, what the agent did; each composite says what its requests asked. */
+    thread_rec *t = NULL;
+    if (h.policy != SP_NONE) {
+        jthread self = NULL;
+        if ((*G.jvmti)->GetCurrentThread(G.jvmti, &self) == JVMTI_ERROR_NONE) t = callback_enter(env, self);
+        h.policy = t != NULL ? SP_ALL : SP_NONE;
+    }
+    hits_send(env, t, t != NULL ? t->id : 0, &h);
     hits_free(&h);
     ctx_free(&c);
+    callback_exit(env, t);  /* parks here until resumed */
 }

@@ -97,8 +97,14 @@ static int x_string_value(JNIEnv *env, inbuf *in, outbuf *out) {
     if (!(*env)->IsInstanceOf(env, o, G.cls_string)) return JVMTI_ERROR_INVALID_OBJECT;  /* JDWP INVALID_STRING */
     const char *utf = (*env)->GetStringUTFChars(env, o, NULL);
     if (utf == NULL) {
-        (*env)->ExceptionClear(env);
-        return JVMTI_ERROR_OUT_OF_MEMORY;
+        if ((*env)->ExceptionCheck(env)) {
+            (*env)->ExceptionClear(env);
+            return JVMTI_ERROR_OUT_OF_MEMORY;
+        }
+        /* A String whose constructor has not run yet (no value array): HotSpot gives no chars and
+         * no exception; the reference answers the empty string. */
+        ob_str(out, "");
+        return 0;
     }
     ob_str(out, utf);
     (*env)->ReleaseStringUTFChars(env, o, utf);

@@ -130,7 +130,8 @@ def route(body: dict, requests: RequestTable) -> Routing:
         req = requests.get(hit["request_id"])
         if req is not None:  # else: cleared while the event was on its way
             hits.append((req, hit))
-    if any(hit["event_kind"] == EventKind.VM_DEATH for _, hit in hits):
+    death = any(hit["event_kind"] == EventKind.VM_DEATH for _, hit in hits)
+    if death:
         # The reference lists VMDeath events newest request first (observed on OpenJDK 17).
         hits.sort(key=lambda rh: -rh[0].agent_id)
     for req, hit in hits:
@@ -141,7 +142,9 @@ def route(body: dict, requests: RequestTable) -> Routing:
             order.append(owner)
         per_session[owner].append(_event(hit["event_kind"], req.request_id, thread, hit["data"]))
         policy_of[owner] = max(policy_of[owner], req.suspend_policy)
-        suspends[owner] = max(suspends[owner], suspension(req.suspend_policy))
+        asked = suspension(req.suspend_policy)
+        # VMDeath has no thread of its own: whatever suspends, suspends every thread (the agent's ALL).
+        suspends[owner] = max(suspends[owner], SuspendPolicy.ALL if death and asked else asked)
     composites = tuple(Composite(s, int(policy_of[s]), tuple(per_session[s])) for s in order)
 
     attributed = orphaned = None

@@ -506,10 +506,10 @@ class VM:
             message = {**message, "hits": hits}
         routing = route(message, self.requests)
         death = any(h["event_kind"] == EventKind.VM_DEATH for h in hits)
-        if message["suspend_policy"] != SuspendPolicy.NONE and not death:
+        if message["suspend_policy"] != SuspendPolicy.NONE:
             self.threads.parked_at_event(message["thread"])
-        if not death:  # the agent never suspends for VM death: the VM is going away
-            await self._apply_suspensions(routing)
+        # A VMDeath that suspends holds the dying VM until resumed, as the reference's does.
+        await self._apply_suspensions(routing)
         for composite in routing.composites:
             await self._deliver(composite, death)
         self._learn_from(message["thread"], hits)

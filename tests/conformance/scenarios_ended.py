@@ -96,3 +96,39 @@ async def threads_ended(t):
     await t.ok("ThreadReference", "SuspendCount", thread=worker, note="ended, after the VM's resume")
     await t.cmd("ThreadReference", "Frames", thread=worker, start_frame=0, length=-1, note="after the VM's resume")
     await t.to_the_end()
+
+
+async def _held_at_death(t, policy: int) -> None:
+    """Run Sample to its end with a VMDeath request of ``policy``; look at the held VM; resume it."""
+    await t.start("Sample")
+    await t.set_request(E.VM_DEATH, policy=policy)
+    await t.ok("VirtualMachine", "Resume")
+    while True:  # Sample's own stops: none are asked for, but its uncaught exception ends a thread
+        _, events = await t.event("to the end")
+        if any(int(e.event_kind) == E.VM_DEATH for e in events):
+            break
+    threads = (await t.client.command("VirtualMachine", "AllThreads")).threads
+    seen = []
+    for th in threads:
+        name = (await t.client.command("ThreadReference", "Name", thread=th.thread)).thread_name
+        status = await t.client.command("ThreadReference", "Status", thread=th.thread)
+        count = (await t.client.command("ThreadReference", "SuspendCount", thread=th.thread)).suspend_count
+        frames = (await t.client.command("ThreadReference", "FrameCount", thread=th.thread)).frame_count
+        seen.append((name, status.thread_status, status.suspend_status, count, frames))
+    t.note("VirtualMachine.AllThreads", "held at VMDeath: name, status, suspended, count, frames", sorted(seen))
+    await t.ok("VirtualMachine", "Resume", note="from VMDeath")
+    await t.client.wait_closed(30)
+
+
+@scenario(commands=["VirtualMachine.AllThreads", "VirtualMachine.Resume"], events=["VM_DEATH"])
+async def vm_death_that_suspends_all_holds_the_vm(t):
+    """A VMDeath request with SUSPEND_ALL holds the dying VM, every thread suspended, until the debugger
+    resumes; meanwhile it answers as before (JDI's test scaffold looks at threads then)."""
+    await _held_at_death(t, SuspendPolicy.ALL)
+
+
+@scenario(commands=["VirtualMachine.AllThreads", "VirtualMachine.Resume"], events=["VM_DEATH"])
+async def vm_death_that_suspends_its_thread_holds_the_vm(t):
+    """EVENT_THREAD on VMDeath, an event without a thread: the reference suspends every thread too, and
+    the composite says EVENT_THREAD."""
+    await _held_at_death(t, SuspendPolicy.EVENT_THREAD)

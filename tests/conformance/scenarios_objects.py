@@ -196,3 +196,27 @@ async def thread_groups(t):
     for bad, note in ((BAD, "unknown"), (thread, "a thread")):
         for name in ("Name", "Parent", "Children"):
             await t.cmd("ThreadGroupReference", name, group=bad, note=note)
+
+
+@scenario(commands=["StringReference.Value", "StackFrame.ThisObject"])
+async def string_before_its_constructor_ran(t):
+    """A String stopped at the first bytecode of its constructor: its value array is not set yet, and
+    its Value is the empty string (JNI gives no characters and no exception).  (OpenJDK's own
+    GetUninitializedStringValue test asks the same.)"""
+    from protocol.constants import EventKind, ModKind, SuspendPolicy, TypeTag
+
+    await t.event_of(EventKind.VM_START, "start")
+    string = await t.class_id("Ljava/lang/String;")
+    methods = (await t.client.command("ReferenceType", "Methods", ref_type=string)).declared
+    for init in (m for m in methods if m.name == "<init>"):  # whichever runs first
+        await t.ok("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.ALL,
+                   modifiers=[{"mod_kind": ModKind.LOCATION_ONLY, "loc": {
+                       "type_tag": TypeTag.CLASS, "class_id": string, "method_id": init.method_id, "index": 0}}],
+                   record=False)
+    await t.ok("VirtualMachine", "Resume")
+    hit = await t.event_of(EventKind.BREAKPOINT, "a String constructor")
+    await t.ok("EventRequest", "ClearAllBreakpoints")
+    frame = (await t.frames(hit.thread))[0].frame_id
+    code, this = await t.cmd("StackFrame", "ThisObject", thread=hit.thread, frame=frame)
+    await t.cmd("StringReference", "Value", string_object=this.object_this.object_id, note="not constructed yet")
+    await t.to_the_end()
