@@ -37,7 +37,7 @@ void jvmti_free(void *p) {
 
 void lock_enter(void) { (*G.jvmti)->RawMonitorEnter(G.jvmti, G.lock); }
 void lock_exit(void) { (*G.jvmti)->RawMonitorExit(G.jvmti, G.lock); }
-void lock_wait(jlong ms) { (*G.jvmti)->RawMonitorWait(G.jvmti, G.lock, ms); }
+jvmtiError lock_wait(jlong ms) { return (*G.jvmti)->RawMonitorWait(G.jvmti, G.lock, ms); }
 void lock_notify_all(void) { (*G.jvmti)->RawMonitorNotifyAll(G.jvmti, G.lock); }
 
 JNIEnv *agent_env(void) {

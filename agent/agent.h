@@ -48,7 +48,7 @@ void agent_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Big lock helpers (raw monitor; re-entrant). */
 void lock_enter(void);
 void lock_exit(void);
-void lock_wait(jlong ms);
+jvmtiError lock_wait(jlong ms);  /* JVMTI_ERROR_INTERRUPT: the thread was interrupted */
 void lock_notify_all(void);
 
 /* onthrow=/onuncaught= (wake.c): the Exception callback of a dormant agent. */

@@ -53,7 +53,7 @@ static volatile uint64_t bytes_out;
 
 static void ll_enter(void) { (*G.jvmti)->RawMonitorEnter(G.jvmti, link_lock); }
 static void ll_exit(void) { (*G.jvmti)->RawMonitorExit(G.jvmti, link_lock); }
-static void ll_wait(jlong ms) { (*G.jvmti)->RawMonitorWait(G.jvmti, link_lock, ms); }
+static jvmtiError ll_wait(jlong ms) { return (*G.jvmti)->RawMonitorWait(G.jvmti, link_lock, ms); }
 static void ll_notify(void) { (*G.jvmti)->RawMonitorNotifyAll(G.jvmti, link_lock); }
 
 bool link_connected(void) { return authed; }
@@ -158,7 +158,13 @@ void link_send(outbuf *b, bool is_event) {
     }
     ll_enter();
     /* Events wait for room so a slow daemon slows the events' threads, never grows memory unbounded. */
-    while (is_event && authed && q_bytes > QUEUE_LIMIT && !G.vm_dead && !events_closed) ll_wait(10);
+    bool interrupted = false;  /* the application's interrupt, cleared by the wait: raised again */
+    while (is_event && authed && q_bytes > QUEUE_LIMIT && !G.vm_dead && !events_closed) {
+        if (ll_wait(10) == JVMTI_ERROR_INTERRUPT) interrupted = true;
+    }
+    jthread self = NULL;
+    if (interrupted && G.caps.can_signal_thread && (*G.jvmti)->GetCurrentThread(G.jvmti, &self) == JVMTI_ERROR_NONE)
+        (*G.jvmti)->InterruptThread(G.jvmti, self);
     if (!authed || (is_event && events_closed)) {
         ll_exit();
         ob_free(b);

@@ -82,14 +82,19 @@ static void park(JNIEnv *env, thread_rec *t) {
     t->parked = true;
     lock_notify_all();  /* requests that need a parked thread may be waiting for this */
     /* An invoke already running is an outer one: this is a park nested inside its call. */
+    /* An interrupt of a parked thread ends its raw-monitor wait and is cleared by it; it is the
+     * application's, so it is raised again once the thread goes on (the reference keeps it pending
+     * the same way): else a Thread.sleep or wait after the event would miss it. */
+    bool interrupted = false;
     while ((t->suspend_count > 0 || invoke_is_runnable(t)) && !G.vm_dead && !t->pop_release) {
         if (invoke_is_runnable(t)) {
             invoke_run_pending(env, t);
             continue;
         }
-        lock_wait(0);
+        if (lock_wait(0) == JVMTI_ERROR_INTERRUPT) interrupted = true;
     }
     t->parked = false;
+    if (interrupted && G.caps.can_signal_thread) (*G.jvmti)->InterruptThread(G.jvmti, t->ref);
     if (t->pop_release) {
         t->pop_release = false;  /* at_event stays: the thread parks again right after the pop */
         return;
