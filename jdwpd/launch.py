@@ -71,6 +71,16 @@ def dial_debugger(host: str, port: int, timeout: float | None = None) -> socket.
     return sock
 
 
+def agent_link(workdir: str, **agent_options) -> tuple[bytes, socket.socket, str]:
+    """In a fresh 0700 directory: the per-VM secret, the link socket the agent will connect to, and the
+    agent's option string naming both (agent_options: the launcher's agent_option_string keywords)."""
+    from .link import launcher
+
+    secret, secret_path = launcher.new_secret_file(workdir)
+    link_sock, link_path = bind_link(workdir)
+    return secret, link_sock, launcher.agent_option_string(f"unix:{link_path}", secret_path, **agent_options)
+
+
 def _check_java_command(java: list[str]) -> None:
     if not java:
         raise UsageError("launch needs a java command after '--', e.g. jdwpd launch -- java -cp app.jar Main")
@@ -101,13 +111,10 @@ def run_launch(java: list[str], *, host: str | None, port: int, suspend: bool, p
     try:
         if connect is not None:
             dialed = dial_debugger(*connect)
-        secret, secret_path = launcher.new_secret_file(workdir)
-        link_sock, link_path = bind_link(workdir)
         # A dialed debugger gets the start event whatever suspend says: the agent holds the start for it.
-        options = launcher.agent_option_string(f"unix:{link_path}", secret_path,
-                                               suspend=suspend or dialed is not None, profile=profile,
-                                               include_virtual_threads=include_virtual_threads, onthrow=onthrow,
-                                               onuncaught=onuncaught)
+        secret, link_sock, options = agent_link(workdir, suspend=suspend or dialed is not None, profile=profile,
+                                                include_virtual_threads=include_virtual_threads, onthrow=onthrow,
+                                                onuncaught=onuncaught)
         argv = launcher.java_command_with_agent(java, options)
         proc = subprocess.Popen(argv)
         from .daemon import Debuggers, JvmProcess, serve_launched
@@ -213,9 +220,7 @@ def run_attach(pid: int, *, host: str, port: int, allow: list[str], read_only: b
     jdwp_sock = bind_jdwp(host, port)
     workdir = tempfile.mkdtemp(prefix="jdwpd-")
     try:
-        secret, secret_path = launcher.new_secret_file(workdir)
-        link_sock, link_path = bind_link(workdir)
-        options = launcher.agent_option_string(f"unix:{link_path}", secret_path)
+        secret, link_sock, options = agent_link(workdir)
         try:
             load_agent(pid, str(launcher.agent_path()), options)
         except AttachError as e:
@@ -251,12 +256,9 @@ def exec_launch(java: str, args: list[str], options: JdwpOptions) -> int:
         except ValueError as e:
             raise UsageError(str(e)) from None
     workdir = tempfile.mkdtemp(prefix="jdwpd-")
-    secret, secret_path = launcher.new_secret_file(workdir)
-    link_sock, link_path = bind_link(workdir)
-    agent_options = launcher.agent_option_string(
-        f"unix:{link_path}", secret_path, suspend=options.suspend or dialed is not None,
-        include_virtual_threads=options.include_virtual_threads, onthrow=options.onthrow,
-        onuncaught=options.onuncaught)
+    secret, link_sock, agent_options = agent_link(
+        workdir, suspend=options.suspend or dialed is not None, include_virtual_threads=options.include_virtual_threads,
+        onthrow=options.onthrow, onuncaught=options.onuncaught)
     argv = launcher.java_command_with_agent([java, *args], agent_options)
     # The reference says where it listens at VMInit, before the program runs: the port is bound and
     # listening already, so this is the same moment as far as any reader can tell.  At an exception
