@@ -259,12 +259,19 @@ static void resume_all_virtual(JNIEnv *env) {
 int threads_suspend_all(JNIEnv *env, thread_rec *except) {
     jint n = 0;
     jthread *threads = NULL;
+    /* Thread starts are watched before the list is taken: a thread started meanwhile (a suspended
+     * thread may still finish its Thread.start) is either in the list or reports its start, which
+     * waits for our lock and then finds the suspend-all in force (cb_thread_start). */
+    if (suspend_all_depth == 0) thread_start_ref(true);
     /* Ended threads still counted are not in GetAllThreads' list: they count this suspension too.
      * (Before the list is taken: a thread ending meanwhile is counted once at most.) */
     for (thread_rec *r = records; r; r = r->next)
         if (!r->is_agent && r != except && r->suspend_count > 0 && thread_has_ended(r)) r->suspend_count++;
     jvmtiError err = (*G.jvmti)->GetAllThreads(G.jvmti, &n, &threads);
-    if (err != JVMTI_ERROR_NONE) return (int)err;
+    if (err != JVMTI_ERROR_NONE) {
+        if (suspend_all_depth == 0) thread_start_ref(false);
+        return (int)err;
+    }
     jthread *to_suspend = calloc((size_t)n + 1, sizeof *to_suspend);
     thread_rec **recs = calloc((size_t)n + 1, sizeof *recs);
     jint k = 0;
@@ -290,7 +297,7 @@ int threads_suspend_all(JNIEnv *env, thread_rec *except) {
     free(to_suspend);
     free(recs);
     if (vt_supported()) suspend_all_virtual(env, except);
-    if (suspend_all_depth++ == 0) thread_start_ref(true);
+    suspend_all_depth++;
     obj_pin_all(env);
     return 0;
 }
