@@ -132,7 +132,9 @@ void unload_report_pending(JNIEnv *env) {
         hits_init(&h);
         lock_enter();
         match_kind(EK_CLASS_UNLOAD, &c, &h, write_signature, (void *)sig);
-        if (h.count && h.policy == SP_ALL && link_connected()) threads_suspend_all(env, NULL);
+        /* An unload suspends nothing, whatever its requests ask: the reference's composite for it says
+         * NONE and holds no thread (JDI's EventSet.resume() then resumes nothing either). */
+        h.policy = SP_NONE;
         lock_exit();
         hits_send_raw(env, NULL, 0, &h);
         hits_free(&h);

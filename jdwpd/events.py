@@ -136,13 +136,16 @@ def route(body: dict, requests: RequestTable) -> Routing:
         hits.sort(key=lambda rh: -rh[0].agent_id)
     for req, hit in hits:
         owner = req.owner
+        # An unload suspends nothing and its composite says NONE, as the reference's does, whatever
+        # its request asked (the agent suspended nothing for it).
+        policy = SuspendPolicy.NONE if hit["event_kind"] == EventKind.CLASS_UNLOAD else req.suspend_policy
         if owner not in per_session:
             per_session[owner] = []
             policy_of[owner] = suspends[owner] = SuspendPolicy.NONE
             order.append(owner)
         per_session[owner].append(_event(hit["event_kind"], req.request_id, thread, hit["data"]))
-        policy_of[owner] = max(policy_of[owner], req.suspend_policy)
-        asked = suspension(req.suspend_policy)
+        policy_of[owner] = max(policy_of[owner], policy)
+        asked = suspension(policy)
         # VMDeath has no thread of its own: whatever suspends, suspends every thread (the agent's ALL).
         suspends[owner] = max(suspends[owner], SuspendPolicy.ALL if death and asked else asked)
     composites = tuple(Composite(s, int(policy_of[s]), tuple(per_session[s])) for s in order)

@@ -301,7 +301,8 @@ async def events_fields_monitors_and_unloading(t):
         await t.event(why)
     # Unloading: ConfUnloaded is prepared, then its loader dropped and collected.
     await t.set_request(E.CLASS_PREPARE, class_match("ConfUnloaded"))
-    await t.set_request(E.CLASS_UNLOAD, class_match("Conf*"), policy=SuspendPolicy.NONE)
+    # SUSPEND_ALL: the reference suspends nothing for an unload and its composite says NONE.
+    await t.set_request(E.CLASS_UNLOAD, class_match("Conf*"), policy=SuspendPolicy.ALL)
     await t.breakpoint(conf, "C_AFTER_UNLOAD", SuspendPolicy.ALL)
     await t.ok("VirtualMachine", "Resume")
     await t.event("ConfUnloaded prepared")
