@@ -32,6 +32,7 @@ jdwpd java: the reference agent's options, served by jdwpd (-agentlib:jdwp=OPTIO
   allow=ADDR[;ADDR...]     server=y: only these debugger addresses ('*': any)
   onthrow=CLASS, onuncaught=y, launch=CMD, includevirtualthreads=y   as the reference's (server=y)
   strict, stdalloc, logfile, logflags, mutf8: accepted and ignored
+The option may also sit in JAVA_TOOL_OPTIONS, JDK_JAVA_OPTIONS or _JAVA_OPTIONS: it is taken out of it.
 The java that runs: $JDWPD_JAVA, else $JAVA_HOME/bin/java, else java on PATH.
 """
 
@@ -159,6 +160,57 @@ def split_java_args(args: list[str]) -> tuple[list[str], str | None]:
     return options + list(args[end:]), found
 
 
+# Where else the JVM reads its options, in the order it reads them, and what it prints on finding one
+# (the command line comes between JDK_JAVA_OPTIONS and _JAVA_OPTIONS).  Containers and CI often turn
+# on debugging through JAVA_TOOL_OPTIONS.
+_ENV_OPTIONS = (("JAVA_TOOL_OPTIONS", "Picked up JAVA_TOOL_OPTIONS: "),
+                ("JDK_JAVA_OPTIONS", "NOTE: Picked up JDK_JAVA_OPTIONS: "),
+                ("_JAVA_OPTIONS", "Picked up _JAVA_OPTIONS: "))
+_DUPLICATE = ("ERROR: Cannot load this JVM TI agent twice, check your java command line for duplicate jdwp "
+              "options.\nError occurred during initialization of VM\nagent library failed to init: jdwp")
+
+
+def _option_spans(text: str) -> list[tuple[int, int, str]]:
+    """The options of an environment variable as the JVM splits them: on white space, quotes ('' or "")
+    grouping and removed, no escapes.  (start, end, option) each; an unmatched quote runs to the end."""
+    spans = []
+    i, n = 0, len(text)
+    while i < n:
+        if text[i].isspace():
+            i += 1
+            continue
+        start, value = i, []
+        while i < n and not text[i].isspace():
+            if text[i] in "'\"":
+                close = text.find(text[i], i + 1)
+                close = n if close < 0 else close
+                value.append(text[i + 1:close])
+                i = close + 1
+            else:
+                value.append(text[i])
+                i += 1
+        spans.append((start, min(i, n), "".join(value)))
+    return spans
+
+
+def split_env_options(text: str) -> tuple[str, list[str]]:
+    """(the variable without the JDWP agent options and their old companions, the options' texts).
+    The other options stay as they were written."""
+    spans = _option_spans(text)
+    found = [t for t in (_jdwp_text(option) for _, _, option in spans) if t is not None]
+    if not found:
+        return text, []
+    kept, at = [], 0
+    for start, end, option in spans:
+        if _jdwp_text(option) is not None or option in _OBSOLETE:
+            kept.append(text[at:start])
+            at = end
+            while at < len(text) and text[at].isspace():
+                at += 1
+    kept.append(text[at:])
+    return "".join(kept).strip(), found
+
+
 def real_java() -> str:
     for candidate in (os.environ.get("JDWPD_JAVA"),
                       os.path.join(os.environ["JAVA_HOME"], "bin", "java") if os.environ.get("JAVA_HOME") else None,
@@ -172,8 +224,29 @@ def run_java(args: list[str]) -> int:
     """Never returns on success: this process becomes the JVM."""
     java = real_java()
     kept, text = split_java_args(args)
-    if text is None:
+    found = [] if text is None else [text]
+    from_env: list[tuple[str, str, str]] = []  # (variable, what stays of it, its banner)
+    for name, banner in _ENV_OPTIONS:
+        value = os.environ.get(name)
+        if value:
+            rest, texts = split_env_options(value)
+            if texts:
+                found.extend(texts)
+                from_env.append((name, rest, banner + value))
+    if not found:
         os.execv(java, [java, *args])
+    for name, rest, banner in from_env:
+        # The option leaves the variable (the JVM must not load the reference agent); a variable left
+        # empty is unset and its banner printed here, as the JVM would have, else the JVM prints it.
+        if rest:
+            os.environ[name] = rest
+        else:
+            del os.environ[name]
+            print(banner, file=sys.stderr)
+    if len(found) > 1:
+        print(_DUPLICATE, file=sys.stderr)
+        return 1
+    text = found[0]
     try:
         options = parse_jdwp_options(text)
     except OptionError as e:

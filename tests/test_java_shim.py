@@ -8,7 +8,14 @@ import os
 import pytest
 
 from jdwpd.cli import UsageError
-from jdwpd.java_shim import JdwpOptions, OptionError, make_java_home, parse_jdwp_options, split_java_args
+from jdwpd.java_shim import (
+    JdwpOptions,
+    OptionError,
+    make_java_home,
+    parse_jdwp_options,
+    split_env_options,
+    split_java_args,
+)
 
 
 def test_the_reference_defaults():
@@ -70,6 +77,22 @@ def test_malformed_options(text, says):
 ])
 def test_only_the_launchers_options_count(args, kept, text):
     assert split_java_args(args) == (kept, text)
+
+
+@pytest.mark.parametrize("value, rest, texts", [
+    ("-agentlib:jdwp=transport=dt_socket,server=y,address=*:5005", "",
+     ["transport=dt_socket,server=y,address=*:5005"]),
+    ("-Xmx1g -agentlib:jdwp=transport=dt_socket,server=y  -Dx=1", "-Xmx1g -Dx=1", ["transport=dt_socket,server=y"]),
+    # Quoted as the JVM reads them: quotes group and are removed, the rest keeps its quotes.
+    ("'-agentlib:jdwp=transport=dt_socket,server=y' -Xdebug -D\"a b\"=c", '-D"a b"=c',
+     ["transport=dt_socket,server=y"]),
+    ("-Dp=-agentlib:jdwp=x -Xdebug", "-Dp=-agentlib:jdwp=x -Xdebug", []),  # a property's value; no agent
+    ("-Xrunjdwp:transport=dt_socket -agentlib:jdwp=transport=dt_socket,server=y", "",
+     ["transport=dt_socket", "transport=dt_socket,server=y"]),  # twice: the JVM refuses that
+    ("-Dunclosed='a b", "-Dunclosed='a b", []),
+])
+def test_the_option_found_in_an_environment_variable(value, rest, texts):
+    assert split_env_options(value) == (rest, texts)
 
 
 def test_java_home_links_the_real_jdk_but_java(tmp_path):

@@ -148,6 +148,58 @@ async def test_server_y_says_where_it_listens_as_the_reference(classes, kind):
                 assert await proc.wait() == 3
 
 
+def without_jdwp(kind: str, classes: Path) -> list[str]:
+    """The command line of ``kind`` with no JDWP option: it comes from the environment."""
+    java = jvm.java_executable()
+    launcher = [java] if kind == "reference" else [sys.executable, "-m", "jdwpd", "java"]
+    return [*launcher, "-cp", str(classes), "Exits", "0"]
+
+
+@pytest.mark.parametrize("variable", ["JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"])
+@pytest.mark.parametrize("kind", ["reference", "jdwpd-java"])
+async def test_the_option_in_the_environment_is_served_as_on_the_command_line(classes, kind, variable):
+    """Containers and CI turn debugging on through JAVA_TOOL_OPTIONS: the same listening line, the same
+    note of the variable, the same session."""
+    value = "-agentlib:jdwp=transport=dt_socket,server=y,address=0"
+    env = {k: v for k, v in os.environ.items() if k not in ("JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS")}
+    async with running(without_jdwp(kind, classes), env={**env, variable: value}) as (proc, out):
+        with trio.fail_after(TIMEOUT):
+            port = int((await out.wait_for(LISTENING, "stdout")).group(1))
+        async with open_jdwp_client("127.0.0.1", port, timeout=TIMEOUT) as client:
+            policy, events = await client.next_event(TIMEOUT)
+            assert (policy, EventKind(events[0].event_kind)) == (2, EventKind.VM_START)
+            with open(f"/proc/{proc.pid}/cmdline", "rb") as f:  # the JVM itself (jdwpd java execs it)
+                served_by_jdwpd = b"jdwpd_agent" in f.read()
+            assert served_by_jdwpd == (kind == "jdwpd-java")
+            await client.command("VirtualMachine", "Resume")
+            with trio.fail_after(TIMEOUT):
+                assert await proc.wait() == 3
+    note = ("NOTE: " if variable == "JDK_JAVA_OPTIONS" else "") + f"Picked up {variable}: {value}"
+    assert out.lines["stderr"] == [note]
+
+
+@pytest.mark.parametrize("kind", ["reference", "jdwpd-java"])
+def test_the_option_twice_stops_the_jvm_as_the_reference(classes, kind):
+    env = {**os.environ, "JAVA_TOOL_OPTIONS": "-agentlib:jdwp=transport=dt_socket,server=y,address=0"}
+    cmd = without_jdwp(kind, classes)
+    cmd.insert(-4, "-agentlib:jdwp=transport=dt_socket,server=y,address=0")
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, env=env)
+    assert proc.returncode == 1
+    assert "Cannot load this JVM TI agent twice" in proc.stderr and "pid " not in proc.stdout
+
+
+def test_other_options_of_the_variable_stay_with_the_jvm(classes):
+    """Deliberate difference: the JVM notes the variable without the JDWP option jdwpd took out of it
+    (the reference's note shows the whole value)."""
+    env = {**os.environ, "JAVA_TOOL_OPTIONS": "-Dexits.tag='a b' -agentlib:jdwp=transport=dt_socket,server=y,"
+                                              "address=0,suspend=n -Xmx64m"}
+    proc = subprocess.run(without_jdwp("jdwpd-java", classes), capture_output=True, text=True, timeout=TIMEOUT,
+                          env=env)
+    assert proc.returncode == 3, proc.stderr
+    assert proc.stderr.splitlines() == ["Picked up JAVA_TOOL_OPTIONS: -Dexits.tag='a b' -Xmx64m"]
+    assert LISTENING.match(proc.stdout.splitlines()[0])
+
+
 async def test_server_y_quiet_prints_nothing(classes):
     """quiet=y with suspend=n: the program runs; neither server says where it listens."""
     for kind in ("reference", "jdwpd-java"):

@@ -87,11 +87,12 @@ class Output:
 
 
 @contextlib.asynccontextmanager
-async def running(cmd: list[str], *, stdin: bool = False):
+async def running(cmd: list[str], *, stdin: bool = False, env: dict[str, str] | None = None):
     """``cmd`` in its own process group, its output pumped into an Output: (proc, out).  The group
     (the daemon and its JVM, or the JVM) is killed at the end if it still runs."""
     proc = await trio.lowlevel.open_process(cmd, stdin=subprocess.PIPE if stdin else None, stdout=subprocess.PIPE,
-                                            stderr=subprocess.PIPE, start_new_session=True, cwd=jvm.jvm_workdir())
+                                            stderr=subprocess.PIPE, start_new_session=True, cwd=jvm.jvm_workdir(),
+                                            env=env)
     out = Output()
     try:
         async with trio.open_nursery() as nursery:
