@@ -41,7 +41,24 @@ _IGNORED = ("strict", "stdalloc", "logfile", "logflags", "mutf8")
 
 
 class OptionError(ValueError):
-    """A malformed option string: the JVM does not start (the reference exits with status 1)."""
+    """An option string the reference refuses: the JVM does not start.  ``says`` are the reference's
+    lines for it ({option}: the whole option as given), ``status`` its exit status."""
+
+    def __init__(self, why: str, says: tuple[str, ...] = ("ERROR: JDWP option syntax error: {option}",),
+                 status: int = 1) -> None:
+        super().__init__(why)
+        self.says = says
+        self.status = status
+
+    def lines(self, option: str) -> list[str]:
+        return [line.format(option=option) for line in self.says]
+
+
+def transport_error(code: int, why: str, detail: str | None = None) -> OptionError:
+    """The reference's socket transport failing to start (no port, no bind, no connection): status 2."""
+    return OptionError(detail or why, (f"ERROR: transport error {code}: {why}",
+                             "ERROR: JDWP Transport dt_socket failed to initialize, TRANSPORT_INIT(510)",
+                             "JDWP exit error AGENT_ERROR_TRANSPORT_INIT(197): No transports initialized"), 2)
 
 
 @attrs.frozen
@@ -65,7 +82,7 @@ class JdwpOptions:
 def _address(text: str) -> tuple[str | None, int]:
     host, sep, port = text.rpartition(":")
     if not port.isdigit() or int(port) > 65535:
-        raise OptionError(f"address '{text}' is not [HOST:]PORT")
+        raise transport_error(103, "invalid port number specified")
     host = host.strip("[]") if sep else None
     if host == "*":
         host = "0.0.0.0"
@@ -92,33 +109,47 @@ def parse_jdwp_options(text: str) -> JdwpOptions:
                 fields["include_virtual_threads"] = flag
             elif name not in _IGNORED:
                 fields[name] = flag
-        elif name == "transport":
-            if value != "dt_socket":
-                raise OptionError(f"transport {value}: jdwpd speaks dt_socket only")
-        elif name == "address":
-            fields["host"], fields["port"] = _address(value)
         elif name == "timeout":
-            if not value.isdigit():
-                raise OptionError(f"timeout={value}: milliseconds expected")
-            fields["timeout_ms"] = int(value)
+            # The reference reads the number's leading digits and takes anything else for 0 (none).
+            digits = value[:len(value) - len(value.lstrip("0123456789"))]
+            fields["timeout_ms"] = (int(digits) or None) if digits else None
         elif name == "allow":
             fields["allow"] = () if value == "*" else tuple(a for a in value.split(";") if a)
         elif name in ("onthrow", "launch"):
             if not value:
                 raise OptionError(f"{name}= needs a value")
             fields[name] = value
-        elif name not in _IGNORED:
+        elif name not in _IGNORED and name not in ("transport", "address"):
             raise OptionError(f"unknown option '{name}'")
     if "transport" not in values:
-        raise OptionError("transport=dt_socket is required")
+        raise OptionError("transport=dt_socket is required", ("ERROR: JDWP no transport specified: {option}",))
+    server = fields.get("server", False)
+    if not server and "address" not in values:
+        raise OptionError("server=n needs the debugger's address (address=[HOST:]PORT)",
+                          (f"ERROR: JDWP Non-server transport {values['transport']} must have a connection address "
+                           "specified through the 'address=' option", "ERROR: JDWP invalid option: {option}"))
+    if (fields.get("onthrow") or fields.get("onuncaught")) and not fields.get("launch"):
+        raise OptionError("onthrow= and onuncaught=y need launch=",
+                          ("ERROR: JDWP Specify launch=<command line> when using onthrow or onuncaught suboption: "
+                           "{option}",))
+    # The options are well formed: now the transport starts, and fails as the reference's does.
+    if values["transport"] != "dt_socket":  # (the reference's JVM aborts: status 134)
+        name = values["transport"]
+        raise OptionError(f"jdwpd speaks dt_socket only, not {name}", (
+            f"ERROR: transport library not found: {name}",
+            f"ERROR: JDWP Transport {name} failed to initialize, TRANSPORT_LOAD(509)",
+            "JDWP exit error AGENT_ERROR_TRANSPORT_LOAD(196): No transports initialized"), 134)
+    if "address" in values:
+        fields["host"], fields["port"] = _address(values["address"])
     options = JdwpOptions(**fields)  # type: ignore[arg-type]
-    if not options.server and options.port is None:
-        raise OptionError("server=n needs the debugger's address (address=[HOST:]PORT)")
     if not options.server and (options.onthrow or options.onuncaught or options.allow):
         raise OptionError("onthrow, onuncaught and allow go with server=y (jdwpd connects to a listening "
-                          "debugger at the JVM's start)")
-    if options.launch and not (options.onthrow or options.onuncaught):
-        raise OptionError("launch= runs at the exception of onthrow= or onuncaught=y")
+                          "debugger at the JVM's start)", ("ERROR: JDWP jdwpd: onthrow, onuncaught and allow go with "
+                                                           "server=y: {option}",))
+    if options.launch and not options.server and not (options.onthrow or options.onuncaught):
+        raise OptionError("launch= without onthrow= or onuncaught=y goes with server=y",
+                          ("ERROR: JDWP jdwpd: launch= without onthrow= or onuncaught=y goes with server=y: "
+                           "{option}",))
     return options
 
 
@@ -247,17 +278,23 @@ def run_java(args: list[str]) -> int:
         print(_DUPLICATE, file=sys.stderr)
         return 1
     text = found[0]
+    from .launch import EndpointError, exec_launch
+
     try:
         options = parse_jdwp_options(text)
+        if options.help:
+            print(HELP, end="")
+            return 0
+        try:
+            return exec_launch(java, kept, options)
+        except EndpointError as e:
+            raise transport_error(202, e.reason, str(e)) from None
     except OptionError as e:
-        print(f"ERROR: JDWP option: {e}: -agentlib:jdwp={text}", file=sys.stderr)
-        return 1
-    if options.help:
-        print(HELP, end="")
-        return 0
-    from .launch import exec_launch
-
-    return exec_launch(java, kept, options)
+        # The reference's words first (tools read them), then what jdwpd has to say.
+        for line in e.lines(f"-agentlib:jdwp={text}"):
+            print(line, file=sys.stderr)
+        print(f"jdwpd: {e}", file=sys.stderr)
+        return e.status
 
 
 def jdk_home_of(java: str) -> str:

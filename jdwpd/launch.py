@@ -29,6 +29,20 @@ def _is_loopback(host: str) -> bool:
         return host == "localhost"
 
 
+class EndpointError(UsageError):
+    """The debuggers' socket cannot be had; ``reason`` in the words of the reference's transport."""
+
+    def __init__(self, message: str, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+def _transport_reason(e: OSError, what: str) -> str:
+    if isinstance(e, socket.gaierror):
+        return "getaddrinfo: failed to parse address"
+    return f"{what} failed: {e.strerror or e}"
+
+
 def bind_jdwp(host: str, port: int, *, listen: bool = True) -> socket.socket:
     """The debuggers' socket.  listen=False: the port is taken, connections are refused until listen()."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -38,7 +52,8 @@ def bind_jdwp(host: str, port: int, *, listen: bool = True) -> socket.socket:
         sock.bind((host, port))
     except OSError as e:
         sock.close()
-        raise UsageError(f"cannot listen for debuggers on {host}:{port}: {e.strerror}") from None
+        raise EndpointError(f"cannot listen for debuggers on {host}:{port}: {e.strerror or e}",
+                            _transport_reason(e, "bind")) from None
     if listen:
         sock.listen(16)
     if not _is_loopback(host):
@@ -66,7 +81,8 @@ def dial_debugger(host: str, port: int, timeout: float | None = None) -> socket.
     try:
         sock = socket.create_connection((host, port), timeout=timeout if timeout else None)
     except OSError as e:
-        raise UsageError(f"cannot connect to the debugger at {host}:{port}: {e.strerror or e}") from None
+        raise EndpointError(f"cannot connect to the debugger at {host}:{port}: {e.strerror or e}",
+                            _transport_reason(e, "connect")) from None
     sock.settimeout(None)
     return sock
 
@@ -261,9 +277,10 @@ def exec_launch(java: str, args: list[str], options: JdwpOptions) -> int:
         onthrow=options.onthrow, onuncaught=options.onuncaught)
     argv = launcher.java_command_with_agent([java, *args], agent_options)
     # The reference says where it listens at VMInit, before the program runs: the port is bound and
-    # listening already, so this is the same moment as far as any reader can tell.  At an exception
-    # (onthrow=, onuncaught=) it says nothing but runs launch= with the port.
-    if jdwp_sock is not None and not options.quiet and not lazy:
+    # listening already, so this is the same moment as far as any reader can tell.  With launch= it
+    # says nothing but runs that command with the port, at VMInit or at the exception of onthrow=/
+    # onuncaught= (the daemon does, once the agent is there).
+    if jdwp_sock is not None and not options.quiet and not options.launch:
         print(f"Listening for transport dt_socket at address: {jdwp_sock.getsockname()[1]}", flush=True)
     jvm_pid = os.getpid()
     pidfd = os.pidfd_open(jvm_pid)  # survives the exec: it names the JVM from then on

@@ -36,11 +36,16 @@ def test_the_reference_defaults():
     ("transport=dt_socket,server=y,allow=*", JdwpOptions(server=True)),
     ("transport=dt_socket,server=y,onthrow=java.io.IOException,launch=/bin/echo",
      JdwpOptions(server=True, onthrow="java.io.IOException", launch="/bin/echo")),
-    ("transport=dt_socket,server=y,onuncaught=y,includevirtualthreads=y",
-     JdwpOptions(server=True, onuncaught=True, include_virtual_threads=True)),
+    ("transport=dt_socket,server=y,onuncaught=y,launch=jdb,includevirtualthreads=y",
+     JdwpOptions(server=True, onuncaught=True, launch="jdb", include_virtual_threads=True)),
     ("transport=dt_socket,server=y,strict=n,stdalloc=y,logfile=/tmp/x,logflags=255",
      JdwpOptions(server=True)),
     ("help", JdwpOptions(help=True)),
+    # launch= alone runs at the start, with the port (the reference's launchOnInit).
+    ("transport=dt_socket,server=y,launch=/bin/echo", JdwpOptions(server=True, launch="/bin/echo")),
+    # A timeout that is no number is none, as the reference reads it.
+    ("transport=dt_socket,server=y,timeout=soon", JdwpOptions(server=True)),
+    ("transport=dt_socket,server=n,address=1,timeout=250ms", JdwpOptions(port=1, timeout_ms=250)),
 ])
 def test_options(text, expected):
     assert parse_jdwp_options(text) == expected
@@ -52,16 +57,34 @@ def test_options(text, expected):
     ("server=y", "transport=dt_socket is required"),
     ("transport=dt_shmem,server=y", "dt_socket only"),
     ("transport=dt_socket", "needs the debugger's address"),
-    ("transport=dt_socket,address=host:port", "is not [HOST:]PORT"),
-    ("transport=dt_socket,address=70000", "is not [HOST:]PORT"),
-    ("transport=dt_socket,address=1,onuncaught=y", "go with server=y"),
-    ("transport=dt_socket,server=y,launch=/bin/echo", "launch= runs at the exception"),
-    ("transport=dt_socket,server=y,timeout=soon", "milliseconds"),
+    ("transport=dt_socket,address=host:port", "invalid port number specified"),
+    ("transport=dt_socket,address=70000", "invalid port number specified"),
+    ("transport=dt_socket,address=1,onuncaught=y", "need launch="),
+    ("transport=dt_socket,server=y,onthrow=java.io.IOException", "need launch="),
+    ("transport=dt_socket,address=1,onuncaught=y,launch=/bin/echo", "go with server=y"),
+    ("transport=dt_socket,address=1,launch=/bin/echo", "goes with server=y"),
     ("transport=dt_socket,,server=y", "is not NAME=VALUE"),
 ])
 def test_malformed_options(text, says):
     with pytest.raises(OptionError, match=rf".*{says.replace('[', '.').replace(']', '.')}"):
         parse_jdwp_options(text)
+
+
+@pytest.mark.parametrize("text, status, first", [
+    ("transport=dt_socket,bogus=1", 1, "ERROR: JDWP option syntax error: -agentlib:jdwp=transport=dt_socket,bogus=1"),
+    ("server=y", 1, "ERROR: JDWP no transport specified: -agentlib:jdwp=server=y"),
+    ("transport=dt_socket,server=y,address=localhost:65F", 2,
+     "ERROR: transport error 103: invalid port number specified"),
+    ("transport=dt_socket,server=y,onuncaught=y", 1,
+     "ERROR: JDWP Specify launch=<command line> when using onthrow or onuncaught suboption: "
+     "-agentlib:jdwp=transport=dt_socket,server=y,onuncaught=y"),
+    ("transport=dt_shmem,server=y", 134, "ERROR: transport library not found: dt_shmem"),
+])
+def test_refusals_say_what_the_reference_says(text, status, first):
+    with pytest.raises(OptionError) as caught:
+        parse_jdwp_options(text)
+    assert caught.value.status == status
+    assert caught.value.lines(f"-agentlib:jdwp={text}")[0] == first
 
 
 @pytest.mark.parametrize("args, kept, text", [

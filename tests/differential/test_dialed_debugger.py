@@ -219,6 +219,59 @@ def test_malformed_options_stop_the_jvm_with_status_1(classes, kind):
         assert "ERROR: JDWP" in proc.stderr and "pid " not in proc.stdout, agent
 
 
+def _reference_lines(stderr: str) -> list[str]:
+    """The reference's lines of an error, without the source position the reference adds to one."""
+    return [re.sub(r" \[\S+:\d+\]$", "", line) for line in stderr.splitlines() if "ERROR" in line]
+
+
+@pytest.mark.parametrize("agent", [
+    "transport=dt_socket,server=y,suspend=n,address=:",
+    "transport=dt_socket,server=y,suspend=n,address=localhost:65536",
+    "transport=dt_socket,server=n,suspend=n,address=localhost:abc",
+    "transport=dt_socket,server=y,suspend=n,address=nosuchhost.invalid:5000",
+    "transport=dt_socket,address=5555,onthrow=java.lang.ClassNotFoundException,suspend=n",
+    "transport=dt_socket,server=y,onuncaught=y,suspend=n",
+    "transport=dt_socket,server=maybe",
+    "server=y,suspend=n",
+    "transport=dt_socket,server=n",
+])
+def test_refused_options_say_what_the_reference_says(classes, agent):
+    """OpenJDK's OptionTest and NoLaunchOptionTest read these lines; the status is the reference's."""
+    said = {}
+    for kind in ("reference", "jdwpd-java"):
+        proc = subprocess.run(command(kind, classes, agent, "0"), capture_output=True, text=True, timeout=TIMEOUT)
+        assert "pid " not in proc.stdout, (kind, proc.stderr)
+        said[kind] = (proc.returncode, _reference_lines(proc.stderr))
+    assert said["jdwpd-java"] == said["reference"]
+
+
+def test_a_port_taken_fails_as_the_reference(classes):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        agent = f"transport=dt_socket,server=y,suspend=n,address=127.0.0.1:{taken.getsockname()[1]}"
+        said = {}
+        for kind in ("reference", "jdwpd-java"):
+            proc = subprocess.run(command(kind, classes, agent, "0"), capture_output=True, text=True, timeout=TIMEOUT)
+            said[kind] = (proc.returncode, _reference_lines(proc.stderr))
+    assert said["reference"][0] == 2
+    assert said["reference"][1][0] == "ERROR: transport error 202: bind failed: Address already in use"
+    assert said["jdwpd-java"] == said["reference"]
+
+
+@pytest.mark.parametrize("kind", ["reference", "jdwpd-java"])
+def test_launch_without_an_exception_runs_at_the_start(classes, kind):
+    """launch= alone: the command runs at the start with the transport and the port, and nothing says
+    where the VM listens (the reference's launchOnInit)."""
+    agent = "transport=dt_socket,server=y,suspend=n,address=0,launch=echo"
+    proc = subprocess.run(command(kind, classes, agent, "3000"), capture_output=True, text=True, timeout=TIMEOUT)
+    assert proc.returncode == 3, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert [line for line in lines if line.startswith("dt_socket ")] != [], lines
+    assert re.fullmatch(r"dt_socket \d+", next(line for line in lines if line.startswith("dt_socket ")))
+    assert not any(LISTENING.match(line) for line in lines)
+
+
 def test_jdwpd_java_without_the_option_is_plain_java(classes):
     """No -agentlib:jdwp among java's options: exec'd as is; the same text after the main class is the
     program's argument, not an option."""
