@@ -56,6 +56,46 @@ static int x_all_classes(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
+static char *to_modified_utf8(const char *s, size_t n);
+
+/* A debugger's lookup of one class (JDI asks it at every assignment of a String): only the matches
+ * get an id, and no class list crosses the link. */
+static int x_classes_by_signature(JNIEnv *env, inbuf *in, outbuf *out) {
+    uint32_t len;
+    const uint8_t *raw = ib_blob(in, &len);
+    if (!ib_done(in)) return LS_BAD_MESSAGE;
+    char *wanted = to_modified_utf8((const char *)raw, len);
+    if (wanted == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
+    jint n;
+    jclass *classes;
+    jvmtiError err = (*G.jvmti)->GetLoadedClasses(G.jvmti, &n, &classes);
+    if (err != JVMTI_ERROR_NONE) {
+        free(wanted);
+        return (int)err;
+    }
+    size_t count_at = out->len;
+    uint32_t found = 0;
+    ob_u32(out, 0);
+    for (jint i = 0; i < n; i++) {
+        char *sig = NULL;
+        if ((*G.jvmti)->GetClassSignature(G.jvmti, classes[i], &sig, NULL) == JVMTI_ERROR_NONE && sig &&
+            strcmp(sig, wanted) == 0) {
+            jint status = 0;
+            (*G.jvmti)->GetClassStatus(G.jvmti, classes[i], &status);
+            ob_u64(out, obj_id(env, classes[i]));
+            ob_u8(out, ref_kind_of(classes[i]));
+            ob_u32(out, (uint32_t)status);
+            found++;
+        }
+        jvmti_free(sig);
+        (*env)->DeleteLocalRef(env, classes[i]);
+    }
+    jvmti_free(classes);
+    free(wanted);
+    ob_put_u32_at(out, count_at, found);
+    return 0;
+}
+
 /* Writes a list of thread ids, leaving out the agent's own threads. */
 static void ob_threads(outbuf *out, JNIEnv *env, jint n, jthread *threads) {
     size_t count_at = out->len;
@@ -290,36 +330,76 @@ static int walk_and_reply(JNIEnv *env, heap_walk *w, outbuf *out) {
     return 0;
 }
 
+/* Instance counts: one walk of the live heap for all the classes asked, in a JVMTI environment of its
+ * own, whose tags say nothing to anyone else.  Each class is tagged with its index + 1; a counted
+ * object's tag turns negative (a counted class object keeps its index in the absolute value, for
+ * its own instances still to come); objects of classes not asked but seen as class objects get
+ * `unlisted`, so that their instances, which then pass the class filter, are passed over. */
+typedef struct count_walk {
+    jlong nclasses;
+    jlong *counts;
+    jlong unlisted;
+} count_walk;
+
+static jint JNICALL count_cb(jvmtiHeapReferenceKind k, const jvmtiHeapReferenceInfo *ri, jlong class_tag,
+                             jlong referrer_class_tag, jlong size, jlong *tag_ptr, jlong *referrer_tag_ptr,
+                             jint length, void *user_data) {
+    (void)k; (void)ri; (void)referrer_class_tag; (void)size; (void)referrer_tag_ptr; (void)length;
+    count_walk *w = user_data;
+    if (class_tag == 0 || class_tag == w->unlisted || *tag_ptr < 0) return JVMTI_VISIT_OBJECTS;
+    *tag_ptr = *tag_ptr > 0 ? -*tag_ptr : w->unlisted;
+    jlong index = (class_tag < 0 ? -class_tag : class_tag) - 1;
+    if (index < w->nclasses) w->counts[index]++;
+    return JVMTI_VISIT_OBJECTS;
+}
+
 static int x_instance_counts(JNIEnv *env, inbuf *in, outbuf *out) {
     if (!G.caps.can_tag_objects) return LS_NOT_CAPABLE;
     uint32_t n = ib_u32(in);
     if (in->bad || (uint64_t)n * 8 != in->len - in->pos) return LS_BAD_MESSAGE;
-    ob_u32(out, n);
-    for (uint32_t i = 0; i < n; i++) {
-        jclass cls;
-        int st = class_from_id(env, ib_u64(in), &cls);
-        if (st) return st;
-        heap_walk w;
-        memset(&w, 0, sizeof w);
+    jclass *classes = calloc((size_t)n + 1, sizeof *classes);
+    jlong *counts = calloc((size_t)n + 1, sizeof *counts);
+    uint32_t *same_as = calloc((size_t)n + 1, sizeof *same_as);  /* a class asked twice: its first index */
+    jvmtiEnv *walk_env = NULL;
+    int st = 0;
+    if (classes == NULL || counts == NULL || same_as == NULL || (*env)->EnsureLocalCapacity(env, (jint)n + 16) != 0)
+        st = JVMTI_ERROR_OUT_OF_MEMORY;
+    for (uint32_t i = 0; i < n && st == 0; i++) st = class_from_id(env, ib_u64(in), &classes[i]);
+    if (st == 0 && n > 0) {
+        jvmtiCapabilities caps;
+        memset(&caps, 0, sizeof caps);
+        caps.can_tag_objects = 1;
+        if ((*G.jvm)->GetEnv(G.jvm, (void **)&walk_env, JVMTI_VERSION_1_2) != JNI_OK) {
+            walk_env = NULL;
+            st = JVMTI_ERROR_INTERNAL;
+        } else {
+            st = (int)(*walk_env)->AddCapabilities(walk_env, &caps);
+        }
+    }
+    for (uint32_t i = 0; i < n && st == 0; i++) {
+        jlong tag = 0;
+        st = (int)(*walk_env)->GetTag(walk_env, classes[i], &tag);
+        if (st == 0 && tag > 0) same_as[i] = (uint32_t)tag;  /* index + 1 of its first mention */
+        else if (st == 0) st = (int)(*walk_env)->SetTag(walk_env, classes[i], (jlong)i + 1);
+    }
+    if (st == 0 && n > 0) {
+        count_walk w = {(jlong)n, counts, -((jlong)n + 1)};
         jvmtiHeapCallbacks cb;
         memset(&cb, 0, sizeof cb);
-        cb.heap_reference_callback = instances_cb;
-        CHECK((*G.jvmti)->FollowReferences(G.jvmti, 0, cls, NULL, &cb, &w));
-        /* Clear the markers: the count is what the walk found, known or new. */
-        jint nm = 0;
-        jobject *objs = NULL;
-        jlong mark = MARK_TAG;
-        if ((*G.jvmti)->GetObjectsWithTags(G.jvmti, 1, &mark, &nm, &objs, NULL) == JVMTI_ERROR_NONE) {
-            for (jint k = 0; k < nm; k++) {
-                (*G.jvmti)->SetTag(G.jvmti, objs[k], 0);
-                (*env)->DeleteLocalRef(env, objs[k]);
-            }
-            jvmti_free(objs);
-        }
-        free(w.known);
-        ob_u64(out, (uint64_t)w.found);
+        cb.heap_reference_callback = count_cb;
+        st = (int)(*walk_env)->FollowReferences(walk_env, JVMTI_HEAP_FILTER_CLASS_UNTAGGED, NULL, NULL, &cb, &w);
     }
-    return 0;
+    if (walk_env != NULL) (*walk_env)->DisposeEnvironment(walk_env);  /* and every tag with it */
+    if (st == 0) {
+        ob_u32(out, n);
+        for (uint32_t i = 0; i < n; i++) ob_u64(out, (uint64_t)counts[same_as[i] ? same_as[i] - 1 : i]);
+    }
+    for (uint32_t i = 0; classes != NULL && i < n; i++)
+        if (classes[i] != NULL) (*env)->DeleteLocalRef(env, classes[i]);
+    free(classes);
+    free(counts);
+    free(same_as);
+    return st;
 }
 
 static int x_class_instances(JNIEnv *env, inbuf *in, outbuf *out) {
@@ -453,6 +533,7 @@ executor_fn exec_vm_lookup(uint16_t kind) {
     switch (kind) {
     case LK_VM_INFO: return x_vm_info;
     case LK_ALL_CLASSES: return x_all_classes;
+    case LK_CLASSES_BY_SIGNATURE: return x_classes_by_signature;
     case LK_ALL_THREADS: return x_all_threads;
     case LK_TOP_THREAD_GROUPS: return x_top_thread_groups;
     case LK_GROUP_INFO: return x_group_info;

@@ -58,7 +58,12 @@ def _jdwp_status(status: int) -> int:
 async def classes_by_signature(ctx: Any, cmd: Any) -> Any:
     _alive(ctx)
     wanted = _PREPARED | _ARRAY | _PRIMITIVE
-    matches = [c for c in await _loaded_classes(ctx) if c["status"] & wanted and c["signature"] == cmd.signature]
+    r = await request(ctx.vm.link, "CLASSES_BY_SIGNATURE", signature=cmd.signature)
+    learn = getattr(ctx.vm.classes, "learn", None)
+    if learn is not None:
+        for c in r["classes"]:
+            learn(c["ref"], c["ref_kind"], cmd.signature)
+    matches = [c for c in r["classes"] if c["status"] & wanted]
     return {"classes": [{"ref_type_tag": c["ref_kind"], "type_id": c["ref"], "status": _jdwp_status(c["status"])}
                         for c in matches]}
 

@@ -112,6 +112,12 @@ for _item in ("Event.VM_DEATH", "Event.Composite"):
               "two automatic VMDeath events (request 0), the first session's left behind; jdwpd sends one")
 
 
+known_bug("vm_instance_counts_redefinition_and_exit", "VirtualMachine.InstanceCounts",
+          ["VirtualMachine.InstanceCounts [asked twice]"],
+          "deliberate: the reference counts a class asked twice at its last mention only (its tag for the walk "
+          "is overwritten) and answers 0 at the first; jdwpd answers the count at both")
+
+
 def load_scenarios() -> dict[str, Scenario]:
     import importlib
 

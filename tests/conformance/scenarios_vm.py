@@ -90,6 +90,11 @@ async def vm_instance_counts_redefinition_and_exit(t):
     circle = await t.class_id("LSample$Circle;")
     await t.ok("VirtualMachine", "InstanceCounts", ref_types_count=[sample, circle])
     await t.ok("VirtualMachine", "InstanceCounts", ref_types_count=[])
+    # One walk counts them all: an interface (no instances of its own), arrays; a class asked twice.
+    shape, ints = await t.class_id("LSample$Shape;"), await t.class_id("[I")
+    await t.ok("VirtualMachine", "InstanceCounts", ref_types_count=[shape, sample, circle, ints],
+               note="interface, arrays")
+    await t.ok("VirtualMachine", "InstanceCounts", ref_types_count=[circle, sample, circle], note="asked twice")
     for bad, note in ((BAD, "unknown"), (thread, "a thread"), (0, "null")):
         await t.cmd("VirtualMachine", "InstanceCounts", ref_types_count=[sample, bad], note=note)
         await t.cmd("ReferenceType", "Instances", ref_type=bad, max_instances=0, note=note)
