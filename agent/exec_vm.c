@@ -252,44 +252,44 @@ static int x_release_ids(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-/* Heap walks: tag 0 objects get a negative marker, already-known ones are recorded by id. */
-#define MARK_TAG ((jlong)-7)
+/* Heap walks run in a JVMTI environment of their own: its tags are the walk's marks, apart from the
+ * object ids (tags of the agent's own environment), and go with it.  Objects found are handed out
+ * with ids afterwards, whether they had one or not. */
+static jvmtiEnv *walk_env_new(void) {
+    jvmtiEnv *walk_env = NULL;
+    if ((*G.jvm)->GetEnv(G.jvm, (void **)&walk_env, JVMTI_VERSION_1_2) != JNI_OK) return NULL;
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof caps);
+    caps.can_tag_objects = 1;
+    if ((*walk_env)->AddCapabilities(walk_env, &caps) != JVMTI_ERROR_NONE) {
+        (*walk_env)->DisposeEnvironment(walk_env);
+        return NULL;
+    }
+    return walk_env;
+}
+
+#define WALK_FOUND ((jlong)1)
+#define WALK_TARGET ((jlong)2)
 
 typedef struct heap_walk {
-    jlong target;      /* referrers: the referee's tag */
-    jint max;          /* 0: no limit */
+    jint max;   /* 0: no limit */
     jint found;
-    uint64_t *known;   /* ids of found objects that had one already */
-    jint nknown, capknown;
+    bool self;  /* referrers: the target refers to itself */
 } heap_walk;
 
-static void walk_note(heap_walk *w, jlong *tag_ptr) {
-    if (*tag_ptr == MARK_TAG) return;
-    if (w->max > 0 && w->found >= w->max) return;
-    if (*tag_ptr > 0) {
-        for (jint i = 0; i < w->nknown; i++)
-            if (w->known[i] == (uint64_t)*tag_ptr) return;
-        if (w->nknown == w->capknown) {
-            jint cap = w->capknown ? w->capknown * 2 : 16;
-            uint64_t *p = realloc(w->known, (size_t)cap * sizeof *p);
-            if (p == NULL) return;
-            w->known = p;
-            w->capknown = cap;
-        }
-        w->known[w->nknown++] = (uint64_t)*tag_ptr;
-    } else {
-        *tag_ptr = MARK_TAG;
-    }
-    w->found++;
-}
+static bool walk_full(const heap_walk *w) { return w->max > 0 && w->found >= w->max; }
 
 static jint JNICALL instances_cb(jvmtiHeapReferenceKind k, const jvmtiHeapReferenceInfo *ri, jlong class_tag,
                                  jlong referrer_class_tag, jlong size, jlong *tag_ptr, jlong *referrer_tag_ptr,
                                  jint length, void *user_data) {
     (void)k; (void)ri; (void)class_tag; (void)referrer_class_tag; (void)size; (void)referrer_tag_ptr;
     (void)length;
-    walk_note(user_data, tag_ptr);
-    return JVMTI_VISIT_OBJECTS;
+    heap_walk *w = user_data;
+    if (*tag_ptr == 0 && !walk_full(w)) {
+        *tag_ptr = WALK_FOUND;
+        w->found++;
+    }
+    return walk_full(w) ? JVMTI_VISIT_ABORT : JVMTI_VISIT_OBJECTS;
 }
 
 static jint JNICALL referrers_cb(jvmtiHeapReferenceKind k, const jvmtiHeapReferenceInfo *ri, jlong class_tag,
@@ -297,36 +297,33 @@ static jint JNICALL referrers_cb(jvmtiHeapReferenceKind k, const jvmtiHeapRefere
                                  jint length, void *user_data) {
     (void)ri; (void)class_tag; (void)referrer_class_tag; (void)size; (void)length;
     heap_walk *w = user_data;
-    /* Only object-to-object edges: roots (stacks, JNI) are not referrers. */
-    if (referrer_tag_ptr != NULL && *tag_ptr == w->target && k != JVMTI_HEAP_REFERENCE_CLASS)
-        walk_note(w, referrer_tag_ptr);
-    return JVMTI_VISIT_OBJECTS;
+    /* Only object-to-object edges: roots (stacks, JNI) and an object's edge to its class are not. */
+    if (*tag_ptr != WALK_TARGET || referrer_tag_ptr == NULL || k == JVMTI_HEAP_REFERENCE_CLASS || walk_full(w))
+        return JVMTI_VISIT_OBJECTS;
+    if (referrer_tag_ptr == tag_ptr) {  /* JVMTI's way of saying the object refers to itself */
+        if (!w->self) w->found++;
+        w->self = true;
+    } else if (*referrer_tag_ptr == 0) {
+        *referrer_tag_ptr = WALK_FOUND;
+        w->found++;
+    }
+    return walk_full(w) ? JVMTI_VISIT_ABORT : JVMTI_VISIT_OBJECTS;
 }
 
-static int walk_and_reply(JNIEnv *env, heap_walk *w, outbuf *out) {
+/* The objects the walk marked (and the target, if it refers to itself), with their ids. */
+static int walk_reply(JNIEnv *env, jvmtiEnv *walk_env, const heap_walk *w, jobject target, outbuf *out) {
     jint n = 0;
     jobject *objs = NULL;
-    jlong mark = MARK_TAG;
-    jvmtiError err = (*G.jvmti)->GetObjectsWithTags(G.jvmti, 1, &mark, &n, &objs, NULL);
-    if (err != JVMTI_ERROR_NONE) {
-        free(w->known);
-        return (int)err;
-    }
-    ob_u32(out, (uint32_t)(n + w->nknown));
-    for (jint i = 0; i < w->nknown; i++) {
-        int st;
-        jobject o = obj_ref(env, w->known[i], &st);
-        ob_u8(out, o ? obj_kind(env, o) : OK_OBJECT);
-        ob_u64(out, w->known[i]);
-        if (o) (*env)->DeleteLocalRef(env, o);
-    }
+    jlong found = WALK_FOUND;
+    jvmtiError err = (*walk_env)->GetObjectsWithTags(walk_env, 1, &found, &n, &objs, NULL);
+    if (err != JVMTI_ERROR_NONE) return (int)err;
+    ob_u32(out, (uint32_t)(n + (w->self ? 1 : 0)));
+    if (w->self) ob_tagged(out, env, target);
     for (jint i = 0; i < n; i++) {
-        (*G.jvmti)->SetTag(G.jvmti, objs[i], 0);
         ob_tagged(out, env, objs[i]);
         (*env)->DeleteLocalRef(env, objs[i]);
     }
-    jvmti_free(objs);
-    free(w->known);
+    (*walk_env)->Deallocate(walk_env, (unsigned char *)objs);
     return 0;
 }
 
@@ -365,17 +362,7 @@ static int x_instance_counts(JNIEnv *env, inbuf *in, outbuf *out) {
     if (classes == NULL || counts == NULL || same_as == NULL || (*env)->EnsureLocalCapacity(env, (jint)n + 16) != 0)
         st = JVMTI_ERROR_OUT_OF_MEMORY;
     for (uint32_t i = 0; i < n && st == 0; i++) st = class_from_id(env, ib_u64(in), &classes[i]);
-    if (st == 0 && n > 0) {
-        jvmtiCapabilities caps;
-        memset(&caps, 0, sizeof caps);
-        caps.can_tag_objects = 1;
-        if ((*G.jvm)->GetEnv(G.jvm, (void **)&walk_env, JVMTI_VERSION_1_2) != JNI_OK) {
-            walk_env = NULL;
-            st = JVMTI_ERROR_INTERNAL;
-        } else {
-            st = (int)(*walk_env)->AddCapabilities(walk_env, &caps);
-        }
-    }
+    if (st == 0 && n > 0 && (walk_env = walk_env_new()) == NULL) st = JVMTI_ERROR_INTERNAL;
     for (uint32_t i = 0; i < n && st == 0; i++) {
         jlong tag = 0;
         st = (int)(*walk_env)->GetTag(walk_env, classes[i], &tag);
@@ -411,14 +398,17 @@ static int x_class_instances(JNIEnv *env, inbuf *in, outbuf *out) {
     jclass cls;
     int st = class_from_id(env, id, &cls);
     if (st) return st;
-    heap_walk w;
-    memset(&w, 0, sizeof w);
-    w.max = max;
+    jvmtiEnv *walk_env = walk_env_new();
+    if (walk_env == NULL) st = JVMTI_ERROR_INTERNAL;
+    heap_walk w = {max, 0, false};
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.heap_reference_callback = instances_cb;
-    CHECK((*G.jvmti)->FollowReferences(G.jvmti, 0, cls, NULL, &cb, &w));
-    return walk_and_reply(env, &w, out);
+    if (st == 0) st = (int)(*walk_env)->FollowReferences(walk_env, 0, cls, NULL, &cb, &w);
+    if (st == 0) st = walk_reply(env, walk_env, &w, NULL, out);
+    if (walk_env != NULL) (*walk_env)->DisposeEnvironment(walk_env);
+    (*env)->DeleteLocalRef(env, cls);
+    return st;
 }
 
 static int x_object_referrers(JNIEnv *env, inbuf *in, outbuf *out) {
@@ -430,15 +420,18 @@ static int x_object_referrers(JNIEnv *env, inbuf *in, outbuf *out) {
     jobject obj;
     int st = object_from_id(env, id, &obj);
     if (st) return st;
-    heap_walk w;
-    memset(&w, 0, sizeof w);
-    w.max = max;
-    w.target = (jlong)id;
+    jvmtiEnv *walk_env = walk_env_new();
+    if (walk_env == NULL) st = JVMTI_ERROR_INTERNAL;
+    if (st == 0) st = (int)(*walk_env)->SetTag(walk_env, obj, WALK_TARGET);
+    heap_walk w = {max, 0, false};
     jvmtiHeapCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.heap_reference_callback = referrers_cb;
-    CHECK((*G.jvmti)->FollowReferences(G.jvmti, 0, NULL, NULL, &cb, &w));
-    return walk_and_reply(env, &w, out);
+    if (st == 0) st = (int)(*walk_env)->FollowReferences(walk_env, 0, NULL, NULL, &cb, &w);
+    if (st == 0) st = walk_reply(env, walk_env, &w, obj, out);
+    if (walk_env != NULL) (*walk_env)->DisposeEnvironment(walk_env);
+    (*env)->DeleteLocalRef(env, obj);
+    return st;
 }
 
 static int x_redefine_classes(JNIEnv *env, inbuf *in, outbuf *out) {

@@ -11,6 +11,7 @@ is an array type (outStream_writeValue).  These rules live here, once.
 from __future__ import annotations
 
 import collections
+import struct
 from typing import Any
 
 from jdwpd.errors import AgentError, JdwpError, jdwp_code_for
@@ -46,6 +47,33 @@ def to_jdwp(v: LinkValue) -> Value:
     if v.tag == ord("V"):
         return Value(v.tag, None)
     return Value(v.tag, v.value)
+
+
+_TAGGED_8 = struct.Struct(">BQ")
+
+
+def tagged_list(entries: list, key: str, sizes: IDSizes) -> Any:
+    """A reply that is one list of tagged objects (Instances, ReferringObjects), written straight into
+    JDWP bytes: a heap walk's answer may hold hundreds of thousands of them."""
+    from jdwpd.commands import Encoded
+
+    size = sizes.object_id
+
+    def pack(kind: int, object_id: int) -> bytes:
+        return bytes((kind,)) + object_id.to_bytes(size, "big")
+
+    if size == 8:
+        pack = _TAGGED_8.pack
+    parts = [len(entries).to_bytes(4, "big")]
+    ids = []
+    for e in entries:
+        t = e[key]
+        if t is None or not t.object:
+            parts.append(pack(_OBJ, 0))
+        else:
+            parts.append(pack(t.kind, t.object))
+            ids.append(t.object)
+    return Encoded(b"".join(parts), ids)
 
 
 def tagged(t: Any) -> TaggedObjectID:

@@ -12,7 +12,7 @@ from jdwpd.commands._values import (
     invoke,
     object_kinds,
     request,
-    tagged,
+    tagged_list,
     to_jdwp,
     to_link,
 )
@@ -148,7 +148,7 @@ async def referring_objects(ctx: Any, cmd: Any) -> Any:
     if cmd.max_referrers < 0:
         raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, "maxReferrers < 0")
     r = await request(ctx.vm.link, "OBJECT_REFERRERS", object=cmd.object, max=cmd.max_referrers)
-    return {"referring_objects": [tagged(o["object"]) for o in r["referrers"]]}
+    return tagged_list(r["referrers"], "object", ctx.vm.id_sizes)
 
 
 HANDLERS = {

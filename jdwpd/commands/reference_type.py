@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from jdwpd.commands import Encoded, prefill
-from jdwpd.commands._values import cached, check_type, request, tagged, to_jdwp
+from jdwpd.commands._values import cached, check_type, request, tagged_list, to_jdwp
 from jdwpd.errors import JdwpError
 from jdwpd.model.classes import ClassCache
 from protocol import spec
@@ -169,7 +169,7 @@ async def instances(ctx: Any, cmd: Any) -> Any:
     if cmd.max_instances < 0:
         raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, "maxInstances < 0")
     r = await request(ctx.vm.link, "CLASS_INSTANCES", ref=cmd.ref_type, max=cmd.max_instances)
-    return {"instances": [tagged(i["object"]) for i in r["instances"]]}
+    return tagged_list(r["instances"], "object", ctx.vm.id_sizes)
 
 
 async def class_file_version(ctx: Any, cmd: Any) -> Any:
