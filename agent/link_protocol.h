@@ -43,8 +43,8 @@ enum link_kind {
     LK_REDEFINE_CLASSES = 26,
     LK_ALL_MODULES = 27,
     LK_GC = 28,
-    LK_CLASSES_BY_SIGNATURE = 30,
     LK_AGENT_STATS = 29,
+    LK_CLASSES_BY_SIGNATURE = 30,
     LK_CLASS_SIGNATURE = 32,
     LK_CLASS_STATUS = 33,
     LK_CLASS_MODIFIERS = 34,
@@ -364,17 +364,17 @@ enum jdwp_error {
  */
 /* GC (28): ForceGarbageCollection, for tests of collected ids
  */
+/* AGENT_STATS (29): live ids, pins, breakpoints set, filters, agent threads, global refs: leak checks
+ *   reply    counters: u32 count, then per item:
+ *   reply        name: str
+ *   reply        value: i64
+ */
 /* CLASSES_BY_SIGNATURE (30): the loaded classes of that signature (ALL_CLASSES' entries for it, without handing out every class's id)
  *   request  signature: str
  *   reply    classes: u32 count, then per item:
  *   reply        ref: id
  *   reply        ref_kind: u8
  *   reply        status: i32
- */
-/* AGENT_STATS (29): live ids, pins, breakpoints set, filters, agent threads, global refs: leak checks
- *   reply    counters: u32 count, then per item:
- *   reply        name: str
- *   reply        value: i64
  */
 /* CLASS_SIGNATURE (32): 
  *   request  ref: id

@@ -211,11 +211,12 @@ _msg(25, "INSTANCE_COUNTS", [("refs", lst(("ref", ID),))], [("counts", lst(("cou
 _msg(26, "REDEFINE_CLASSES", [("classes", lst(("ref", ID), ("bytes", BYTES)))], [], "")
 _msg(27, "ALL_MODULES", [], [("modules", lst(("module", ID),))], "")
 _msg(28, "GC", [], [], "ForceGarbageCollection, for tests of collected ids")
+_msg(29, "AGENT_STATS", [], [("counters", lst(("name", STR), ("value", I64)))],
+     "live ids, pins, breakpoints set, filters, agent threads, global refs: leak checks")
+
 _msg(30, "CLASSES_BY_SIGNATURE", [("signature", STR)], [("classes", lst(("ref", ID), ("ref_kind", U8),
                                                                         ("status", I32)))],
      "the loaded classes of that signature (ALL_CLASSES' entries for it, without handing out every class's id)")
-_msg(29, "AGENT_STATS", [], [("counters", lst(("name", STR), ("value", I64)))],
-     "live ids, pins, breakpoints set, filters, agent threads, global refs: leak checks")
 
 # --- reference types --------------------------------------------------------------
 _msg(32, "CLASS_SIGNATURE", [("ref", ID)], [("ref_kind", U8), ("signature", STR), ("generic", STR)], "")
