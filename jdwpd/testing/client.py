@@ -23,7 +23,7 @@ from typing import Any
 import trio
 
 from protocol import messages, spec
-from protocol.constants import ErrorCode
+from protocol.constants import ErrorCode, EventKind, ModKind, SuspendPolicy, TypeTag
 from protocol.jdwp import NEED_DATA, ConnectionClosed, HandshakeDone, JdwpConnection, Role
 from protocol.packets import CommandPacket, ReplyPacket
 from protocol.wire import IDSizes
@@ -189,6 +189,25 @@ class JdwpClient:
                 policy, events = await self.next_event(timeout)
                 if any(int(e.event_kind) == int(kind) for e in events):
                     return policy, events
+
+    async def run_to_prepare(self, pattern: str, timeout: float = DEFAULT_TIMEOUT) -> Any:
+        """From VMStart: resume until a class matching ``pattern`` is prepared (the VM held there,
+        the request cleared); its ClassPrepare event."""
+        kind = EventKind.CLASS_PREPARE
+        prepare = await self.command("EventRequest", "Set", event_kind=kind, suspend_policy=SuspendPolicy.ALL,
+                                     modifiers=[{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": pattern}])
+        await self.command("VirtualMachine", "Resume")
+        _, events = await self.wait_for_event(kind, timeout)
+        await self.command("EventRequest", "Clear", event_kind=kind, request_id=prepare.request_id)
+        return next(e for e in events if int(e.event_kind) == kind)
+
+    async def line_location(self, class_id: int, method: str, line: int) -> dict:
+        """The first code index of ``line`` in the class's ``method``, as a breakpoint's location."""
+        methods = (await self.command("ReferenceType", "Methods", ref_type=class_id)).declared
+        method_id = next(m for m in methods if m.name == method).method_id
+        table = await self.command("Method", "LineTable", ref_type=class_id, method_id=method_id)
+        index = min(r.line_code_index for r in table.lines if r.line_number == line)
+        return {"type_tag": TypeTag.CLASS, "class_id": class_id, "method_id": method_id, "index": index}
 
     def describe_close(self) -> str:
         if self.close_reason is None:

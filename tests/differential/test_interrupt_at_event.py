@@ -15,7 +15,7 @@ import trio
 
 from jdwpd.testing import debuggees, jvm
 from jdwpd.testing.client import open_jdwp_client
-from protocol.constants import EventKind, ModKind, SuspendPolicy, TypeTag
+from protocol.constants import EventKind, ModKind, SuspendPolicy
 
 pytestmark = pytest.mark.jvm
 
@@ -33,20 +33,10 @@ async def run(kind: str, classes: Path, policy: int) -> list[str]:
     async with jvm.open_jvm(kind, classes, "Interrupted") as vm:
         async with open_jdwp_client(vm.host, vm.port, timeout=TIMEOUT) as c:
             await c.wait_for_event(EventKind.VM_START, TIMEOUT)
-            prepare = await c.command("EventRequest", "Set", event_kind=EventKind.CLASS_PREPARE,
-                                      suspend_policy=SuspendPolicy.ALL,
-                                      modifiers=[{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": "Interrupted"}])
-            await c.command("VirtualMachine", "Resume")
-            _, (ev,) = await c.wait_for_event(EventKind.CLASS_PREPARE, TIMEOUT)
-            await c.command("EventRequest", "Clear", event_kind=EventKind.CLASS_PREPARE, request_id=prepare.request_id)
-            methods = (await c.command("ReferenceType", "Methods", ref_type=ev.type_id)).declared
-            stop = next(m for m in methods if m.name == "stop")
-            table = await c.command("Method", "LineTable", ref_type=ev.type_id, method_id=stop.method_id)
-            index = min(r.line_code_index for r in table.lines if r.line_number == line)
+            ev = await c.run_to_prepare("Interrupted", TIMEOUT)
             await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=policy,
                             modifiers=[{"mod_kind": ModKind.LOCATION_ONLY,
-                                        "loc": {"type_tag": TypeTag.CLASS, "class_id": ev.type_id,
-                                                "method_id": stop.method_id, "index": index}}])
+                                        "loc": await c.line_location(ev.type_id, "stop", line)}])
             await c.command("VirtualMachine", "Resume")
             await c.wait_for_event(EventKind.BREAKPOINT, TIMEOUT)
             await trio.sleep(0.8)  # the interrupter interrupts the held thread (EVENT_THREAD) meanwhile

@@ -17,7 +17,7 @@ import pytest
 
 from jdwpd.testing import debuggees, jvm
 from jdwpd.testing.client import open_jdwp_client
-from protocol.constants import EventKind, ModKind, SuspendPolicy, TypeTag
+from protocol.constants import EventKind, ModKind, SuspendPolicy
 
 pytestmark = pytest.mark.jvm
 
@@ -39,23 +39,13 @@ async def unsuspended_at_events(kind: str, classes: Path) -> tuple[list[str], in
     async with jvm.open_jvm(kind, classes, "Born", [str(STOPS)]) as vm:
         async with open_jdwp_client(vm.host, vm.port, timeout=TIMEOUT) as c:
             await c.wait_for_event(EventKind.VM_START, TIMEOUT)
-            prepare = await c.command("EventRequest", "Set", event_kind=EventKind.CLASS_PREPARE,
-                                      suspend_policy=SuspendPolicy.ALL,
-                                      modifiers=[{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": "Born"}])
-            await c.command("VirtualMachine", "Resume")
-            _, (ev,) = await c.wait_for_event(EventKind.CLASS_PREPARE, TIMEOUT)
-            await c.command("EventRequest", "Clear", event_kind=EventKind.CLASS_PREPARE, request_id=prepare.request_id)
-            methods = {m.name: m for m in (await c.command("ReferenceType", "Methods", ref_type=ev.type_id)).declared}
+            ev = await c.run_to_prepare("Born", TIMEOUT)
             requests = {}
             for method, marker in (("stop", "STOP"), ("born", "BORN")):
-                table = await c.command("Method", "LineTable", ref_type=ev.type_id, method_id=methods[method].method_id)
-                line = debuggees.marker_line(source, marker)
-                index = min(r.line_code_index for r in table.lines if r.line_number == line)
-                request = await c.command(
-                    "EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.ALL,
-                    modifiers=[{"mod_kind": ModKind.LOCATION_ONLY,
-                                "loc": {"type_tag": TypeTag.CLASS, "class_id": ev.type_id,
-                                        "method_id": methods[method].method_id, "index": index}}])
+                loc = await c.line_location(ev.type_id, method, debuggees.marker_line(source, marker))
+                request = await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT,
+                                          suspend_policy=SuspendPolicy.ALL,
+                                          modifiers=[{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc}])
                 requests[request.request_id] = method
             await c.command("VirtualMachine", "Resume")
             stops = 0
