@@ -41,7 +41,7 @@ from typing import Any
 import outcome
 import trio
 
-from protocol.constants import CommandSet
+from protocol.constants import CommandSet, EventKind, SuspendPolicy
 from protocol.jdwp import NEED_DATA, ConnectionClosed, JdwpConnection
 from protocol.messages import encode_composite
 from protocol.object_ids import composite_ids
@@ -110,6 +110,12 @@ class Session:
         self._events_out, self._events_in = trio.open_memory_channel(math.inf)
         self._released = trio.Event()
         self._released.set()
+        # After a SUSPEND_ALL composite, the next waits for this debugger's next resume (of the VM, of
+        # a thread, or an invoke's of all threads), as the reference's event helper waits: a thread's
+        # event already under way when the VM was suspended would otherwise reach a debugger that
+        # resumes once per stop, as jdb does.
+        self._resumed_all = trio.Event()
+        self._resumed_all.set()
         self._barrier = trio.Event()
         self._barrier.set()
         self._since_barrier: list[trio.Event] = []
@@ -502,11 +508,16 @@ class Session:
         self.vm.objects.sent(self, composite_ids(events))  # DisposeObjects counts against these
         if self._closing:
             return
+        if any(int(e.event_kind) == EventKind.VM_DEATH for e in events):
+            self._resumed_all.set()  # the VM is gone: nothing will resume it, everything owed goes out
+        holds = int(suspend_policy) == SuspendPolicy.ALL
         self._events_queued += 1
         if self._drained.is_set():
             self._drained = trio.Event()
-        if (self._released.is_set() and self.events_sent + 1 == self._events_queued and self._io.raw
-                and not self._reader_done and self._gate.take_nowait()):
+        if (self._released.is_set() and self._resumed_all.is_set() and self.events_sent + 1 == self._events_queued
+                and self._io.raw and not self._reader_done and self._gate.take_nowait()):
+            if holds:
+                self._resumed_all = trio.Event()
             packet = self._event_packet(data)
             try:
                 sent = self._io.try_send(packet)
@@ -522,7 +533,7 @@ class Session:
                 self._nursery.start_soon(self._finish_event, packet[sent:])
             return
         try:
-            self._events_out.send_nowait(data)
+            self._events_out.send_nowait((holds, data))
         except (trio.ClosedResourceError, trio.BrokenResourceError):
             return
 
@@ -545,18 +556,22 @@ class Session:
         self._event_written(1)
 
     async def _event_writer(self) -> None:
-        async for data in self._events_in:
-            if not self._released.is_set():
-                await self._released.wait()
+        async for holds, data in self._events_in:
+            while not (self._released.is_set() and self._resumed_all.is_set()):
+                await (self._resumed_all if self._released.is_set() else self._released).wait()
             batch = [data]
-            # composites already queued go out in the same write, up to WRITE_BATCH of them: a
-            # backlog of many thousands (a burst before VM death) is written, and counted as
-            # sent, in steps, which is how the VM-death drain sees a slow debugger progress
-            while len(batch) < WRITE_BATCH:
+            # composites already queued go out in the same write, up to WRITE_BATCH of them (and up
+            # to a SUSPEND_ALL one): a backlog of many thousands (a burst before VM death) is
+            # written, and counted as sent, in steps, which is how the VM-death drain sees a slow
+            # debugger progress
+            while not holds and len(batch) < WRITE_BATCH:
                 try:
-                    batch.append(self._events_in.receive_nowait())
+                    holds, more = self._events_in.receive_nowait()
                 except (trio.WouldBlock, trio.EndOfChannel):
                     break
+                batch.append(more)
+            if holds:
+                self._resumed_all = trio.Event()
             await self._send(b"".join(self._event_packet(body) for body in batch))
             self._event_written(len(batch))
 
@@ -570,6 +585,10 @@ class Session:
 
     def release_events(self) -> None:
         self._released.set()
+
+    def resumed_all(self) -> None:
+        """This debugger resumed: the composite after its last SUSPEND_ALL one may go."""
+        self._resumed_all.set()
 
     def statistics(self) -> dict[str, Any]:
         return {"number": self.number, "peer": self.peer, "commands_answered": self.commands_answered,

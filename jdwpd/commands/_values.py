@@ -273,6 +273,11 @@ async def invoke(ctx: Any, kind: int, *, clazz: int, thread: int, method_id: int
         _, obj_class, _ = await object_kinds(vm).get(instance)
         if not await cached(classes.is_assignable(obj_class, method.declaring)):
             raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, "object is not an instance of the method's class")
+    # An invoke resumes (its thread, or all): as after the debugger's own resume, the events after a
+    # SUSPEND_ALL one may go (the reference's invoke lets them go the same way).
+    resumed = getattr(ctx.session, "resumed_all", None)
+    if resumed is not None:
+        resumed()
     vm.memo.invoke_started()
     try:
         r = await request(vm.link, "INVOKE", thread=thread, kind=int(kind), ref=clazz, object=instance,

@@ -35,7 +35,13 @@ async def suspend(ctx: Any, cmd: Any) -> Any:
 
 
 async def resume(ctx: Any, cmd: Any) -> Any:
-    await ctx.vm.resume_thread(ctx.session, cmd.thread)
+    try:
+        await ctx.vm.resume_thread(ctx.session, cmd.thread)
+    finally:
+        # As the reference's resume of one thread, it lets the events after a SUSPEND_ALL one go.
+        resumed = getattr(ctx.session, "resumed_all", None)
+        if resumed is not None:
+            resumed()
 
 
 async def status(ctx: Any, cmd: Any) -> Any:

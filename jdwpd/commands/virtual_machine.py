@@ -121,7 +121,12 @@ async def suspend(ctx: Any, cmd: Any) -> Any:
 
 async def resume(ctx: Any, cmd: Any) -> Any:
     _alive(ctx)
-    await ctx.vm.resume_all(ctx.session)
+    try:
+        await ctx.vm.resume_all(ctx.session)
+    finally:
+        resumed = getattr(ctx.session, "resumed_all", None)  # (a script session has no event gate)
+        if resumed is not None:
+            resumed()
 
 
 async def exit_vm(ctx: Any, cmd: Any) -> Any:
