@@ -76,6 +76,14 @@ def tagged_list(entries: list, key: str, sizes: IDSizes) -> Any:
     return Encoded(b"".join(parts), ids)
 
 
+def debugger_resumed(ctx: Any) -> None:
+    """The debugger resumed (the VM, a thread, or by an invoke): as the reference's event helper, its
+    session lets the events after a SUSPEND_ALL set go (jdwpd/session.py).  A script has no gate."""
+    resumed = getattr(ctx.session, "resumed_all", None)
+    if resumed is not None:
+        resumed()
+
+
 def tagged(t: Any) -> TaggedObjectID:
     """A link Tagged (kind, object) as JDWP's tagged-object; null is tagged OBJECT."""
     if t is None or not t.object:
@@ -273,11 +281,7 @@ async def invoke(ctx: Any, kind: int, *, clazz: int, thread: int, method_id: int
         _, obj_class, _ = await object_kinds(vm).get(instance)
         if not await cached(classes.is_assignable(obj_class, method.declaring)):
             raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, "object is not an instance of the method's class")
-    # An invoke resumes (its thread, or all): as after the debugger's own resume, the events after a
-    # SUSPEND_ALL one may go (the reference's invoke lets them go the same way).
-    resumed = getattr(ctx.session, "resumed_all", None)
-    if resumed is not None:
-        resumed()
+    debugger_resumed(ctx)  # an invoke resumes its thread, or all
     vm.memo.invoke_started()
     try:
         r = await request(vm.link, "INVOKE", thread=thread, kind=int(kind), ref=clazz, object=instance,

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jdwpd.commands._values import request, tagged, to_link
+from jdwpd.commands._values import debugger_resumed, request, tagged, to_link
 from jdwpd.errors import JdwpError
 from jdwpd.model.frames import make_frame_id
 from jdwpd.vm import jdwp_suspend_status, jdwp_thread_status
@@ -38,10 +38,7 @@ async def resume(ctx: Any, cmd: Any) -> Any:
     try:
         await ctx.vm.resume_thread(ctx.session, cmd.thread)
     finally:
-        # As the reference's resume of one thread, it lets the events after a SUSPEND_ALL one go.
-        resumed = getattr(ctx.session, "resumed_all", None)
-        if resumed is not None:
-            resumed()
+        debugger_resumed(ctx)
 
 
 async def status(ctx: Any, cmd: Any) -> Any:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jdwpd.commands._values import object_kinds, request
+from jdwpd.commands._values import debugger_resumed, object_kinds, request
 from jdwpd.errors import AgentError, JdwpError
 from protocol.constants import ErrorCode
 from protocol.wire import encode_mutf8
@@ -124,9 +124,7 @@ async def resume(ctx: Any, cmd: Any) -> Any:
     try:
         await ctx.vm.resume_all(ctx.session)
     finally:
-        resumed = getattr(ctx.session, "resumed_all", None)  # (a script session has no event gate)
-        if resumed is not None:
-            resumed()
+        debugger_resumed(ctx)
 
 
 async def exit_vm(ctx: Any, cmd: Any) -> Any:
