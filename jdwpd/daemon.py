@@ -8,6 +8,8 @@ started on their own connect to us; a restarted daemon re-adopts them) and
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import ipaddress
 import math
 import os
@@ -105,7 +107,8 @@ def parse_allow(allow: list[str]) -> list[str]:
 
 async def serve_vm(link, jdwp_listener: trio.SocketListener | None, *, read_only: bool, allow: list[str],
                    until: trio.Event | None = None, dialed: socket.socket | None = None, start_runs: bool = False,
-                   announce: str = "jdwpd", jvm: JvmProcess | None = None) -> None:
+                   announce: str = "jdwpd", jvm: JvmProcess | None = None,
+                   announce_fd: int | None = None) -> None:
     """Serve debuggers for one VM until its link ends (or ``until`` is set): those that attach to
     jdwp_listener, and the one we dialed (the reference's server=n), which gets the start event."""
     from .server import serve_dialed, serve_jdwp
@@ -136,7 +139,18 @@ async def serve_vm(link, jdwp_listener: trio.SocketListener | None, *, read_only
             nursery.start_soon(serve_the_dialed)
         if jdwp_listener is not None:
             listener = AllowListener(jdwp_listener, allow) if allow else jdwp_listener
-            await nursery.start(serve_jdwp, [listener], vm)
+            relisten = None
+            if announce_fd is not None:
+                port = jdwp_listener.socket.getsockname()[1]
+                line = f"Listening for transport dt_socket at address: {port}\n".encode()
+
+                async def relisten() -> None:
+                    # The reference listens anew once its debugger has gone and says so on the JVM's
+                    # standard output; scripts wait for that line before they attach again.  Written
+                    # from a thread: a full pipe blocks the writer, and it must not block the daemon.
+                    await trio.to_thread.run_sync(_write_all, announce_fd, line, **_ABANDON_ON_CANCEL)
+
+            await nursery.start(functools.partial(serve_jdwp, [listener], vm, when_unattended=relisten))
         nursery.start_soon(warmup.warm, vm)
         if jdwp_listener is not None:
             host, port = jdwp_listener.socket.getsockname()[:2]
@@ -149,6 +163,20 @@ async def serve_vm(link, jdwp_listener: trio.SocketListener | None, *, read_only
             # let the debuggers have every event, VM_DEATH last, before the sockets close
             await vm.wait_delivered()
         nursery.cancel_scope.cancel()
+
+
+# trio 0.23 renamed run_sync's `cancellable` to `abandon_on_cancel`.
+_ABANDON_ON_CANCEL = ({"abandon_on_cancel": True}
+                      if "abandon_on_cancel" in inspect.signature(trio.to_thread.run_sync).parameters
+                      else {"cancellable": True})
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    try:
+        while data:
+            data = data[os.write(fd, data):]
+    except OSError:
+        pass  # nobody reads the JVM's output any more
 
 
 def _run_launch_command(command: str, address: str) -> None:
@@ -171,6 +199,8 @@ class Debuggers:
     # How to say where debuggers attach: "jdwpd" (a line on stderr, HOST:PORT to --launch), "reference"
     # (`jdwpd java`: nothing, and the port alone to launch=, as the reference's agent does).
     announce: str = "jdwpd"
+    # The JVM's standard output, where "reference" says again that it listens once a debugger has left.
+    announce_fd: int | None = None
 
 
 async def _launched(jvm: JvmProcess, debuggers: Debuggers, link_sock: socket.socket, secret: bytes,
@@ -225,7 +255,7 @@ async def _launched(jvm: JvmProcess, debuggers: Debuggers, link_sock: socket.soc
                 _run_launch_command(launch_command, address)
         await serve_vm(link, jdwp_listener, read_only=read_only, allow=allow, until=jvm_done,
                        dialed=debuggers.dialed, start_runs=debuggers.start_runs, announce=debuggers.announce,
-                       jvm=jvm)
+                       jvm=jvm, announce_fd=debuggers.announce_fd)
         nursery.cancel_scope.cancel()
     return jvm.exit_code()
 

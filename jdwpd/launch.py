@@ -308,6 +308,9 @@ def _serve_exec_jvm(jvm_pid: int, pidfd: int, jdwp_sock: socket.socket | None, d
     # reference's launch= command writes where the JVM does).
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
+    relisten_fd = None
+    if jdwp_sock is not None and not options.quiet and not options.launch:
+        relisten_fd = os.dup(1)
     if not options.launch:
         os.dup2(devnull, 1)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a Ctrl-C is the JVM's; the daemon ends with it
@@ -315,7 +318,7 @@ def _serve_exec_jvm(jvm_pid: int, pidfd: int, jdwp_sock: socket.socket | None, d
 
     try:
         debuggers = Debuggers(jdwp_sock, dialed, start_runs=dialed is not None and not options.suspend,
-                              announce="reference")
+                              announce="reference", announce_fd=relisten_fd)
         serve_launched(JvmProcess(jvm_pid, pidfd), debuggers=debuggers, link_sock=link_sock, secret=secret,
                        allow=allow, read_only=False, agent_timeout=30.0,
                        lazy=bool(options.onthrow or options.onuncaught), launch_command=options.launch)

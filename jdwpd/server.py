@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import socket
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import trio
@@ -78,10 +78,13 @@ async def serve_dialed(sock: socket.socket, vm: Any) -> bool:
 
 
 async def serve_jdwp(listeners: Sequence[trio.abc.Listener], vm: Any, *,
+                     when_unattended: Callable[[], Awaitable[None]] | None = None,
                      task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-    """Serve debuggers on every listener until cancelled."""
+    """Serve debuggers on every listener until cancelled; when_unattended runs each time the last
+    attached debugger has left a live VM."""
 
     async def handler(stream: trio.SocketStream) -> None:
-        await _serve_one(stream, vm)
+        if await _serve_one(stream, vm) and when_unattended is not None and not vm.sessions and not vm.dead:
+            await when_unattended()
 
     await trio.serve_listeners(handler, list(listeners), task_status=task_status)

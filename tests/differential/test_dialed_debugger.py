@@ -148,6 +148,37 @@ async def test_server_y_says_where_it_listens_as_the_reference(classes, kind):
                 assert await proc.wait() == 3
 
 
+async def listening_lines(out, count: int) -> list[int]:
+    """The ports of the first ``count`` listening lines on stdout, as they come."""
+    with trio.fail_after(TIMEOUT):
+        while True:
+            ports = [int(m.group(1)) for line in out.lines["stdout"] if (m := LISTENING.match(line))]
+            if len(ports) >= count:
+                return ports[:count]
+            await out.changed.wait()
+
+
+@pytest.mark.parametrize("kind", ["reference", "jdwpd-java"])
+async def test_server_y_says_it_listens_again_when_its_debugger_leaves(classes, kind):
+    """Scripts that debug a long-running JVM in turns wait for this line before they attach again.
+    Deliberate difference: with address=0 the reference listens on a new port; jdwpd never stopped
+    listening, and names the port it had."""
+    async with running(command(kind, classes, "transport=dt_socket,server=y,address=0", "60000")) as (proc, out):
+        (first,) = await listening_lines(out, 1)
+        async with open_jdwp_client("127.0.0.1", first, timeout=TIMEOUT) as client:
+            await client.next_event(TIMEOUT)
+            await client.command("VirtualMachine", "Dispose")
+        first_again, second = await listening_lines(out, 2)
+        assert first_again == first and (second == first or kind == "reference")
+        with trio.fail_after(TIMEOUT):
+            await out.wait_for(re.compile(r"^pid \d+$"), "stdout")  # Dispose let it run
+        async with open_jdwp_client("127.0.0.1", second, timeout=TIMEOUT) as client:
+            await client.command("VirtualMachine", "Exit", exit_code=3)
+            with trio.fail_after(TIMEOUT):
+                assert await proc.wait() == 3
+        assert len(await listening_lines(out, 2)) == 2  # none after the VM's end
+
+
 def without_jdwp(kind: str, classes: Path) -> list[str]:
     """The command line of ``kind`` with no JDWP option: it comes from the environment."""
     java = jvm.java_executable()
