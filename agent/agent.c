@@ -340,14 +340,15 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
         return;
     }
     vt_track_start();
-    if (G.opts.suspend) {
-        if (!link_wait_connected(G.opts.timeout_ms)) {
-            agent_log("suspend=y: no daemon within %ld ms, running", G.opts.timeout_ms);
-            G.hello_flags &= ~HELLO_SUSPEND_ON_START;
-            return;
-        }
+    if (G.opts.suspend && !link_wait_connected(G.opts.timeout_ms)) {
+        agent_log("suspend=y: no daemon within %ld ms, running", G.opts.timeout_ms);
+        G.hello_flags &= ~HELLO_SUSPEND_ON_START;
+    } else {
+        events_vm_start(env, thread);
     }
-    events_vm_start(env, thread);
+    /* After the start event, which it would delay: no program code has run yet (with suspend=y, main
+     * was parked in it until the debugger resumed). */
+    app_resume_arm(env);
 }
 
 static void JNICALL on_vm_death(jvmtiEnv *jvmti, JNIEnv *env) {
@@ -457,5 +458,6 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
     G.hello_flags |= HELLO_VM_STARTED;
     if (link_start(env) != 0) return JNI_ERR;
     vt_track_start();
+    app_resume_arm(env);
     return JNI_OK;
 }

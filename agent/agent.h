@@ -199,6 +199,8 @@ typedef struct thread_rec {
 void threads_init(void);
 /* The record of a thread (creating it); lock held by the caller. */
 thread_rec *thread_rec_of(JNIEnv *env, jthread thread);
+/* The record of a thread if it has one; lock held by the caller. */
+thread_rec *thread_rec_find(JNIEnv *env, jthread thread);
 /* Current thread's record, or NULL if it is an agent thread; callbacks call it first. */
 thread_rec *callback_enter(JNIEnv *env, jthread thread);
 void callback_exit(JNIEnv *env, thread_rec *t);  /* parks if the count is > 0 */
@@ -239,6 +241,15 @@ void bp_remove(jmethodID m, jlocation loc);
 bool bp_present(jmethodID m, jlocation loc);
 void bp_clear_all(void);
 int bp_count(void);
+/* The agent's own breakpoint: its Breakpoint events stay on, outside event_enable's count. */
+int bp_add_internal(jmethodID m, jlocation loc);
+bool bp_internal_armed(void);
+
+/* ---- app_resume.c --------------------------------------------------------------- */
+/* After link_start: hold an application's Thread.resume() of a thread a debugger holds (JDK < 20). */
+void app_resume_arm(JNIEnv *env);
+/* From the Breakpoint callback, first: waits there if this is Thread.resume on such a thread. */
+void app_resume_hold(JNIEnv *env, jthread resumer, jmethodID method, jlocation loc);
 
 /* ---- step.c -------------------------------------------------------------------------- */
 struct filter;

@@ -13,6 +13,24 @@ typedef struct bp {
 
 static bp *bps;
 static int nbps;
+/* The agent's own breakpoint (app_resume.c): set for good, outside the debuggers' count. */
+static jmethodID internal_method;
+static jlocation internal_loc;
+
+static void clear_physical(jmethodID m, jlocation loc) {
+    if (m == internal_method && loc == internal_loc) return;
+    (*G.jvmti)->ClearBreakpoint(G.jvmti, m, loc);
+}
+
+bool bp_internal_armed(void) { return internal_method != NULL; }
+
+int bp_add_internal(jmethodID m, jlocation loc) {
+    jvmtiError err = (*G.jvmti)->SetBreakpoint(G.jvmti, m, loc);
+    if (err != JVMTI_ERROR_NONE && err != JVMTI_ERROR_DUPLICATE) return (int)err;
+    internal_method = m;
+    internal_loc = loc;
+    return 0;
+}
 
 int bp_add(jmethodID m, jlocation loc) {
     for (bp *b = bps; b; b = b->next)
@@ -24,7 +42,7 @@ int bp_add(jmethodID m, jlocation loc) {
     if (err != JVMTI_ERROR_NONE && err != JVMTI_ERROR_DUPLICATE) return (int)err;
     bp *b = calloc(1, sizeof *b);
     if (b == NULL) {
-        (*G.jvmti)->ClearBreakpoint(G.jvmti, m, loc);
+        clear_physical(m, loc);
         return JVMTI_ERROR_OUT_OF_MEMORY;
     }
     b->method = m;
@@ -41,7 +59,7 @@ void bp_remove(jmethodID m, jlocation loc) {
         bp *b = *pp;
         if (b->method == m && b->loc == loc) {
             if (--b->refs == 0) {
-                (*G.jvmti)->ClearBreakpoint(G.jvmti, m, loc);
+                clear_physical(m, loc);
                 *pp = b->next;
                 free(b);
                 nbps--;
@@ -61,7 +79,7 @@ void bp_clear_all(void) {
     while (bps) {
         bp *b = bps;
         bps = b->next;
-        (*G.jvmti)->ClearBreakpoint(G.jvmti, b->method, b->loc);
+        clear_physical(b->method, b->loc);
         free(b);
     }
     nbps = 0;

@@ -94,6 +94,7 @@ static void JNICALL cb_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, 
     (void)jvmti;
     thread_rec *t = callback_enter(env, thread);
     if (t == NULL) return;
+    app_resume_hold(env, thread, method, loc);
     ev_ctx c;
     ctx_init(&c, env, thread, method, loc);
     hits h;

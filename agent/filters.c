@@ -32,7 +32,8 @@ void event_enable(jvmtiEvent ev, jthread thread, bool on) {
         return;
     }
     lock_enter();
-    if (on ? event_refs[ev]++ == 0 : (event_refs[ev] > 0 && --event_refs[ev] == 0)) {
+    bool keep = !on && ev == JVMTI_EVENT_BREAKPOINT && bp_internal_armed();  /* app_resume.c's */
+    if (on ? event_refs[ev]++ == 0 : (event_refs[ev] > 0 && --event_refs[ev] == 0 && !keep)) {
         jvmtiError err = (*G.jvmti)->SetEventNotificationMode(G.jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, ev, NULL);
         if (err != JVMTI_ERROR_NONE) agent_log("SetEventNotificationMode(%d, %d): %d", on, ev, err);
     }

@@ -33,6 +33,8 @@ static thread_rec *find_rec(JNIEnv *env, jthread thread) {
     return NULL;
 }
 
+thread_rec *thread_rec_find(JNIEnv *env, jthread thread) { return find_rec(env, thread); }
+
 thread_rec *thread_rec_of(JNIEnv *env, jthread thread) {
     thread_rec *r = find_rec(env, thread);
     if (r) return r;

@@ -88,6 +88,7 @@ void wake_on_exception(JNIEnv *env, jthread thread, jmethodID method, jlocation 
             G.hello_flags &= ~(HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION);
         } else {
             vt_track_start();  /* includevirtualthreads=y: from now on, as the reference starts at its trigger */
+            app_resume_arm(env);
         }
         if (started && G.opts.suspend) {
             thread_rec *t = callback_enter(env, thread);
