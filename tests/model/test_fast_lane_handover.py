@@ -41,6 +41,13 @@ def read_reply(sock: socket.socket) -> tuple[int, int, bytes]:
     return packet_id, error, sock.recv(length - 11, socket.MSG_WAITALL) if length > 11 else b""
 
 
+async def answered(lane: FastLane, count: int) -> bool:
+    """The lane counts an answer just after writing it: the reader may see the reply first."""
+    while lane.answered < count:
+        await trio.sleep(0.001)
+    return lane.answered == count
+
+
 async def test_the_lane_answers_hands_over_and_takes_the_socket_back():
     memo = ReplyMemo()
     memo.offer(SIGNATURE, BODY, memo.epochs(), None)
@@ -55,7 +62,7 @@ async def test_the_lane_answers_hands_over_and_takes_the_socket_back():
             # a hit: answered by the lane, with the command's packet id
             debugger.sendall(command(7, 2, 1, SIGNATURE[2]))
             assert await trio.to_thread.run_sync(read_reply, debugger) == (7, 0, BODY)
-            assert lane.owns_socket and lane.answered == 1
+            assert lane.owns_socket and await answered(lane, 1)
 
             # a miss and a hit behind it in one write: both go to the session, in order, with the socket
             miss, hit = command(8, 1, 1), command(9, 2, 1, SIGNATURE[2])
@@ -82,7 +89,7 @@ async def test_the_lane_answers_hands_over_and_takes_the_socket_back():
             lane.reclaim(commands_read=4)
             debugger.sendall(command(12, 2, 1, SIGNATURE[2]))
             assert await trio.to_thread.run_sync(read_reply, debugger) == (12, 0, BODY)
-            assert lane.owns_socket and lane.answered == 2
+            assert lane.owns_socket and await answered(lane, 2)
 
             # a write gate held by the session: the lane does not write, it hands the command on
             assert session.write_gate.take_nowait()
