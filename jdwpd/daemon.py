@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import inspect
 import ipaddress
 import math
 import os
@@ -148,7 +147,7 @@ async def serve_vm(link, jdwp_listener: trio.SocketListener | None, *, read_only
                     # The reference listens anew once its debugger has gone and says so on the JVM's
                     # standard output; scripts wait for that line before they attach again.  Written
                     # from a thread: a full pipe blocks the writer, and it must not block the daemon.
-                    await trio.to_thread.run_sync(_write_all, announce_fd, line, **_ABANDON_ON_CANCEL)
+                    await trio.to_thread.run_sync(_write_all, announce_fd, line, abandon_on_cancel=True)
 
             await nursery.start(functools.partial(serve_jdwp, [listener], vm, when_unattended=relisten))
         nursery.start_soon(warmup.warm, vm)
@@ -163,12 +162,6 @@ async def serve_vm(link, jdwp_listener: trio.SocketListener | None, *, read_only
             # let the debuggers have every event, VM_DEATH last, before the sockets close
             await vm.wait_delivered()
         nursery.cancel_scope.cancel()
-
-
-# trio 0.23 renamed run_sync's `cancellable` to `abandon_on_cancel`.
-_ABANDON_ON_CANCEL = ({"abandon_on_cancel": True}
-                      if "abandon_on_cancel" in inspect.signature(trio.to_thread.run_sync).parameters
-                      else {"cancellable": True})
 
 
 def _write_all(fd: int, data: bytes) -> None:
