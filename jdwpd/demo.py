@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -25,13 +26,29 @@ READY = re.compile(r"jdwpd: listening for debuggers at (\S+):(\d+)")
 TIMEOUT = 60
 
 
-def compile_sample() -> Path:
+class DemoError(Exception):
+    """The demo cannot run here: one line that says why and what to do."""
+
+
+def sample_classes() -> Path:
+    """The folder holding Sample.class: the one the build put beside Sample.java (an installed jdwpd
+    needs no javac), else, in a source tree whose build is older than the source, a fresh compile."""
+    shipped = SAMPLE.parent / "Sample.class"
+    if shipped.is_file() and shipped.stat().st_mtime >= SAMPLE.stat().st_mtime:
+        return SAMPLE.parent
+    if not SAMPLE.is_file():
+        raise DemoError(f"the sample program is missing from this installation ({SAMPLE}): reinstall jdwpd")
+    if shutil.which("javac") is None:
+        if shipped.is_file():
+            return SAMPLE.parent
+        raise DemoError("the sample is not compiled and javac is not on PATH: reinstall jdwpd (its build compiles "
+                        "the sample) or install a JDK")
     source = SAMPLE.read_bytes()
     key = hashlib.sha256(source).hexdigest()[:16]
     cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "jdwpd" / "demo" / key
     if not (cache / "Sample.class").exists():
         cache.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["javac", "-g", "-d", str(cache), str(SAMPLE)], check=True)
+        subprocess.run(["javac", "-g", "-encoding", "UTF-8", "-d", str(cache), str(SAMPLE)], check=True)
     return cache
 
 
@@ -172,7 +189,15 @@ async def debug_session(host: str, port: int, out) -> None:
 
 
 def run_demo(host: str, port: int) -> int:
-    classes = compile_sample()
+    try:
+        classes = sample_classes()
+    except DemoError as e:
+        print(f"jdwpd demo: {e}", file=sys.stderr)
+        return 1
+    if shutil.which("java") is None:
+        print("jdwpd demo: java is not on PATH: install a Java runtime (apt-get install openjdk-17-jre-headless) "
+              "or put its bin/ on PATH", file=sys.stderr)
+        return 1
     cmd = [sys.executable, "-m", "jdwpd", "launch", "--jdwp", f"{host}:{port}", "--suspend", "--",
            "java", "-cp", str(classes), "Sample"]
     print("$ jdwpd launch --suspend -- java -cp ... Sample", flush=True)
