@@ -1,5 +1,11 @@
 """The `jdwpd` command line.
 
+Exit statuses (docs/cli.md): 0 success; 1 a failure while running (the demo's session failed,
+`doctor` found jdwpd cannot debug here, an unexpected error); 2 a user or environment error found
+before anything ran (bad arguments, a busy port, an unreachable address, a missing java, a PID that
+is not a JVM, a secret file others can read), always one line on stderr; `launch` exits with the
+JVM's own status (128+N for signal N); 130 on Ctrl-C.
+
 Start-up order matters for `launch`: the JVM is started before the daemon's
 heavy imports (trio, the protocol tables), so that the JVM's own start-up and
 ours overlap.  The sockets are bound first with the standard library, so that
@@ -12,13 +18,34 @@ import argparse
 import os
 import sys
 
-from . import __version__
-
 DEFAULT_JDWP = "127.0.0.1:5005"
 
 
 class UsageError(Exception):
     """A user error: printed as one line, exit status 2."""
+
+
+class _VersionAction(argparse.Action):
+    """--version reads the agent's build record only when asked."""
+
+    def __init__(self, option_strings, dest, **kw) -> None:
+        super().__init__(option_strings, dest, nargs=0, help="print jdwpd's version and the agent's build, and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from .doctor import version_text
+
+        print(version_text())
+        parser.exit()
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number of seconds") from None
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"'{text}' is not a finite, non-negative number of seconds")
+    return value
 
 
 def _parse_address(text: str, *, what: str) -> tuple[str, int]:
@@ -37,7 +64,7 @@ def _parse_address(text: str, *, what: str) -> tuple[str, int]:
 
 def _build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="jdwpd", description="An out-of-process Java debugger server (JDWP).")
-    p.add_argument("--version", action="version", version=f"jdwpd {__version__}")
+    p.add_argument("--version", action=_VersionAction)
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     launch = sub.add_parser("launch", help="start a JVM under jdwpd and serve JDWP debuggers",
@@ -70,7 +97,7 @@ def _build_parser() -> argparse.ArgumentParser:
     launch.add_argument("--launch", dest="launch_command", metavar="CMD",
                         help="with --onthrow/--onuncaught: run CMD with 'dt_socket HOST:PORT' appended once "
                              "debuggers can attach (the reference's launch=)")
-    launch.add_argument("--agent-timeout", type=float, default=30.0, metavar="SECONDS",
+    launch.add_argument("--agent-timeout", type=_seconds, default=30.0, metavar="SECONDS",
                         help="how long to wait for the JVM's agent to connect (default 30; not with --onthrow "
                              "or --onuncaught, whose agent connects at the exception)")
     launch.add_argument("java", nargs=argparse.REMAINDER, help="-- java [ARGS...]")
@@ -101,6 +128,8 @@ def _build_parser() -> argparse.ArgumentParser:
     home.add_argument("directory", help="where to make it (new or empty)")
     home.add_argument("--jdk", metavar="HOME", help="the real JDK (default: JAVA_HOME, else java on PATH)")
 
+    sub.add_parser("doctor", help="what this machine offers jdwpd: java, its version, whether the agent loads, "
+                                  "dynamic attach, virtual threads (one line each, for bug reports)")
     demo = sub.add_parser("demo", help="debug the bundled sample program end to end")
     demo.add_argument("--jdwp", default="127.0.0.1:0", metavar="HOST:PORT")
 
@@ -177,6 +206,10 @@ def main(argv: list[str] | None = None) -> int:
 
             print(make_java_home(args.directory, args.jdk))
             return 0
+        if args.command == "doctor":
+            from .doctor import run_doctor
+
+            return run_doctor()
         if args.command == "demo":
             from .demo import run_demo
 
@@ -194,6 +227,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except OSError as e:
+        # the machine said no (a folder we cannot write, a file we cannot read): the user's to fix,
+        # so one line, not a traceback
+        where = f" {e.filename}" if getattr(e, "filename", None) else ""
+        print(f"jdwpd: {args.command or 'jdwpd'}:{where}: {e.strerror or e}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # stdout closed early (`jdwpd record | head`): not an error of ours
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -68,6 +68,9 @@ def bind_link(directory: str, name: str = "link.sock") -> tuple[socket.socket, s
     old = os.umask(0o177)  # born owner-only: no moment in which others may connect
     try:
         sock.bind(path)
+    except OSError as e:
+        sock.close()
+        raise UsageError(f"cannot listen for agents on unix:{path}: {e.strerror}") from None
     finally:
         os.umask(old)
     sock.listen(4)

@@ -134,5 +134,22 @@ async def record(listen: tuple[str, int], target: tuple[str, int], *, out: str |
 
 
 def run_record(listen: tuple[str, int], target: tuple[str, int], *, out: str | None, once: bool) -> int:
+    import socket
+
+    from .cli import UsageError
+
+    probe = socket.socket(socket.AF_INET6 if ":" in listen[0] else socket.AF_INET)
+    probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:  # a busy or foreign address is the user's to fix: say so before any task starts
+        probe.bind(listen)
+    except OSError as e:
+        raise UsageError(f"cannot listen for debuggers on {listen[0]}:{listen[1]}: {e.strerror}") from None
+    finally:
+        probe.close()
+    if out is not None:
+        try:
+            open(out, "a").close()
+        except OSError as e:
+            raise UsageError(f"cannot write --out {out}: {e.strerror}") from None
     trio.run(lambda: record(listen, target, out=out, once=once))
     return 0

@@ -27,7 +27,10 @@ class AttachError(Exception):
 def _tmpdir(pid: int) -> Path:
     # the target may live in another mount namespace (a container): its /tmp is reachable via /proc
     root = Path(f"/proc/{pid}/root/tmp")
-    return root if root.is_dir() else Path("/tmp")
+    try:
+        return root if root.is_dir() else Path("/tmp")
+    except OSError:  # not ours to look into: the listener, if any, is in our /tmp
+        return Path("/tmp")
 
 
 def _socket_path(pid: int) -> Path:
@@ -58,6 +61,26 @@ def _check_target(pid: int) -> None:
         cmdline = []
     if b"-XX:+DisableAttachMechanism" in cmdline:
         raise AttachError(f"JVM {pid} was started with -XX:+DisableAttachMechanism: it refuses attach")
+    _check_is_jvm(pid)
+
+
+def _check_is_jvm(pid: int) -> None:
+    """Refuse a process that is not a HotSpot JVM before signalling it: SIGQUIT, HotSpot's attach
+    trigger, ends most other programs."""
+    try:
+        maps = Path(f"/proc/{pid}/maps").read_text(errors="replace")
+    except PermissionError:
+        raise AttachError(f"cannot inspect process {pid} (permission denied): run jdwpd attach as the JVM's "
+                          "user") from None
+    except OSError:
+        return  # no /proc maps to read (ended meanwhile, or an unusual kernel): the attach itself will say
+    if "/libjvm.so" not in maps:
+        try:
+            name = Path(f"/proc/{pid}/comm").read_text().strip()
+        except OSError:
+            name = "?"
+        raise AttachError(f"process {pid} ({name}) is not a Java VM: give the pid of a java process "
+                          "(`jps -l` or `pgrep -a java` lists them)")
 
 
 def _start_attach_listener(pid: int, timeout: float) -> Path:

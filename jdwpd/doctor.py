@@ -1,0 +1,126 @@
+"""`jdwpd --version` and `jdwpd doctor`: what this installation is, and what this machine offers.
+
+One line per fact, so that a bug report can paste them. Nothing here imports trio or the daemon:
+both run in a fraction of a second, except the one check that starts a JVM under jdwpd.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+from . import __version__
+
+AGENT_DIR = pathlib.Path(__file__).resolve().parent / "_agent"
+#: The first JDK whose JVMTI serves virtual threads (docs/virtual_threads.md).
+VIRTUAL_THREADS_JDK = 21
+
+
+def build_facts() -> dict:
+    """What the build recorded about the agent (setup.py writes _agent/build.json)."""
+    try:
+        return json.loads((AGENT_DIR / "build.json").read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def version_text() -> str:
+    facts = build_facts()
+    if not (AGENT_DIR / "libjdwpd_agent.so").is_file():
+        agent = "agent not built"
+    elif facts:
+        vendor = f" ({facts['jdk_implementor']})" if facts.get("jdk_implementor") else ""
+        agent = f"agent built against JDK {facts.get('jdk_version', '?')}{vendor} with {facts.get('compiler', '?')}"
+    else:
+        agent = "agent built (no build record)"
+    return f"jdwpd {__version__} ({agent}; Python {sys.version.split()[0]})"
+
+
+def java_version(java: str) -> tuple[str, int | None]:
+    """``java -version``'s first line and the feature release number, or the reason it failed."""
+    try:
+        out = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"cannot run: {e}", None
+    first = (out.stderr or out.stdout).splitlines()[:1]
+    text = first[0] if first else f"exit status {out.returncode}"
+    m = re.search(r'version "(\d+)(?:\.(\d+))?', text)
+    if not m:
+        return text, None
+    feature = int(m.group(1))
+    if feature == 1 and m.group(2):  # 1.8.0_x
+        feature = int(m.group(2))
+    return text, feature
+
+
+def agent_loads(java: str) -> str:
+    """Start ``java -version`` under ``jdwpd launch``: the agent loads, proves the secret over the link
+    and the JVM ends. Returns "" on success, else the reason."""
+    cmd = [sys.executable, "-m", "jdwpd", "launch", "--jdwp", "127.0.0.1:0", "--", java, "-version"]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=tempfile.gettempdir())
+    except subprocess.TimeoutExpired:
+        return "no answer within 60 s"
+    if out.returncode == 0:
+        return ""
+    lines = [line for line in out.stderr.splitlines() if line.strip()]
+    return lines[-1] if lines else f"exit status {out.returncode}"
+
+
+def attach_facts() -> str:
+    """HotSpot's dynamic attach needs the same user and a shared /tmp; ptrace is not involved, but a
+    bug report about attach is easier to read with the scope in it."""
+    try:
+        scope = pathlib.Path("/proc/sys/kernel/yama/ptrace_scope").read_text().strip()
+    except OSError:
+        scope = "n/a"
+    tmp_ok = os.access(tempfile.gettempdir(), os.W_OK)
+    verdict = "permitted" if tmp_ok else f"blocked ({tempfile.gettempdir()} not writable)"
+    return (f"{verdict} for JVMs of user {os.geteuid()} (HotSpot attach socket in /tmp; ptrace_scope={scope}, "
+            "not used by HotSpot attach)")
+
+
+def run_doctor(out=print) -> int:
+    """Print the facts; exit status 0 when jdwpd can debug a JVM on this machine, 1 otherwise."""
+    ok = True
+    out(f"version: {version_text()}")
+    out(f"package: {pathlib.Path(__file__).resolve().parent}")
+    agent = AGENT_DIR / "libjdwpd_agent.so"
+    if agent.is_file():
+        out(f"agent: {agent}")
+    else:
+        out(f"agent: MISSING ({agent}): reinstall jdwpd (`pip install .` builds it; needs gcc and a JDK)")
+        ok = False
+    sample = pathlib.Path(__file__).resolve().parent / "samples" / "Sample.class"
+    out(f"demo sample: {'compiled, ready' if sample.is_file() else 'not compiled: `jdwpd demo` will need javac'}")
+    java = os.environ.get("JDWPD_JAVA") or shutil.which("java")
+    if java is None and os.environ.get("JAVA_HOME"):
+        candidate = pathlib.Path(os.environ["JAVA_HOME"]) / "bin" / "java"
+        java = str(candidate) if candidate.is_file() else None
+    if java is None:
+        out("java: NOT FOUND on PATH: install a Java runtime (apt-get install openjdk-17-jre-headless)")
+        return 1
+    out(f"java: {os.path.realpath(java)}")
+    text, feature = java_version(java)
+    out(f"java version: {text}")
+    if feature is not None and feature < 17:
+        out(f"java support: JDK {feature} is older than 17, the oldest JDK jdwpd is tested with")
+    reason = agent_loads(java) if agent.is_file() else "agent missing"
+    out(f"agent loads into this java: {'yes' if not reason else 'NO: ' + reason}")
+    ok = ok and not reason
+    out(f"dynamic attach (jdwpd attach PID): {attach_facts()}")
+    if feature is None:
+        out("virtual threads: unknown (java version unreadable)")
+    elif feature >= VIRTUAL_THREADS_JDK:
+        out(f"virtual threads: yes (JDK {feature}; listed with --include-virtual-threads)")
+    else:
+        out(f"virtual threads: no (JDK {feature}; they arrive with JDK {VIRTUAL_THREADS_JDK})")
+    javac = shutil.which("javac")
+    out(f"javac: {os.path.realpath(javac) if javac else 'not found (not needed to run jdwpd)'}")
+    return 0 if ok else 1
