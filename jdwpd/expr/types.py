@@ -1,0 +1,173 @@
+"""Java's primitive types and conversions, exactly: wrapping, narrowing, float32 rounding, IEEE
+division and remainder, and the names javac uses for types in messages.
+
+>>> wrap(2**31, "I"), narrow(3.9, "I"), narrow(float("nan"), "I"), narrow(200, "B")
+(-2147483648, 3, 0, -56)
+>>> to_float32(0.1)
+0.10000000149011612
+>>> type_name("Ljava/lang/String;"), type_name("[[I"), type_name("Lshop/Order$Line;")
+('String', 'int[][]', 'shop.Order.Line')
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+__all__ = [
+    "INTEGRAL", "NUMERIC", "BOXES", "UNBOXED", "wrap", "narrow", "to_float32", "int_to_float32",
+    "binary_promotion", "unary_promotion", "convert", "divide", "remainder", "type_name",
+    "STRING_SUPERTYPES",
+]
+
+#: Integral primitive signatures (char included: it takes part in arithmetic as an int).
+INTEGRAL = frozenset("BCSIJ")
+#: Numeric primitive signatures.
+NUMERIC = frozenset("BCSIJFD")
+#: Wrapper class signature -> the primitive it boxes.
+BOXES: dict[str, str] = {
+    "Ljava/lang/Boolean;": "Z", "Ljava/lang/Byte;": "B", "Ljava/lang/Character;": "C",
+    "Ljava/lang/Short;": "S", "Ljava/lang/Integer;": "I", "Ljava/lang/Long;": "J",
+    "Ljava/lang/Float;": "F", "Ljava/lang/Double;": "D",
+}
+#: Primitive -> its wrapper class signature.
+UNBOXED: dict[str, str] = {v: k for k, v in BOXES.items()}
+#: The classes and interfaces every java.lang.String is an instance of (Java 17).
+STRING_SUPERTYPES = frozenset({
+    "Ljava/lang/String;", "Ljava/lang/Object;", "Ljava/lang/CharSequence;", "Ljava/lang/Comparable;",
+    "Ljava/io/Serializable;", "Ljava/lang/constant/Constable;", "Ljava/lang/constant/ConstantDesc;",
+})
+
+_BITS = {"B": 8, "S": 16, "I": 32, "J": 64}
+_FLOAT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
+# Halfway between the largest float32 and 2**128: from here up a double rounds to infinity.
+_FLOAT_OVERFLOW = 2.0**128 - 2.0**103
+
+
+def wrap(value: int, signature: str) -> int:
+    """``value`` reduced to the integral type's width, as Java's arithmetic and narrowing do
+    (``C``: unsigned 16 bits)."""
+    if signature == "C":
+        return value & 0xFFFF
+    bits = _BITS[signature]
+    half = 1 << (bits - 1)
+    return ((value + half) & ((1 << bits) - 1)) - half
+
+
+def to_float32(value: float) -> float:
+    """The float32 nearest to ``value`` (ties to even), as a Python float; overflow gives an infinity."""
+    if math.isnan(value) or math.isinf(value):
+        return value
+    if abs(value) >= _FLOAT_OVERFLOW:
+        return math.copysign(math.inf, value)
+    if abs(value) > _FLOAT_MAX:
+        return math.copysign(_FLOAT_MAX, value)
+    return struct.unpack("<f", struct.pack("<f", value))[0]
+
+
+def int_to_float32(value: int) -> float:
+    """A long converted to float by one rounding (through double it could round twice)."""
+    if abs(value) < 1 << 53:
+        return to_float32(float(value))
+    magnitude = abs(value)
+    shift = magnitude.bit_length() - 24
+    kept, rest = divmod(magnitude, 1 << shift)
+    half = 1 << (shift - 1)
+    if rest > half or (rest == half and kept & 1):
+        kept += 1
+    return math.copysign(float(kept << shift), value)
+
+
+def _float_to_integral(value: float, bits: int) -> int:
+    """Java's float/double -> int/long: NaN is 0, out of range saturates, else truncates."""
+    if math.isnan(value):
+        return 0
+    low, high = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    if value <= low:
+        return low
+    if value >= high:
+        return high
+    return int(value)
+
+
+def narrow(value: bool | int | float, signature: str) -> int | float:
+    """``value`` (a number) converted to the numeric type ``signature`` by Java's primitive
+    widening or narrowing conversion (JLS 5.1.2, 5.1.3)."""
+    if signature == "D":
+        return float(value)
+    if signature == "F":
+        return int_to_float32(value) if isinstance(value, int) else to_float32(value)
+    if isinstance(value, float):
+        # double -> byte/short/char goes through int first (JLS 5.1.3).
+        value = _float_to_integral(value, 64 if signature == "J" else 32)
+    return wrap(int(value), signature)
+
+
+def convert(value: bool | int | float, source: str, target: str) -> bool | int | float:
+    """A primitive of type ``source`` as type ``target`` (both numeric, or both ``Z``)."""
+    if source == target:
+        return value
+    return narrow(value, target)
+
+
+def unary_promotion(signature: str) -> str:
+    """byte, short and char compute as int (JLS 5.6)."""
+    return "I" if signature in "BSC" else signature
+
+
+def binary_promotion(left: str, right: str) -> str:
+    """The type two numeric operands compute in (JLS 5.6.2)."""
+    for sig in "DFJ":
+        if sig in (left, right):
+            return sig
+    return "I"
+
+
+def divide(a: int | float, b: int | float, signature: str) -> int | float:
+    """``a / b`` in the promoted type; integer division by zero raises ZeroDivisionError."""
+    if signature in "IJ":
+        if b == 0:
+            raise ZeroDivisionError("/ by zero")
+        quotient = abs(a) // abs(b)  # type: ignore[operator]
+        return wrap(quotient if (a < 0) == (b < 0) else -quotient, signature)
+    if b == 0:
+        if a == 0 or math.isnan(a):
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
+    result = a / b
+    return to_float32(result) if signature == "F" else result
+
+
+def remainder(a: int | float, b: int | float, signature: str) -> int | float:
+    """``a % b``: the sign of the dividend (truncated division), IEEE rules for floats."""
+    if signature in "IJ":
+        if b == 0:
+            raise ZeroDivisionError("/ by zero")
+        rest = abs(a) % abs(b)  # type: ignore[operator]
+        return wrap(rest if a >= 0 else -rest, signature)
+    if math.isnan(a) or math.isnan(b) or math.isinf(a) or b == 0:
+        return math.nan
+    if math.isinf(b):
+        return a
+    return math.fmod(a, b)  # exact, so float32 operands give a float32 result
+
+
+def type_name(signature: str) -> str:
+    """A type as javac names it in messages: simple names for java.lang, dotted otherwise."""
+    dims = len(signature) - len(signature.lstrip("["))
+    element = signature[dims:]
+    names = {v: k for k, v in {
+        "boolean": "Z", "byte": "B", "char": "C", "short": "S", "int": "I", "long": "J", "float": "F",
+        "double": "D", "void": "V",
+    }.items()}
+    if element in names:
+        base = names[element]
+    elif element == "null":
+        base = "<null>"
+    elif element.startswith("L") and element.endswith(";"):
+        base = element[1:-1].replace("/", ".").replace("$", ".")
+        if base.startswith("java.lang.") and base.count(".") == 2:
+            base = base[len("java.lang."):]
+    else:
+        base = element
+    return base + "[]" * dims
