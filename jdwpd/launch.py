@@ -13,10 +13,10 @@ import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 from typing import TYPE_CHECKING
 
 from .cli import UsageError
+from .link.workdirs import make_workdir
 
 if TYPE_CHECKING:
     from .java_shim import JdwpOptions
@@ -124,7 +124,7 @@ def run_launch(java: list[str], *, host: str | None, port: int, suspend: bool, p
     lazy = bool(onthrow or onuncaught)
     jdwp_sock = bind_jdwp(host, port, listen=not lazy) if host is not None else None
     dialed = None
-    workdir = tempfile.mkdtemp(prefix="jdwpd-")  # mkdtemp makes it 0700
+    workdir = make_workdir()
     proc = None
     jvm = None
     try:
@@ -237,7 +237,7 @@ def run_attach(pid: int, *, host: str, port: int, allow: list[str], read_only: b
     from .link.attach import AttachError, load_agent
 
     jdwp_sock = bind_jdwp(host, port)
-    workdir = tempfile.mkdtemp(prefix="jdwpd-")
+    workdir = make_workdir()
     try:
         secret, link_sock, options = agent_link(workdir)
         try:
@@ -274,7 +274,7 @@ def exec_launch(java: str, args: list[str], options: JdwpOptions) -> int:
             allow = parse_allow(allow)
         except ValueError as e:
             raise UsageError(str(e)) from None
-    workdir = tempfile.mkdtemp(prefix="jdwpd-")
+    workdir = make_workdir()
     secret, link_sock, agent_options = agent_link(
         workdir, suspend=options.suspend or dialed is not None, include_virtual_threads=options.include_virtual_threads,
         onthrow=options.onthrow, onuncaught=options.onuncaught)

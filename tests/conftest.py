@@ -61,3 +61,12 @@ def server_kind(request) -> str:
     if request.param == "jdwpd":
         skip_unless_jdwpd()
     return request.param
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """Daemons the tests killed could not remove their folders: every test process is gone by now, so
+    the same sweep a starting daemon runs takes what they left (docs/cli.md, "Files it leaves")."""
+    from jdwpd.link.workdirs import sweep_stale
+
+    jvm._kill_leftovers()
+    sweep_stale()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import shutil
 import tempfile
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -12,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from protocol import link as L
+
+from .workdirs import make_workdir
 
 if TYPE_CHECKING:  # start_jvm's; `jdwpd launch` starts its JVM before it imports them
     import trio
@@ -116,7 +119,7 @@ async def start_jvm(argv: Sequence[str], *, profile: str = "full", suspend: bool
 
     if task_status is None:
         task_status = trio.TASK_STATUS_IGNORED
-    workdir = pathlib.Path(tempfile.mkdtemp(prefix="jdwpd-"))  # 0700
+    workdir = pathlib.Path(make_workdir())
     sock_path = workdir / "link.sock"
     secret, secret_path = new_secret_file(workdir)
     listener = await open_unix_listener(os.fspath(sock_path))
@@ -149,7 +152,4 @@ async def start_jvm(argv: Sequence[str], *, profile: str = "full", suspend: bool
                 p.unlink()
             except FileNotFoundError:
                 pass
-        try:
-            workdir.rmdir()
-        except OSError:
-            pass
+        shutil.rmtree(workdir, ignore_errors=True)
