@@ -282,6 +282,8 @@ def tokenize(text: str) -> list[Token]:
                 tokens.append(_floating(raw, column, text, hexadecimal=False))
             pos += len(raw)
             if pos < n and (_is_name_part(text[pos]) or text[pos] == "."):
+                if text[pos] in "eEpP":
+                    raise ExpressionError("malformed floating-point literal", column, text)
                 if text[pos] != "." or tokens[-1].kind in ("float", "double"):
                     raise ExpressionError("malformed number", column, text)
             continue

@@ -290,7 +290,7 @@ class _Parser:
         try:
             kind = self.type_name()
         except ExpressionError:
-            if primitive:
+            if primitive or self.generic_cast():
                 raise
             self.pos = start  # e.g. (a < b): not a type after all
             return None
@@ -312,6 +312,22 @@ class _Parser:
                 return None
         self.advance()  # )
         return kind, primitive
+
+    def generic_cast(self) -> bool:
+        """At ``<`` after a name in parentheses: whether ``<...>)`` follows, as in ``(List<String>) x``."""
+        ahead, level = self.pos, 0
+        while ahead < len(self.tokens):
+            token = self.tokens[ahead]
+            if token.kind == "op" and token.value in ("<", ">", ">>", ">>>"):
+                level += 1 if token.value == "<" else -len(str(token.value))
+            elif not (token.kind == "name" or (token.kind == "op" and token.value in (".", ",", "?", "[", "]"))
+                      or (token.kind == "keyword" and token.value in ("extends", "super"))):
+                return False
+            ahead += 1
+            if level <= 0:
+                nxt = self.tokens[ahead]
+                return level == 0 and nxt.kind == "op" and nxt.value == ")"
+        return False
 
     def type_name(self) -> TypeName:
         """A type: a primitive keyword or a dotted name, then ``[]`` pairs."""
