@@ -51,6 +51,10 @@ def _shortest(value: float, significant: int | None) -> tuple[str, int]:
             text = f"{magnitude:.{count - 1}e}"
             if to_float32(float(text)) == magnitude:
                 break
+    if len(Decimal(text).normalize().as_tuple().digits) == 1:
+        # Java picks among decimals of length 1 *or 2* the closest (Double.MIN_VALUE is 4.9E-324,
+        # not 5.0E-324): the correctly rounded 2-digit decimal is that one.
+        text = f"{magnitude:.1e}"
     _, digit_tuple, exp = Decimal(text).as_tuple()
     digits = "".join(map(str, digit_tuple)).rstrip("0") or "0"
     trailing = len(digit_tuple) - len("".join(map(str, digit_tuple)).rstrip("0"))

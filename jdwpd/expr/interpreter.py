@@ -110,9 +110,10 @@ class Evaluator:
         return EvaluationError(f"{exception}: {detail}", node.column, self.expression.text,
                                java_exception=f"java.lang.{exception}")
 
-    def npe(self, action: str, node: Node) -> EvaluationError:
-        """A NullPointerException with the JVM's helpful message about ``node`` being null."""
-        return self.throw("NullPointerException", f'{action} because "{unparse(node)}" is null', node)
+    def npe(self, action: str, null: Node, where: Node | None = None) -> EvaluationError:
+        """A NullPointerException with the JVM's helpful message about ``null`` being null,
+        pointing at ``where`` (the dereference) or else at the null operand."""
+        return self.throw("NullPointerException", f'{action} because "{unparse(null)}" is null', where or null)
 
     async def ask(self, node: Node, awaitable):
         """Await a ValueAccess call; its errors get the node's column."""
@@ -204,7 +205,7 @@ class Evaluator:
         name = node.name
         if obj.is_null:
             action = "Cannot read the array length" if name == "length" else f'Cannot read field "{name}"'
-            raise self.npe(action, target)
+            raise self.npe(action, target, node)
         if obj.is_primitive:
             raise self.fail(f"{type_name(obj.signature)} cannot be dereferenced", node)
         if obj.signature.startswith("["):
@@ -224,7 +225,7 @@ class Evaluator:
         if array.is_null:
             element = array.signature[1:] if array.signature.startswith("[") else ""
             kind = f"{type_name(element)} array" if len(element) == 1 else "object array"
-            raise self.npe(f"Cannot load from {kind}", node.array)
+            raise self.npe(f"Cannot load from {kind}", node.array, node)
         if not array.signature.startswith("["):
             raise self.fail(f"array required, but {type_name(array.signature)} found", node)
         length = await self.ask(node, self.access.array_length(array))
@@ -260,7 +261,7 @@ class Evaluator:
         args = [await self.value(arg) for arg in node.args]
         if isinstance(target, Value):
             if target.is_null:
-                raise self.npe(f'Cannot invoke "{node.name}()"', node.target)  # type: ignore[arg-type]
+                raise self.npe(f'Cannot invoke "{node.name}()"', node.target, node)  # type: ignore[arg-type]
             if target.is_primitive:
                 raise self.fail(f"{type_name(target.signature)} cannot be dereferenced", node)
             if node.intrinsic and await self.is_string(target, node):
@@ -524,11 +525,10 @@ class Evaluator:
         target = node.type.primitive
         if target is not None:
             if value.signature in BOXES:
-                if value.is_null:
-                    raise self.npe("Cannot unbox a null value", node.operand)
                 value = await self.unbox(value, node.operand)
             elif value.is_null:
-                raise self.fail(f"incompatible types: <null> cannot be converted to {node.type}", node)
+                # A null of the VM has no declared type here: it may be a null Integer.
+                raise self.npe("Cannot unbox a null value", node.operand, node)
             source = value.signature
             if not value.is_primitive or (source == "Z") != (target == "Z"):
                 raise self.fail(f"incompatible types: {type_name(source)} cannot be converted to {node.type}", node)
