@@ -266,6 +266,7 @@ int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in);
 void invoke_run_pending(JNIEnv *env, thread_rec *t);  /* in the parked thread, lock held */
 bool invoke_is_runnable(thread_rec *t);  /* handed over and not started */
 void invoke_drop_pending(JNIEnv *env, thread_rec *t);  /* lock held */
+int invoke_detach(JNIEnv *env, inbuf *in, outbuf *out);  /* executor of INVOKE_DETACH */
 
 /* ---- dispatch.c ------------------------------------------------------------------------- */
 /* Execute one request; writes the reply frame (or takes over the reply, for INVOKE). */

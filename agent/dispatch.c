@@ -47,6 +47,7 @@ executor_fn exec_lookup(uint16_t kind) {
     case LK_CLEAR_REQUEST: return x_clear_request;
     case LK_CLEAR_ALL_REQUESTS: return x_clear_all_requests;
     case LK_RELEASE_START: return x_release_start;
+    case LK_INVOKE_DETACH: return invoke_detach;
     default: return NULL;
     }
 }

@@ -17,6 +17,11 @@ typedef struct invoke_req {
     jvalue *args;      /* objects as global refs */
     uint8_t *tags;
     bool running;
+    /* The debugger that asked it left (INVOKE_DETACH): what its end gives back is less what that
+     * debugger held, as the reference's detached invoke suspends nothing again. */
+    bool detached;
+    bool drop_all;
+    int drop_count;
 } invoke_req;
 
 static void free_req(JNIEnv *env, invoke_req *r) {
@@ -233,8 +238,13 @@ typedef struct {
 
 /* The call is over: the other threads suspended again (unless single-threaded), the invoking thread's
  * count and event state given back.  Takes the lock. */
-static void invoke_settle(JNIEnv *env, thread_rec *t, invoke_saved saved) {
+static void invoke_settle(JNIEnv *env, thread_rec *t, invoke_req *r, invoke_saved saved) {
     lock_enter();
+    if (r->detached) {
+        saved.suspend_count = saved.suspend_count > r->drop_count ? saved.suspend_count - r->drop_count : 0;
+        if (r->drop_all) saved.single = true;
+        if (saved.suspend_count == 0) saved.at_event = false;
+    }
     /* If the link went (and came back) during the call, its reset already released everything:
      * suspending again would leave threads stopped for a daemon that no longer knows them. */
     bool same_link = link_connected() && link_generation() == saved.link_generation;
@@ -275,13 +285,13 @@ void invoke_run_pending(JNIEnv *env, thread_rec *t) {
         ob_tagged(&out, env, exc);
         ob_frame_end(&out, r->reply_id, LK_INVOKE, 0);
         /* Re-suspend (and so re-pin every id) while the result is still held by a local ref. */
-        invoke_settle(env, t, saved);
+        invoke_settle(env, t, r, saved);
         (*env)->PopLocalFrame(env, NULL);
         /* Reply after the re-suspension, so the debugger never sees a half-resumed VM. */
         link_send(&out, false);
     } else {
         (*env)->ExceptionClear(env);
-        invoke_settle(env, t, saved);
+        invoke_settle(env, t, r, saved);
         outbuf out;
         ob_init(&out, LINK_HEADER_SIZE);
         ob_frame_begin(&out);
@@ -299,4 +309,43 @@ void invoke_drop_pending(JNIEnv *env, thread_rec *t) {
         free_req(env, t->invoke);
         t->invoke = NULL;
     }
+}
+
+/* INVOKE_DETACH: the debugger of an invoke on this thread left.  The executor and the call's end
+ * (invoke_settle) both hold the lock: either the call has ended (state 0, its suspensions are back
+ * and the daemon's undo takes them) or its end will honour the drop (state 1).  A call not started
+ * yet never starts (state 2): the debugger that asked it is gone. */
+int invoke_detach(JNIEnv *env, inbuf *in, outbuf *out) {
+    uint64_t thread_id = ib_u64(in);
+    int32_t drop_count = ib_i32(in);
+    uint8_t drop_all = ib_u8(in);
+    PARSED(in);
+    jthread thread = NULL;
+    thread_rec *t = NULL;
+    int st = thread_from_id(env, thread_id, &thread, &t);
+    if (st) return st;
+    uint8_t state = 0;
+    uint32_t dropped_reply = 0;
+    lock_enter();
+    invoke_req *r = t->invoke;
+    if (r != NULL && r->running) {
+        r->detached = true;
+        r->drop_all = drop_all != 0;
+        r->drop_count = drop_count > 0 ? drop_count : 0;
+        state = 1;
+    } else if (r != NULL) {
+        dropped_reply = r->reply_id;
+        invoke_drop_pending(env, t);
+        state = 2;
+    }
+    lock_exit();
+    if (state == 2) {
+        outbuf b;
+        ob_init(&b, LINK_HEADER_SIZE);
+        ob_frame_begin(&b);
+        ob_frame_end(&b, dropped_reply, LK_INVOKE, LS_NOT_AT_EVENT);
+        link_send(&b, false);
+    }
+    ob_u8(out, state);
+    return 0;
 }

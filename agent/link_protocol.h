@@ -100,6 +100,7 @@ enum link_kind {
     LK_FRAME_SET_LOCALS = 97,
     LK_FRAME_THIS = 98,
     LK_INVOKE = 100,
+    LK_INVOKE_DETACH = 101,
     LK_SET_REQUEST = 112,
     LK_CLEAR_REQUEST = 113,
     LK_CLEAR_ALL_REQUESTS = 114,
@@ -687,6 +688,12 @@ enum jdwp_error {
  *   request      value: value
  *   reply    result: value
  *   reply    exception: tagged
+ */
+/* INVOKE_DETACH (101): the debugger of the thread's invoke left: when the call ends the thread's count comes back less drop_count (not below 0), and with drop_all the other threads are not suspended again; state 0: no invoke (ended: what it lifted is back), 1: running, detached, 2: not started, dropped (its reply answers NOT_AT_EVENT)
+ *   request  thread: id
+ *   request  drop_count: i32
+ *   request  drop_all: bool
+ *   reply    state: u8
  */
 /* SET_REQUEST (112): compile one JDWP event request into an agent filter; numbers are JDWP's
  *   request  request_id: i32

@@ -123,7 +123,6 @@ class Session:
         self._closing = False
         self._nursery: trio.Nursery | None = None
         self._invoke_nursery: trio.Nursery | None = None
-        self._invokes_running: set[trio.Event] = set()
         self._idle_workers: list[trio.lowlevel.Task] = []
         self._reader_done = False
         self.commands_answered = 0  # by the session; its fast lane counts its own
@@ -143,10 +142,10 @@ class Session:
 
     async def run(self) -> None:
         try:
-            # Invokes live in an outer nursery: when the debugger goes, an invoke under way is
-            # let finish (boundedly) before the undo, because the agent restores the
-            # suspensions it lifted for the invoke when the invoke ends, and the undo must
-            # come after that, not before.
+            # Invokes live in a nursery of their own: they hold up no other command.  When the
+            # debugger goes, an invoke under way is not waited for (it may never end): vm.detach
+            # tells the agent that its end gives back none of this session's suspensions
+            # (INVOKE_DETACH), as the reference's detached invoke suspends nothing again.
             async with trio.open_nursery() as invokes:
                 self._invoke_nursery = invokes
                 try:
@@ -160,9 +159,6 @@ class Session:
                         nursery.cancel_scope.cancel()
                 finally:
                     self._reader_done = True
-                    with trio.move_on_after(DETACH_TIMEOUT):
-                        for done in list(self._invokes_running):
-                            await done.wait()
                     invokes.cancel_scope.cancel()
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             pass
@@ -434,7 +430,6 @@ class Session:
             self._barrier = done
         elif key in INVOKES:
             prior = [self._barrier]
-            self._invokes_running.add(done)
             assert self._invoke_nursery is not None
             self._invoke_nursery.start_soon(self._run_invoke, packet, prior, done)
             return
@@ -454,7 +449,6 @@ class Session:
             await self._run_command(packet, [], done)
         finally:
             done.set()
-            self._invokes_running.discard(done)
 
     async def _run_command(self, packet: CommandPacket, prior: list[trio.Event], done: trio.Event) -> None:
         try:

@@ -25,6 +25,7 @@ from protocol.wire import IDSizes
 from .errors import AgentError, AgentLinkClosed
 from .events import Composite, Routing, route
 from .events import _event as event_of_hit
+from .model.invokes import InvokeTable
 from .model.locals import LocalsAhead
 from .model.objects import ObjectRefs
 from .model.requests import EventRequest, RequestTable
@@ -100,6 +101,7 @@ class VM:
         self.threads = ThreadTable()
         self.requests = RequestTable()
         self.objects = ObjectRefs()
+        self.invokes = InvokeTable()
         self.locals_ahead = LocalsAhead()
         # Replies the sessions' fast lanes may repeat (jdwpd/fast_lane.py); JDWPD_FAST_LANE=0 turns
         # both off, which is how bench/ measures what they are worth.
@@ -311,6 +313,8 @@ class VM:
         if session in self.sessions:
             self.sessions.remove(session)
         gone = self.requests.forget_owner(session)
+        detaches = self.invokes.take(session, {t: self.threads.claims(session, t)
+                                               for t in self.invokes.threads_of(session)})
         plan = self.threads.take_undo_plan(session)
         pins, orphans = self.objects.forget_session(session)
         if self.dead:
@@ -319,10 +323,12 @@ class VM:
             for req in gone:
                 if req.in_agent:
                     await self.link.request("CLEAR_REQUEST", request_id=req.agent_id)
-            for thread, times in plan.resume_threads:
+            resume_all, resume_threads = await self._detach_invokes(detaches, plan.resume_all,
+                                                                    dict(plan.resume_threads))
+            for thread, times in resume_threads.items():
                 for _ in range(times):
                     await self._quiet("THREAD_RESUME", thread=thread)
-            for _ in range(plan.resume_all):
+            for _ in range(resume_all):
                 await self.link.request("RESUME_ALL")
             for object_id, times in pins.items():
                 for _ in range(times):
@@ -339,6 +345,22 @@ class VM:
                         self.threads.invalidate_frames(thread)
         except AgentLinkClosed:
             pass
+
+    async def _detach_invokes(self, detaches: list, resume_all: int,
+                              resume_threads: dict[int, int]) -> tuple[int, dict[int, int]]:
+        """Invokes of a leaving session that still run (jdwpd/model/invokes.py): their end gives back
+        none of its suspensions, so the undo leaves out what the calls lifted already."""
+        for d in detaches:
+            try:
+                state = (await self.link.request("INVOKE_DETACH", thread=d.thread, drop_count=d.drop_count,
+                                                 drop_all=d.drop_all))["state"]
+            except AgentError:
+                continue  # the thread ended: nothing of it to give back
+            if state == 1:  # running: its thread's count and (unless single-threaded) a VM-wide level are lifted
+                resume_threads.pop(d.thread, None)
+                if d.drop_all and resume_all > 0:
+                    resume_all -= 1
+        return resume_all, resume_threads
 
     async def _quiet(self, name: str, **fields: Any) -> None:
         """A cleanup step whose failure (thread gone, object collected) changes nothing."""

@@ -312,6 +312,11 @@ _msg(100, "INVOKE", [("thread", ID), ("kind", U8), ("ref", ID), ("object", ID), 
                      ("options", I32), ("args", lst(("value", VALUE),))],
      [("result", VALUE), ("exception", TAGGED)],
      "runs on the parked event thread; options: JDWP InvokeOptions bits")
+_msg(101, "INVOKE_DETACH", [("thread", ID), ("drop_count", I32), ("drop_all", BOOL)], [("state", U8)],
+     "the debugger of the thread's invoke left: when the call ends the thread's count comes back less "
+     "drop_count (not below 0), and with drop_all the other threads are not suspended again; state 0: no "
+     "invoke (ended: what it lifted is back), 1: running, detached, 2: not started, dropped (its reply "
+     "answers NOT_AT_EVENT)")
 
 # --- event requests -------------------------------------------------------------------
 MODIFIER_FIELDS: dict[int, tuple] = {

@@ -14,6 +14,8 @@ import collections
 import struct
 from typing import Any
 
+import trio
+
 from jdwpd.errors import AgentError, JdwpError, jdwp_code_for
 from jdwpd.model.classes import ClassCache, MethodInfo, signature_tag, split_method_signature
 from protocol.constants import OBJECT_TAGS, ErrorCode, InvokeOptions, Tag, TypeTag
@@ -283,9 +285,21 @@ async def invoke(ctx: Any, kind: int, *, clazz: int, thread: int, method_id: int
             raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, "object is not an instance of the method's class")
     debugger_resumed(ctx)  # an invoke resumes its thread, or all
     vm.memo.invoke_started()
+    invokes = getattr(vm, "invokes", None)
+    if invokes is not None:
+        invokes.started(ctx.session, thread, options)
     try:
         r = await request(vm.link, "INVOKE", thread=thread, kind=int(kind), ref=clazz, object=instance,
                           method=method_id, options=options, args=[{"value": to_link(a)} for a in arg_values])
+    except (trio.Cancelled, GeneratorExit):
+        raise  # the debugger left: the call stays registered for vm.detach to detach it in the agent
+    except BaseException:
+        if invokes is not None:
+            invokes.answered(ctx.session, thread)
+        raise
+    else:
+        if invokes is not None:
+            invokes.answered(ctx.session, thread)
     finally:
         vm.memo.invoke_ended()
         _frames_moved(vm, thread, options)
