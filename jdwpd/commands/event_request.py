@@ -7,6 +7,7 @@ it applies to the kind; ids are allocated only for requests that are installed.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from jdwpd.commands._values import check_kind, check_type, object_kinds, raise_agent
@@ -25,6 +26,8 @@ from jdwpd.model.requests import (
 from protocol.constants import ErrorCode, EventKind, ModKind
 from protocol.link import CapBit, ObjectKind
 from protocol.wire import encode_mutf8
+
+log = logging.getLogger(__name__)
 
 SET_NAME = "EventRequest"
 
@@ -104,7 +107,7 @@ async def set_request(ctx: Any, cmd: Any) -> Any:
     check_request(kind, mods)
     # The reference accepts Conditional (reserved "for the future") and filters nothing by it.
     mods = [m for m in mods if m.mod_kind != ModKind.CONDITIONAL]
-    inert = is_inert(kind, mods)
+    inert = is_inert(kind, mods) or _unreportable_uncaught(ctx, kind, mods)
     if kind == EventKind.SINGLE_STEP and not inert:
         await _replace_own_step(ctx, mods)
     cannot_fail = not inert and _agent_cannot_refuse(ctx, kind, mods)
@@ -115,6 +118,24 @@ async def set_request(ctx: Any, cmd: Any) -> Any:
     except AgentError as e:
         raise_agent(e)
     return {"request_id": req.request_id}
+
+
+def _unreportable_uncaught(ctx: Any, kind: int, mods: list[Modifier]) -> bool:
+    """An uncaught-only EXCEPTION request in a VM whose agent holds no exception events (attached at
+    run time, where HotSpot grants them only at start, or profile nothrow/inspect) is accepted and
+    never fires.  jdb and Eclipse make one by themselves when they attach (jdb's "catch uncaught
+    java.lang.Throwable"); refusing it (NOT_IMPLEMENTED, JDI's UnsupportedOperationException) ends
+    jdb at once.  A request that asks for caught exceptions is the user's own and is refused
+    precisely; this one is accepted, and the daemon's log says that it will not fire."""
+    if kind != EventKind.EXCEPTION or ctx.vm.has(CapBit.EXCEPTION_EVENTS):
+        return False
+    only = [m for m in mods if m.mod_kind == ModKind.EXCEPTION_ONLY]
+    if not only or any(m.args.get("caught") for m in only):
+        return False
+    log.warning("jdwpd: this VM cannot report exceptions (HotSpot grants exception events only to agents "
+                "loaded at start-up; profiles nothrow and inspect leave them out): a debugger's request for "
+                "uncaught exceptions is accepted and will not fire")
+    return True
 
 
 # Modifiers the agent takes without looking anything up (no object or class to resolve).
