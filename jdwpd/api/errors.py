@@ -1,0 +1,69 @@
+"""The API's typed errors: what went wrong, and what to do about it.
+
+    try:
+        await vm.breakpoint("Nope.java:12")
+    except jdwpd.JdwpError as e:
+        print(e.code, e.name)          # 21 INVALID_CLASS
+
+Every wait of the API takes a timeout and raises ``Timeout`` when it passes; a VM (or socket)
+that goes away ends every wait with ``VMDisconnected``.
+"""
+
+from __future__ import annotations
+
+from protocol.constants import ErrorCode
+
+__all__ = ["ApiError", "JdwpError", "VMDisconnected", "Timeout", "LocationError", "InvalidStateError"]
+
+
+class ApiError(Exception):
+    """Base of the errors of ``jdwpd``'s scripting API."""
+
+
+class JdwpError(ApiError):
+    """The JDWP server answered a command with an error code.
+
+    ``code`` is the JDWP error number, ``name`` its name in the JDWP spec (``INVALID_OBJECT``),
+    ``command`` the command that failed (``ObjectReference.GetValues``).
+    """
+
+    def __init__(self, code: int, command: str, hint: str = "") -> None:
+        try:
+            name = ErrorCode(code).name
+        except ValueError:
+            name = f"ERROR_{code}"
+        self.code = code
+        self.name = name
+        self.command = command
+        text = f"{command}: {name} ({code})"
+        if hint:
+            text += f": {hint}"
+        super().__init__(text)
+
+
+class VMDisconnected(ApiError):
+    """The VM ended or the connection to its JDWP server closed; nothing more can be asked of it."""
+
+
+class Timeout(ApiError, TimeoutError):
+    """A wait passed its timeout (the operation is cancelled; the VM is as it was)."""
+
+
+class LocationError(ApiError, ValueError):
+    """A location as written (``File.java:42``, ``pkg.Class.method``) could not be understood or has no code."""
+
+
+class InvalidStateError(ApiError, RuntimeError):
+    """The call needs a state the object is not in (a frame of a thread that runs, a hit already resumed)."""
+
+
+# Hints for the errors a script meets most, so that the message says what to do.
+HINTS = {
+    ErrorCode.THREAD_NOT_SUSPENDED: "the thread runs; read frames and locals at a hit, before resuming it",
+    ErrorCode.INVALID_FRAMEID: "the frame is gone (its thread was resumed since); take frames again at the next hit",
+    ErrorCode.INVALID_OBJECT: "the object was collected; keep it with obj.pin() while you need it",
+    ErrorCode.ABSENT_INFORMATION: "compile the class with -g for line numbers and local variables",
+    ErrorCode.NOT_IMPLEMENTED: "this server does not offer that command",
+    ErrorCode.VM_DEAD: "the VM has ended",
+    ErrorCode.OPAQUE_FRAME: "a native frame has no locals",
+}

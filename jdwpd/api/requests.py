@@ -1,0 +1,363 @@
+"""Breakpoints, logpoints, exception catches and field watchpoints: what a script asks the VM to
+stop for, and the hits it gets back.
+
+    bp = await vm.breakpoint("Checkout.java:42", condition="order.total > 100")
+    async for hit in bp.hits(limit=3, timeout=10):     # or: hit = await bp.wait(timeout=10)
+        ...
+        await hit.resume()
+
+    @bp.on_hit                                         # or a handler that runs per hit, in its own task;
+    async def handle(hit):                             # it may resume, step, set breakpoints, evaluate,
+        ...                                            # wait on another breakpoint; the thread is
+                                                       # resumed when it returns
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+import attrs
+import trio
+
+from protocol.constants import EventKind, ModKind
+
+from .errors import Timeout
+from .hits import Hit, Stop
+from .locations import LocationSpec
+from .types import Location, ReferenceType
+
+if TYPE_CHECKING:
+    from .vm import VM
+
+__all__ = ["EventSource", "Breakpoint", "Logpoint", "ExceptionBreakpoint", "Watchpoint", "SUSPEND_POLICIES"]
+
+SUSPEND_POLICIES = {"none": 0, "thread": 1, "all": 2}
+Handler = Callable[[Hit], Awaitable[Any]]
+
+
+@attrs.define(eq=False)
+class EventSource:
+    """What every request kind shares: the hits' queue, waiting, callbacks, clearing."""
+
+    vm: VM = attrs.field(repr=False)
+    _queue: Any = attrs.field(init=False, repr=False)
+    _callbacks: list[Handler] = attrs.field(factory=list, init=False, repr=False)
+    _requests: list[tuple[int, int]] = attrs.field(factory=list, init=False, repr=False)  # (kind, id)
+    hit_total: int = attrs.field(default=0, init=False)
+    cleared: bool = attrs.field(default=False, init=False)
+
+    def __attrs_post_init__(self) -> None:
+        self._queue = trio.open_memory_channel[Hit](math.inf)
+
+    async def hits(self, limit: int | None = None, timeout: float | None = None, *,
+                   keep: bool = False) -> AsyncIterator[Hit]:
+        """Hits as they come (queued ones first), each within ``timeout`` seconds (``Timeout``
+        otherwise).  Each hit's thread stays suspended until ``await hit.resume()``.
+
+        ``limit``: a hit cap, as snapshot debuggers have: after that many hits the request is
+        cleared (threads it would have held run on), unless ``keep=True``."""
+        n = 0
+        while limit is None or n < limit:
+            yield await self.wait(timeout)
+            n += 1
+        if not keep:
+            await self.clear()
+
+    async def wait(self, timeout: float | None = None) -> Hit:
+        """The next hit (the oldest queued one); ``Timeout`` after ``timeout`` seconds."""
+        recv = self._queue[1]
+        try:
+            with trio.fail_after(math.inf if timeout is None else timeout):
+                hit = await recv.receive()
+        except trio.TooSlowError:
+            raise Timeout(f"{self} was not hit within {timeout}s") from None
+        except (trio.EndOfChannel, trio.ClosedResourceError):
+            raise self.vm._gone(f"a hit of {self}") from None
+        return hit
+
+    def on_hit(self, fn: Handler) -> Handler:
+        """Run ``await fn(hit)`` for every hit from now on, each in a task of its own (usable as a
+        decorator).  The hit's thread stays suspended while ``fn`` runs and is resumed when it
+        returns (unless ``fn`` resumed or stepped it).  An exception in ``fn`` ends the script's
+        VM context with that exception."""
+        self._callbacks.append(fn)
+        return fn
+
+    async def _deliver(self, hit: Hit) -> None:
+        self.hit_total += 1
+        if not self._callbacks:
+            self._queue[0].send_nowait(hit)
+            return
+        for fn in self._callbacks:
+            self.vm._nursery.start_soon(self._run_callback, fn, hit)
+
+    async def _run_callback(self, fn: Handler, hit: Hit) -> None:
+        try:
+            await fn(hit)
+        finally:
+            with trio.CancelScope(shield=True):
+                if not self.vm.closed:
+                    await hit.resume()
+
+    async def clear(self) -> None:
+        """Remove the request(s) from the VM; queued hits are resumed."""
+        if self.cleared:
+            return
+        self.cleared = True
+        for kind, rid in self._requests:
+            await self.vm._clear_request(kind, rid)
+        self._requests.clear()
+        while True:
+            try:
+                hit = self._queue[1].receive_nowait()
+            except (trio.WouldBlock, trio.EndOfChannel):
+                break
+            await hit.resume()
+        self.vm._sources.discard(self)
+
+    async def _set(self, kind: int, policy: int, modifiers: list[dict], handler: Any) -> int:
+        rid = await self.vm._set_request(kind, policy, modifiers, handler)
+        self._requests.append((kind, rid))
+        return rid
+
+
+@attrs.define(eq=False)
+class _Deferred(EventSource):
+    """A request that waits for its class(es) to be prepared: a ClassPrepare request catches
+    each matching class as it loads, the thread held only while the request is set."""
+
+    resolved_types: set[int] = attrs.field(factory=set, init=False, repr=False)
+
+    async def _watch_prepares(self, modifiers: list[dict]) -> None:
+        await self._set(EventKind.CLASS_PREPARE, 1, modifiers, self._on_prepare)
+
+    async def _on_prepare(self, event: Any, stop: Stop) -> None:
+        try:
+            if not self.cleared:
+                t = await self.vm.types.type(event.type_id, event.ref_type_tag, event.signature)
+                await self._found(t)
+        finally:
+            await stop.release()
+
+    async def _found(self, t: ReferenceType) -> None:
+        if t.id not in self.resolved_types:
+            self.resolved_types.add(t.id)
+            await self._install_in(t)
+
+    async def _install_in(self, t: ReferenceType) -> None:
+        raise NotImplementedError
+
+
+@attrs.define(eq=False)
+class Breakpoint(_Deferred):
+    """A breakpoint at a location as written (``Checkout.java:42``): set in every class it lands
+    in, now and as classes load.  ``locations`` lists where; ``problem`` why none yet."""
+
+    spec: LocationSpec = attrs.field(kw_only=True)
+    condition: str | None = attrs.field(default=None, kw_only=True)
+    suspend: str = attrs.field(default="thread", kw_only=True)
+    hit_count: int | None = attrs.field(default=None, kw_only=True)
+    allow_invoke: bool = attrs.field(default=False, kw_only=True)
+    temporary: bool = attrs.field(default=False, kw_only=True)
+    locations: list[Location] = attrs.field(factory=list, init=False)
+    problem: str | None = attrs.field(default=None, init=False)
+    condition_errors: list[str] = attrs.field(factory=list, init=False, repr=False)
+    _passed: int = attrs.field(default=0, init=False, repr=False)
+
+    def __str__(self) -> str:
+        return f"breakpoint {self.spec.text}"
+
+    @property
+    def resolved(self) -> bool:
+        return bool(self.locations)
+
+    @property
+    def _policy(self) -> int:
+        wanted = SUSPEND_POLICIES[self.suspend]
+        # A condition, template or capture needs the thread held while it reads the frame.
+        return max(wanted, 1) if self._needs_frame else wanted
+
+    @property
+    def _needs_frame(self) -> bool:
+        return self.condition is not None
+
+    async def _install(self) -> None:
+        # The prepare request first: a class loaded between the two steps is seen by one of them.
+        await self._watch_prepares(self.spec.prepare_modifiers())
+        for t in await self.vm._loaded_candidates(self.spec):
+            await self._found(t)
+
+    async def _install_in(self, t: ReferenceType) -> None:
+        if not await self.spec.matches(t):
+            return
+        locations, problem = await self.spec.resolve(t)
+        if not locations:
+            if not self.locations:
+                self.problem = problem
+            return
+        self.problem = None
+        for loc in locations:
+            if loc in self.locations:
+                continue
+            self.locations.append(loc)
+            mods: list[dict] = [{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc.to_wire()}]
+            if self.hit_count and self.condition is None:
+                mods.insert(0, {"mod_kind": ModKind.COUNT, "count": self.hit_count})
+            await self._set(EventKind.BREAKPOINT, self._policy, mods, self._on_event)
+
+    async def _on_event(self, event: Any, stop: Stop) -> None:
+        if self.cleared:
+            await stop.release()
+            return
+        hit = await self.vm._make_hit(self, event, stop)
+        if self.condition is not None and not await self._condition_holds(hit):
+            await hit.resume()
+            return
+        if self.condition is not None and self.hit_count:
+            self._passed += 1
+            if self._passed != self.hit_count:
+                await hit.resume()
+                return
+        if SUSPEND_POLICIES[self.suspend] == 0 and stop.policy:
+            await self._consume(hit)
+            await hit.resume()
+            return
+        await self._consume(hit)
+
+    async def _consume(self, hit: Hit) -> None:
+        await self._deliver(hit)
+
+    async def _condition_holds(self, hit: Hit) -> bool:
+        from .access import ExpressionError, evaluate_in_frame
+
+        assert self.condition is not None
+        try:
+            value = await evaluate_in_frame(hit.frame, self.condition, allow_invoke=self.allow_invoke)
+        except ExpressionError:
+            raise
+        except Exception as e:  # a runtime error stops, as in IDEs: the user sees where and why
+            self.condition_errors.append(f"{hit.location}: {e}")
+            return True
+        return bool(value)
+
+
+@attrs.define(eq=False)
+class Logpoint(Breakpoint):
+    """A line printed at a location, its ``{expressions}`` evaluated in the frame; the thread is
+    held only while the template is rendered.  ``await log.lines()``: what it printed so far."""
+
+    template: str = attrs.field(default="", kw_only=True)
+    echo: Callable[[str], Any] | None = attrs.field(default=None, kw_only=True, repr=False)
+    _lines: list[str] = attrs.field(factory=list, init=False, repr=False)
+    _changed: trio.Event = attrs.field(factory=trio.Event, init=False, repr=False)
+
+    def __str__(self) -> str:
+        return f"logpoint {self.spec.text}"
+
+    @property
+    def _needs_frame(self) -> bool:
+        return True
+
+    async def _consume(self, hit: Hit) -> None:
+        from .access import render_in_frame
+
+        self.hit_total += 1
+        try:
+            try:
+                line = await render_in_frame(hit.frame, self.template, allow_invoke=self.allow_invoke)
+            except Exception as e:  # the line says what failed, as a production logpoint does
+                line = f"{self.template} [error: {e}]"
+        finally:
+            await hit.resume()
+        self._lines.append(line)
+        if self.echo is not None:
+            self.echo(line)
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def lines(self) -> list[str]:
+        """Every line printed so far, oldest first."""
+        return list(self._lines)
+
+    async def wait_lines(self, count: int, timeout: float | None = None) -> list[str]:
+        """Wait until ``count`` lines were printed; ``Timeout`` after ``timeout`` seconds."""
+        try:
+            with trio.fail_after(math.inf if timeout is None else timeout):
+                while len(self._lines) < count:
+                    await self._changed.wait()
+        except trio.TooSlowError:
+            raise Timeout(f"{self} printed {len(self._lines)} of {count} lines within {timeout}s") from None
+        return list(self._lines)
+
+
+@attrs.define(eq=False)
+class ExceptionBreakpoint(_Deferred):
+    """Stops when an exception of a class (or a subclass) is thrown: ``caught`` and/or ``uncaught``."""
+
+    class_name: str | None = attrs.field(default=None, kw_only=True)
+    caught: bool = attrs.field(default=True, kw_only=True)
+    uncaught: bool = attrs.field(default=True, kw_only=True)
+    suspend: str = attrs.field(default="thread", kw_only=True)
+
+    def __str__(self) -> str:
+        return f"exception catch {self.class_name or '*'}"
+
+    async def _install(self) -> None:
+        if self.class_name is None:
+            await self._set_for(0)
+            return
+        await self._watch_prepares([{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": self.class_name}])
+        for t in await self.vm.classes_named(self.class_name):
+            await self._found(t)
+
+    async def _install_in(self, t: ReferenceType) -> None:
+        await self._set_for(t.id)
+
+    async def _set_for(self, type_id: int) -> None:
+        mods = [{"mod_kind": ModKind.EXCEPTION_ONLY, "exception_or_null": type_id, "caught": self.caught,
+                 "uncaught": self.uncaught}]
+        await self._set(EventKind.EXCEPTION, SUSPEND_POLICIES[self.suspend], mods, self._on_event)
+
+    async def _on_event(self, event: Any, stop: Stop) -> None:
+        if self.cleared:
+            await stop.release()
+            return
+        await self._deliver(await self.vm._make_hit(self, event, stop))
+
+
+@attrs.define(eq=False)
+class Watchpoint(_Deferred):
+    """Stops when a field is read (``access``) and/or written (``modify``): ``pkg.Class.field``."""
+
+    class_name: str = attrs.field(kw_only=True)
+    field_name: str = attrs.field(kw_only=True)
+    access: bool = attrs.field(default=False, kw_only=True)
+    modify: bool = attrs.field(default=True, kw_only=True)
+    suspend: str = attrs.field(default="thread", kw_only=True)
+
+    def __str__(self) -> str:
+        return f"watchpoint {self.class_name}.{self.field_name}"
+
+    async def _install(self) -> None:
+        await self._watch_prepares([{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": self.class_name}])
+        for t in await self.vm.classes_named(self.class_name):
+            await self._found(t)
+
+    async def _install_in(self, t: ReferenceType) -> None:
+        f = next((f for f in await t.fields() if f.name == self.field_name), None)
+        if f is None:
+            names = ", ".join(x.name for x in await t.fields())
+            raise AttributeError(f"{t.name} has no field {self.field_name!r}; its fields: {names}")
+        kinds = ([EventKind.FIELD_ACCESS] if self.access else []) + (
+            [EventKind.FIELD_MODIFICATION] if self.modify else [])
+        for kind in kinds:
+            mods = [{"mod_kind": ModKind.FIELD_ONLY, "declaring": t.id, "field_id": f.id}]
+            await self._set(kind, SUSPEND_POLICIES[self.suspend], mods, self._on_event)
+
+    async def _on_event(self, event: Any, stop: Stop) -> None:
+        if self.cleared:
+            await stop.release()
+            return
+        await self._deliver(await self.vm._make_hit(self, event, stop))

@@ -1,0 +1,356 @@
+"""The VM a script debugs: threads, classes, resume, and the requests that make it stop.
+
+    async with jdwpd.launch(["java", "-cp", "classes", "shop.Main"]) as vm:
+        bp = await vm.breakpoint("Checkout.java:42")
+        await vm.resume()                        # the launched VM waits at its start until then
+        hit = await bp.wait(timeout=10)
+
+One task reads events and routes each to the request that asked for it; each request handles
+its events in order in a task of its own, so a slow condition holds up no other request.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import trio
+
+from protocol.constants import EventKind, SuspendPolicy, TypeTag
+
+from .connection import Connection
+from .errors import JdwpError, LocationError, VMDisconnected
+from .hits import ExceptionHit, Hit, Stop, WatchHit
+from .locations import LocationSpec, parse_location
+from .requests import SUSPEND_POLICIES, Breakpoint, EventSource, ExceptionBreakpoint, Logpoint, Watchpoint
+from .threads import Thread
+from .types import ReferenceType, TypeCache, name_to_signature
+from .values import Values
+
+__all__ = ["VM"]
+
+
+class VM:
+    """A debugged VM, seen through one JDWP connection.  Made by ``jdwpd.launch``/``attach``."""
+
+    def __init__(self, conn: Connection, nursery: trio.Nursery, *, process: Any = None) -> None:
+        self.conn = conn
+        self._nursery = nursery
+        #: The launched process (``jdwpd.launch``), else None.
+        self.process = process
+        self.types = TypeCache(self)
+        self.values = Values(self)
+        self._routes: dict[int, trio.MemorySendChannel] = {}
+        self._workers: dict[Any, trio.MemorySendChannel] = {}
+        self._stops: set[Stop] = set()
+        self._threads: dict[int, Thread] = {}
+        self._sources: set[EventSource] = set()
+        #: Set when VMStart arrived; ``held_at_start``: the VM waits there for ``resume()``.
+        self.started = trio.Event()
+        self.held_at_start = False
+        #: Set when VMDeath arrived or the connection ended.
+        self.dead = trio.Event()
+        self.closed = False
+
+    def _gone(self, what: str) -> VMDisconnected:
+        return VMDisconnected(f"the VM is gone (no more {what})")
+
+    # ------------------------------------------------------------------ events
+
+    async def _pump(self) -> None:
+        try:
+            while True:
+                policy, events = await self.conn.next_event()
+                await self._route(policy, events)
+        except VMDisconnected:
+            pass
+        finally:
+            self.dead.set()
+            for send in list(self._workers.values()):
+                send.close()
+            for src in list(self._sources):
+                src._queue[0].close()
+
+    async def _route(self, policy: int, events: tuple) -> None:
+        thread_id = next((e.thread for e in events if getattr(e, "thread", 0)), 0)
+        thread = await self.thread(thread_id) if thread_id else None
+        routed = []
+        for e in events:
+            kind = int(e.event_kind)
+            if kind == EventKind.VM_START:
+                self.held_at_start = policy != SuspendPolicy.NONE
+                self.started.set()
+            elif kind == EventKind.VM_DEATH:
+                self.dead.set()
+            elif e.request_id in self._routes:
+                routed.append(e)
+        stop = Stop(self, policy, thread, len(routed))
+        if not routed:
+            # VMStart holds the VM for the script's resume(); any other event is one of a request
+            # cleared meanwhile (or of none of ours): let its thread go.
+            if policy != SuspendPolicy.NONE and not any(int(e.event_kind) == EventKind.VM_START for e in events):
+                stop.shares = 1
+                self._nursery.start_soon(stop.release)
+            return
+        if policy != SuspendPolicy.NONE:
+            self._stops.add(stop)
+        for e in routed:
+            self._routes[e.request_id].send_nowait((e, stop))
+
+    async def _worker(self, handler: Any, recv: trio.MemoryReceiveChannel) -> None:
+        async with recv:
+            async for event, stop in recv:
+                await handler(event, stop)
+
+    async def _set_request(self, kind: int, policy: int, modifiers: list[dict], handler: Any) -> int:
+        send = self._workers.get(handler)
+        if send is None:
+            send, recv = trio.open_memory_channel(math.inf)
+            self._workers[handler] = send
+            self._nursery.start_soon(self._worker, handler, recv)
+        r = await self.conn.command("EventRequest", "Set", event_kind=kind, suspend_policy=policy,
+                                    modifiers=modifiers)
+        self._routes[r.request_id] = send
+        return r.request_id
+
+    async def _clear_request(self, kind: int, request_id: int) -> None:
+        self._routes.pop(request_id, None)
+        if self.closed or self.dead.is_set():
+            return
+        try:
+            await self.conn.command("EventRequest", "Clear", event_kind=kind, request_id=request_id)
+        except (VMDisconnected, JdwpError):
+            pass  # gone with the VM, or expired (a Count): nothing left to clear
+
+    async def _make_hit(self, source: Any, event: Any, stop: Stop) -> Hit:
+        thread = stop.thread or await self.thread(event.thread)
+        location = await self.types.location_from_wire(event.location)
+        frame = None
+        if stop.policy != SuspendPolicy.NONE:
+            frames = await thread.frames(0, 1)
+            frame = frames[0] if frames else None
+        kind = int(event.event_kind)
+        if kind == EventKind.EXCEPTION:
+            thrown = await self.values.from_wire((event.exception.tag, event.exception.object_id), thread)
+            catch = event.catch_location
+            catch_loc = await self.types.location_from_wire(catch) if catch.class_id else None
+            return ExceptionHit(self, source, thread, location, frame, stop, thrown=thrown, catch_location=catch_loc)
+        if kind in (EventKind.FIELD_ACCESS, EventKind.FIELD_MODIFICATION):
+            t = await self.types.type(event.type_id, event.ref_type_tag)
+            field = next(f for f in await t.fields() if f.id == event.field_id)
+            obj = None
+            if event.object.object_id:
+                obj = await self.values.from_wire((event.object.tag, event.object.object_id), thread)
+            value = await obj.get(field.name) if obj is not None else await field.read_static()
+            new = await self.values.from_wire(event.value_to_be, thread) if hasattr(event, "value_to_be") else None
+            return WatchHit(self, source, thread, location, frame, stop, field=field, object=obj, value=value,
+                            new_value=new, is_modification=kind == EventKind.FIELD_MODIFICATION)
+        return Hit(self, source, thread, location, frame, stop)
+
+    # ------------------------------------------------------------------ the VM
+
+    async def version(self) -> str:
+        """The server's description (``Java Debug Wire Protocol (Reference Implementation) ...``)."""
+        return (await self.conn.command("VirtualMachine", "Version")).description
+
+    async def thread(self, thread_id: int) -> Thread:
+        t = self._threads.get(thread_id)
+        if t is None:
+            try:
+                name = (await self.conn.command("ThreadReference", "Name", thread=thread_id)).thread_name
+            except JdwpError:
+                name = "?"
+            t = self._threads[thread_id] = Thread(self, thread_id, name)
+        return t
+
+    async def threads(self) -> list[Thread]:
+        """The live threads."""
+        r = await self.conn.command("VirtualMachine", "AllThreads")
+        return [await self.thread(t.thread) for t in r.threads]
+
+    async def thread_named(self, name: str) -> Thread:
+        for t in await self.threads():
+            if t.name == name:
+                return t
+        raise LookupError(f"no live thread named {name!r}")
+
+    async def classes(self, pattern: str | None = None) -> list[ReferenceType]:
+        """Loaded types, those whose name matches ``pattern`` (``shop.*``, ``*Checkout``) if given."""
+        r = await self.conn.command("VirtualMachine", "AllClasses")
+        out = []
+        for c in r.classes:
+            if c.ref_type_tag == TypeTag.ARRAY and pattern is None:
+                continue
+            t = await self.types.type(c.type_id, c.ref_type_tag, c.signature)
+            if pattern is None or _match(pattern, t.name):
+                out.append(t)
+        return out
+
+    async def classes_named(self, name: str) -> list[ReferenceType]:
+        """Every loaded type of that name (one per class loader that defined one)."""
+        return await self.types.types_by_signature(name_to_signature(name))
+
+    async def class_named(self, name: str) -> ReferenceType:
+        """The loaded type of that name (the first one if several loaders have one)."""
+        found = await self.classes_named(name)
+        if not found:
+            raise LookupError(f"class {name} is not loaded (yet): set a breakpoint in it to wait for it")
+        return found[0]
+
+    async def _loaded_candidates(self, spec: LocationSpec) -> list[ReferenceType]:
+        if spec.class_name is not None and "." in spec.class_name and (spec.line is None):
+            return await self.classes_named(spec.class_name)
+        r = await self.conn.command("VirtualMachine", "AllClasses")
+        out = []
+        for c in r.classes:
+            if c.ref_type_tag != TypeTag.ARRAY and spec.could_match_name(_java_name(c.signature), loaded=True):
+                out.append(await self.types.type(c.type_id, c.ref_type_tag, c.signature))
+        return out
+
+    async def resume(self) -> None:
+        """Resume every thread once (the VM held at its start, or by ``suspend="all"`` hits); hits
+        still held count as resumed."""
+        for stop in list(self._stops):
+            stop.resumed = True
+        self._stops.clear()
+        self.held_at_start = False
+        await self.conn.command("VirtualMachine", "Resume")
+
+    async def suspend(self) -> None:
+        """Suspend every thread (undone by ``resume``)."""
+        await self.conn.command("VirtualMachine", "Suspend")
+
+    # ------------------------------------------------------------------ requests
+
+    async def breakpoint(self, location: str, *, condition: str | None = None, suspend: str = "thread",
+                         hit_count: int | None = None, allow_invoke: bool = False) -> Breakpoint:
+        """Stop at ``location`` (``File.java:42``, ``pkg.Class:42``, ``pkg.Class.method``,
+        ``pkg.Class.method(int,String)``), now or when its class loads.
+
+        ``condition``: a Java expression; only hits where it is true count (method calls in it
+        only with ``allow_invoke=True``).  ``suspend``: ``"thread"`` (the hitting thread is held),
+        ``"all"`` (the VM), ``"none"`` (nothing held: the hit has no frames).  ``hit_count=N``:
+        only the Nth hit counts (then the breakpoint is spent).
+        """
+        if suspend not in SUSPEND_POLICIES:
+            raise ValueError(f"suspend must be one of {sorted(SUSPEND_POLICIES)}, not {suspend!r}")
+        bp = Breakpoint(self, spec=parse_location(location), condition=condition, suspend=suspend,
+                        hit_count=hit_count, allow_invoke=allow_invoke)
+        await self._check_expression(condition)
+        return await self._add(bp)
+
+    async def logpoint(self, location: str, template: str, *, condition: str | None = None,
+                       allow_invoke: bool = False, echo: Any = None) -> Logpoint:
+        """Print ``template`` (``"paid {order.id} amount={amount}"``) each time ``location`` runs;
+        ``await log.lines()`` returns the lines; ``echo=print`` also hands each to a function."""
+        lp = Logpoint(self, spec=parse_location(location), condition=condition, template=template,
+                      allow_invoke=allow_invoke, echo=echo)
+        await self._check_expression(condition)
+        return await self._add(lp)
+
+    async def catch(self, class_name: str | None = None, *, caught: bool = True, uncaught: bool = True,
+                    suspend: str = "thread") -> ExceptionBreakpoint:
+        """Stop where an exception of ``class_name`` or a subclass (None: any) is thrown."""
+        return await self._add(ExceptionBreakpoint(self, class_name=class_name, caught=caught, uncaught=uncaught,
+                                                   suspend=suspend))
+
+    async def exception(self, class_name: str | None = None, *, caught: bool = True, uncaught: bool = True,
+                        timeout: float | None = None) -> ExceptionHit:
+        """Wait for the next such exception (see ``catch``); its thread stays held until resumed."""
+        catch = await self.catch(class_name, caught=caught, uncaught=uncaught)
+        try:
+            hit = await catch.wait(timeout)
+        finally:
+            with trio.CancelScope(shield=True):
+                await self._forget(catch)
+        return hit  # type: ignore[return-value]
+
+    async def watch(self, field: str, *, access: bool = False, modify: bool = True,
+                    suspend: str = "thread") -> Watchpoint:
+        """Stop when ``pkg.Class.field`` is written (``modify``) and/or read (``access``)."""
+        class_name, _, name = field.rpartition(".")
+        if not class_name:
+            raise LocationError(f"{field!r}: write the field as pkg.Class.field")
+        return await self._add(Watchpoint(self, class_name=class_name, field_name=name, access=access,
+                                          modify=modify, suspend=suspend))
+
+    async def snapshot(self, location: str, *, limits: Any = None, watch: tuple[str, ...] | list[str] = (),
+                       condition: str | None = None, timeout: float | None = None) -> Any:
+        """Wait for ``location`` to run, capture a ``Snapshot`` there (stack, locals of the top
+        frames, ``this``, ``watch`` expressions, under ``limits``) and let the thread go on."""
+        bp = await self.breakpoint(location, condition=condition)
+        try:
+            hit = await bp.wait(timeout)
+            try:
+                return await hit.snapshot(limits, watch)
+            finally:
+                await hit.resume()
+        finally:
+            with trio.CancelScope(shield=True):
+                await self._forget(bp)
+
+    async def run_to(self, location: str, *, timeout: float | None = None) -> Hit:
+        """Resume the VM and wait until a thread reaches ``location``; that thread stays held."""
+        bp = await self.breakpoint(location)
+        try:
+            await self.resume()
+            return await bp.wait(timeout)
+        finally:
+            with trio.CancelScope(shield=True):
+                await self._forget(bp)
+
+    def unresolved(self) -> list[Breakpoint]:
+        """Breakpoints and logpoints that are set in no class yet (``bp.problem`` says why)."""
+        return [s for s in self._sources if isinstance(s, Breakpoint) and not s.resolved]
+
+    def requests(self) -> list[EventSource]:
+        return list(self._sources)
+
+    async def _add(self, source: Any) -> Any:
+        self._sources.add(source)
+        try:
+            await source._install()
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await self._forget(source)
+            raise
+        return source
+
+    async def _forget(self, source: EventSource) -> None:
+        if not self.closed and not self.dead.is_set():
+            await source.clear()
+        self._sources.discard(source)
+
+    async def _check_expression(self, text: str | None) -> None:
+        if text is not None:
+            from .access import check_expression
+
+            check_expression(text)
+
+    async def dispose(self) -> None:
+        """Leave as a debugger's Dispose does: requests cleared, suspensions undone (idempotent)."""
+        if self.closed:
+            return
+        self.closed = True
+        if not self.dead.is_set() and not self.conn.closed.is_set():
+            try:
+                await self.conn.command("VirtualMachine", "Dispose", timeout=10)
+            except (VMDisconnected, JdwpError):
+                pass
+
+    async def exit(self, code: int = 0) -> None:
+        """End the VM with exit code ``code`` (System.exit, from the debugger)."""
+        await self.conn.command("VirtualMachine", "Exit", exit_code=code)
+
+
+def _java_name(sig: str) -> str:
+    return sig[1:-1].replace("/", ".") if sig.startswith("L") else sig
+
+
+def _match(pattern: str, name: str) -> bool:
+    if pattern.startswith("*"):
+        return name.endswith(pattern[1:])
+    if pattern.endswith("*"):
+        return name.startswith(pattern[:-1])
+    return name == pattern
+
