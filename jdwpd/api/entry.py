@@ -171,6 +171,10 @@ async def attach(address: str, *, timeout: float = 30.0,
     agent (``-agentlib:jdwp=transport=dt_socket,server=y``), a JVM on another host."""
     host, port = _split(address)
     async with _session(host, port, None, timeout, command_timeout) as vm:
+        # A server sends VMStart to the debugger that attaches at the start (saying whether the
+        # VM is held there); a VM attached later sends none, so wait only a moment for it.
+        with trio.move_on_after(1.0):
+            await vm.started.wait()
         yield vm
 
 
