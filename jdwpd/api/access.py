@@ -118,7 +118,7 @@ class FrameAccess:
         return None if v is None else await self.wrap(v)
 
     async def this(self) -> Value | None:
-        r = await self.vm.conn.command("StackFrame", "ThisObject", thread=self.frame.thread.id, frame=self.frame.id)
+        r = await self.frame._command("StackFrame", "ThisObject")
         if not r.object_this.object_id:
             return None
         return await self.wrap(WireValue(r.object_this.tag, r.object_this.object_id))

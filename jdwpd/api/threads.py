@@ -80,9 +80,28 @@ class Frame:
 
     vm: VM = attrs.field(repr=False)
     thread: Thread
-    id: int = attrs.field(repr=False)
+    _id: list[int] = attrs.field(repr=False, converter=lambda v: v if isinstance(v, list) else [v])
     location: Location
     depth: int
+
+    @property
+    def id(self) -> int:
+        return self._id[0]
+
+    async def _command(self, set_name: str, cmd_name: str, **kw: Any) -> Any:
+        """A StackFrame command; a frame ID made stale by an invoke (which, as a resume, moves the
+        thread's frame generation) is taken again at the same depth, once."""
+        try:
+            return await self.vm.conn.command(set_name, cmd_name, thread=self.thread.id, frame=self.id, **kw)
+        except JdwpError as e:
+            if e.code != ErrorCode.INVALID_FRAMEID:
+                raise
+            r = await self.vm.conn.command("ThreadReference", "Frames", thread=self.thread.id,
+                                           start_frame=self.depth, length=1)
+            if not r.frames or await self.vm.types.location_from_wire(r.frames[0].location) != self.location:
+                raise
+            self._id[0] = r.frames[0].frame_id
+            return await self.vm.conn.command(set_name, cmd_name, thread=self.thread.id, frame=self.id, **kw)
 
     def __repr__(self) -> str:
         return f"<Frame #{self.depth} {self.location}>"
@@ -101,8 +120,8 @@ class Frame:
         if not variables:
             return {}
         try:
-            r = await self.vm.conn.command("StackFrame", "GetValues", thread=self.thread.id, frame=self.id,
-                                           slots=[(v.slot, ord(v.signature[0])) for v in variables])
+            r = await self._command("StackFrame", "GetValues",
+                                    slots=[(v.slot, ord(v.signature[0])) for v in variables])
         except JdwpError as e:
             if e.code in (ErrorCode.INVALID_FRAMEID, ErrorCode.THREAD_NOT_SUSPENDED):
                 raise InvalidStateError(f"frame {self.depth} of {self.thread.name} is gone: {e}") from None
@@ -125,7 +144,7 @@ class Frame:
 
     async def this(self) -> Any:
         """``this`` (an ``ObjectRef``), None in a static or native method."""
-        r = await self.vm.conn.command("StackFrame", "ThisObject", thread=self.thread.id, frame=self.id)
+        r = await self._command("StackFrame", "ThisObject")
         if not r.object_this.object_id:
             return None
         return await self.vm.values.from_wire((r.object_this.tag, r.object_this.object_id), self.thread)

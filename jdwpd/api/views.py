@@ -212,6 +212,13 @@ async def throwable_view(obj: ObjectRef) -> ThrowableView:
     return ThrowableView(obj.type.name, message, stack, None if cause == obj else cause)
 
 
+async def _unbox(v: Any) -> Any:
+    """Boxed primitives in a collection read as their numbers (what a person means by a key 1)."""
+    if isinstance(v, ObjectRef) and v.type.name in _BOXES:
+        return await _get(v, "value")
+    return v
+
+
 async def view(obj: ObjectRef) -> Any:
     """A readable Python view of a well-known JDK object (see the module doc), else ``obj``."""
     name = obj.type.name
@@ -224,13 +231,14 @@ async def view(obj: ObjectRef) -> Any:
         return OptionalValue(v, v is not None)
     entries = await map_entries(obj)
     if entries is not None:
+        pairs = [(await _unbox(k), await _unbox(v)) for k, v in entries[0]]
         try:
-            return dict(entries[0])
-        except TypeError:  # unhashable keys (lists): keep the pairs
-            return entries[0]
+            return dict(pairs)
+        except TypeError:  # unhashable keys: keep the pairs
+            return pairs
     items = await collection_items(obj)
     if items is not None:
-        return items[0]
+        return [await _unbox(x) for x in items[0]]
     if await _is_enum(obj.type):
         return EnumValue(name.split("$")[0] if (await obj.type.superclass()).name != "java.lang.Enum" else name,
                          await _get(obj, "name"), await _get(obj, "ordinal"))
