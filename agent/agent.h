@@ -160,7 +160,8 @@ bool tag_is_object(uint8_t tag);
 typedef struct step_state step_state;
 typedef struct thread_rec {
     struct thread_rec *next;
-    jthread ref;          /* global ref */
+    jweak ref;            /* weak: an ended thread goes with its last reference, as with the
+                           * reference; use thread_ref() (NULL once collected) */
     uint64_t id;
     int suspend_count;    /* the agent's count */
     bool jvmti_suspended; /* we called SuspendThread */
@@ -169,6 +170,7 @@ typedef struct thread_rec {
     bool at_event;        /* parked because of an event */
     bool is_agent;
     bool dead;
+    bool no_tls;          /* JVMTI refused it thread-local storage: found by search */
     /* Frame ids name (generation, depth); the reference moves a thread's generation on at each real
      * resume by a debugger, and starts it at 0 again for an ended thread a debugger suspends (its count
      * there is bookkeeping only: ended_count). */
@@ -201,6 +203,8 @@ void threads_init(void);
 thread_rec *thread_rec_of(JNIEnv *env, jthread thread);
 /* The record of a thread if it has one; lock held by the caller. */
 thread_rec *thread_rec_find(JNIEnv *env, jthread thread);
+/* A local ref to the record's thread, NULL once the (ended) thread was collected; caller deletes it. */
+jthread thread_ref(JNIEnv *env, thread_rec *t);
 /* Current thread's record, or NULL if it is an agent thread; callbacks call it first. */
 thread_rec *callback_enter(JNIEnv *env, jthread thread);
 void callback_exit(JNIEnv *env, thread_rec *t);  /* parks if the count is > 0 */

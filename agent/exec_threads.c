@@ -30,7 +30,7 @@ static int need_suspended(jthread th, thread_rec *t) {
 
 /* Some JVMTI functions (PopFrame, ForceEarlyReturn) insist on a JVMTI-suspended thread; a thread
  * parked in our callback is in a raw-monitor wait, where suspending it is safe. */
-static int hard_suspend(thread_rec *t) {
+static int hard_suspend(jthread th, thread_rec *t) {
     int st = 0;
     lock_enter();
     /* A thread stopped by an event may still be on its way to its park: give it a moment. */
@@ -42,7 +42,7 @@ static int hard_suspend(thread_rec *t) {
         if (!t->parked) {
             st = JVMTI_ERROR_THREAD_NOT_SUSPENDED;
         } else {
-            jvmtiError err = (*G.jvmti)->SuspendThread(G.jvmti, t->ref);
+            jvmtiError err = (*G.jvmti)->SuspendThread(G.jvmti, th);
             if (err == JVMTI_ERROR_NONE) t->jvmti_suspended = true;
             else st = (int)err;
         }
@@ -237,7 +237,7 @@ static int pop_one(jthread th, thread_rec *t) {
     if (err != JVMTI_ERROR_NONE) return (int)err;
     t->pop_pending = true;
     event_enable(JVMTI_EVENT_SINGLE_STEP, th, true);
-    (*G.jvmti)->ResumeThread(G.jvmti, t->ref);
+    (*G.jvmti)->ResumeThread(G.jvmti, th);
     t->jvmti_suspended = false;
     if (t->parked) t->pop_release = true;
     lock_notify_all();
@@ -275,7 +275,7 @@ static int x_thread_pop_frames(JNIEnv *env, inbuf *in, outbuf *out) {
     if (depth < 0 || depth >= count - 1) return pop_past_the_stack(th, count);
     int st = 0;
     for (jint i = 0; i <= depth && !st; i++) {
-        st = hard_suspend(t);
+        st = hard_suspend(th, t);
         if (st) break;
         lock_enter();
         st = pop_one(th, t);
@@ -300,7 +300,7 @@ static int x_thread_force_early_return(JNIEnv *env, inbuf *in, outbuf *out) {
     jint state = 0;
     CHECK((*G.jvmti)->GetThreadState(G.jvmti, th, &state));
     if (!(state & JVMTI_THREAD_STATE_ALIVE)) return JVMTI_ERROR_INVALID_THREAD;
-    st = hard_suspend(t);
+    st = hard_suspend(th, t);
     if (st) return st;
     switch (tag) {
     case TAG_VOID: CHECK((*G.jvmti)->ForceEarlyReturnVoid(G.jvmti, th)); break;
@@ -340,7 +340,7 @@ static int frame_check(JNIEnv *env, jthread th, thread_rec *t, jint depth) {
     int ns = need_suspended(th, t);
     if (ns) return ns;
     /* Newer HotSpots (JDK 21+) want a JVMTI-suspended thread for locals, not one parked in a callback. */
-    ns = hard_suspend(t);
+    ns = hard_suspend(th, t);
     if (ns) return ns;
     jint count;
     CHECK((*G.jvmti)->GetFrameCount(G.jvmti, th, &count));

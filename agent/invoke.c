@@ -159,7 +159,7 @@ int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in) {
         else {
             t->invoke = r;
             if (t->jvmti_suspended) {
-                (*G.jvmti)->ResumeThread(G.jvmti, t->ref);
+                (*G.jvmti)->ResumeThread(G.jvmti, thread);
                 t->jvmti_suspended = false;
             }
             lock_notify_all();

@@ -191,7 +191,7 @@ int step_start(JNIEnv *env, filter *f, jthread thread, int size, int depth) {
     if (s == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
     s->f = f;
     s->t = t;
-    s->thread = t->ref;
+    s->thread = thread;  /* the step filter's own global ref: it outlives the step */
     s->size = size;
     s->depth = depth;
     rebase(s, thread);
@@ -207,7 +207,7 @@ int step_start(JNIEnv *env, filter *f, jthread thread, int size, int depth) {
     if (depth == SD_OUT && t->suspend_count > 0 && !from_native) {
         /* NotifyFramePop wants a JVMTI-suspended thread; a parked one can be suspended safely. */
         if (!t->jvmti_suspended && t->parked && t->in_agent > 0 &&
-            (*G.jvmti)->SuspendThread(G.jvmti, t->ref) == JVMTI_ERROR_NONE)
+            (*G.jvmti)->SuspendThread(G.jvmti, thread) == JVMTI_ERROR_NONE)
             t->jvmti_suspended = true;
         if (t->jvmti_suspended) skip_frame(s, thread, s->from_depth);
     }

@@ -35,6 +35,11 @@ static thread_rec *find_rec(JNIEnv *env, jthread thread) {
 
 thread_rec *thread_rec_find(JNIEnv *env, jthread thread) { return find_rec(env, thread); }
 
+/* Records hold their thread weakly: a live thread is reachable anyway, and an ended one must go
+ * when the program lets go of it (a debugger that was once sent a thread must not keep it alive).
+ * A collected thread has no local ref: it has ended, and nothing of JVMTI applies to it. */
+jthread thread_ref(JNIEnv *env, thread_rec *t) { return (*env)->NewLocalRef(env, t->ref); }
+
 thread_rec *thread_rec_of(JNIEnv *env, jthread thread) {
     thread_rec *r = find_rec(env, thread);
     if (r) return r;
@@ -44,7 +49,11 @@ thread_rec *thread_rec_of(JNIEnv *env, jthread thread) {
     }
     r = calloc(1, sizeof *r);
     if (r == NULL) return NULL;
-    r->ref = (*env)->NewGlobalRef(env, thread);
+    r->ref = (*env)->NewWeakGlobalRef(env, thread);
+    if (r->ref == NULL) {
+        free(r);
+        return NULL;
+    }
     r->id = obj_id(env, thread);
     jint state = 0;
     if (suspend_all_depth > 0 && vt_is_virtual(env, thread) &&
@@ -55,7 +64,10 @@ thread_rec *thread_rec_of(JNIEnv *env, jthread thread) {
         r->suspend_count = suspend_all_depth;
         r->jvmti_suspended = true;
     }
-    if ((*G.jvmti)->SetThreadLocalStorage(G.jvmti, thread, r) != JVMTI_ERROR_NONE) records_without_tls++;
+    if ((*G.jvmti)->SetThreadLocalStorage(G.jvmti, thread, r) != JVMTI_ERROR_NONE) {
+        r->no_tls = true;
+        records_without_tls++;
+    }
     r->next = records;
     records = r;
     return r;
@@ -96,7 +108,14 @@ static void park(JNIEnv *env, thread_rec *t) {
         if (lock_wait(0) == JVMTI_ERROR_INTERRUPT) interrupted = true;
     }
     t->parked = false;
-    if (interrupted && G.caps.can_signal_thread) (*G.jvmti)->InterruptThread(G.jvmti, t->ref);
+    if (interrupted && G.caps.can_signal_thread) {
+        jthread self = thread_ref(env, t);  /* the current thread: alive */
+        if (self != NULL) {
+            jvmtiError err = (*G.jvmti)->InterruptThread(G.jvmti, self);
+            if (err != JVMTI_ERROR_NONE) agent_log("InterruptThread: %d", err);
+            (*env)->DeleteLocalRef(env, self);
+        }
+    }
     if (t->pop_release) {
         t->pop_release = false;  /* at_event stays: the thread parks again right after the pop */
         return;
@@ -115,25 +134,41 @@ void callback_exit(JNIEnv *env, thread_rec *t) {
     lock_exit();
 }
 
-static bool thread_has_ended(thread_rec *t) {
+static bool thread_has_ended(JNIEnv *env, thread_rec *t) {
+    jthread th = thread_ref(env, t);
+    if (th == NULL) return true;  /* collected: it ended */
     jint state = 0;
-    return (*G.jvmti)->GetThreadState(G.jvmti, t->ref, &state) == JVMTI_ERROR_NONE
-           && (state & JVMTI_THREAD_STATE_TERMINATED);
+    bool ended = (*G.jvmti)->GetThreadState(G.jvmti, th, &state) == JVMTI_ERROR_NONE
+                 && (state & JVMTI_THREAD_STATE_TERMINATED);
+    (*env)->DeleteLocalRef(env, th);
+    return ended;
+}
+
+/* JVMTI's resume of a thread we suspended (such a thread cannot have ended, nor been collected). */
+static void jvmti_resume(JNIEnv *env, thread_rec *t) {
+    jthread th = thread_ref(env, t);
+    if (th != NULL) {
+        jvmtiError err = (*G.jvmti)->ResumeThread(G.jvmti, th);
+        if (err != JVMTI_ERROR_NONE && err != JVMTI_ERROR_THREAD_NOT_ALIVE) agent_log("ResumeThread: %d", err);
+        (*env)->DeleteLocalRef(env, th);
+    }
+    t->jvmti_suspended = false;
 }
 
 /* An ended thread keeps a count, as in the reference (which counts it in its list of threads outside
  * their start and end events): the debugger's suspensions of it, plus the VM-wide suspensions under
  * way when the first of them came, until resumes bring it back to 0.  JVMTI has nothing to do. */
 int thread_suspend(JNIEnv *env, thread_rec *t) {
-    (void)env;
-    if (t->suspend_count == 0 && thread_has_ended(t)) {
+    if (t->suspend_count == 0 && thread_has_ended(env, t)) {
         t->suspend_count = suspend_all_depth + 1;
         t->ended_count = true;
         t->frame_generation = 0;
         return 0;
     }
     if (t->suspend_count++ == 0 && t->in_agent == 0 && !t->parked && !t->jvmti_suspended) {
-        jvmtiError err = (*G.jvmti)->SuspendThread(G.jvmti, t->ref);
+        jthread th = thread_ref(env, t);
+        jvmtiError err = th != NULL ? (*G.jvmti)->SuspendThread(G.jvmti, th) : JVMTI_ERROR_THREAD_NOT_ALIVE;
+        if (th != NULL) (*env)->DeleteLocalRef(env, th);
         if (err == JVMTI_ERROR_NONE) {
             t->jvmti_suspended = true;
         } else if (err != JVMTI_ERROR_THREAD_NOT_ALIVE) {
@@ -145,13 +180,9 @@ int thread_suspend(JNIEnv *env, thread_rec *t) {
 }
 
 int thread_resume(JNIEnv *env, thread_rec *t) {
-    (void)env;
     if (t->suspend_count == 0) return 0;
     if (--t->suspend_count == 0) {
-        if (t->jvmti_suspended) {
-            (*G.jvmti)->ResumeThread(G.jvmti, t->ref);
-            t->jvmti_suspended = false;
-        }
+        if (t->jvmti_suspended) jvmti_resume(env, t);
         thread_ran(t);
         lock_notify_all();
     }
@@ -168,13 +199,12 @@ void threads_drop_dead(JNIEnv *env) {
     thread_rec **pp = &records;
     while (*pp) {
         thread_rec *r = *pp;
-        jint state = 0;
-        jvmtiError err = (*G.jvmti)->GetThreadState(G.jvmti, r->ref, &state);
-        bool dead = err == JVMTI_ERROR_NONE && (state & JVMTI_THREAD_STATE_TERMINATED);
         /* An ended thread a debugger still counts as suspended keeps its record (its count). */
-        if (dead && r->suspend_count == 0 && r->in_agent == 0 && r->invoke == NULL && r->step == NULL) {
+        if (r->suspend_count == 0 && r->in_agent == 0 && r->invoke == NULL && r->step == NULL &&
+            thread_has_ended(env, r)) {
             *pp = r->next;
-            (*env)->DeleteGlobalRef(env, r->ref);
+            if (records_without_tls > 0 && r->no_tls) records_without_tls--;
+            (*env)->DeleteWeakGlobalRef(env, r->ref);
             ob_free(&r->deferred);
             free(r);
         } else {
@@ -200,7 +230,20 @@ static void thread_start_ref(bool on) {
 /* A virtual thread that has not ended (ended ones are counted as every ended thread is, and JVMTI
  * refuses them in the lists below). */
 static bool live_virtual(JNIEnv *env, thread_rec *r) {
-    return !r->is_agent && !r->dead && !thread_has_ended(r) && vt_is_virtual(env, r->ref);
+    if (r->is_agent || r->dead) return false;
+    jthread th = thread_ref(env, r);
+    if (th == NULL) return false;
+    jint state = 0;
+    bool live = (*G.jvmti)->GetThreadState(G.jvmti, th, &state) == JVMTI_ERROR_NONE &&
+                !(state & JVMTI_THREAD_STATE_TERMINATED) && vt_is_virtual(env, th);
+    (*env)->DeleteLocalRef(env, th);
+    return live;
+}
+
+/* Live threads (live_virtual just said so) have a local ref, never NULL. */
+static void delete_locals(JNIEnv *env, jthread *refs, jint n) {
+    for (jint i = 0; refs != NULL && i < n; i++)
+        if (refs[i] != NULL) (*env)->DeleteLocalRef(env, refs[i]);
 }
 
 /* Virtual threads (JDK 21+) are not in GetAllThreads: JVMTI suspends them all in one call.  Those the
@@ -221,13 +264,14 @@ static void suspend_all_virtual(JNIEnv *env, thread_rec *except) {
     for (thread_rec *r = records; r; r = r->next) {
         if (!live_virtual(env, r)) continue;
         if (r == except) {
-            keep[k++] = r->ref;
+            keep[k++] = thread_ref(env, r);
             continue;
         }
         if (r->suspend_count++ == 0 && r->in_agent == 0 && !r->parked && !r->jvmti_suspended) taken[m++] = r;
-        else keep[k++] = r->ref;
+        else keep[k++] = thread_ref(env, r);
     }
     jvmtiError err = vt_suspend_all(k, keep);
+    delete_locals(env, keep, k);
     if (err == JVMTI_ERROR_NONE) {
         for (jint i = 0; i < m; i++) taken[i]->jvmti_suspended = true;
     } else {
@@ -249,10 +293,11 @@ static void resume_all_virtual(JNIEnv *env) {
             r->jvmti_suspended = false;
             thread_ran(r);
         } else if (keep) {
-            keep[k++] = r->ref;
+            keep[k++] = thread_ref(env, r);
         }
     }
     jvmtiError err = vt_resume_all(k, keep);
+    delete_locals(env, keep, k);
     if (err != JVMTI_ERROR_NONE) agent_log("ResumeAllVirtualThreads: %d", err);
     free(keep);
     lock_notify_all();
@@ -268,7 +313,7 @@ int threads_suspend_all(JNIEnv *env, thread_rec *except) {
     /* Ended threads still counted are not in GetAllThreads' list: they count this suspension too.
      * (Before the list is taken: a thread ending meanwhile is counted once at most.) */
     for (thread_rec *r = records; r; r = r->next)
-        if (!r->is_agent && r != except && r->suspend_count > 0 && thread_has_ended(r)) r->suspend_count++;
+        if (!r->is_agent && r != except && r->suspend_count > 0 && thread_has_ended(env, r)) r->suspend_count++;
     jvmtiError err = (*G.jvmti)->GetAllThreads(G.jvmti, &n, &threads);
     if (err != JVMTI_ERROR_NONE) {
         if (suspend_all_depth == 0) thread_start_ref(false);
@@ -281,13 +326,11 @@ int threads_suspend_all(JNIEnv *env, thread_rec *except) {
         thread_rec *t = thread_rec_of(env, threads[i]);
         if (t && !t->is_agent && t != except) {
             if (t->suspend_count++ == 0 && t->in_agent == 0 && !t->parked && !t->jvmti_suspended && to_suspend) {
-                to_suspend[k] = t->ref;
+                to_suspend[k] = threads[i];
                 recs[k++] = t;
             }
         }
-        (*env)->DeleteLocalRef(env, threads[i]);
     }
-    jvmti_free(threads);
     if (k > 0 && to_suspend && recs) {
         jvmtiError *results = calloc((size_t)k, sizeof *results);
         if (results && (*G.jvmti)->SuspendThreadList(G.jvmti, k, to_suspend, results) == JVMTI_ERROR_NONE) {
@@ -296,6 +339,8 @@ int threads_suspend_all(JNIEnv *env, thread_rec *except) {
         }
         free(results);
     }
+    delete_locals(env, threads, n);
+    jvmti_free(threads);
     free(to_suspend);
     free(recs);
     if (vt_supported()) suspend_all_virtual(env, except);
@@ -324,10 +369,7 @@ void threads_reset(JNIEnv *env) {
         invoke_drop_pending(env, t);
         if (t->suspend_count > 0) thread_ran(t);
         t->suspend_count = 0;
-        if (t->jvmti_suspended) {
-            (*G.jvmti)->ResumeThread(G.jvmti, t->ref);
-            t->jvmti_suspended = false;
-        }
+        if (t->jvmti_suspended) jvmti_resume(env, t);
         t->deferred_count = 0;
     }
     if (suspend_all_depth > 0) thread_start_ref(false);
