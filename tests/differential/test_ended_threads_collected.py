@@ -33,7 +33,8 @@ def classes() -> Path:
 async def stop_at(c, class_id: int, method: str, marker: str) -> None:
     loc = await c.line_location(class_id, method, debuggees.marker_line(SOURCES / "Churn.java", marker))
     await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.ALL,
-                    modifiers=[{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc}, {"mod_kind": ModKind.COUNT, "count": 1}])
+                    modifiers=[{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc},
+                               {"mod_kind": ModKind.COUNT, "count": 1}])
 
 
 async def churn_threads(c, thread_class: int) -> dict[str, int]:
