@@ -34,6 +34,10 @@ public class Checkout {
         paid.put(order.id, order);
     }
 
+    long revenue() {
+        return revenue;
+    }
+
     String report(int round) {
         String summary = "round " + round + ": " + paid.size() + " paid"; // @marker shop_report
         return summary;

@@ -10,6 +10,18 @@ public class Main {
 
     public static void main(String[] args) throws Exception {
         Checkout checkout = new Checkout();
+        Thread auditor = new Thread(() -> {
+            while (true) {
+                long seen = checkout.revenue(); // @marker shop_audit
+                try {
+                    Thread.sleep(5);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "auditor");
+        auditor.setDaemon(true);
+        auditor.start();
         int id = 0;
         for (int round = 1; ; round++) {
             rounds = round;
