@@ -48,7 +48,7 @@ async def test_issue_example(server_kind, shop_classes, shop_lines):
 
             exc = await vm.exception("java.lang.IllegalStateException", caught=False, uncaught=True, timeout=30)
             assert exc.thrown.type.name == "java.lang.IllegalStateException"
-            assert str(exc.location) == f"shop.Main.lambda$main$0(Main.java:{L['shop_throw']})"
+            assert str(exc.location) == f"shop.Main.lambda$main$1(Main.java:{L['shop_throw']})"
             assert exc.catch_location is None
             view = await exc.thrown.view()
             assert view.message.startswith("round ") and view.message.endswith(" failed")

@@ -68,7 +68,7 @@ async def test_location_forms(server_kind, shop_classes, shop_lines):
                 "pay": f"shop.Checkout.pay(Checkout.java:{L['shop_pay']})",
                 "sig": f"shop.Checkout.pay(Checkout.java:{L['shop_pay']})",
                 "report": f"shop.Checkout.report(Checkout.java:{L['shop_report']})",
-                "lambda": (f"shop.Main.lambda$main$0(Main.java:{L['shop_throw']})", True),
+                "lambda": (f"shop.Main.lambda$main$1(Main.java:{L['shop_throw']})", True),
             }
 
 
