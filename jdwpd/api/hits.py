@@ -73,6 +73,8 @@ class Hit:
     _frame: Frame | None = attrs.field(repr=False)
     stop: Stop = attrs.field(repr=False)
     _released: bool = attrs.field(default=False, repr=False)
+    #: What the method returned, for a hit of ``vm.method_exits`` (else None).
+    return_value: Any = attrs.field(default=None, repr=False)
 
     @property
     def frame(self) -> Frame:

@@ -361,3 +361,39 @@ class Watchpoint(_Deferred):
             await stop.release()
             return
         await self._deliver(await self.vm._make_hit(self, event, stop))
+
+
+@attrs.define(eq=False)
+class MethodExits(_Deferred):
+    """Stops as ``pkg.Class.method`` returns: each hit's ``return_value`` is what it returned
+    (MethodExitWithReturnValue, filtered to the class in the VM and to the method here)."""
+
+    class_name: str = attrs.field(kw_only=True)
+    method_name: str = attrs.field(kw_only=True)
+    suspend: str = attrs.field(default="thread", kw_only=True)
+
+    def __str__(self) -> str:
+        return f"exits of {self.class_name}.{self.method_name}"
+
+    async def _install(self) -> None:
+        await self._watch_prepares([{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": self.class_name}])
+        for t in await self.vm.classes_named(self.class_name):
+            await self._found(t)
+
+    async def _install_in(self, t: ReferenceType) -> None:
+        if not any(m.name == self.method_name for m in await t.methods()):
+            raise AttributeError(f"{t.name} has no method {self.method_name!r}")
+        mods = [{"mod_kind": ModKind.CLASS_ONLY, "clazz": t.id}]
+        await self._set(EventKind.METHOD_EXIT_WITH_RETURN_VALUE, SUSPEND_POLICIES[self.suspend], mods,
+                        self._on_event)
+
+    async def _on_event(self, event: Any, stop: Stop) -> None:
+        if self.cleared:
+            await stop.release()
+            return
+        hit = await self.vm._make_hit(self, event, stop)
+        if hit.location.method.name != self.method_name:
+            await hit.resume()
+            return
+        hit.return_value = await self.vm.values.from_wire(event.value, hit.thread)
+        await self._deliver(hit)

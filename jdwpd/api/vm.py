@@ -22,7 +22,15 @@ from .connection import Connection
 from .errors import JdwpError, LocationError, VMDisconnected
 from .hits import ExceptionHit, Hit, Stop, WatchHit
 from .locations import LocationSpec, parse_location
-from .requests import SUSPEND_POLICIES, Breakpoint, EventSource, ExceptionBreakpoint, Logpoint, Watchpoint
+from .requests import (
+    SUSPEND_POLICIES,
+    Breakpoint,
+    EventSource,
+    ExceptionBreakpoint,
+    Logpoint,
+    MethodExits,
+    Watchpoint,
+)
 from .threads import Thread
 from .types import ReferenceType, TypeCache, name_to_signature
 from .values import Values
@@ -273,6 +281,13 @@ class VM:
             raise LocationError(f"{field!r}: write the field as pkg.Class.field")
         return await self._add(Watchpoint(self, class_name=class_name, field_name=name, access=access,
                                           modify=modify, suspend=suspend))
+
+    async def method_exits(self, method: str, *, suspend: str = "thread") -> MethodExits:
+        """Stop each time ``pkg.Class.method`` returns; ``hit.return_value`` is its result."""
+        class_name, _, name = method.rpartition(".")
+        if not class_name:
+            raise LocationError(f"{method!r}: write the method as pkg.Class.method")
+        return await self._add(MethodExits(self, class_name=class_name, method_name=name, suspend=suspend))
 
     async def snapshot(self, location: str, *, limits: Any = None, watch: tuple[str, ...] | list[str] = (),
                        condition: str | None = None, timeout: float | None = None) -> Any:
