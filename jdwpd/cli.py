@@ -102,9 +102,11 @@ def _build_parser() -> argparse.ArgumentParser:
                              "or --onuncaught, whose agent connects at the exception)")
     launch.add_argument("java", nargs=argparse.REMAINDER, help="-- java [ARGS...]")
 
-    serve = sub.add_parser("serve", help="serve JVMs started on their own with the jdwpd agent",
-                           description="Listen for agents on --link; each JVM that proves the secret is "
-                                       "served on --jdwp. A restarted daemon re-adopts running JVMs.")
+    serve = sub.add_parser("serve", help="serve JVMs started on their own with the jdwpd agent, many at once",
+                           description="Listen for agents on --link; every JVM that proves the secret is "
+                                       "served at once, the first on --jdwp and each next on the next free "
+                                       "port above it (port 0: one the system picks at start); `jdwpd list` shows "
+                                       "which is where. A restarted daemon re-adopts running JVMs.")
     serve.add_argument("--link", required=True, metavar="unix:PATH|HOST:PORT", help="where agents connect")
     serve.add_argument("--secret-file", required=True, metavar="FILE",
                        help="the per-VM secret (64 hex chars, mode 600); created if missing")
@@ -117,6 +119,10 @@ def _build_parser() -> argparse.ArgumentParser:
     attach.add_argument("--jdwp", default=DEFAULT_JDWP, metavar="HOST:PORT")
     attach.add_argument("--allow", action="append", default=[], metavar="ADDR")
     attach.add_argument("--read-only", action="store_true")
+
+    listing = sub.add_parser("list", help="the VMs every `jdwpd serve` of this user serves now, with their JDWP "
+                                          "addresses and labels (pid, parent pid, main class, directory)")
+    listing.add_argument("--json", action="store_true", help="print JSON (one object per daemon)")
 
     sub.add_parser("agent-path", help="print the absolute path of the native agent library")
     sub.add_parser("java", help="a drop-in for java: -agentlib:jdwp=... (the reference's option, server=y or n) "
@@ -206,6 +212,10 @@ def main(argv: list[str] | None = None) -> int:
 
             print(make_java_home(args.directory, args.jdk))
             return 0
+        if args.command == "list":
+            from .fleet import run_list
+
+            return run_list(args.json)
         if args.command == "doctor":
             from .doctor import run_doctor
 

@@ -7,6 +7,7 @@ about as much as a small JVM's start-up, and both can happen at once.
 from __future__ import annotations
 
 import contextlib
+import functools
 import ipaddress
 import os
 import shutil
@@ -210,23 +211,40 @@ def _load_or_create_secret(path: str) -> bytes:
 
 
 def run_serve(*, link: str, secret_file: str, host: str, port: int, allow: list[str], read_only: bool) -> int:
+    """Serve every JVM that dials ``link`` with the secret, all at once: the first on ``port`` (port 0:
+    one the system picks at start), each next one on the next free port above it."""
     from .link import launcher
 
     secret = _load_or_create_secret(secret_file)
-    jdwp_sock = bind_jdwp(host, port)
+    # A busy port is the user's to know now, not at the first JVM; port 0 becomes one port, the first
+    # VM's at any time (VMs served one after another keep one address, as before many at once).
+    probe = bind_jdwp(host, port)
+    port = probe.getsockname()[1]
+    probe.close()
     link_sock = _bind_link_address(link)
     options = launcher.agent_option_string(link, os.path.abspath(secret_file))
     # A long-lived daemon imports all it serves with before it invites JVMs: the first one adopted
     # then pays no import (a short program would otherwise wait at its exit for the daemon to catch up).
-    from .daemon import load_command_table, serve_adopted
+    import trio
 
-    load_command_table()
-    print(f"jdwpd: start JVMs with -agentpath:{launcher.agent_path()}={options}", file=sys.stderr, flush=True)
+    from . import spin
+    from .fleet import Fleet, serve_fleet, state_dir
+
+    fleet = Fleet(link, state_dir() / f"serve-{os.getpid()}.json")
+    fleet.write()
+
+    async def serve() -> None:
+        async with trio.open_nursery() as nursery:
+            await nursery.start(functools.partial(serve_fleet, link_sock, secret, host=host, first_port=port,
+                                                  allow=allow, read_only=read_only, fleet=fleet))
+            print(f"jdwpd: start JVMs with -agentpath:{launcher.agent_path()}={options}", file=sys.stderr,
+                  flush=True)
 
     try:
-        return serve_adopted(link_sock=link_sock, jdwp_sock=jdwp_sock, secret=secret, allow=allow,
-                             read_only=read_only, once=False)
+        trio.run(serve, instruments=spin.instruments())
+        return 0
     finally:
+        fleet.close()
         if link.startswith("unix:"):
             with contextlib.suppress(OSError):
                 os.unlink(link[5:])
