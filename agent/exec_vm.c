@@ -297,8 +297,11 @@ static jint JNICALL referrers_cb(jvmtiHeapReferenceKind k, const jvmtiHeapRefere
                                  jint length, void *user_data) {
     (void)ri; (void)class_tag; (void)referrer_class_tag; (void)size; (void)length;
     heap_walk *w = user_data;
-    /* Only object-to-object edges: roots (stacks, JNI) and an object's edge to its class are not. */
-    if (*tag_ptr != WALK_TARGET || referrer_tag_ptr == NULL || k == JVMTI_HEAP_REFERENCE_CLASS || walk_full(w))
+    (void)k;
+    /* Every edge from an object: roots (stacks, JNI) are not referrers.  An instance's edge to its class
+     * is one (a class object's referrers are its instances too), as the reference counts it, with the
+     * edges of classes to their loader, signers, protection domain, statics and constant pool. */
+    if (*tag_ptr != WALK_TARGET || referrer_tag_ptr == NULL || walk_full(w))
         return JVMTI_VISIT_OBJECTS;
     if (referrer_tag_ptr == tag_ptr) {  /* JVMTI's way of saying the object refers to itself */
         if (!w->self) w->found++;
@@ -361,10 +364,19 @@ static int x_instance_counts(JNIEnv *env, inbuf *in, outbuf *out) {
     int st = 0;
     if (classes == NULL || counts == NULL || same_as == NULL || (*env)->EnsureLocalCapacity(env, (jint)n + 16) != 0)
         st = JVMTI_ERROR_OUT_OF_MEMORY;
-    for (uint32_t i = 0; i < n && st == 0; i++) st = class_from_id(env, ib_u64(in), &classes[i]);
+    /* A class collected since the daemon checked its id (unloaded with its loader) has no instances: 0,
+     * as the reference answers, rather than an error for the whole request. */
+    for (uint32_t i = 0; i < n && st == 0; i++) {
+        st = class_from_id(env, ib_u64(in), &classes[i]);
+        if (st == LS_COLLECTED || st == LS_INVALID_ID) {
+            classes[i] = NULL;
+            st = 0;
+        }
+    }
     if (st == 0 && n > 0 && (walk_env = walk_env_new()) == NULL) st = JVMTI_ERROR_INTERNAL;
     for (uint32_t i = 0; i < n && st == 0; i++) {
         jlong tag = 0;
+        if (classes[i] == NULL) continue;
         st = (int)(*walk_env)->GetTag(walk_env, classes[i], &tag);
         if (st == 0 && tag > 0) same_as[i] = (uint32_t)tag;  /* index + 1 of its first mention */
         else if (st == 0) st = (int)(*walk_env)->SetTag(walk_env, classes[i], (jlong)i + 1);
