@@ -62,7 +62,9 @@ async def text_of(text: str, frame: FakeFrame | None = None, **kwargs) -> str:
         ("2147483647 + 1 < 0", "Z", True),
         # logic and the conditional
         ("!true", "Z", False), ("true && false", "Z", False), ("false || true", "Z", True),
-        ("1 > 0 ? 10 : 20", "I", 10), ("1 > 2 ? 10 : 20L", "J", 20),
+        ("1 > 0 ? 10 : 20", "I", 10), ("1 > 2 ? 10 : 20L", "J", 20), ("true ? 1 : 2.0", "D", 1.0),
+        ("true ? (byte) 1 : 2", "B", 1), ("false ? 2 : (char) 65", "C", 65), ("true ? (byte) 1 : (short) 2", "S", 1),
+        ("true ? 'a' : 0", "C", 97), ("true ? 'a' : 70000", "I", 97), ("true ? 1 : 2L", "J", 1),
         # casts: Java's narrowing rules
         ("(int) 3.9", "I", 3), ("(int) -3.9", "I", -3), ("(int) (0.0 / 0)", "I", 0), ("(int) 1e20", "I", INT_MAX),
         ("(int) -1e20", "I", INT_MIN), ("(long) 1e20", "J", LONG_MAX), ("(long) (1.0 / 0)", "J", LONG_MAX),
