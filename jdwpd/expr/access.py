@@ -33,6 +33,10 @@ class Value:
     for ``null``, ``None``; for a string made by the evaluator (a literal or a concatenation), a
     Python ``str`` with ``signature == STRING``; for any object of the VM, an opaque handle that
     only the ``ValueAccess`` that produced it understands (a VM string's handle included).
+
+    The evaluator tells its own strings from the VM's by ``isinstance(data, str)``, so a handle
+    must never be a ``str``. A null the VM reports has ``signature == NULL`` whatever its declared
+    type (so a null ``Integer`` in arithmetic is a NullPointerException, as in Java).
     """
 
     signature: str
@@ -84,5 +88,6 @@ class ValueAccess(Protocol):
         """Call a method: ``target`` is an object (instance call, virtual dispatch) or a class
         signature (static call). The method is chosen by name, arity and Java's applicability
         rules on the arguments' signatures. Evaluator-made strings in ``args`` are passed as text
-        and made VM strings by the access. An exception thrown by the method raises
+        and made VM strings by the access; so is an evaluator-made string as ``target``
+        (``"abc".toUpperCase()``). An exception thrown by the method raises
         ``jdwpd.expr.InvocationException`` naming it."""
