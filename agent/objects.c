@@ -15,6 +15,7 @@ typedef struct entry {
     int pins;
     bool is_static;
     bool by_all;       /* strong because every thread is suspended (see obj_pin_all) */
+    bool released;     /* disposed by every debugger, kept for its id (keeps_its_id) */
 } entry;
 
 typedef struct table {
@@ -26,6 +27,8 @@ static jrawMonitorID obj_lock;
 static table objects, methods, fields;
 static uint64_t next_id = 1;
 static uint64_t pin_total;
+static uint64_t released_kept;  /* entries kept after their release */
+static uint64_t sweep_at = 1024;  /* twice the survivors of the last sweep, at least 1024: amortized */
 static int pin_all_depth;
 
 static void o_enter(void) { (*G.jvmti)->RawMonitorEnter(G.jvmti, obj_lock); }
@@ -99,7 +102,10 @@ uint64_t obj_id(JNIEnv *env, jobject obj) {
     if (obj == NULL) return 0;
     jlong tag = 0;
     o_enter();
-    if ((*G.jvmti)->GetTag(G.jvmti, obj, &tag) == JVMTI_ERROR_NONE && tag > 0 && t_find(&objects, (uint64_t)tag)) {
+    entry *known = NULL;
+    if ((*G.jvmti)->GetTag(G.jvmti, obj, &tag) == JVMTI_ERROR_NONE && tag > 0 &&
+        (known = t_find(&objects, (uint64_t)tag)) != NULL) {
+        known->released = false;  /* sent again: held again */
         o_exit();
         return (uint64_t)tag;
     }
@@ -210,6 +216,29 @@ static bool keeps_its_id(JNIEnv *env, jobject obj) {
            (*env)->IsInstanceOf(env, obj, G.cls_class_loader) || (*env)->IsInstanceOf(env, obj, G.cls_module);
 }
 
+/* Kept ids of objects collected since their release: nobody holds them, and no object can be sent
+ * under them again, so their entries go (a program that starts and drops threads would otherwise grow
+ * the table for as long as it is debugged).  Lock held. */
+static void sweep_released(JNIEnv *env) {
+    released_kept = 0;
+    for (size_t i = 0; i < objects.nbuckets; i++) {
+        entry **pp = &objects.buckets[i];
+        while (*pp) {
+            entry *e = *pp;
+            if (e->released && e->strong == NULL && (*env)->IsSameObject(env, e->weak, NULL)) {
+                *pp = e->next;
+                objects.count--;
+                (*env)->DeleteWeakGlobalRef(env, e->weak);
+                free(e);
+            } else {
+                if (e->released) released_kept++;
+                pp = &e->next;
+            }
+        }
+    }
+    sweep_at = released_kept * 2 > 1024 ? released_kept * 2 : 1024;
+}
+
 void obj_release(JNIEnv *env, uint64_t id) {
     o_enter();
     entry *e = t_find(&objects, id);
@@ -225,6 +254,10 @@ void obj_release(JNIEnv *env, uint64_t id) {
             }
         }
         (*env)->DeleteLocalRef(env, local);
+        if (!e->released) {
+            e->released = true;
+            if (++released_kept >= sweep_at) sweep_released(env);
+        }
         o_exit();
         return;
     }
