@@ -42,24 +42,26 @@ from jdwpd.expr.tree import (
     TypeName,
     Unary,
     unparse,
-    walk,
 )
 from jdwpd.expr.types import (
     BOXES,
+    FITS,
     INTEGRAL,
     NUMERIC,
     STRING_SUPERTYPES,
     binary_promotion,
     convert,
     divide,
+    is_constant,
     remainder,
+    static_type,
     to_float32,
     type_name,
     unary_promotion,
     wrap,
 )
 
-__all__ = ["evaluate", "Evaluator", "INVOKE_REFUSED", "static_type"]
+__all__ = ["evaluate", "Evaluator", "INVOKE_REFUSED"]
 
 #: How a refused method call is explained (the API names the switch for its users).
 INVOKE_REFUSED = (
@@ -517,15 +519,15 @@ class Evaluator:
         if other_sig is None or sig == other_sig or sig not in NUMERIC or other_sig not in NUMERIC:
             return value
         # An int constant in a byte/short/char conditional takes the other branch's narrower type.
-        if other_sig == "I" and sig in _FITS and is_constant(other):
+        if other_sig == "I" and sig in FITS and is_constant(other):
             try:
                 constant = await self.value(other)  # pure: no names, so no VM access
             except EvaluationError:
                 constant = None  # 1 / 0 does not complete normally: not a constant
-            if constant is not None and _FITS[sig][0] <= int(constant.data) <= _FITS[sig][1]:  # type: ignore
+            if constant is not None and FITS[sig][0] <= int(constant.data) <= FITS[sig][1]:  # type: ignore
                 return value
-        if sig == "I" and other_sig in _FITS and is_constant(chosen):
-            if _FITS[other_sig][0] <= int(value.data) <= _FITS[other_sig][1]:  # type: ignore[call-overload]
+        if sig == "I" and other_sig in FITS and is_constant(chosen):
+            if FITS[other_sig][0] <= int(value.data) <= FITS[other_sig][1]:  # type: ignore[call-overload]
                 return Value(other_sig, convert(value.data, sig, other_sig))  # type: ignore[arg-type]
         target = "S" if {sig, other_sig} == {"B", "S"} else binary_promotion(sig, other_sig)
         return Value(target, convert(value.data, sig, target))  # type: ignore[arg-type]
@@ -570,61 +572,6 @@ class Evaluator:
             # unboxing) go by it.
             return Value(signature, value.data)
         return value
-
-
-_FITS = {"B": (-128, 127), "S": (-32768, 32767), "C": (0, 65535)}
-
-
-def static_type(node: Node) -> str | None:
-    """The primitive type of ``node`` when the tree alone decides it (literals, casts to
-    primitives, operators over those), else None (names, fields, calls: only the VM knows)."""
-    match node:
-        case Literal(signature=sig):
-            return sig if len(sig) == 1 else None
-        case Cast(type=kind):
-            return kind.primitive
-        case Unary(op="!"):
-            return "Z"
-        case Unary(operand=operand):
-            inner = static_type(operand)
-            return unary_promotion(inner) if inner in NUMERIC else None
-        case Binary(op=op, left=left, right=right):
-            if op in ("<", ">", "<=", ">=", "==", "!=", "&&", "||"):
-                return "Z"
-            lt, rt = static_type(left), static_type(right)
-            if lt is None or rt is None:
-                return None
-            if op in ("<<", ">>", ">>>"):
-                return unary_promotion(lt) if lt in INTEGRAL else None
-            if lt == rt == "Z":
-                return "Z" if op in ("&", "|", "^") else None
-            return binary_promotion(lt, rt) if lt in NUMERIC and rt in NUMERIC else None
-        case InstanceOf():
-            return "Z"
-        case Conditional(then=then, otherwise=otherwise):
-            a, b = static_type(then), static_type(otherwise)
-            if a is None or b is None or a == b:
-                return a if a == b else None
-            if a not in NUMERIC or b not in NUMERIC:
-                return None
-            for narrow_sig, int_node in ((a, otherwise), (b, then)):
-                # The int-constant rule, for the constants the tree shows as literals.
-                if narrow_sig in _FITS and isinstance(int_node, Literal) and int_node.signature == "I":
-                    if _FITS[narrow_sig][0] <= int(int_node.value) <= _FITS[narrow_sig][1]:  # type: ignore
-                        return narrow_sig
-            return "S" if {a, b} == {"B", "S"} else binary_promotion(a, b)
-    return None
-
-
-def is_constant(node: Node) -> bool:
-    """Whether ``node`` is a constant expression as far as the tree tells (JLS 15.29: literals,
-    operators and casts to primitives or String; constant variables are not known here)."""
-    return all(
-        (isinstance(n, Literal) and n.signature != NULL)
-        or isinstance(n, (Unary, Binary, Conditional))
-        or (isinstance(n, Cast) and (n.type.primitive is not None or n.type.name in ("String", "java.lang.String")))
-        for n in walk(node)
-    )
 
 
 async def evaluate(expression: Expression | str, access: ValueAccess, *, allow_invoke: bool = True) -> Value:

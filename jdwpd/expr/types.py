@@ -14,10 +14,13 @@ from __future__ import annotations
 import math
 import struct
 
+from jdwpd.expr.access import NULL
+from jdwpd.expr.tree import Binary, Cast, Conditional, InstanceOf, Literal, Node, Unary, walk
+
 __all__ = [
     "INTEGRAL", "NUMERIC", "BOXES", "UNBOXED", "wrap", "narrow", "to_float32", "int_to_float32",
     "binary_promotion", "unary_promotion", "convert", "divide", "remainder", "type_name",
-    "STRING_SUPERTYPES",
+    "STRING_SUPERTYPES", "FITS", "static_type", "is_constant",
 ]
 
 #: Integral primitive signatures (char included: it takes part in arithmetic as an int).
@@ -171,3 +174,59 @@ def type_name(signature: str) -> str:
     else:
         base = element
     return base + "[]" * dims
+
+
+#: The int values byte, short and char hold.
+FITS = {"B": (-128, 127), "S": (-32768, 32767), "C": (0, 65535)}
+
+
+def static_type(node: Node) -> str | None:
+    """The primitive type of ``node`` when the tree alone decides it (literals, casts to
+    primitives, operators over those), else None (names, fields, calls: only the VM knows)."""
+    match node:
+        case Literal(signature=sig):
+            return sig if len(sig) == 1 else None
+        case Cast(type=kind):
+            return kind.primitive
+        case Unary(op="!"):
+            return "Z"
+        case Unary(operand=operand):
+            inner = static_type(operand)
+            return unary_promotion(inner) if inner in NUMERIC else None
+        case Binary(op=op, left=left, right=right):
+            if op in ("<", ">", "<=", ">=", "==", "!=", "&&", "||"):
+                return "Z"
+            lt, rt = static_type(left), static_type(right)
+            if lt is None or rt is None:
+                return None
+            if op in ("<<", ">>", ">>>"):
+                return unary_promotion(lt) if lt in INTEGRAL else None
+            if lt == rt == "Z":
+                return "Z" if op in ("&", "|", "^") else None
+            return binary_promotion(lt, rt) if lt in NUMERIC and rt in NUMERIC else None
+        case InstanceOf():
+            return "Z"
+        case Conditional(then=then, otherwise=otherwise):
+            a, b = static_type(then), static_type(otherwise)
+            if a is None or b is None or a == b:
+                return a if a == b else None
+            if a not in NUMERIC or b not in NUMERIC:
+                return None
+            for narrow_sig, int_node in ((a, otherwise), (b, then)):
+                # The int-constant rule, for the constants the tree shows as literals.
+                if narrow_sig in FITS and isinstance(int_node, Literal) and int_node.signature == "I":
+                    if FITS[narrow_sig][0] <= int(int_node.value) <= FITS[narrow_sig][1]:  # type: ignore
+                        return narrow_sig
+            return "S" if {a, b} == {"B", "S"} else binary_promotion(a, b)
+    return None
+
+
+def is_constant(node: Node) -> bool:
+    """Whether ``node`` is a constant expression as far as the tree tells (JLS 15.29: literals,
+    operators and casts to primitives or String; constant variables are not known here)."""
+    return all(
+        (isinstance(n, Literal) and n.signature != NULL)
+        or isinstance(n, (Unary, Binary, Conditional))
+        or (isinstance(n, Cast) and (n.type.primitive is not None or n.type.name in ("String", "java.lang.String")))
+        for n in walk(node)
+    )
