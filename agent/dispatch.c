@@ -9,6 +9,7 @@ executor_fn exec_vm_lookup(uint16_t kind);
 executor_fn exec_classes_lookup(uint16_t kind);
 executor_fn exec_objects_lookup(uint16_t kind);
 executor_fn exec_threads_lookup(uint16_t kind);
+executor_fn exec_ext_lookup(uint16_t kind);
 
 static int x_set_request(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
@@ -40,7 +41,7 @@ static int x_release_start(JNIEnv *env, inbuf *in, outbuf *out) {
 executor_fn exec_lookup(uint16_t kind) {
     executor_fn f;
     if ((f = exec_vm_lookup(kind)) || (f = exec_classes_lookup(kind)) || (f = exec_objects_lookup(kind)) ||
-        (f = exec_threads_lookup(kind)))
+        (f = exec_threads_lookup(kind)) || (f = exec_ext_lookup(kind)))
         return f;
     switch (kind) {
     case LK_SET_REQUEST: return x_set_request;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ext.h"
 #include "filters.h"
 #include "smap.h"
 #include "vthreads.h"
@@ -91,7 +92,9 @@ static void free_filter(JNIEnv *env, filter *f) {
         modifier *m = &f->mods[i];
         if (m->ref) (*env)->DeleteGlobalRef(env, m->ref);
         free(m->pattern);
+        ext_obj_free(env, m->ext);
     }
+    ext_unbind(f);
     free(f->mods);
     free(f);
 }
@@ -168,10 +171,13 @@ static int parse_modifier(JNIEnv *env, inbuf *in, modifier *m) {
         m->count = ib_i32(in);
         if (!in->bad && m->count <= 0) st = JE_INVALID_COUNT;
         break;
-    case MK_CONDITIONAL:
+    case MK_CONDITIONAL: {  /* exprID and, for the extension's ids, the object (ext.h) */
+        uint32_t len = 0;
         ib_i32(in);
-        st = LS_NOT_CAPABLE;
+        const uint8_t *prog = ib_blob(in, &len);
+        if (!in->bad) st = ext_obj_parse(env, prog, len, &m->ext);
         break;
+    }
     case MK_THREAD_ONLY: {
         uint64_t id = ib_u64(in);
         jthread th;
@@ -265,6 +271,7 @@ int filters_set(JNIEnv *env, inbuf *in) {
     }
     if (!st && !ib_done(in)) st = LS_BAD_MESSAGE;
     if (!st && f->event_kind >= MAX_KIND) st = JVMTI_ERROR_INVALID_EVENT_TYPE;
+    if (!st) st = ext_bind(f);
     if (!st) {
         lock_enter();
         for (filter *g = by_kind[f->event_kind]; g && !st; g = g->next)
@@ -378,6 +385,7 @@ void ctx_free(ev_ctx *c) {
 bool filter_matches(filter *f, ev_ctx *c) {
     JNIEnv *env = c->env;
     if (f->expired) return false;
+    if (f->ext && !ext_before(f)) return false;
     for (int i = 0; i < f->nmods; i++) {
         modifier *m = &f->mods[i];
         switch (m->kind) {
@@ -429,11 +437,14 @@ bool filter_matches(filter *f, ev_ctx *c) {
         case MK_PLATFORM_THREADS_ONLY:
             if (c->thread != NULL && vt_is_virtual(env, c->thread)) return false;
             break;
+        case MK_CONDITIONAL:  /* in modifier order, as JDWP applies them: a Count after it counts trues */
+            if (!ext_condition(f, m->ext, c)) return false;
+            break;
         default:
             break;
         }
     }
-    return true;
+    return f->ext == NULL || ext_after_match(f);
 }
 
 void hits_init(hits *h) {
@@ -454,9 +465,14 @@ void hit_begin(hits *h, int32_t request_id, uint8_t kind, uint8_t policy) {
 void match_kind(uint8_t kind, ev_ctx *c, hits *h, hit_writer w, void *arg) {
     bool expired = false;
     for (filter *f = filters_of(kind); f; f = f->next) {
-        if (!filter_matches(f, c)) continue;
+        if (!filter_matches(f, c)) {
+            if (f->ext) ext_report_disabled(f, h);
+            expired |= f->expired;
+            continue;
+        }
         hit_begin(h, f->request_id, kind, f->suspend_policy);
         if (w) w(&h->body, c, arg);
+        if (f->ext) ext_report_disabled(f, h);
         expired |= f->expired;
     }
     if (expired) filter_expire_pending(c->env);
@@ -471,9 +487,14 @@ void match_two_kinds(uint8_t k1, hit_writer w1, uint8_t k2, hit_writer w2, ev_ct
         uint8_t kind = take_a ? k1 : k2;
         hit_writer w = take_a ? w1 : w2;
         if (take_a) a = a->next; else b = b->next;
-        if (!filter_matches(f, c)) continue;
+        if (!filter_matches(f, c)) {
+            if (f->ext) ext_report_disabled(f, h);
+            expired |= f->expired;
+            continue;
+        }
         hit_begin(h, f->request_id, kind, f->suspend_policy);
         if (w) w(&h->body, c, arg);
+        if (f->ext) ext_report_disabled(f, h);
         expired |= f->expired;
     }
     if (expired) filter_expire_pending(c->env);

@@ -14,6 +14,7 @@ typedef struct modifier {
     bool caught, uncaught;
     jfieldID field;
     int size, depth;      /* step */
+    struct ext_obj *ext;  /* Conditional: the extension's condition, capture or budget (ext.h) */
 } modifier;
 
 typedef struct filter {
@@ -26,6 +27,7 @@ typedef struct filter {
     int nmods;
     modifier *mods;
     thread_rec *step_thread;
+    struct ext_req *ext;  /* conditions and budgets of jdwpd's extension (ext.c), else NULL */
 } filter;
 
 /* What one JVMTI callback knows; lazily filled parts are computed on first use. */

@@ -107,6 +107,7 @@ enum link_kind {
     LK_RELEASE_START = 115,
     LK_CLASS_METHODS_LINES = 116,
     LK_SET_DEFAULT_STRATUM = 117,
+    LK_EXT_STATS = 118,
 };
 
 enum link_status {
@@ -210,6 +211,8 @@ enum jdwp_event_kind {
     EK_MONITOR_WAITED = 46,
     EK_VM_START = 90,
     EK_VM_DEATH = 99,
+    EK_JDWPD_CAPTURE = 200,
+    EK_JDWPD_DISABLED = 201,
     EK_VM_DISCONNECTED = 100,
 };
 
@@ -284,6 +287,83 @@ enum jdwp_error {
     JE_NATIVE_METHOD = 511,
     JE_INVALID_COUNT = 512,
 };
+
+/* In-agent programs, captures and budgets (protocol/agent_code.py). */
+enum ext_obj_kind {
+    XO_CONDITION = 1,
+    XO_CAPTURE = 2,
+    XO_BUDGET = 3,
+};
+enum ext_op {
+    OP_END = 0,
+    OP_CONST_I = 1,
+    OP_CONST_J = 2,
+    OP_CONST_F = 3,
+    OP_CONST_D = 4,
+    OP_CONST_NULL = 5,
+    OP_CONST_S = 6,
+    OP_LOCAL = 8,
+    OP_THIS = 9,
+    OP_FIELD = 10,
+    OP_STATIC = 11,
+    OP_ALEN = 12,
+    OP_AGET = 13,
+    OP_SLEN = 16,
+    OP_SEQ = 17,
+    OP_SCHAR = 18,
+    OP_INSTANCEOF = 20,
+    OP_CHECKCAST = 21,
+    OP_ACMP = 22,
+    OP_ISNULL = 23,
+    OP_ARITH = 24,
+    OP_CMP = 25,
+    OP_CONV = 26,
+    OP_NOT = 27,
+    OP_POP = 28,
+    OP_JMP = 32,
+    OP_JMPF = 33,
+    OP_JMPT = 34,
+};
+enum ext_arith {
+    AR_ADD = 1,
+    AR_SUB = 2,
+    AR_MUL = 3,
+    AR_DIV = 4,
+    AR_REM = 5,
+    AR_NEG = 6,
+    AR_SHL = 7,
+    AR_SHR = 8,
+    AR_USHR = 9,
+    AR_AND = 10,
+    AR_OR = 11,
+    AR_XOR = 12,
+};
+enum ext_cond {
+    CC_EQ = 1,
+    CC_NE = 2,
+    CC_LT = 3,
+    CC_GE = 4,
+    CC_GT = 5,
+    CC_LE = 6,
+};
+enum ext_reason {
+    XR_NULL = 1,
+    XR_INDEX = 2,
+    XR_ARITHMETIC = 3,
+    XR_TYPE = 4,
+    XR_OTHER = 5,
+};
+enum ext_disabled {
+    XD_HIT_CAP = 1,
+    XD_EXPIRED = 2,
+    XD_RATE = 3,
+    XD_CPU_QUOTA = 4,
+};
+#define EXT_MAX_STACK 32
+#define EXT_MAX_CODE 16384
+#define EXT_DEFAULT_CPU_PPM 10000
+#define EXT_CPU_WINDOW_MS 2000
+#define EXT_EVENT_COST_NS 5000
 
 /* Message layouts (request -> reply). */
 /* HELLO (1): agent -> daemon, first frame after connect
@@ -729,6 +809,12 @@ enum jdwp_error {
 /* SET_DEFAULT_STRATUM (117): VirtualMachine.SetDefaultStratum for the agent's line steps, VM-wide: '' means each class's own SMAP default; a class with a SourceDebugExtension is stepped by that stratum's lines
  *   request  stratum: str
  */
+/* EXT_STATS (118): a request's in-agent condition and budget counters (evaluations, trues, errors by reason, cost, hits, disabled); INVALID_ID for a request the agent does not hold
+ *   request  request_id: i32
+ *   reply    counters: u32 count, then per item:
+ *   reply        name: str
+ *   reply        value: i64
+ */
 /* EVENT body:
  *   thread: id
  *   suspend_policy: u8
@@ -755,9 +841,11 @@ enum jdwp_error {
  *   46: object:tagged, location:loc, timed_out:bool
  *   90: 
  *   99: 
+ *   200: location:loc, source_kind:u8, data:bytes
+ *   201: reason:i32
  * SET_REQUEST modifier args by mod_kind:
  *   1: count:i32
- *   2: expr_id:i32
+ *   2: expr_id:i32, program:bytes
  *   3: thread:id
  *   4: ref:id
  *   5: pattern:str

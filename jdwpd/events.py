@@ -88,6 +88,11 @@ def _event(kind: int, request_id: int, thread: int, data: dict) -> Any:
         return Events.VMStart(request_id=request_id, thread=thread)
     if kind == EventKind.VM_DEATH:
         return Events.VMDeath(request_id=request_id)
+    if kind == EventKind.JDWPD_DISABLED:  # jdwpd's extension: only its sessions make such requests
+        return Events.JdwpdDisabled(request_id=request_id, reason=data["reason"])
+    if kind == EventKind.JDWPD_CAPTURE:
+        return Events.JdwpdCapture(request_id=request_id, thread=thread, location=jdwp_location(data["location"]),
+                                   source_kind=data["source_kind"], data=data["data"])
     raise ValueError(f"no JDWP event for agent hit kind {kind}")
 
 
@@ -138,7 +143,9 @@ def route(body: dict, requests: RequestTable) -> Routing:
         owner = req.owner
         # An unload suspends nothing and its composite says NONE, as the reference's does, whatever
         # its request asked (the agent suspended nothing for it).
-        policy = SuspendPolicy.NONE if hit["event_kind"] == EventKind.CLASS_UNLOAD else req.suspend_policy
+        # So does the extension's JdwpdDisabled: the request's own event, if any, came with it.
+        policy = SuspendPolicy.NONE if hit["event_kind"] in (EventKind.CLASS_UNLOAD, EventKind.JDWPD_DISABLED) \
+            else req.suspend_policy
         if owner not in per_session:
             per_session[owner] = []
             policy_of[owner] = suspends[owner] = SuspendPolicy.NONE

@@ -30,6 +30,7 @@ class CommandSet(enum.IntEnum):
     CLASS_OBJECT_REFERENCE = 17
     MODULE_REFERENCE = 18
     EVENT = 64
+    JDWPD = 128  # jdwpd's vendor extension (docs/extensions.md)
 
 
 class ErrorCode(enum.IntEnum):
@@ -119,6 +120,8 @@ class EventKind(enum.IntEnum):
     VM_START = 90
     VM_INIT = 90  # the spec's obsolete JVMDI alias
     VM_DEATH = 99
+    JDWPD_CAPTURE = 200  # extension events (docs/extensions.md): never sent to a standard client
+    JDWPD_DISABLED = 201
     VM_DISCONNECTED = 100  # never on the wire; front ends use it internally
 
 

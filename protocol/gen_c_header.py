@@ -12,7 +12,7 @@ import enum
 import sys
 from pathlib import Path
 
-from . import constants, link
+from . import agent_code, constants, link
 
 HEADER_PATH = Path(__file__).resolve().parent.parent / "agent" / "link_protocol.h"
 
@@ -98,6 +98,18 @@ def render() -> str:
     lines.append("")
     lines.append("/* JDWP-only error codes the agent answers itself (no JVMTI error has their numbers). */")
     lines += _enum("jdwp_error", "JE_", {e.name: int(e) for e in constants.ErrorCode if int(e) >= 500})
+    lines.append("")
+    lines.append("/* In-agent programs, captures and budgets (protocol/agent_code.py). */")
+    for c_name, prefix, members in (("ext_obj_kind", "XO_", agent_code.ObjKind), ("ext_op", "OP_", agent_code.Op),
+                                    ("ext_arith", "AR_", agent_code.ArithOp), ("ext_cond", "CC_", agent_code.Cond),
+                                    ("ext_reason", "XR_", agent_code.Reason),
+                                    ("ext_disabled", "XD_", agent_code.Disabled)):
+        lines += _enum(c_name, prefix, members)
+    lines.append(f"#define EXT_MAX_STACK {agent_code.MAX_STACK}")
+    lines.append(f"#define EXT_MAX_CODE {agent_code.MAX_CODE}")
+    lines.append(f"#define EXT_DEFAULT_CPU_PPM {agent_code.DEFAULT_CPU_PPM}")
+    lines.append(f"#define EXT_CPU_WINDOW_MS {agent_code.CPU_WINDOW_MS}")
+    lines.append(f"#define EXT_EVENT_COST_NS {agent_code.EVENT_COST_NS}")
     lines.append("")
     lines.append("/* Message layouts (request -> reply). */")
     for spec in link.MESSAGES.values():

@@ -321,7 +321,9 @@ _msg(101, "INVOKE_DETACH", [("thread", ID), ("drop_count", I32), ("drop_all", BO
 # --- event requests -------------------------------------------------------------------
 MODIFIER_FIELDS: dict[int, tuple] = {
     1: (("count", I32),),
-    2: (("expr_id", I32),),
+    # Conditional: the JDWP exprID and, for an id of jdwpd's extension, the object it names
+    # (protocol/agent_code.py: a condition program, a capture or a budget); empty: filters nothing.
+    2: (("expr_id", I32), ("program", BYTES)),
     3: (("thread", ID),),
     4: (("ref", ID),),
     5: (("pattern", STR),),
@@ -355,6 +357,11 @@ _msg(117, "SET_DEFAULT_STRATUM", [("stratum", STR)], [],
      "VirtualMachine.SetDefaultStratum for the agent's line steps, VM-wide: '' means each class's own "
      "SMAP default; a class with a SourceDebugExtension is stepped by that stratum's lines")
 
+# --- jdwpd's extension (docs/extensions.md) ----------------------------------------
+_msg(118, "EXT_STATS", [("request_id", I32)], [("counters", lst(("name", STR), ("value", I64)))],
+     "a request's in-agent condition and budget counters (evaluations, trues, errors by reason, cost, "
+     "hits, disabled); INVALID_ID for a request the agent does not hold")
+
 # --- the EVENT body ------------------------------------------------------------------
 # Payload of one hit, by JDWP event kind.  The agent sends one EVENT per
 # callback that matched anything: every hit shares thread and suspend policy.
@@ -378,6 +385,10 @@ HIT_FIELDS: dict[int, tuple] = {
     46: (("object", TAGGED), ("location", LOC), ("timed_out", BOOL)),  # MONITOR_WAITED
     90: (),  # VM_START
     99: (),  # VM_DEATH
+    # extension (protocol/agent_code.py): a capture in place of the request's own event, and a request
+    # that disabled itself (its budget ran out); source_kind is the JVMTI-side event kind that fired.
+    200: (("location", LOC), ("source_kind", U8), ("data", BYTES)),
+    201: (("reason", I32),),
 }
 EVENT_BODY = (
     ("thread", ID),

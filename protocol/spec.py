@@ -1,6 +1,7 @@
 """The JDWP command table, declared once as data; messages.py derives every codec from it.
 
-Layout notation (the tables live in spec_vm.py, spec_objects.py, spec_events.py):
+Layout notation (the tables live in spec_vm.py, spec_objects.py, spec_events.py; jdwpd's vendor
+extension in spec_ext.py):
 
     out/reply := element, element, ...            (empty string: no body)
     element   := TYPE specName                    one field
@@ -40,7 +41,7 @@ import re
 
 import attrs
 
-from . import spec_events, spec_objects, spec_vm
+from . import spec_events, spec_ext, spec_objects, spec_vm
 
 __all__ = [
     "Field",
@@ -233,7 +234,7 @@ def _select(name: str, table: tuple) -> Select:
 
 
 MODIFIER_SELECT = _select("Modifier", spec_events.MODIFIER)
-EVENT_SELECT = _select("Events", spec_events.EVENTS)
+EVENT_SELECT = _select("Events", (spec_events.EVENTS[0], spec_events.EVENTS[1] + spec_ext.EVENTS))
 _SELECTS = {"Modifier": MODIFIER_SELECT, "Events": EVENT_SELECT}
 
 
@@ -258,7 +259,7 @@ COMMAND_SETS: dict[int, str] = {}
 COMMANDS: dict[tuple[int, int], CommandSpec] = {}
 _BY_NAME: dict[tuple[str, str], CommandSpec] = {}
 
-for _module in (spec_vm, spec_objects, spec_events):
+for _module in (spec_vm, spec_objects, spec_events, spec_ext):
     for _set_id, _set_name, _commands in _module.SETS:
         COMMAND_SETS[_set_id] = _set_name
         for _cmd_id, _name, _out, _reply in _commands:

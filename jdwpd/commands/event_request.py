@@ -11,6 +11,7 @@ import logging
 from typing import Any
 
 from jdwpd.commands._values import check_kind, check_type, object_kinds, raise_agent
+from jdwpd.commands.jdwpd_ext import conditional_modifiers
 from jdwpd.commands.thread_reference import VIRTUAL_THREADS_SINCE
 from jdwpd.errors import AgentError, JdwpError
 from jdwpd.model.requests import (
@@ -59,7 +60,7 @@ async def to_modifier(ctx: Any, m: Any) -> Modifier:
     if k == ModKind.COUNT:
         args = {"count": m.count}
     elif k == ModKind.CONDITIONAL:
-        args = {"expr_id": m.expr_id}
+        args = {"expr_id": m.expr_id, "program": b""}
     elif k == ModKind.THREAD_ONLY:
         args = {"thread": await _thread(ctx, m.thread)}
     elif k == ModKind.CLASS_ONLY:
@@ -105,8 +106,9 @@ async def set_request(ctx: Any, cmd: Any) -> Any:
     if kind in KNOWN_BUT_REFUSED:
         raise JdwpError(ErrorCode.INVALID_EVENT_TYPE, f"the reference installs no {EventKind(kind).name} request")
     check_request(kind, mods)
-    # The reference accepts Conditional (reserved "for the future") and filters nothing by it.
-    mods = [m for m in mods if m.mod_kind != ModKind.CONDITIONAL]
+    # The reference accepts Conditional (reserved "for the future") and filters nothing by it; a
+    # session that enabled jdwpd's extension names its conditions and budgets with it.
+    mods = conditional_modifiers(ctx, mods)
     inert = is_inert(kind, mods) or _unreportable_uncaught(ctx, kind, mods)
     if kind == EventKind.SINGLE_STEP and not inert:
         await _replace_own_step(ctx, mods)

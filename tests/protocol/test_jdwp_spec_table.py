@@ -108,17 +108,24 @@ EXPECTED = [
     (18, "ModuleReference", 1, "Name"),
     (18, "ModuleReference", 2, "ClassLoader"),
     (64, "Event", 100, "Composite"),
+    # jdwpd's vendor set (docs/extensions.md)
+    (128, "Jdwpd", 1, "Hello"),
+    (128, "Jdwpd", 2, "CompileCondition"),
+    (128, "Jdwpd", 3, "DefineCapture"),
+    (128, "Jdwpd", 4, "DefineBudget"),
+    (128, "Jdwpd", 5, "Forget"),
+    (128, "Jdwpd", 6, "RequestStats"),
 ]
 
 
 def test_table_matches_the_hand_written_list():
-    assert len(EXPECTED) == 95
+    assert len(EXPECTED) == 101
     actual = sorted((c.set_id, c.set_name, c.cmd_id, c.name) for c in spec.COMMANDS.values())
     assert actual == sorted(EXPECTED)
 
 
 def test_all_18_command_sets_including_field():
-    assert len(spec.COMMAND_SETS) == 18
+    assert len(spec.COMMAND_SETS) == 19  # the specification's 18 and jdwpd's vendor set 128
     assert spec.COMMAND_SETS[8] == "Field"
     assert {int(s) for s in CommandSet} == set(spec.COMMAND_SETS)
     for s in CommandSet:
@@ -210,6 +217,7 @@ def test_modifiers_and_events_are_complete():
         "MethodExitWithReturnValue": 42, "MonitorContendedEnter": 43, "MonitorContendedEntered": 44,
         "MonitorWait": 45, "MonitorWaited": 46, "Exception": 4, "ThreadStart": 6, "ThreadDeath": 7,
         "ClassPrepare": 8, "ClassUnload": 9, "FieldAccess": 20, "FieldModification": 21, "VMDeath": 99,
+        "JdwpdCapture": 200, "JdwpdDisabled": 201,  # jdwpd's extension (docs/extensions.md)
     }  # fmt: skip
     for alt in spec.EVENT_SELECT.alts:
         cls = getattr(messages.Events, alt.name)

@@ -1,0 +1,641 @@
+/* Condition programs: parsed and checked when a request is set, run in the event callback.
+ *
+ * The run is bounded (forward jumps only, a step cap, a fixed stack on the C stack), allocates
+ * nothing (a JNI local frame holds the object references it reads, popped before returning) and
+ * checks every operand's type, every object's class before a field read, every index before an
+ * element read: a program the daemon got wrong, or a value the program did not expect, makes the
+ * condition false with a reason, never a wrong read.  Java's arithmetic exactly (wrapping, division
+ * truncating toward zero, MIN / -1, masked shifts, IEEE floats, saturating casts). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ext.h"
+
+#define MAX_STEPS 8192
+
+static jclass array_class(JNIEnv *env, uint8_t tag);
+static int arrays_init(JNIEnv *env);
+static bool is_array(JNIEnv *env, jobject o);
+#define STR_CHUNK 64
+
+/* ---- parsing ------------------------------------------------------------------------------ */
+
+static void prog_free(JNIEnv *env, ext_prog *p) {
+    if (p == NULL) return;
+    for (uint16_t i = 0; i < p->nclasses; i++)
+        if (p->classes[i]) (*env)->DeleteGlobalRef(env, p->classes[i]);
+    free(p->classes);
+    free(p->string_len);
+    free(p->strings);
+    free(p->pool);
+    free(p->code);
+    free(p);
+}
+
+void ext_obj_free(JNIEnv *env, ext_obj *o) {
+    if (o == NULL) return;
+    prog_free(env, o->prog);
+    free(o);
+}
+
+/* Operand bytes of each opcode (-1: unknown opcode). */
+static int operand_size(uint8_t op) {
+    switch (op) {
+    case OP_END: case OP_CONST_NULL: case OP_THIS: case OP_ALEN: case OP_SLEN: case OP_SEQ: case OP_SCHAR:
+    case OP_ISNULL: case OP_NOT: case OP_POP:
+        return 0;
+    case OP_CONST_I: case OP_CONST_F: return 4;
+    case OP_CONST_J: case OP_CONST_D: return 8;
+    case OP_CONST_S: case OP_INSTANCEOF: case OP_CHECKCAST: case OP_JMP: case OP_JMPF: case OP_JMPT:
+    case OP_ARITH: case OP_CMP: case OP_CONV:
+        return 2;
+    case OP_LOCAL: return 3;
+    case OP_FIELD: case OP_STATIC: return 11;
+    case OP_AGET: case OP_ACMP: return 1;
+    default: return -1;
+    }
+}
+
+/* Structure only (types are checked as the program runs): known opcodes, operands inside the code,
+ * indexes inside the tables, jumps forward onto an instruction boundary, an END at the end. */
+static bool object_tag(uint8_t t) { return t == 'L' || t == '[' || t == 's' || t == 't' || t == 'g' || t == 'l' || t == 'c'; }
+
+static int verify(JNIEnv *env, const ext_prog *p) {
+    uint8_t *starts = calloc(p->code_len + 1, 1);
+    if (starts == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
+    int st = 0;
+    uint32_t pc = 0;
+    uint8_t last = 0xff;
+    while (pc < p->code_len && !st) {
+        starts[pc] = 1;
+        uint8_t op = p->code[pc];
+        int n = operand_size(op);
+        if (n < 0 || pc + 1 + (uint32_t)n > p->code_len) { st = LS_BAD_MESSAGE; break; }
+        const uint8_t *a = p->code + pc + 1;
+        if ((op == OP_FIELD || op == OP_STATIC) && be16(a + 1) >= p->nclasses) st = LS_BAD_MESSAGE;
+        if ((op == OP_FIELD || op == OP_STATIC) && !st) {
+            /* A field id this agent handed out, of the program's class (or a superclass), with the
+             * program's type: the run then reads it with JNI only after IsInstanceOf(object, class). */
+            jfieldID f;
+            uint8_t ftag = 0;
+            jclass decl = NULL;
+            if (field_check(env, be64(a + 3), p->classes[be16(a + 1)], op == OP_STATIC, &f, &ftag, &decl) != 0)
+                st = LS_INVALID_FIELD;
+            else if (!(ftag == a[0] || (object_tag(ftag) && a[0] == 'L')))
+                st = JVMTI_ERROR_TYPE_MISMATCH;
+        }
+        if (op == OP_AGET && array_class(env, a[0]) == NULL) st = LS_BAD_MESSAGE;
+        if ((op == OP_INSTANCEOF || op == OP_CHECKCAST) && be16(a) >= p->nclasses) st = LS_BAD_MESSAGE;
+        if (op == OP_CONST_S && be16(a) >= p->nstrings) st = LS_BAD_MESSAGE;
+        if ((op == OP_LOCAL || op == OP_THIS) && p->method == NULL) st = LS_BAD_MESSAGE;
+        last = op;
+        pc += 1 + (uint32_t)n;
+    }
+    if (!st && (pc != p->code_len || last != OP_END)) st = LS_BAD_MESSAGE;
+    /* Second pass: jump targets, now that every instruction start is known. */
+    for (pc = 0; pc < p->code_len && !st;) {
+        uint8_t op = p->code[pc];
+        uint32_t next = pc + 1 + (uint32_t)operand_size(op);
+        if (op == OP_JMP || op == OP_JMPF || op == OP_JMPT) {
+            int16_t off = (int16_t)be16(p->code + pc + 1);
+            if (off < 0 || next + (uint32_t)off >= p->code_len || !starts[next + (uint32_t)off]) st = LS_BAD_MESSAGE;
+        }
+        pc = next;
+    }
+    free(starts);
+    return st;
+}
+
+static int parse_prog(JNIEnv *env, inbuf *in, ext_prog **out) {
+    ext_prog *p = calloc(1, sizeof *p);
+    if (p == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
+    int st = 0;
+    p->result_tag = ib_u8(in);
+    uint64_t mid = ib_u64(in);
+    (void)ib_u16(in);  /* max_stack: the compiler's claim; the run checks against EXT_MAX_STACK itself */
+    p->nclasses = ib_u16(in);
+    if (!in->bad && mid != 0) st = method_check(mid, &p->method);
+    if (!st && !in->bad && p->nclasses) {
+        p->classes = calloc(p->nclasses, sizeof *p->classes);
+        if (p->classes == NULL) st = JVMTI_ERROR_OUT_OF_MEMORY;
+        for (uint16_t i = 0; i < p->nclasses && !st && !in->bad; i++) {
+            jclass cls;
+            uint64_t id = ib_u64(in);
+            if (in->bad) break;
+            st = class_from_id(env, id, &cls);
+            if (!st) {
+                p->classes[i] = (*env)->NewGlobalRef(env, cls);
+                (*env)->DeleteLocalRef(env, cls);
+            }
+        }
+    }
+    if (!st && !in->bad) {
+        p->nstrings = ib_u16(in);
+        size_t start = in->pos, units = 0;
+        for (uint16_t i = 0; i < p->nstrings && !in->bad; i++) {  /* sizes first: one pool */
+            uint16_t n = ib_u16(in);
+            units += n;
+            if (in->pos + 2u * n > in->len) in->bad = true;
+            else in->pos += 2u * n;
+        }
+        in->pos = start;
+        if (!in->bad && p->nstrings) {
+            p->string_len = calloc(p->nstrings, sizeof *p->string_len);
+            p->strings = calloc(p->nstrings, sizeof *p->strings);
+            p->pool = calloc(units ? units : 1, sizeof *p->pool);
+            if (!p->string_len || !p->strings || !p->pool) st = JVMTI_ERROR_OUT_OF_MEMORY;
+            size_t at = 0;
+            for (uint16_t i = 0; i < p->nstrings && !st; i++) {
+                p->string_len[i] = ib_u16(in);
+                p->strings[i] = p->pool + at;
+                for (uint16_t k = 0; k < p->string_len[i]; k++) p->pool[at++] = ib_u16(in);
+            }
+        }
+    }
+    if (!st && !in->bad) {
+        p->code_len = ib_u32(in);
+        if (p->code_len == 0 || p->code_len > EXT_MAX_CODE || p->code_len > in->len - in->pos) in->bad = true;
+        else if ((p->code = malloc(p->code_len)) == NULL) st = JVMTI_ERROR_OUT_OF_MEMORY;
+        else {
+            memcpy(p->code, in->data + in->pos, p->code_len);
+            in->pos += p->code_len;
+        }
+    }
+    if (!st && in->bad) st = LS_BAD_MESSAGE;
+    if (!st) st = arrays_init(env);
+    if (!st) st = verify(env, p);
+    if (st) prog_free(env, p);
+    else *out = p;
+    return st;
+}
+
+int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out) {
+    *out = NULL;
+    if (len == 0) return 0;  /* a Conditional of a standard client: filters nothing */
+    inbuf in = {data, len, 0, false};
+    ext_obj *o = calloc(1, sizeof *o);
+    if (o == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
+    o->kind = ib_u8(&in);
+    int st = 0;
+    switch (o->kind) {
+    case XO_CONDITION:
+        st = parse_prog(env, &in, &o->prog);
+        break;
+    case XO_BUDGET:
+        o->hit_cap = ib_u32(&in);
+        o->expires_ms = (int64_t)ib_u64(&in);
+        o->rate = ib_u32(&in);
+        o->cpu_ppm = ib_u32(&in);
+        if (!in.bad && (o->expires_ms < 0 || o->cpu_ppm > 1000000)) st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
+        break;
+    default:  /* captures are defined in docs/extensions.md; this agent does not run them yet */
+        st = LS_NOT_CAPABLE;
+        break;
+    }
+    if (!st && !ib_done(&in)) st = LS_BAD_MESSAGE;
+    if (st) ext_obj_free(env, o);
+    else *out = o;
+    return st;
+}
+
+/* ---- the run ---------------------------------------------------------------------------- */
+
+/* Java's narrowing of a double/float to int and long: NaN is 0, out of range saturates. */
+static jint d2i(double d) {
+    if (d != d) return 0;
+    if (d >= 2147483647.0) return 2147483647;
+    if (d <= -2147483648.0) return (jint)-2147483647 - 1;
+    return (jint)d;
+}
+
+static jlong d2l(double d) {
+    if (d != d) return 0;
+    if (d >= 9223372036854775807.0) return INT64_MAX;
+    if (d <= -9223372036854775808.0) return INT64_MIN;
+    return (jlong)d;
+}
+
+static jint shr32(jint a, int n) { return a >= 0 ? a >> n : ~(~a >> n); }
+static jlong shr64(jlong a, int n) { return a >= 0 ? a >> n : ~(~a >> n); }
+
+static int arith_i(uint8_t op, jint a, jint b, jint *r) {
+    uint32_t ua = (uint32_t)a, ub = (uint32_t)b;
+    switch (op) {
+    case AR_ADD: *r = (jint)(ua + ub); return 0;
+    case AR_SUB: *r = (jint)(ua - ub); return 0;
+    case AR_MUL: *r = (jint)(uint32_t)((uint64_t)ua * ub); return 0;
+    case AR_DIV:
+        if (b == 0) return XR_ARITHMETIC;
+        *r = (a == INT32_MIN && b == -1) ? a : a / b;
+        return 0;
+    case AR_REM:
+        if (b == 0) return XR_ARITHMETIC;
+        *r = b == -1 ? 0 : a % b;
+        return 0;
+    case AR_SHL: *r = (jint)(ua << (b & 31)); return 0;
+    case AR_SHR: *r = shr32(a, b & 31); return 0;
+    case AR_USHR: *r = (jint)(ua >> (b & 31)); return 0;
+    case AR_AND: *r = a & b; return 0;
+    case AR_OR: *r = a | b; return 0;
+    case AR_XOR: *r = a ^ b; return 0;
+    default: return XR_TYPE;
+    }
+}
+
+static int arith_j(uint8_t op, jlong a, jlong b, jlong *r) {
+    uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+    switch (op) {
+    case AR_ADD: *r = (jlong)(ua + ub); return 0;
+    case AR_SUB: *r = (jlong)(ua - ub); return 0;
+    case AR_MUL: *r = (jlong)(ua * ub); return 0;
+    case AR_DIV:
+        if (b == 0) return XR_ARITHMETIC;
+        *r = (a == INT64_MIN && b == -1) ? a : a / b;
+        return 0;
+    case AR_REM:
+        if (b == 0) return XR_ARITHMETIC;
+        *r = b == -1 ? 0 : a % b;
+        return 0;
+    case AR_AND: *r = a & b; return 0;
+    case AR_OR: *r = a | b; return 0;
+    case AR_XOR: *r = a ^ b; return 0;
+    default: return XR_TYPE;
+    }
+}
+
+static double arith_d(uint8_t op, double a, double b, int *st) {
+    switch (op) {
+    case AR_ADD: return a + b;
+    case AR_SUB: return a - b;
+    case AR_MUL: return a * b;
+    case AR_DIV: return a / b;
+    case AR_REM: return fmod(a, b);  /* Java's % on floating point truncates, as fmod */
+    default: *st = XR_TYPE; return 0;
+    }
+}
+
+#define CMP(a, b, cc) ((cc) == CC_EQ ? (a) == (b) : (cc) == CC_NE ? (a) != (b) : (cc) == CC_LT ? (a) < (b) \
+                       : (cc) == CC_GE ? (a) >= (b) : (cc) == CC_GT ? (a) > (b) : (a) <= (b))
+
+/* Characters of a string operand (a VM String or a constant) from `at`, at most n, into buf. */
+static int str_len(JNIEnv *env, const ext_prog *p, const ext_cell *c, jint *len) {
+    if (c->t == 'K') { *len = p->string_len[c->v.i]; return 0; }
+    if (c->t != 'L') return XR_TYPE;
+    if (c->v.l == NULL) return XR_NULL;
+    if (!(*env)->IsInstanceOf(env, c->v.l, G.cls_string)) return XR_TYPE;
+    *len = (*env)->GetStringLength(env, c->v.l);
+    return 0;
+}
+
+static void str_chars(JNIEnv *env, const ext_prog *p, const ext_cell *c, jint at, jint n, jchar *buf) {
+    if (c->t == 'K') memcpy(buf, p->strings[c->v.i] + at, (size_t)n * sizeof(jchar));
+    else (*env)->GetStringRegion(env, c->v.l, at, n, buf);
+}
+
+static int str_equals(JNIEnv *env, const ext_prog *p, const ext_cell *a, const ext_cell *b, jint *r) {
+    jint la, lb;
+    int st = str_len(env, p, a, &la);
+    if (st) return st;
+    if (b->t == 'L' && b->v.l == NULL) { *r = 0; return 0; }  /* equals(null) is false */
+    if (b->t == 'L' && !(*env)->IsInstanceOf(env, b->v.l, G.cls_string)) { *r = 0; return 0; }
+    if ((st = str_len(env, p, b, &lb))) return st;
+    *r = 0;
+    if (la != lb) return 0;
+    jchar ba[STR_CHUNK], bb[STR_CHUNK];
+    for (jint at = 0; at < la; at += STR_CHUNK) {
+        jint n = la - at < STR_CHUNK ? la - at : STR_CHUNK;
+        str_chars(env, p, a, at, n, ba);
+        str_chars(env, p, b, at, n, bb);
+        if (memcmp(ba, bb, (size_t)n * sizeof(jchar)) != 0) return 0;
+    }
+    *r = 1;
+    return 0;
+}
+
+/* A value read with a JNI tag, as a stack cell (narrow ints widened as Java widens them). */
+static ext_cell widen(uint8_t tag, jvalue v) {
+    ext_cell c;
+    memset(&c, 0, sizeof c);
+    switch (tag) {
+    case 'Z': c.t = 'I'; c.v.i = v.z ? 1 : 0; break;
+    case 'B': c.t = 'I'; c.v.i = v.b; break;
+    case 'C': c.t = 'I'; c.v.i = v.c; break;
+    case 'S': c.t = 'I'; c.v.i = v.s; break;
+    case 'I': c.t = 'I'; c.v.i = v.i; break;
+    case 'J': c.t = 'J'; c.v.j = v.j; break;
+    case 'F': c.t = 'F'; c.v.f = v.f; break;
+    case 'D': c.t = 'D'; c.v.d = v.d; break;
+    default: c.t = 'L'; c.v.l = v.l; break;
+    }
+    return c;
+}
+
+#define NEED(n) do { if (sp < (n)) return XR_TYPE; } while (0)
+#define TYPE(k, want) do { if (s[sp - (k)].t != (want)) return XR_TYPE; } while (0)
+#define PUSH(cell) do { if (sp >= EXT_MAX_STACK) return XR_OTHER; s[sp++] = (cell); } while (0)
+#define PUSH_I(x) do { ext_cell c_; c_.t = 'I'; c_.v.j = 0; c_.v.i = (x); PUSH(c_); } while (0)
+
+static int run(JNIEnv *env, const ext_prog *p, jthread thread, ext_cell *out) {
+    ext_cell s[EXT_MAX_STACK];
+    int sp = 0;
+    uint32_t pc = 0;
+    jvmtiEnv *jv = G.jvmti;
+    for (int steps = 0; steps < MAX_STEPS; steps++) {
+        if (pc >= p->code_len) return XR_TYPE;
+        uint8_t op = p->code[pc];
+        const uint8_t *a = p->code + pc + 1;
+        pc += 1 + (uint32_t)operand_size(op);
+        ext_cell c;
+        memset(&c, 0, sizeof c);
+        switch (op) {
+        case OP_END:
+            NEED(1);
+            *out = s[sp - 1];
+            return 0;
+        case OP_CONST_I: c.t = 'I'; c.v.i = (jint)be32(a); PUSH(c); break;
+        case OP_CONST_J: c.t = 'J'; c.v.j = (jlong)be64(a); PUSH(c); break;
+        case OP_CONST_F: { uint32_t bits = be32(a); c.t = 'F'; memcpy(&c.v.f, &bits, 4); PUSH(c); break; }
+        case OP_CONST_D: { uint64_t bits = be64(a); c.t = 'D'; memcpy(&c.v.d, &bits, 8); PUSH(c); break; }
+        case OP_CONST_NULL: c.t = 'L'; c.v.l = NULL; PUSH(c); break;
+        case OP_CONST_S: c.t = 'K'; c.v.i = be16(a); PUSH(c); break;
+        case OP_LOCAL: {
+            uint8_t tag = a[0];
+            jint slot = be16(a + 1);
+            jvmtiError err;
+            jvalue v;
+            memset(&v, 0, sizeof v);
+            switch (tag) {
+            case 'Z': case 'B': case 'C': case 'S': case 'I': err = (*jv)->GetLocalInt(jv, thread, 0, slot, &v.i);
+                if (tag == 'Z') v.z = v.i != 0; else if (tag == 'B') v.b = (jbyte)v.i;
+                else if (tag == 'C') v.c = (jchar)v.i; else if (tag == 'S') v.s = (jshort)v.i;
+                break;
+            case 'J': err = (*jv)->GetLocalLong(jv, thread, 0, slot, &v.j); break;
+            case 'F': err = (*jv)->GetLocalFloat(jv, thread, 0, slot, &v.f); break;
+            case 'D': err = (*jv)->GetLocalDouble(jv, thread, 0, slot, &v.d); break;
+            case 'L': err = (*jv)->GetLocalObject(jv, thread, 0, slot, &v.l); break;
+            default: return XR_TYPE;
+            }
+            if (err != JVMTI_ERROR_NONE) return XR_OTHER;
+            PUSH(widen(tag, v));
+            break;
+        }
+        case OP_THIS: {
+            jobject self = NULL;
+            if ((*jv)->GetLocalInstance(jv, thread, 0, &self) != JVMTI_ERROR_NONE) return XR_OTHER;
+            c.t = 'L'; c.v.l = self; PUSH(c);
+            break;
+        }
+        case OP_FIELD: case OP_STATIC: {
+            uint8_t tag = object_tag(a[0]) ? 'L' : a[0];
+            jclass cls = p->classes[be16(a + 1)];
+            jfieldID f = (jfieldID)(uintptr_t)be64(a + 3);  /* checked against cls when the program was set */
+            jobject obj = NULL;
+            if (op == OP_FIELD) {
+                NEED(1); TYPE(1, 'L');
+                obj = s[--sp].v.l;
+                if (obj == NULL) return XR_NULL;
+                if (!(*env)->IsInstanceOf(env, obj, cls)) return XR_TYPE;
+            }
+            PUSH(widen(tag, get_field_value(env, obj, cls, f, tag)));
+            break;
+        }
+        case OP_ALEN:
+            NEED(1); TYPE(1, 'L');
+            if (s[sp - 1].v.l == NULL) return XR_NULL;
+            if (!is_array(env, s[sp - 1].v.l)) return XR_TYPE;
+            s[sp - 1].t = 'I';
+            s[sp - 1].v.i = (*env)->GetArrayLength(env, s[sp - 1].v.l);
+            break;
+        case OP_AGET: {
+            uint8_t tag = a[0];
+            NEED(2); TYPE(1, 'I'); TYPE(2, 'L');
+            jint i = s[sp - 1].v.i;
+            jobject arr = s[sp - 2].v.l;
+            sp -= 2;
+            if (arr == NULL) return XR_NULL;
+            jclass want = array_class(env, tag);
+            if (want == NULL || !(*env)->IsInstanceOf(env, arr, want)) return XR_TYPE;
+            if (i < 0 || i >= (*env)->GetArrayLength(env, arr)) return XR_INDEX;
+            jvalue v;
+            memset(&v, 0, sizeof v);
+            switch (tag) {
+            case 'Z': (*env)->GetBooleanArrayRegion(env, arr, i, 1, &v.z); break;
+            case 'B': (*env)->GetByteArrayRegion(env, arr, i, 1, &v.b); break;
+            case 'C': (*env)->GetCharArrayRegion(env, arr, i, 1, &v.c); break;
+            case 'S': (*env)->GetShortArrayRegion(env, arr, i, 1, &v.s); break;
+            case 'I': (*env)->GetIntArrayRegion(env, arr, i, 1, &v.i); break;
+            case 'J': (*env)->GetLongArrayRegion(env, arr, i, 1, &v.j); break;
+            case 'F': (*env)->GetFloatArrayRegion(env, arr, i, 1, &v.f); break;
+            case 'D': (*env)->GetDoubleArrayRegion(env, arr, i, 1, &v.d); break;
+            default: v.l = (*env)->GetObjectArrayElement(env, arr, i); break;
+            }
+            PUSH(widen(tag, v));
+            break;
+        }
+        case OP_SLEN: {
+            NEED(1);
+            jint n;
+            int st = str_len(env, p, &s[sp - 1], &n);
+            if (st) return st;
+            s[sp - 1].t = 'I'; s[sp - 1].v.i = n;
+            break;
+        }
+        case OP_SEQ: {
+            NEED(2);
+            jint r;
+            int st = str_equals(env, p, &s[sp - 2], &s[sp - 1], &r);
+            if (st) return st;
+            sp -= 2;
+            PUSH_I(r);
+            break;
+        }
+        case OP_SCHAR: {
+            NEED(2); TYPE(1, 'I');
+            jint i = s[sp - 1].v.i, n;
+            int st = str_len(env, p, &s[sp - 2], &n);
+            if (st) return st;
+            if (i < 0 || i >= n) return XR_INDEX;
+            jchar ch;
+            str_chars(env, p, &s[sp - 2], i, 1, &ch);
+            sp -= 2;
+            PUSH_I(ch);
+            break;
+        }
+        case OP_INSTANCEOF: case OP_CHECKCAST: {
+            NEED(1); TYPE(1, 'L');
+            jobject o = s[sp - 1].v.l;
+            bool is = o != NULL && (*env)->IsInstanceOf(env, o, p->classes[be16(a)]);
+            if (op == OP_CHECKCAST) {
+                if (o != NULL && !is) return XR_TYPE;  /* ClassCastException */
+            } else {
+                s[sp - 1].t = 'I'; s[sp - 1].v.j = 0; s[sp - 1].v.i = is;
+            }
+            break;
+        }
+        case OP_ACMP: {
+            NEED(2);
+            if (s[sp - 1].t == 'K' || s[sp - 2].t == 'K') {  /* a literal string is never == a VM object */
+                sp -= 2;
+                PUSH_I(a[0] == CC_NE);
+                break;
+            }
+            TYPE(1, 'L'); TYPE(2, 'L');
+            bool same = (*env)->IsSameObject(env, s[sp - 1].v.l, s[sp - 2].v.l);
+            sp -= 2;
+            PUSH_I(a[0] == CC_EQ ? same : !same);
+            break;
+        }
+        case OP_ISNULL:
+            NEED(1); TYPE(1, 'L');
+            s[sp - 1].t = 'I'; s[sp - 1].v.i = s[sp - 1].v.l == NULL;
+            break;
+        case OP_NOT:
+            NEED(1); TYPE(1, 'I');
+            s[sp - 1].v.i = s[sp - 1].v.i == 0;
+            break;
+        case OP_POP:
+            NEED(1);
+            sp--;
+            break;
+        case OP_ARITH: {
+            char t = (char)a[0];
+            uint8_t aop = a[1];
+            if (aop == AR_NEG) {
+                NEED(1); TYPE(1, t);
+                ext_cell *x = &s[sp - 1];
+                if (t == 'I') x->v.i = (jint)(0u - (uint32_t)x->v.i);
+                else if (t == 'J') x->v.j = (jlong)(0u - (uint64_t)x->v.j);
+                else if (t == 'F') x->v.f = -x->v.f;
+                else if (t == 'D') x->v.d = -x->v.d;
+                else return XR_TYPE;
+                break;
+            }
+            bool shift = aop == AR_SHL || aop == AR_SHR || aop == AR_USHR;
+            NEED(2); TYPE(2, t);
+            if (shift) TYPE(1, 'I'); else TYPE(1, t);
+            ext_cell *x = &s[sp - 2], *y = &s[sp - 1];
+            int st = 0;
+            if (t == 'I') st = arith_i(aop, x->v.i, y->v.i, &x->v.i);
+            else if (t == 'J' && shift) {
+                int n = y->v.i & 63;
+                x->v.j = aop == AR_SHL ? (jlong)((uint64_t)x->v.j << n)
+                       : aop == AR_SHR ? shr64(x->v.j, n) : (jlong)((uint64_t)x->v.j >> n);
+            } else if (t == 'J') st = arith_j(aop, x->v.j, y->v.j, &x->v.j);
+            else if (t == 'F') x->v.f = (jfloat)arith_d(aop, x->v.f, y->v.f, &st);
+            else if (t == 'D') x->v.d = arith_d(aop, x->v.d, y->v.d, &st);
+            else st = XR_TYPE;
+            if (st) return st;
+            sp--;
+            break;
+        }
+        case OP_CMP: {
+            char t = (char)a[0];
+            uint8_t cc = a[1];
+            NEED(2); TYPE(1, t); TYPE(2, t);
+            ext_cell *x = &s[sp - 2], *y = &s[sp - 1];
+            jint r;
+            if (t == 'I') r = CMP(x->v.i, y->v.i, cc);
+            else if (t == 'J') r = CMP(x->v.j, y->v.j, cc);
+            else if (t == 'F') r = CMP(x->v.f, y->v.f, cc);  /* NaN: false, != true, as Java */
+            else if (t == 'D') r = CMP(x->v.d, y->v.d, cc);
+            else return XR_TYPE;
+            sp -= 2;
+            PUSH_I(r);
+            break;
+        }
+        case OP_CONV: {
+            char from = (char)a[0], to = (char)a[1];
+            NEED(1); TYPE(1, from);
+            ext_cell *x = &s[sp - 1];
+            double d = from == 'I' ? x->v.i : from == 'J' ? (double)x->v.j : from == 'F' ? x->v.f : x->v.d;
+            if (from != 'I' && from != 'J' && from != 'F' && from != 'D') return XR_TYPE;
+            ext_cell r;
+            memset(&r, 0, sizeof r);
+            switch (to) {
+            case 'I': r.t = 'I';
+                r.v.i = from == 'I' ? x->v.i : from == 'J' ? (jint)(uint32_t)(uint64_t)x->v.j : d2i(d);
+                break;
+            case 'J': r.t = 'J';
+                r.v.j = from == 'I' ? (jlong)x->v.i : from == 'J' ? x->v.j : d2l(d);
+                break;
+            case 'F': r.t = 'F';
+                r.v.f = from == 'J' ? (jfloat)x->v.j : (jfloat)d;  /* a long rounds once, as Java's l2f */
+                break;
+            case 'D': r.t = 'D';
+                r.v.d = from == 'J' ? (jdouble)x->v.j : d;
+                break;
+            case 'B': if (from != 'I') return XR_TYPE; r.t = 'I'; r.v.i = (jbyte)x->v.i; break;
+            case 'C': if (from != 'I') return XR_TYPE; r.t = 'I'; r.v.i = (jchar)x->v.i; break;
+            case 'S': if (from != 'I') return XR_TYPE; r.t = 'I'; r.v.i = (jshort)x->v.i; break;
+            default: return XR_TYPE;
+            }
+            *x = r;
+            break;
+        }
+        case OP_JMP:
+            pc += (uint32_t)(int16_t)be16(a);
+            break;
+        case OP_JMPF: case OP_JMPT:
+            NEED(1); TYPE(1, 'I');
+            sp--;
+            if ((s[sp].v.i != 0) == (op == OP_JMPT)) pc += (uint32_t)(int16_t)be16(a);
+            break;
+        default:
+            return XR_TYPE;
+        }
+    }
+    return XR_OTHER;  /* the step bound */
+}
+
+/* Array classes to check an AGET's array against, made on the executor thread when the first
+ * program is set (FindClass of an array of primitives or of Object loads nothing). */
+static jclass arrays[9];
+static const char ARRAY_TAGS[] = "ZBCSIJFDL";
+
+static jclass array_class(JNIEnv *env, uint8_t tag) {
+    (void)env;
+    for (int i = 0; i < 9; i++)
+        if (ARRAY_TAGS[i] == tag) return arrays[i];
+    return NULL;
+}
+
+static int arrays_init(JNIEnv *env) {
+    static const char *const sigs[] = {"[Z", "[B", "[C", "[S", "[I", "[J", "[F", "[D", "[Ljava/lang/Object;"};
+    if (arrays[8] != NULL) return 0;
+    for (int i = 0; i < 9; i++) {
+        jclass local = (*env)->FindClass(env, sigs[i]);
+        if (local == NULL) {
+            (*env)->ExceptionClear(env);
+            return JVMTI_ERROR_INTERNAL;
+        }
+        if (arrays[i] == NULL) arrays[i] = (*env)->NewGlobalRef(env, local);
+        (*env)->DeleteLocalRef(env, local);
+    }
+    return 0;
+}
+
+static bool is_array(JNIEnv *env, jobject o) {
+    jclass cls = (*env)->GetObjectClass(env, o);
+    jboolean is = JNI_FALSE;
+    jvmtiError err = (*G.jvmti)->IsArrayClass(G.jvmti, cls, &is);
+    (*env)->DeleteLocalRef(env, cls);
+    return err == JVMTI_ERROR_NONE && is;
+}
+
+int ext_eval(JNIEnv *env, const ext_prog *p, jthread thread, jmethodID method, ext_cell *out) {
+    if (p->method != NULL && p->method != method) return XR_OTHER;  /* compiled for another frame */
+    if ((*env)->ExceptionCheck(env)) return XR_OTHER;
+    if ((*env)->PushLocalFrame(env, 32) != 0) {
+        (*env)->ExceptionClear(env);
+        return XR_OTHER;
+    }
+    int st = run(env, p, thread, out);
+    if ((*env)->ExceptionCheck(env)) {  /* nothing above should throw; never leave one behind */
+        (*env)->ExceptionClear(env);
+        if (!st) st = XR_OTHER;
+    }
+    (*env)->PopLocalFrame(env, NULL);
+    if (!st && out->t == 'L') out->v.l = NULL;  /* popped with the frame */
+    return st;
+}

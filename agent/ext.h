@@ -1,0 +1,75 @@
+/* jdwpd's extension in the agent: condition programs run in the event callback, budgets per
+ * request (docs/extensions.md, protocol/agent_code.py).  Everything on the event path works on
+ * memory made when the request was set: no allocation, no lock of its own (the filter lock, which
+ * matching already holds, guards every counter). */
+#ifndef JDWPD_EXT_H
+#define JDWPD_EXT_H
+
+#include "agent.h"
+
+/* A condition program, verified when the request is set. */
+typedef struct ext_prog {
+    uint8_t result_tag;      /* stack type of the result: 'I' for a condition */
+    jmethodID method;        /* NULL: reads no local and no `this` */
+    uint16_t nclasses;
+    jclass *classes;         /* global refs */
+    uint16_t nstrings;
+    uint16_t *string_len;
+    const jchar **strings;   /* into `pool` */
+    jchar *pool;
+    uint32_t code_len;
+    uint8_t *code;
+} ext_prog;
+
+/* One object named by a Conditional modifier. */
+typedef struct ext_obj {
+    uint8_t kind;            /* XO_CONDITION / XO_CAPTURE / XO_BUDGET */
+    ext_prog *prog;
+    uint32_t hit_cap, rate, cpu_ppm;
+    int64_t expires_ms;
+} ext_obj;
+
+/* A stack cell: its type (I J F D L K) and value; K is a string constant (index in v.i). */
+typedef struct ext_cell {
+    jvalue v;
+    char t;
+} ext_cell;
+
+/* Per-request state, made at SET_REQUEST when any modifier names an extension object. */
+typedef struct ext_req {
+    int64_t evaluations, trues, errors[6], cost_ns, hits;
+    uint32_t hit_cap, rate, cpu_ppm;
+    int64_t expires_at_ns;      /* monotonic; 0: never */
+    int64_t rate_tokens_milli;  /* rate bucket, in thousandths of a hit */
+    int64_t rate_last_ns;
+    int64_t cpu_tokens_ns;      /* quota bucket */
+    int64_t cpu_last_ns;
+    int32_t disabled;           /* XD_* once over budget */
+    bool disabled_reported;
+    bool budgeted;              /* a condition or a capture: the quota applies */
+} ext_req;
+
+/* Parse the program bytes of a Conditional modifier (executor thread).  0 or a status. */
+int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out);
+void ext_obj_free(JNIEnv *env, ext_obj *o);
+
+/* Evaluate a program on the current thread's top frame; 0 with *out set, or an XR_* reason. */
+int ext_eval(JNIEnv *env, const ext_prog *p, jthread thread, jmethodID method, ext_cell *out);
+
+int64_t ext_now_ns(void);
+
+/* Filters (filters.c calls these, lock held). */
+struct filter;
+struct ev_ctx;
+int ext_bind(struct filter *f);              /* after the modifiers parsed: f->ext made if needed */
+void ext_unbind(struct filter *f);           /* before the filter is freed: its counters kept a while */
+bool ext_before(struct filter *f);           /* expiry; false: the request is disabled now */
+bool ext_condition(struct filter *f, ext_obj *o, struct ev_ctx *c);
+bool ext_after_match(struct filter *f);      /* hit cap and rate; false: disabled, no hit */
+/* Appends a JdwpdDisabled hit if the filter disabled itself and has not said so yet. */
+struct hits;
+void ext_report_disabled(struct filter *f, struct hits *h);
+
+executor_fn exec_ext_lookup(uint16_t kind);
+
+#endif

@@ -1,0 +1,191 @@
+"""jdwpd's vendor command set (128, "Jdwpd"): conditions, budgets (and captures) run in the agent.
+
+docs/extensions.md defines the commands.  A session enables the extension with Hello; until then
+every other command of the set answers NOT_IMPLEMENTED, as a server without the extension does,
+and the session's Conditional modifiers are accepted and ignored, as the reference ignores them.
+The ids this set hands out name objects (a compiled condition, a budget) that the session
+attaches to an EventRequest.Set through JDWP's reserved Conditional modifier (modKind 2): the
+daemon then sends the object's bytes to the agent with the request (protocol/link.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from typing import Any
+
+import attrs
+
+from jdwpd.errors import AgentError, JdwpError
+from jdwpd.expr.agent_code import FieldRef, NotInAgent, compile_condition
+from jdwpd.expr.errors import ExpressionError
+from jdwpd.model.requests import Modifier
+from protocol.agent_code import ObjKind, encode_budget
+from protocol.constants import ErrorCode, ModKind
+
+SET_NAME = "Jdwpd"
+VERSION = 1
+FEATURE_CONDITIONS = 1
+FEATURE_BUDGETS = 2
+FEATURE_CAPTURES = 4  # not offered yet: the agent does not run captures
+STATUS_OK, STATUS_ERROR, STATUS_NOT_IN_AGENT = 0, 1, 2
+_MOD_STATIC = 0x0008
+
+
+@attrs.define
+class _SessionState:
+    objects: dict[int, bytes] = attrs.field(factory=dict)  # id -> the agent's bytes (ObjKind first)
+
+
+# Per session, dropped with it; ids unique in the daemon so that a hostile id never names another
+# session's object.
+_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_IDS = itertools.count(1)
+
+
+def enabled(session: Any) -> bool:
+    return session in _STATES
+
+
+def _state(ctx: Any) -> _SessionState:
+    st = _STATES.get(ctx.session)
+    if st is None:
+        raise JdwpError(ErrorCode.NOT_IMPLEMENTED, "send Jdwpd.Hello first")
+    return st
+
+
+def _define(ctx: Any, data: bytes) -> int:
+    st = _state(ctx)
+    if len(st.objects) >= 10_000:
+        raise JdwpError(ErrorCode.OUT_OF_MEMORY, "too many extension objects in this session: Forget some")
+    oid = next(_IDS)
+    st.objects[oid] = data
+    return oid
+
+
+def conditional_modifiers(ctx: Any, mods: list[Modifier]) -> list[Modifier]:
+    """EventRequest.Set's modifiers with each Conditional resolved: for a session with the extension,
+    its id's object goes to the agent (an unknown id is ILLEGAL_ARGUMENT); without it, Conditional is
+    dropped, as the reference ignores it."""
+    st = _STATES.get(ctx.session)
+    out = []
+    for m in mods:
+        if m.mod_kind != ModKind.CONDITIONAL:
+            out.append(m)
+        elif st is not None:
+            data = st.objects.get(m.args["expr_id"])
+            if data is None:
+                raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, f"no jdwpd expression or budget {m.args['expr_id']}")
+            out.append(Modifier(int(ModKind.CONDITIONAL), {"expr_id": m.args["expr_id"], "program": data}))
+    return out
+
+
+class _Resolver:
+    """The compiler's view of the VM (jdwpd/expr/agent_code.py Resolver) over the daemon's caches."""
+
+    def __init__(self, vm: Any, method: Any, index: int) -> None:
+        self.vm = vm
+        self.method_id = method.method_id
+        self.declaring = method.declaring
+        self.static = bool(method.modifiers & _MOD_STATIC)
+        self.index = index
+        self._refs: dict[str, int | None] = {}
+
+    async def variables(self) -> list[Any]:
+        try:
+            table = await self.vm.classes.variable_table(self.method_id)
+        except AgentError:
+            return []  # compiled without -g: names resolve as fields and classes only
+        return [v for v in table.variables if v.start <= self.index < v.start + v.length]
+
+    async def class_ref(self, signature: str) -> int | None:
+        if signature not in self._refs:
+            r = await self.vm.link.request("CLASSES_BY_SIGNATURE", signature=signature)
+            self._refs[signature] = r["classes"][0]["ref"] if r["classes"] else None
+            if r["classes"]:
+                c = r["classes"][0]
+                self.vm.classes.learn(c["ref"], c["ref_kind"], signature)
+        return self._refs[signature]
+
+    async def signature(self, ref: int) -> str:
+        return (await self.vm.classes.signature(ref)).signature
+
+    async def fields(self, ref: int) -> list[FieldRef]:
+        return [FieldRef(f.field_id, f.name, f.signature, bool(f.modifiers & _MOD_STATIC), ref)
+                for f in await self.vm.classes.fields(ref)]
+
+    async def superclass(self, ref: int) -> int:
+        return await self.vm.classes.superclass(ref)
+
+    async def interfaces(self, ref: int) -> tuple[int, ...]:
+        return await self.vm.classes.interfaces(ref)
+
+
+async def hello(ctx: Any, cmd: Any) -> Any:
+    _STATES.setdefault(ctx.session, _SessionState())
+    return {"version": VERSION, "features": FEATURE_CONDITIONS | FEATURE_BUDGETS}
+
+
+async def compile_condition_cmd(ctx: Any, cmd: Any) -> Any:
+    _state(ctx)
+    vm = ctx.vm
+    try:
+        method = await vm.classes.find_method(cmd.ref_type, cmd.method_id)
+    except AgentError as e:
+        raise JdwpError(ErrorCode.INVALID_METHODID, str(e)) from None
+    try:
+        program = await compile_condition(cmd.expression, _Resolver(vm, method, cmd.index))
+    except NotInAgent as e:
+        return {"expr_id": 0, "status": STATUS_NOT_IN_AGENT, "column": e.column or 0, "message": e.message}
+    except ExpressionError as e:
+        return {"expr_id": 0, "status": STATUS_ERROR, "column": e.column or 0, "message": e.message}
+    return {"expr_id": _define(ctx, program.program), "status": STATUS_OK, "column": 0, "message": ""}
+
+
+async def define_capture(ctx: Any, cmd: Any) -> Any:
+    _state(ctx)
+    raise JdwpError(ErrorCode.NOT_IMPLEMENTED, "captures are not run in this agent yet (Hello's features)")
+
+
+async def define_budget(ctx: Any, cmd: Any) -> Any:
+    _state(ctx)
+    if cmd.hit_cap < 0 or cmd.expires_millis < 0 or cmd.rate_per_second < 0 or not 0 <= cmd.cpu_ppm <= 1_000_000:
+        raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, "budget fields are >= 0, cpuPpm at most 1000000")
+    data = encode_budget(cmd.hit_cap, cmd.expires_millis, cmd.rate_per_second, cmd.cpu_ppm)
+    return {"budget_id": _define(ctx, data)}
+
+
+async def forget(ctx: Any, cmd: Any) -> Any:
+    _state(ctx).objects.pop(cmd.id, None)  # requests set with it keep their copy
+
+
+async def request_stats(ctx: Any, cmd: Any) -> Any:
+    _state(ctx)
+    req = next((r for r in ctx.vm.requests.owned_by(ctx.session) if r.request_id == cmd.request_id), None)
+    if req is None or not any(m.mod_kind == ModKind.CONDITIONAL and m.args.get("program") for m in req.modifiers):
+        raise JdwpError(ErrorCode.INVALID_EVENT_TYPE, f"request {cmd.request_id} has no jdwpd condition or budget")
+    try:
+        r = await ctx.vm.link.request("EXT_STATS", request_id=req.agent_id)
+    except AgentError as e:
+        raise JdwpError(ErrorCode.INVALID_EVENT_TYPE, "the agent no longer holds that request") from e
+    c = {x["name"]: x["value"] for x in r["counters"]}
+    return {"evaluations": c["evaluations"], "trues": c["trues"], "null_errors": c["null"],
+            "index_errors": c["index"], "arithmetic_errors": c["arithmetic"], "type_errors": c["type"],
+            "other_errors": c["other"], "cost_nanos": c["cost_ns"], "hits": c["hits"],
+            "disabled_reason": c["disabled"]}
+
+
+def program_kind(data: bytes) -> int:
+    return data[0] if data else 0
+
+
+assert ObjKind.CONDITION == 1  # the agent's first byte (protocol/agent_code.py)
+
+HANDLERS = {
+    "Hello": hello,
+    "CompileCondition": compile_condition_cmd,
+    "DefineCapture": define_capture,
+    "DefineBudget": define_budget,
+    "Forget": forget,
+    "RequestStats": request_stats,
+}

@@ -1,0 +1,155 @@
+"""The agent's in-callback programs: condition bytecode, capture specs, budgets (docs/extensions.md).
+
+The daemon compiles a Java expression (``jdwpd/expr/agent_code.py``) into a small stack bytecode that
+the agent runs in the JVMTI callback (``agent/cond.c``); captures and budgets are fixed records.  All
+three reach the agent inside the Conditional modifier of SET_REQUEST (``protocol/link.py``: the
+modifier carries the JDWP exprID and the object's bytes).  This module holds their numbers and
+layouts; ``gen_c_header.py`` prints the enums for the C side.
+
+Program (ObjKind.CONDITION), big-endian:
+
+    u8 kind=1, u8 result tag, u64 method (0: no local or ``this``), u16 max_stack,
+    u16 nclasses, u64 class ids..., u16 nstrings, (u16 length, u16 UTF-16 units...)...,
+    u32 code length, code
+
+Every instruction is an opcode byte and fixed operands.  Jumps are forward only (i16 offset from the
+end of the jump instruction), so a program ends within its length; the agent still bounds steps
+and stack depth and checks every operand's type at run time, so a malformed program is a false
+condition with reason TYPE, never a wrong read.
+
+Capture (ObjKind.CAPTURE): u8 kind=2, u16 frames, u16 locals_frames, u16 depth, u16 max_string,
+u16 max_items, u32 max_bytes, u32 max_micros, u8 this, u16 nwatches, (u32 length, program)...
+
+Budget (ObjKind.BUDGET): u8 kind=3, u32 hit_cap, i64 expires_ms (relative to the request's set
+time; 0: never), u32 rate (hits per second; 0: none), u32 cpu_ppm (0: no quota).
+"""
+
+from __future__ import annotations
+
+import enum
+import struct
+
+
+class ObjKind(enum.IntEnum):
+    CONDITION = 1
+    CAPTURE = 2
+    BUDGET = 3
+
+
+class Op(enum.IntEnum):
+    """Opcodes.  T below is one of the stack types I (int, also boolean/byte/char/short), J, F, D,
+    L (a VM object or null), K (a string constant)."""
+
+    END = 0x00  # pop the result
+    CONST_I = 0x01  # i32
+    CONST_J = 0x02  # i64
+    CONST_F = 0x03  # u32 bits
+    CONST_D = 0x04  # u64 bits
+    CONST_NULL = 0x05
+    CONST_S = 0x06  # u16 string constant index -> K
+    LOCAL = 0x08  # u8 JNI tag (Z B C S I J F D L), u16 slot: the event frame's local
+    THIS = 0x09  # the event frame's `this` (null in a static method)
+    FIELD = 0x0A  # u8 tag, u16 class index, u64 field id: pop object (null: NPE; not an instance: TYPE)
+    STATIC = 0x0B  # u8 tag, u16 class index, u64 field id
+    ALEN = 0x0C  # pop array -> I
+    AGET = 0x0D  # u8 component tag: pop index, array
+    SLEN = 0x10  # pop string -> I
+    SEQ = 0x11  # pop b, a: a.equals(b) (a null: NPE)
+    SCHAR = 0x12  # pop index, string -> I (char)
+    INSTANCEOF = 0x14  # u16 class index: pop L -> I
+    CHECKCAST = 0x15  # u16 class index: pop L, push it (not an instance: CLASS_CAST)
+    ACMP = 0x16  # u8 cond EQ/NE: pop two L -> I (identity)
+    ISNULL = 0x17  # pop L -> I
+    ARITH = 0x18  # u8 type (I J F D), u8 ArithOp: pop b, a -> a op b (NEG pops one)
+    CMP = 0x19  # u8 type, u8 Cond: pop b, a -> I
+    CONV = 0x1A  # u8 from type, u8 to tag (I J F D B C S)
+    NOT = 0x1B  # pop I -> I (x == 0)
+    POP = 0x1C
+    JMP = 0x20  # i16 forward offset
+    JMPF = 0x21  # i16: pop I, jump if 0
+    JMPT = 0x22  # i16: pop I, jump if not 0
+
+
+class ArithOp(enum.IntEnum):
+    ADD = 1
+    SUB = 2
+    MUL = 3
+    DIV = 4
+    REM = 5
+    NEG = 6
+    SHL = 7  # I and J only; the count is an I
+    SHR = 8
+    USHR = 9
+    AND = 10
+    OR = 11
+    XOR = 12
+
+
+class Cond(enum.IntEnum):
+    EQ = 1
+    NE = 2
+    LT = 3
+    GE = 4
+    GT = 5
+    LE = 6
+
+
+class Reason(enum.IntEnum):
+    """Why a condition was false without being evaluated to false (counted per request)."""
+
+    NULL = 1  # NullPointerException
+    INDEX = 2  # array or string index out of bounds
+    ARITHMETIC = 3  # integer division by zero
+    TYPE = 4  # an operand of the wrong type, a failed cast, a malformed program
+    OTHER = 5  # a JVMTI error (no such local here, ...), the step or stack bound
+
+
+class Disabled(enum.IntEnum):
+    """Why a request disabled itself (the JdwpdDisabled event's reason)."""
+
+    HIT_CAP = 1
+    EXPIRED = 2
+    RATE = 3
+    CPU_QUOTA = 4
+
+
+STACK_TYPES = b"IJFDLK"
+MAX_STACK = 32  # cells; the compiler refuses deeper programs
+MAX_CODE = 16384  # bytes of code per program
+DEFAULT_CPU_PPM = 10_000  # 1% of one CPU, as production snapshot debuggers default
+CPU_WINDOW_MS = 2000  # the quota's bucket holds this much time's worth of quota (a burst)
+EVENT_COST_NS = 5000  # charged per event sent: the callback's cost of encoding and sending it
+
+# Capture blob (the JdwpdCapture event's data), version 1:
+#   u8 version, u8 flags (CaptureFlag), u16 nframes, frames...
+#   frame: u8 ref kind, u64 class, u64 method, u64 index, u8 has_locals, [u16 nvars, (str name, item)...],
+#   then after the frames: item this (or tag 0), u16 nwatches, item...
+#   item: u8 tag (JDWP value tag; 0 absent), payload: primitives as in JDWP; 's' u32 length, u32 chars
+#   kept, UTF-8 bytes; 'L'/'[': str class signature, u8 truncated, u16 count, (str name, item)... for
+#   objects, items for arrays; 'N' null; 'E' error (u8 Reason).
+CAPTURE_VERSION = 1
+
+
+class CaptureFlag(enum.IntFlag):
+    BYTES = 1  # stopped at max_bytes
+    TIME = 2  # stopped at max_micros
+    FRAMES = 4  # the stack had more frames than asked
+
+
+_BUDGET = struct.Struct(">BIqII")
+
+
+def encode_budget(hit_cap: int = 0, expires_ms: int = 0, rate: int = 0, cpu_ppm: int = DEFAULT_CPU_PPM) -> bytes:
+    return _BUDGET.pack(ObjKind.BUDGET, hit_cap, expires_ms, rate, cpu_ppm)
+
+
+_CAPTURE = struct.Struct(">BHHHHHIIBH")
+
+
+def encode_capture(frames: int, locals_frames: int, depth: int, max_string: int, max_items: int,
+                   max_bytes: int, max_micros: int, this: bool, watches: list[bytes]) -> bytes:
+    out = [_CAPTURE.pack(ObjKind.CAPTURE, frames, locals_frames, depth, max_string, max_items, max_bytes,
+                         max_micros, int(this), len(watches))]
+    for w in watches:
+        out.append(struct.pack(">I", len(w)) + w)
+    return b"".join(out)

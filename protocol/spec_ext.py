@@ -1,0 +1,34 @@
+"""Command layouts of jdwpd's vendor command set (128, "Jdwpd") and its event kinds.
+
+The JDWP specification leaves command sets 128-255 to vendors; docs/extensions.md defines this
+one as the specification defines a command set.  Pure data in the layout notation of spec.py.
+A server without the extension (the reference agent) answers every command here
+NOT_IMPLEMENTED, which is how a client learns that the extension is absent.
+"""
+
+# fmt: off
+SETS = [
+    (128, "Jdwpd", [
+        (1, "Hello", "int clientVersion", "int version, int features"),
+        (2, "CompileCondition", "referenceType refType, method methodID, long index, string expression",
+         "int exprID, int status, int column, string message"),
+        (3, "DefineCapture",
+         "int frames, int localsFrames, int depth, int maxString, int maxItems, int maxBytes, int maxMicros,"
+         " boolean thisObject, repeat watches: int exprID",
+         "int captureID"),
+        (4, "DefineBudget", "int hitCap, long expiresMillis, int ratePerSecond, int cpuPpm", "int budgetID"),
+        (5, "Forget", "int id", ""),
+        (6, "RequestStats", "int requestID",
+         "long evaluations, long trues, long nullErrors, long indexErrors, long arithmeticErrors,"
+         " long typeErrors, long otherErrors, long costNanos, long hits, int disabledReason"),
+    ]),
+]
+
+# Extension events: delivered in Event.Composite (64, 100) only to a session that said Hello, for
+# requests that session made with the extension's ids.
+EVENTS = [
+    (200, "JdwpdCapture", "int requestID, threadObject thread, location location, byte sourceKind,"
+                          " repeat data: byte octet"),
+    (201, "JdwpdDisabled", "int requestID, int reason"),
+]
+# fmt: on
