@@ -336,9 +336,18 @@ static ext_cell widen(uint8_t tag, jvalue v) {
 #define PUSH(cell) do { if (sp >= EXT_MAX_STACK) return XR_OTHER; s[sp++] = (cell); } while (0)
 #define PUSH_I(x) do { ext_cell c_; c_.t = 'I'; c_.v.j = 0; c_.v.i = (x); PUSH(c_); } while (0)
 
+/* HotSpot reads a platform thread's locals and `this` in a VM operation (a safepoint: tens of
+ * microseconds here) even for the current thread, so each slot is read once per run. */
+#define LOCAL_CACHE 8
+
 static int run(JNIEnv *env, const ext_prog *p, jthread thread, ext_cell *out) {
     ext_cell s[EXT_MAX_STACK];
     int sp = 0;
+    struct { jint slot; uint8_t tag; ext_cell v; } cache[LOCAL_CACHE];
+    int ncache = 0;
+    bool have_this = false;
+    ext_cell this_cell;
+    memset(&this_cell, 0, sizeof this_cell);
     uint32_t pc = 0;
     jvmtiEnv *jv = G.jvmti;
     for (int steps = 0; steps < MAX_STEPS; steps++) {
@@ -362,6 +371,13 @@ static int run(JNIEnv *env, const ext_prog *p, jthread thread, ext_cell *out) {
         case OP_LOCAL: {
             uint8_t tag = a[0];
             jint slot = be16(a + 1);
+            int hit = -1;
+            for (int k = 0; k < ncache; k++)
+                if (cache[k].slot == slot && cache[k].tag == tag) hit = k;
+            if (hit >= 0) {
+                PUSH(cache[hit].v);
+                break;
+            }
             jvmtiError err;
             jvalue v;
             memset(&v, 0, sizeof v);
@@ -377,13 +393,24 @@ static int run(JNIEnv *env, const ext_prog *p, jthread thread, ext_cell *out) {
             default: return XR_TYPE;
             }
             if (err != JVMTI_ERROR_NONE) return XR_OTHER;
-            PUSH(widen(tag, v));
+            c = widen(tag, v);
+            if (ncache < LOCAL_CACHE) {
+                cache[ncache].slot = slot;
+                cache[ncache].tag = tag;
+                cache[ncache++].v = c;
+            }
+            PUSH(c);
             break;
         }
         case OP_THIS: {
-            jobject self = NULL;
-            if ((*jv)->GetLocalInstance(jv, thread, 0, &self) != JVMTI_ERROR_NONE) return XR_OTHER;
-            c.t = 'L'; c.v.l = self; PUSH(c);
+            if (!have_this) {
+                jobject self = NULL;
+                if ((*jv)->GetLocalInstance(jv, thread, 0, &self) != JVMTI_ERROR_NONE) return XR_OTHER;
+                this_cell.t = 'L';
+                this_cell.v.l = self;
+                have_this = true;
+            }
+            PUSH(this_cell);
             break;
         }
         case OP_FIELD: case OP_STATIC: {
