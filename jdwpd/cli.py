@@ -134,6 +134,12 @@ def _build_parser() -> argparse.ArgumentParser:
     home.add_argument("directory", help="where to make it (new or empty)")
     home.add_argument("--jdk", metavar="HOME", help="the real JDK (default: JAVA_HOME, else java on PATH)")
 
+    ci = sub.add_parser("ci", help="run a command (a build, a test run) with every JVM it starts debuggable; "
+                                   "snapshots, logpoints, assertions, failures and hangs written to --out",
+                        description="jdwpd ci [PROBES] [--out DIR] -- COMMAND: see docs/ci.md")
+    from .ci.args import add_arguments
+
+    add_arguments(ci)
     sub.add_parser("doctor", help="what this machine offers jdwpd: java, its version, whether the agent loads, "
                                   "dynamic attach, virtual threads (one line each, for bug reports)")
     demo = sub.add_parser("demo", help="debug the bundled sample program end to end")
@@ -212,6 +218,11 @@ def main(argv: list[str] | None = None) -> int:
 
             print(make_java_home(args.directory, args.jdk))
             return 0
+        if args.command == "ci":
+            from .ci.options import settings_from
+            from .ci.runner import run_ci
+
+            return run_ci(settings_from(args))
         if args.command == "list":
             from .fleet import run_list
 

@@ -175,7 +175,7 @@ VmCallback = Callable[[VmEntry, trio.Event], Awaitable[None]]
 
 
 async def serve_fleet(link_sock: socket.socket, secret: bytes, *, host: str, first_port: int, allow: list[str],
-                      read_only: bool, fleet: Fleet, on_vm: VmCallback | None = None,
+                      read_only: bool, fleet: Fleet, on_vm: VmCallback | None = None, quiet: bool = False,
                       task_status=trio.TASK_STATUS_IGNORED) -> None:
     """Adopt every agent that proves the secret and serve each VM on its own port, concurrently, until
     cancelled.  ``on_vm(entry, gone)`` runs in its own task for each VM (``gone`` is set when it ends)."""
@@ -185,11 +185,12 @@ async def serve_fleet(link_sock: socket.socket, secret: bytes, *, host: str, fir
         task_status.started()
         while True:
             link = await accept_authenticated(link_listener, secret)
-            nursery.start_soon(_serve_one, link, host, first_port, allow, read_only, fleet, on_vm)
+            nursery.start_soon(_serve_one, link, host, first_port, allow, read_only, fleet, on_vm,
+                               (lambda text: None) if quiet else say)
 
 
 async def _serve_one(link, host: str, first_port: int, allow: list[str], read_only: bool, fleet: Fleet,
-                     on_vm: VmCallback | None) -> None:
+                     on_vm: VmCallback | None, say: Callable[[str], None]) -> None:
     pid = int((getattr(link, "hello", None) or {}).get("pid", 0))
     sock = bind_vm_port(host, first_port, fleet.ports_in_use())
     address = sock.getsockname()[:2]

@@ -1,0 +1,60 @@
+"""`jdwpd ci`'s command-line flags: kept apart from the rest (no attrs, no TOML) because every
+`jdwpd` command builds the whole parser, and `jdwpd launch` pays for each import at start-up."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+DEFAULT_REDACT_NAMES = ("password", "passwd", "secret", "token", "key", "credential", "authorization", "cookie")
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$")
+_UNITS = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, None: 1.0}
+
+
+def duration(text: str) -> float:
+    """'10m', '30s', '1.5h', '500ms' or plain seconds."""
+    m = _DURATION.match(str(text))
+    if not m:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a duration (e.g. 30s, 10m, 1h, 500ms)")
+    return float(m.group(1)) * _UNITS[m.group(2)]
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--out", default="jdwpd-ci", metavar="DIR", help="where the evidence goes (default jdwpd-ci/)")
+    p.add_argument("--config", metavar="FILE", help="probes and settings from a TOML file (docs/ci.md)")
+    p.add_argument("--snapshot", action="append", default=[], metavar="LOC[@COND]",
+                   help="capture stack and locals when LOC runs (and COND holds)")
+    p.add_argument("--logpoint", action="append", default=[], metavar="LOC:TEMPLATE",
+                   help="log TEMPLATE ({expr} parts) each time LOC runs, without stopping the program")
+    p.add_argument("--assert", dest="asserts", action="append", default=[], metavar="LOC:EXPR",
+                   help="EXPR must hold whenever LOC runs; a false one fails the run and leaves a snapshot")
+    p.add_argument("--on-uncaught", action="store_true", help="snapshot every uncaught exception")
+    p.add_argument("--on-throw", action="append", default=[], metavar="CLASS",
+                   help="snapshot every throw of CLASS or a subclass, caught or not")
+    p.add_argument("--on-test-failure", action="store_true",
+                   help="snapshot each failing test's assertion (JUnit 4/5, TestNG), labelled with the test")
+    p.add_argument("--on-timeout", metavar="DURATION", type=duration,
+                   help="when the command runs longer: every thread of every VM (frames, locals, monitors, "
+                        "deadlocks) is written down, then the command is ended")
+    p.add_argument("--grace", metavar="DURATION", type=duration, default=10.0,
+                   help="after --on-timeout: how long the command may take to end after SIGTERM (default 10s)")
+    p.add_argument("--select", action="append", default=[], metavar="LABEL=VALUE",
+                   help="probe only VMs whose label matches (main, pid, ppid, cwd, argv; VALUE may use * ?)")
+    p.add_argument("--max-hits", type=int, default=None, metavar="N",
+                   help="each probe stops after N hits per VM (default 50; logpoints 1000)")
+    p.add_argument("--expire", type=duration, default=None, metavar="DURATION",
+                   help="probes are removed after this long")
+    p.add_argument("--fail-on", action="append", default=[], choices=["assert", "exception"],
+                   help="exit with status 3 when an assertion failed (assert) or an exception was captured "
+                        "(exception), even if the command succeeded")
+    p.add_argument("--redact", action="append", default=[], metavar="REGEX",
+                   help="also redact variables and fields whose name matches (default list: "
+                        + ", ".join(DEFAULT_REDACT_NAMES) + ")")
+    p.add_argument("--redact-value", action="append", default=[], metavar="REGEX",
+                   help="redact string values that match")
+    p.add_argument("--profile", choices=["full", "nothrow", "inspect"], default=None,
+                   help="the agent's capability profile (default: the cheapest the probes allow)")
+    p.add_argument("--junit-reports", action="append", default=[], metavar="DIR",
+                   help="folders of JUnit XML reports to annotate with snapshots (default: target/surefire-"
+                        "reports, build/test-results under the working directory)")
+    p.add_argument("ci_command", nargs=argparse.REMAINDER, metavar="COMMAND", help="-- COMMAND [ARGS...]")
