@@ -132,9 +132,11 @@ void obj_unpin_all_suspended(JNIEnv *env);  /* the matching resume-all */
 void obj_stats(uint64_t *live, uint64_t *pins);
 /* Handed-out method and field ids. */
 void method_remember(JNIEnv *env, jmethodID m, jclass declaring);
-int method_check(uint64_t id, jmethodID *out);  /* 0 or LS_INVALID_METHOD */
+int method_check(uint64_t id, jmethodID *out);  /* 0 or LS_INVALID_METHOD (unknown, or its class unloaded) */
+int method_check_unloaded(uint64_t id, jmethodID *out, bool *unloaded);  /* also says which */
 void field_remember(JNIEnv *env, jfieldID f, jclass declaring, bool is_static, uint8_t tag);
-/* A field id valid for target (an object's class or the class of a static; NULL: any), with its tag. */
+/* A field id valid for target (an object's class or the class of a static; NULL: any), with its tag;
+ * *declaring (if asked) is a local reference to its class, the caller's to delete. */
 int field_check(JNIEnv *env, uint64_t id, jclass target, bool want_static, jfieldID *out, uint8_t *tag,
                 jclass *declaring);
 uint64_t fields_count(void);

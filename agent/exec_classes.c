@@ -341,7 +341,16 @@ static int x_method_bytecodes(JNIEnv *env, inbuf *in, outbuf *out) {
 
 static int x_method_is_obsolete(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env;
-    METHOD_ARG(m);
+    uint64_t mid = ib_u64(in);
+    PARSED(in);
+    jmethodID m;
+    bool unloaded;
+    int st = method_check_unloaded(mid, &m, &unloaded);
+    if (unloaded) {  /* a method of an unloaded class: obsolete, as HotSpot (and so the reference) says */
+        ob_u8(out, 1);
+        return 0;
+    }
+    if (st) return st;
     jboolean b;
     CHECK((*G.jvmti)->IsMethodObsolete(G.jvmti, m, &b));
     ob_u8(out, b ? 1 : 0);

@@ -10,8 +10,8 @@
 typedef struct entry {
     struct entry *next;
     uint64_t key;
-    jweak weak;        /* objects */
-    jobject strong;    /* pins (objects) / declaring class (methods, fields) */
+    jweak weak;        /* objects; declaring class (methods, fields) */
+    jobject strong;    /* pins (objects) */
     int pins;
     bool is_static;
     bool by_all;       /* strong because every thread is suspended (see obj_pin_all) */
@@ -320,40 +320,90 @@ void obj_stats(uint64_t *live, uint64_t *pins) {
 
 /* ---- method and field ids ------------------------------------------------------------- */
 
+/* Each handed-out id keeps its declaring class by a weak global reference: a debugger asking about
+ * a class must not keep it (and its loader) from unloading, as the reference agent does not.  Once
+ * the class is collected its ids answer INVALID_METHODID / INVALID_FIELDID and never reach JNI or
+ * JVMTI again (HotSpot frees a static field's jfieldID with its class).  The entries of collected
+ * classes are swept when the table has doubled since the last sweep (amortized).  Lock held. */
+static size_t methods_sweep_at = 1024, fields_sweep_at = 1024;
+
+static bool class_gone(JNIEnv *env, jweak weak) {
+    return weak == NULL || (*env)->IsSameObject(env, weak, NULL);
+}
+
+static void sweep_unloaded(JNIEnv *env, table *t, size_t *at) {
+    for (size_t i = 0; i < t->nbuckets; i++) {
+        entry **pp = &t->buckets[i];
+        while (*pp) {
+            entry *e = *pp;
+            if (class_gone(env, e->weak)) {
+                *pp = e->next;
+                t->count--;
+                if (e->weak) (*env)->DeleteWeakGlobalRef(env, e->weak);
+                free(e);
+            } else {
+                pp = &e->next;
+            }
+        }
+    }
+    *at = t->count * 2 > 1024 ? t->count * 2 : 1024;
+}
+
+static JNIEnv *current_env(void) {
+    JNIEnv *env = NULL;
+    if ((*G.jvm)->GetEnv(G.jvm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return NULL;
+    return env;
+}
+
 void method_remember(JNIEnv *env, jmethodID m, jclass declaring) {
-    if (m == NULL) return;
+    if (m == NULL || declaring == NULL) return;
     o_enter();
-    if (t_find(&methods, (uint64_t)(uintptr_t)m) == NULL) {
-        entry *e = t_add(&methods, (uint64_t)(uintptr_t)m);
-        /* The declaring class is held strongly so the jmethodID stays meaningful. */
-        if (e && declaring) e->strong = (*env)->NewGlobalRef(env, declaring);
+    entry *e = t_find(&methods, (uint64_t)(uintptr_t)m);
+    if (e == NULL) {
+        if (methods.count >= methods_sweep_at) sweep_unloaded(env, &methods, &methods_sweep_at);
+        e = t_add(&methods, (uint64_t)(uintptr_t)m);
+        if (e) e->weak = (*env)->NewWeakGlobalRef(env, declaring);
+    } else if (e->weak == NULL || !(*env)->IsSameObject(env, e->weak, declaring)) {
+        /* Its class was collected and the VM gave the id to a method of another class. */
+        if (e->weak) (*env)->DeleteWeakGlobalRef(env, e->weak);
+        e->weak = (*env)->NewWeakGlobalRef(env, declaring);
     }
     o_exit();
 }
 
-int method_check(uint64_t id, jmethodID *out) {
+int method_check_unloaded(uint64_t id, jmethodID *out, bool *unloaded) {
+    JNIEnv *env = current_env();
+    if (unloaded) *unloaded = false;
     o_enter();
     entry *e = t_find(&methods, id);
+    bool gone = e != NULL && (env == NULL || class_gone(env, e->weak));
     o_exit();
     if (e == NULL) return LS_INVALID_METHOD;
+    if (gone) {
+        if (unloaded) *unloaded = true;
+        return LS_INVALID_METHOD;
+    }
     *out = (jmethodID)(uintptr_t)id;
     return 0;
 }
 
+int method_check(uint64_t id, jmethodID *out) { return method_check_unloaded(id, out, NULL); }
+
 /* HotSpot's instance jfieldIDs encode a field offset, so the same value names different fields in
  * unrelated classes: a field id is only meaningful with a class, and each (id, class) is kept. */
 void field_remember(JNIEnv *env, jfieldID f, jclass declaring, bool is_static, uint8_t tag) {
-    if (f == NULL) return;
+    if (f == NULL || declaring == NULL) return;
     uint64_t key = (uint64_t)(uintptr_t)f;
     o_enter();
     bool known = false;
     if (fields.nbuckets)
         for (entry *e = fields.buckets[hash64(key, fields.nbuckets)]; e && !known; e = e->next)
-            known = e->key == key && (*env)->IsSameObject(env, e->strong, declaring);
+            known = e->key == key && e->weak && (*env)->IsSameObject(env, e->weak, declaring);
     if (!known) {
+        if (fields.count >= fields_sweep_at) sweep_unloaded(env, &fields, &fields_sweep_at);
         entry *e = t_add(&fields, key);
         if (e) {
-            e->strong = (*env)->NewGlobalRef(env, declaring);
+            e->weak = (*env)->NewWeakGlobalRef(env, declaring);
             e->is_static = is_static;
             e->pins = tag;
         }
@@ -361,20 +411,26 @@ void field_remember(JNIEnv *env, jfieldID f, jclass declaring, bool is_static, u
     o_exit();
 }
 
+/* *declaring, when asked for, is a local reference the caller deletes: it holds the class while the
+ * field id is used.  An entry whose class was collected matches nothing. */
 int field_check(JNIEnv *env, uint64_t id, jclass target, bool want_static, jfieldID *out, uint8_t *tag,
                 jclass *declaring) {
     int status = LS_INVALID_FIELD;
     o_enter();
     if (fields.nbuckets)
         for (entry *e = fields.buckets[hash64(id, fields.nbuckets)]; e; e = e->next) {
-            if (e->key != id || e->is_static != want_static) continue;
-            if (target == NULL || (*env)->IsAssignableFrom(env, target, e->strong)) {
+            if (e->key != id || e->is_static != want_static || e->weak == NULL) continue;
+            jclass decl = (*env)->NewLocalRef(env, e->weak);
+            if (decl == NULL) continue;  /* its class was unloaded */
+            if (target == NULL || (*env)->IsAssignableFrom(env, target, decl)) {
                 *out = (jfieldID)(uintptr_t)id;
                 if (tag) *tag = (uint8_t)e->pins;
-                if (declaring) *declaring = e->strong;
+                if (declaring) *declaring = decl;
+                else (*env)->DeleteLocalRef(env, decl);
                 status = 0;
                 break;
             }
+            (*env)->DeleteLocalRef(env, decl);
         }
     o_exit();
     return status;

@@ -291,9 +291,11 @@ int set_fields_checked(JNIEnv *env, inbuf *in, uint32_t n, jclass cls, jobject o
             jclass decl;
             st = field_check(env, fid, cls, obj == NULL, &f, &tag, &decl);
             if (st) return st;
-            if (!value_fits(tag, vtag)) return JVMTI_ERROR_TYPE_MISMATCH;
-            if (pass == 0 && (st = field_value_fits(env, decl, f, tag, v))) return st;
-            if (pass == 1) set_field_value(env, obj, decl, f, tag, v);
+            if (!value_fits(tag, vtag)) st = JVMTI_ERROR_TYPE_MISMATCH;
+            if (!st && pass == 0) st = field_value_fits(env, decl, f, tag, v);
+            if (!st && pass == 1) set_field_value(env, obj, decl, f, tag, v);
+            (*env)->DeleteLocalRef(env, decl);
+            if (st) return st;
         }
         PARSED(in);
     }
@@ -319,8 +321,10 @@ int get_fields_checked(JNIEnv *env, inbuf *in, outbuf *out, uint32_t n, jclass c
             is_static = st == 0;
         }
         if (st) return st;
-        if (!value_fits(tag, asked)) return JVMTI_ERROR_TYPE_MISMATCH;
-        ob_jvalue(out, env, tag, get_field_value(env, is_static ? NULL : obj, decl, f, tag));
+        if (!value_fits(tag, asked)) st = JVMTI_ERROR_TYPE_MISMATCH;
+        else ob_jvalue(out, env, tag, get_field_value(env, is_static ? NULL : obj, decl, f, tag));
+        (*env)->DeleteLocalRef(env, decl);
+        if (st) return st;
     }
     return 0;
 }
