@@ -147,8 +147,12 @@ class VmProbes:
         return n <= cap
 
     async def _capture(self, hit: Any, kind: str, probe: Probe, **extra: Any) -> str | None:
+        limits = limits_of(self.settings)
+        if kind == "test-failure":
+            # the test's own frame lies below the assertion library's: its locals are the point
+            limits = attrs.evolve(limits, locals_frames=limits.frames)
         try:
-            snap = await hit.snapshot(limits_of(self.settings))
+            snap = await hit.snapshot(limits)
         except Exception as e:  # the thread may have gone, the VM may be dying: say so, go on
             self.evidence.event("capture-error", vm=self.short, probe=probe.describe(), error=str(e))
             self.tally.bump(problems=1)
@@ -198,8 +202,14 @@ class VmProbes:
         message = f"{facts.get('class', 'exception')}: {facts.get('message')}" if facts.get("message") else \
             facts.get("class", "exception")
         name = await self._capture(hit, kind, probe, exception=facts, message=message)
+        location = hit.location.to_python()
+        test = self.evidence.snapshots[-1]["data"].get("test") if name else None
+        if test:  # a failing test is shown where the test is, not inside the assertion library
+            frame = next((f for f in self.evidence.snapshots[-1]["data"]["frames"]
+                          if f"{f['location'].get('class')}.{f['location'].get('method')}" == test), None)
+            location = frame["location"] if frame else location
         self.evidence.event(kind, vm=self.short, probe=probe.describe(), exception=facts, message=message,
-                            location=hit.location.to_python(), file=name)
+                            location=location, throw_location=hit.location.to_python(), file=name, test=test)
 
     async def expire_after(self, seconds: float) -> None:
         await trio.sleep(seconds)
