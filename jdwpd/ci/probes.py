@@ -37,6 +37,9 @@ class Tally:
     test_failures: int = 0
     problems: int = 0
     changed: trio.Event = attrs.field(factory=trio.Event)
+    #: location probes set in some class of some VM, and the last reason one was not (per probe)
+    resolved: set = attrs.field(factory=set)
+    unresolved_why: dict = attrs.field(factory=dict)
 
     def bump(self, **counts: int) -> None:
         for k, v in counts.items():
@@ -97,6 +100,7 @@ class VmProbes:
     evidence: Evidence
     tally: Tally
     sources: list = attrs.field(factory=list)
+    probe_of: list = attrs.field(factory=list)  # the probe of each source, in the same order
     counts: dict = attrs.field(factory=dict)
     seen_exceptions: set = attrs.field(factory=set)
 
@@ -135,6 +139,7 @@ class VmProbes:
         else:
             raise ValueError(probe.kind)
         self.sources.append(source)
+        self.probe_of.append(probe)
 
     def _count(self, probe: Probe, source: Any, cap: int) -> bool:
         """One more hit of ``probe``; False once past its cap (the request is then cleared)."""
@@ -210,6 +215,16 @@ class VmProbes:
             location = frame["location"] if frame else location
         self.evidence.event(kind, vm=self.short, probe=probe.describe(), exception=facts, message=message,
                             location=location, throw_location=hit.location.to_python(), file=name, test=test)
+
+    def note_resolution(self) -> None:
+        """Which location probes found their code in this VM (called as the VM ends)."""
+        for probe, source in zip(self.probe_of, self.sources, strict=False):
+            if probe.location is None:
+                continue
+            if getattr(source, "resolved", False):
+                self.tally.resolved.add(probe)
+            elif getattr(source, "problem", None):
+                self.tally.unresolved_why[probe] = source.problem
 
     async def expire_after(self, seconds: float) -> None:
         await trio.sleep(seconds)

@@ -116,6 +116,7 @@ async def _probe_vm(settings: Settings, evidence: Evidence, tally: Tally, vms: d
                     vm._nursery.start_soon(probes.expire_after, settings.expire)
             await vm.resume()
             await vm.dead.wait()
+            probes.note_resolution()
     except Exception as e:  # the VM ended while we attached, or the link broke: the VM runs on regardless
         evidence.event("vm-error", vm=short, error=str(e))
     finally:
@@ -229,6 +230,11 @@ async def run(settings: Settings) -> int:
     failed_checks = (("assert" in settings.fail_on and tally.assertion_failures)
                      or ("exception" in settings.fail_on and (tally.exceptions or tally.test_failures)))
     final = code if code != 0 else (STATUS_FAILED_CHECKS if failed_checks else 0)
+    for probe in settings.probes:
+        if probe.location is not None and probe not in tally.resolved:
+            why = tally.unresolved_why.get(probe) or "no class of any VM had that location"
+            evidence.event("probe-unresolved", probe=probe.describe(), reason=why)
+            print(f"jdwpd ci: {probe.describe()} was never set: {why}", file=sys.stderr)
     evidence.event("run-end", status=final, command_status=command_status, timed_out=timed_out,
                    seconds=round(time.monotonic() - began, 3), vms=tally.vms, snapshots=tally.snapshots)
     evidence.close()

@@ -147,3 +147,35 @@ def test_bad_input_is_one_line_before_the_command_runs(tmp_path, args, words):
     for word in words:
         assert word in last, (word, last)
     assert not marker.exists(), "the command ran despite bad input"
+
+
+def test_a_location_that_never_resolves_is_said_at_the_end(tmp_path, sample_classes):
+    result = jdwpd_ci("--snapshot", "NoSuchFile.java:10", "--out", str(tmp_path / "o"), "--", "java", "-cp",
+                      str(sample_classes), "ci.Child", "fine")
+    assert result.returncode == 0, result.stderr
+    last = [line for line in result.stderr.splitlines() if line.strip()][-1]
+    assert last.startswith("jdwpd ci: snapshot NoSuchFile.java:10 was never set"), last
+    assert any(e["event"] == "probe-unresolved" for e in events(tmp_path / "o"))
+
+
+def test_config_file_and_select(tmp_path, sample_classes, sample_markers):
+    config = tmp_path / "jdwpd.toml"
+    config.write_text(f'''
+out = "{tmp_path / 'from-config'}"
+logpoint = ["Ledger.java:{sample_markers['ci_total']}:item={{item}}"]
+select = ["argv=fine"]
+[limits]
+depth = 1
+''')
+    result = jdwpd_ci("--config", str(config), "--", "java", "-cp", str(sample_classes), "ci.Forker", "fine",
+                      "fine", "assert")
+    assert result.returncode == 0, result.stderr
+    got = events(tmp_path / "from-config")
+    # Forker's argv names "fine" too, but Ledger.total never runs there; both "fine" children log
+    lines = [e for e in got if e["event"] == "log"]
+    assert len(lines) == 6 and {e["line"] for e in lines} == {"item=3", "item=4", "item=5"}
+    assert len({e["vm"]["pid"] for e in lines}) == 2
+    bad = tmp_path / "bad.toml"
+    bad.write_text("colour = 'red'\n")
+    result = jdwpd_ci("--config", str(bad), "--", "true")
+    assert result.returncode == 2 and "unknown key(s) colour" in result.stderr
