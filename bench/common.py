@@ -56,6 +56,7 @@ class Measurement:
 class Config:
     quick: bool
     java: str = "java"
+    tiny: bool = False  # the smallest kernels that still measure (tests/test_bench_smoke.py); with quick
 
     def pick(self, quick_value, full_value):
         return quick_value if self.quick else full_value

@@ -52,11 +52,13 @@ def prepare_bytecode(compiled: bool) -> str:
 
 
 def all_measurements() -> list[Measurement]:
+    from bench.api import API
     from bench.debugger import DEBUGGER_MEASUREMENTS
+    from bench.jdi_roundtrips import JDI_ROUNDTRIPS
     from bench.startup import STARTUP
     from bench.throughput import THROUGHPUT
 
-    return [STARTUP, THROUGHPUT, *DEBUGGER_MEASUREMENTS]
+    return [STARTUP, THROUGHPUT, *DEBUGGER_MEASUREMENTS, JDI_ROUNDTRIPS, API]
 
 
 def java_version(java: str) -> str:
@@ -177,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="2 repetitions and shorter kernels (< 5 min)")
     p.add_argument("--only", action="append", default=[], metavar="NAME",
                    help="run only this measurement (repeatable); see --list")
+    p.add_argument("--tiny", action="store_true", help=argparse.SUPPRESS)  # smoke tests: api, jdi_roundtrips
     p.add_argument("--reps", type=int, help="repetitions (default 5, or 2 with --quick)")
     p.add_argument("--list", action="store_true", help="list the measurements and exit")
     p.add_argument("--java", default="java", help="the java launcher to measure (default: java on PATH)")
@@ -200,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             p.error(f"unknown measurement(s) {unknown}; known: {sorted(known)}")
         measurements = [m for m in measurements if m.name in args.only]
-    cfg = Config(quick=args.quick, java=args.java)
+    cfg = Config(quick=args.quick or args.tiny, java=args.java, tiny=args.tiny)
     reps = args.reps or (2 if args.quick else 5)
     started = time.time()
     jdk = java_version(args.java)
