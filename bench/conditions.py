@@ -70,7 +70,7 @@ async def in_agent(n: int, condition: str) -> tuple[float, int, float]:
     """(ns per iteration, events received, seconds the loop took by the client's clock)."""
     async with jvm.open_jvm("jdwpd", compiled_classes(), "CondLoop", [str(n)]) as vm, \
             open_jdwp_client(vm.host, vm.port, timeout=60) as c:
-        await c.command("Jdwpd", "Hello", client_version=1)
+        await c.command("VirtualMachine", "JdwpdHello", client_version=1)
         ref, method, index = await _prepare(c)
         r = await c.command("Jdwpd", "CompileCondition", ref_type=ref, method_id=method, index=index,
                             expression=condition)

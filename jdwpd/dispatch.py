@@ -29,7 +29,7 @@ COMMAND_MODULES = (
     "virtual_machine", "reference_type", "class_type", "array_type", "interface_type", "method", "field",
     "object_reference", "string_reference", "thread_reference", "thread_group_reference", "array_reference",
     "class_loader_reference", "event_request", "stack_frame", "class_object_reference", "module_reference",
-    "jdwpd_ext",  # the vendor extension (docs/extensions.md)
+    "jdwpd_ext", "jdwpd_probe",  # the vendor extension (docs/extensions.md)
 )
 
 _TRAILING = re.compile(r"^(\d+) trailing bytes$")

@@ -2,14 +2,20 @@
 
 The JDWP specification leaves command sets 128-255 to vendors; docs/extensions.md defines this
 one as the specification defines a command set.  Pure data in the layout notation of spec.py.
-A server without the extension (the reference agent) answers every command here
-NOT_IMPLEMENTED, which is how a client learns that the extension is absent.
+The probe is VirtualMachine command 100 (JdwpdHello), not a command of set 128: the reference
+agent (OpenJDK 17 and 25) indexes its command tables with the set and command bytes read as signed
+numbers, so set 128 or 255 crashes its JVM (SIGSEGV in debugDispatch_getHandler) and others answer
+at random, while an unassigned command below 128 of a standard set is bounds-checked and answered
+NOT_IMPLEMENTED.  A client sends set 128 only to a server that answered JdwpdHello.
 """
 
 # fmt: off
 SETS = [
+    (1, "VirtualMachine", [
+        (100, "JdwpdHello", "int clientVersion", "int version, int features"),
+    ]),
     (128, "Jdwpd", [
-        (1, "Hello", "int clientVersion", "int version, int features"),
+        # 1 is not assigned: the hello is VirtualMachine.JdwpdHello (above)
         (2, "CompileCondition", "referenceType refType, method methodID, long index, string expression",
          "int exprID, int status, int column, string message"),
         (3, "DefineCapture",

@@ -1,6 +1,7 @@
 """jdwpd's vendor command set (128, "Jdwpd"): conditions, budgets (and captures) run in the agent.
 
-docs/extensions.md defines the commands.  A session enables the extension with Hello; until then
+docs/extensions.md defines the commands.  A session enables the extension with
+VirtualMachine.JdwpdHello (1, 100: jdwpd_probe.py; a probe that the reference answers safely); until then
 every other command of the set answers NOT_IMPLEMENTED, as a server without the extension does,
 and the session's Conditional modifiers are accepted and ignored, as the reference ignores them.
 The ids this set hands out name objects (a compiled condition, a budget) that the session
@@ -50,7 +51,7 @@ def enabled(session: Any) -> bool:
 def _state(ctx: Any) -> _SessionState:
     st = _STATES.get(ctx.session)
     if st is None:
-        raise JdwpError(ErrorCode.NOT_IMPLEMENTED, "send Jdwpd.Hello first")
+        raise JdwpError(ErrorCode.NOT_IMPLEMENTED, "send VirtualMachine.JdwpdHello first")
     return st
 
 
@@ -182,7 +183,6 @@ def program_kind(data: bytes) -> int:
 assert ObjKind.CONDITION == 1  # the agent's first byte (protocol/agent_code.py)
 
 HANDLERS = {
-    "Hello": hello,
     "CompileCondition": compile_condition_cmd,
     "DefineCapture": define_capture,
     "DefineBudget": define_budget,

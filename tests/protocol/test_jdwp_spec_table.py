@@ -109,7 +109,7 @@ EXPECTED = [
     (18, "ModuleReference", 2, "ClassLoader"),
     (64, "Event", 100, "Composite"),
     # jdwpd's vendor set (docs/extensions.md)
-    (128, "Jdwpd", 1, "Hello"),
+    (1, "VirtualMachine", 100, "JdwpdHello"),
     (128, "Jdwpd", 2, "CompileCondition"),
     (128, "Jdwpd", 3, "DefineCapture"),
     (128, "Jdwpd", 4, "DefineBudget"),

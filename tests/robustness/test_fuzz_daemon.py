@@ -165,3 +165,106 @@ async def test_fuzzed_packets_never_harm_the_daemon_or_the_jvm(tmp_path):
         assert tally["errors"] > PACKETS // 3 and tally["closed"] > 0, tally
         await well_formed_session(d.port, marker("tick"))
         assert d.jvm.returncode is None
+
+
+# --- jdwpd's extension (docs/extensions.md) ------------------------------------------------------
+_ATOMS = ["n", "ticks", "0", "1", "-1", "2147483647", "-2147483648", "9223372036854775807L", "1.5", "0.0",
+          "'x'", '"s"', "null", "true", "false", "this", "args", "Ticker.ticks", "Math.PI", "Integer.MAX_VALUE",
+          "nosuch", "n.x", "new int[3]", "s.length()", "ticks.foo", "(String) null", "Integer.valueOf(n)",
+          "String.valueOf(n).length()", "(\"a\" + n).length()"]
+_BINARY = ["+", "-", "*", "/", "%", "<<", ">>", ">>>", "<", ">", "<=", ">=", "==", "!=", "&", "|", "^", "&&", "||"]
+
+
+def hostile_expression(rng: random.Random, depth: int = 0) -> str:
+    """Java-ish text: valid and invalid, typed and ill-typed, deep, zero divisors, nulls, bad indexes."""
+    roll = rng.random()
+    if depth > 6 or roll < 0.3:
+        return rng.choice(_ATOMS)
+    if roll < 0.55:
+        return f"{hostile_expression(rng, depth + 1)} {rng.choice(_BINARY)} {hostile_expression(rng, depth + 1)}"
+    if roll < 0.65:
+        return f"({rng.choice(['int', 'long', 'byte', 'char', 'double', 'Object', 'String'])}) " \
+               f"{hostile_expression(rng, depth + 1)}"
+    if roll < 0.75:
+        return f"{rng.choice(['!', '-', '~'])}({hostile_expression(rng, depth + 1)})"
+    if roll < 0.82:
+        return f"{hostile_expression(rng, depth + 1)} ? {hostile_expression(rng, depth + 1)} : " \
+               f"{hostile_expression(rng, depth + 1)}"
+    if roll < 0.88:
+        return f"{hostile_expression(rng, depth + 1)} instanceof {rng.choice(['String', 'Integer', 'Nope', 'int'])}"
+    if roll < 0.93:  # deep nesting: refused for the agent (its stack), never a crash
+        k = rng.randint(20, 120)
+        return "(" * k + "n" + "".join(f" + {i})" for i in range(k))
+    return rng.choice(["n / 0 == 1", "n % 0 == 0", "args[5] == null", "args.length / (n - n) > 0",
+                       "((String) null).length() == 0", "1 +", ")", "\"unterminated", "n ==== 1", "a" * 5000])
+
+
+async def test_fuzzed_extension_never_harms_the_daemon_or_the_jvm(tmp_path):
+    """Hostile expressions compiled and run in the agent on a live breakpoint, random bodies for the
+    set's commands, Conditional modifiers with defined, forgotten and made-up ids: every answer is a
+    JDWP error code or a reply, the program goes on ticking, no thread is left suspended."""
+    classes = compile_robustness_java(tmp_path)
+    rng = random.Random(SEED + 20)
+    rounds = max(100, PACKETS // 4)
+    async with inprocess_daemon(["-cp", str(classes), "Ticker", "1000000", "2"]) as d:
+        async with open_jdwp_client("127.0.0.1", d.port, timeout=20) as c:
+            hello = await c.command("VirtualMachine", "JdwpdHello", client_version=1)
+            assert hello.version == 1
+            ref = await loaded_class(c, "LTicker;")
+            tick = next(m for m in (await c.command("ReferenceType", "Methods", ref_type=ref)).declared
+                        if m.name == "tick")
+            table = await c.command("Method", "LineTable", ref_type=ref, method_id=tick.method_id)
+            index = min(r.line_code_index for r in table.lines if r.line_number == marker("tick"))
+            where = {"mod_kind": ModKind.LOCATION_ONLY, "loc": Location(TypeTag.CLASS, ref, tick.method_id, index)}
+            ids = [0, -1, 2**31 - 1]
+            statuses = {0: 0, 1: 0, 2: 0}
+            requests = []
+            ext = [cs for cs in spec.COMMANDS.values() if cs.set_id == 128]
+            for _ in range(rounds):
+                roll = rng.random()
+                if roll < 0.5:
+                    text = hostile_expression(rng)
+                    r = await c.command("Jdwpd", "CompileCondition", ref_type=ref, method_id=tick.method_id,
+                                        index=index, expression=text)
+                    statuses[r.status] += 1
+                    assert (r.status == 0) == (r.expr_id > 0), (text, r)
+                    if r.status:
+                        assert r.message, text
+                    else:
+                        ids.append(r.expr_id)
+                elif roll < 0.6:
+                    b = await c.command("Jdwpd", "DefineBudget", hit_cap=rng.choice([0, 1, 3]),
+                                        expires_millis=rng.choice([0, 5, 1000]), rate_per_second=rng.choice([0, 2]),
+                                        cpu_ppm=rng.choice([0, 10, 10_000]))
+                    ids.append(b.budget_id)
+                elif roll < 0.85:
+                    mods = [where] + [{"mod_kind": ModKind.CONDITIONAL, "expr_id": rng.choice(ids)}
+                                      for _ in range(rng.randint(1, 3))]
+                    code, reply = await c.command_raw("EventRequest", "Set", event_kind=EventKind.BREAKPOINT,
+                                                      suspend_policy=SuspendPolicy.NONE, modifiers=mods)
+                    assert code in (0, ErrorCode.ILLEGAL_ARGUMENT), code
+                    if code == 0:
+                        requests.append(reply.request_id)
+                        code, _ = await c.command_raw("Jdwpd", "RequestStats", request_id=reply.request_id)
+                        assert code in (0, ErrorCode.INVALID_EVENT_TYPE)
+                elif roll < 0.9 and ids:
+                    await c.command("Jdwpd", "Forget", id=rng.choice(ids))
+                else:
+                    cs = rng.choice(ext)
+                    data = random_body(rng, [ref, tick.method_id, *[i & 0xFFFFFFFF for i in ids]])
+                    reply = await c.reply(await c.send_packet(cs.set_id, cs.cmd_id, data), 20)
+                    assert reply.error_code in VALID_CODES, reply
+                if rng.random() < 0.1:
+                    await trio.sleep(0.01)  # let the ticker hit the breakpoints
+            assert statuses[0] > 0 and statuses[1] > 0 and statuses[2] > 0, statuses
+            await trio.sleep(0.2)
+            for rid in requests:
+                await c.command("EventRequest", "Clear", event_kind=EventKind.BREAKPOINT, request_id=rid)
+            # nothing left suspended: the main thread is running
+            for t in (await c.command("VirtualMachine", "AllThreads")).threads:
+                status = await c.command("ThreadReference", "Status", thread=t.thread)
+                assert status.suspend_status == 0
+        assert d.jvm.returncode is None, "the JVM died"
+        await well_formed_session(d.port, marker("tick"))
+        assert d.jvm.returncode is None
+
