@@ -179,3 +179,35 @@ depth = 1
     bad.write_text("colour = 'red'\n")
     result = jdwpd_ci("--config", str(bad), "--", "true")
     assert result.returncode == 2 and "unknown key(s) colour" in result.stderr
+
+
+def test_a_progress_line_on_a_terminal_and_hit_caps(tmp_path, sample_classes, sample_markers):
+    import pty
+
+    controller, terminal = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "jdwpd", "ci", "--max-hits", "2", "--snapshot",
+                                 f"ci.Ledger:{sample_markers['ci_total']}", "--out", str(tmp_path / "o"), "--",
+                                 "java", "-cp", str(sample_classes), "ci.Child", "fine"],
+                                stdout=subprocess.DEVNULL, stderr=terminal, stdin=subprocess.DEVNULL)
+        os.close(terminal)
+        terminal = None
+        chunks = []
+        while True:
+            try:
+                data = os.read(controller, 4096)
+            except OSError:  # the terminal's other side closed: the run is over
+                break
+            if not data:
+                break
+            chunks.append(data)
+        assert proc.wait(120) == 0
+    finally:
+        os.close(controller)
+        if terminal is not None:
+            os.close(terminal)
+    seen = b"".join(chunks).decode(errors="replace")
+    assert "jdwpd ci: VMs 1" in seen and "snapshots 2" in seen, seen
+    got = events(tmp_path / "o")
+    assert len([e for e in got if e["event"] == "snapshot"]) == 2  # three hits, capped at two
+    assert any(e["event"] == "probe-spent" for e in got)
