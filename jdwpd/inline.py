@@ -23,7 +23,8 @@ from typing import Any
 
 import outcome
 import trio
-from trio._core._traps import CancelShieldedCheckpoint, WaitTaskRescheduled
+
+from .trio_private import CancelShieldedCheckpoint, WaitTaskRescheduled
 
 
 class _Handoff:

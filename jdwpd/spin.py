@@ -64,13 +64,9 @@ def until_readable(fd: int, max_ns: int) -> bool:
 
 
 def _event_loop_fd() -> int | None:
-    # trio has no public accessor for its epoll object; without it we do not spin.
-    try:
-        from trio._core._run import GLOBAL_RUN_CONTEXT
+    from .trio_private import event_loop_fd  # trio has no public accessor for its epoll object
 
-        return GLOBAL_RUN_CONTEXT.runner.io_manager._epoll.fileno()
-    except Exception:
-        return None
+    return event_loop_fd()
 
 
 class SpinBeforeSleep(trio.abc.Instrument):
