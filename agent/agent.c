@@ -151,6 +151,10 @@ static void parse_options(const char *options) {
             if (strcmp(value, "y") && strcmp(value, "n"))
                 option_fail("malformed value for option 'onuncaught': '%s'", value);
             G.opts.onuncaught = strcmp(value, "y") == 0;
+        } else if (strcmp(name, "optional") == 0) {
+            if (strcmp(value, "y") && strcmp(value, "n"))
+                option_fail("malformed value for option 'optional': '%s'", value);
+            G.opts.optional = strcmp(value, "y") == 0;
         } else if (strcmp(name, "launch") == 0) {
             /* The reference runs it when its late listener comes up; the daemon's is up from the start. */
             option_fail("option 'launch' is not the agent's: the daemon runs it (jdwpd launch --launch CMD)");
@@ -166,6 +170,20 @@ static void parse_options(const char *options) {
     /* The wake-up hook is an Exception event: only the full profile holds exception events. */
     if (!options_failed && (G.opts.onthrow || G.opts.onuncaught) && strcmp(G.opts.profile, "full") != 0)
         option_fail("options 'onthrow' and 'onuncaught' need profile=full (exception events)");
+}
+
+/* optional=y among the options, whatever else is wrong with them: `jdwpd ci` gives it to every JVM a
+ * build starts, and one started after the run (by a build daemon that outlived it) finds no secret:
+ * that JVM must run, undebugged, not fail to start. */
+static bool optional_requested(const char *options) {
+    const char *p = options ? options : "";
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        if (n == strlen("optional=y") && strncmp(p, "optional=y", n) == 0) return true;
+        p += n;
+        if (*p == ',') p++;
+    }
+    return false;
 }
 
 static int hexval(int c) {
@@ -432,6 +450,12 @@ static int common_init(JavaVM *vm, const char *options, bool live) {
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     (void)reserved;
     if (common_init(vm, options, false) != 0) {
+        if (optional_requested(options) && G.jvmti == NULL) {
+            /* nothing of ours is installed yet (no capability, no callback): the VM runs as if we were not there */
+            fprintf(stderr, "jdwpd agent: %s; optional=y: the JVM runs without the agent\n", option_error);
+            fflush(stderr);
+            return JNI_OK;
+        }
         /* One line, then a clean exit status: never start a VM the user thinks is debuggable. */
         fprintf(stderr, "jdwpd agent: %s\n", option_error);
         fflush(stderr);

@@ -21,6 +21,7 @@ typedef struct agent_options {
     char *log;
     char *onthrow;     /* onthrow=: the exception class's signature ("Ljava/lang/Foo;"), or NULL */
     bool onuncaught;   /* onuncaught=y */
+    bool optional;     /* optional=y: a VM whose agent cannot start (options, secret) runs without it */
 } agent_options;
 
 typedef struct agent_globals {

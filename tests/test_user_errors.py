@@ -142,3 +142,18 @@ def test_doctor_without_java_says_what_to_install(tmp_path):
                             env=env)
     assert result.returncode == 1
     assert "java: NOT FOUND" in result.stdout and "install" in result.stdout
+
+
+@pytest.mark.jvm
+def test_an_optional_agent_that_cannot_start_lets_the_jvm_run(tmp_path):
+    """`jdwpd ci` gives optional=y: a JVM a build daemon starts after the run (its secret gone) must start."""
+    agent = jdwpd("agent-path").stdout.strip()
+    options = f"link=unix:{tmp_path / 'gone.sock'},secretfile={tmp_path / 'gone-secret'}"
+    plain = subprocess.run(["java", f"-agentpath:{agent}={options}", "-version"], capture_output=True, text=True,
+                           timeout=60)
+    assert plain.returncode == 2 and "cannot read secretfile" in plain.stderr  # explicit: never a silent VM
+    optional = subprocess.run(["java", f"-agentpath:{agent}={options},optional=y", "-version"],
+                              capture_output=True, text=True, timeout=60)
+    assert optional.returncode == 0, optional.stderr
+    assert "optional=y: the JVM runs without the agent" in optional.stderr
+    assert "version" in optional.stderr

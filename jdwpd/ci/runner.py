@@ -31,6 +31,8 @@ from .probes import Tally, VmProbes, limits_of, selected
 #: Exit statuses of our own (docs/ci.md): the command's status otherwise.
 STATUS_FAILED_CHECKS = 3
 STATUS_TIMEOUT = 124
+#: How long a JVM waits at its start for the daemon before it runs undebugged.
+AGENT_WAIT_MS = 15000
 
 
 def tool_options(agent_options: str) -> str:
@@ -158,7 +160,10 @@ async def run(settings: Settings) -> int:
     from ..launch import bind_link
 
     link_sock, link_path = bind_link(workdir)
-    options = launcher.agent_option_string(f"unix:{link_path}", secret_path, profile=profile, suspend=True)
+    # suspend=y: each JVM waits at its start for its probes (at most AGENT_WAIT_MS, then runs);
+    # optional=y: one started after the run (a build daemon outlived it) runs without the agent.
+    options = launcher.agent_option_string(f"unix:{link_path}", secret_path, profile=profile, suspend=True,
+                                           timeout=AGENT_WAIT_MS, optional=True)
     env = {**os.environ, "JAVA_TOOL_OPTIONS": tool_options(options)}
     fleet = Fleet(f"unix:{link_path}", state_dir() / f"serve-{os.getpid()}.json")
     progress = Progress(tally)

@@ -51,7 +51,7 @@ def new_secret_file(directory: os.PathLike | str) -> tuple[bytes, pathlib.Path]:
 def agent_option_string(link_address: str | os.PathLike | tuple[str, int], secret_path: os.PathLike | str, *,
                         profile: str = "full", suspend: bool = False, timeout: int | None = None,
                         log: os.PathLike | str | None = None, include_virtual_threads: bool = False,
-                        onthrow: str | None = None, onuncaught: bool = False) -> str:
+                        onthrow: str | None = None, onuncaught: bool = False, optional: bool = False) -> str:
     """The text after '=' in -agentpath: link=..., secretfile=..., and the optional ones.
 
     link_address: "unix:/path" or "host:port", a (host, port) pair, or a filesystem path (a Unix socket).
@@ -79,6 +79,8 @@ def agent_option_string(link_address: str | os.PathLike | tuple[str, int], secre
         parts.append(f"onthrow={onthrow}")
     if onuncaught:
         parts.append("onuncaught=y")
+    if optional:  # a JVM whose agent cannot start (no secret: the run that set it up is over) runs without it
+        parts.append("optional=y")
     for p in parts:
         if "," in p:  # the agent splits options at commas
             raise ValueError(f"agent option {p!r} must not contain a comma")
