@@ -14,7 +14,7 @@ import trio
 
 from protocol.constants import ModKind, StepDepth, StepSize, SuspendPolicy
 
-from .errors import InvalidStateError, Timeout
+from .errors import InvalidStateError, Timeout, VMDisconnected
 from .threads import Frame, Thread
 from .types import Field, Location
 
@@ -47,10 +47,15 @@ class Stop:
             return
         self.resumed = True
         self.vm._stops.discard(self)
-        if self.policy == SuspendPolicy.ALL:
-            await self.vm.conn.command("VirtualMachine", "Resume")
-        elif self.policy == SuspendPolicy.EVENT_THREAD and self.thread is not None:
-            await self.vm.conn.command("ThreadReference", "Resume", thread=self.thread.id)
+        try:
+            if self.policy == SuspendPolicy.ALL:
+                await self.vm.conn.command("VirtualMachine", "Resume")
+            elif self.policy == SuspendPolicy.EVENT_THREAD and self.thread is not None:
+                await self.vm.conn.command("ThreadReference", "Resume", thread=self.thread.id)
+        except VMDisconnected:
+            # The resumed program may end at once, and its server close the connection before the
+            # reply arrives (a reset can take the reply with it): a VM that is gone holds nothing.
+            pass
 
 
 @attrs.define(eq=False)
