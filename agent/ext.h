@@ -53,6 +53,11 @@ typedef struct ext_req {
 int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out);
 void ext_obj_free(JNIEnv *env, ext_obj *o);
 
+/* cond_parse.c: operand bytes of an opcode (-1: unknown); the array class of a component tag. */
+int ext_operand_size(uint8_t op);
+jclass ext_array_class(uint8_t tag);
+bool ext_object_tag(uint8_t t);  /* a JDWP tag of an object (L [ s t g l c) */
+
 /* Evaluate a program on the current thread's top frame; 0 with *out set, or an XR_* reason. */
 int ext_eval(JNIEnv *env, const ext_prog *p, jthread thread, jmethodID method, ext_cell *out);
 

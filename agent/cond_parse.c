@@ -1,0 +1,216 @@
+/* Condition programs as the agent receives them: parsed, their structure verified (known opcodes,
+ * operands inside the code, table indexes, field ids this agent handed out for that class and
+ * type, forward jumps onto instructions, an END last) when the request is set, on the executor
+ * thread.  The run itself (cond.c) then checks only what depends on the values. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ext.h"
+
+static int arrays_init(JNIEnv *env);
+
+/* ---- parsing ------------------------------------------------------------------------------ */
+
+static void prog_free(JNIEnv *env, ext_prog *p) {
+    if (p == NULL) return;
+    for (uint16_t i = 0; p->classes != NULL && i < p->nclasses; i++)  /* classes stay NULL when parsing */
+        if (p->classes[i]) (*env)->DeleteGlobalRef(env, p->classes[i]);       /* stopped before them */
+    free(p->classes);
+    free(p->string_len);
+    free(p->strings);
+    free(p->pool);
+    free(p->code);
+    free(p);
+}
+
+void ext_obj_free(JNIEnv *env, ext_obj *o) {
+    if (o == NULL) return;
+    prog_free(env, o->prog);
+    free(o);
+}
+
+/* Operand bytes of each opcode (-1: unknown opcode). */
+int ext_operand_size(uint8_t op) {
+    switch (op) {
+    case OP_END: case OP_CONST_NULL: case OP_THIS: case OP_ALEN: case OP_SLEN: case OP_SEQ: case OP_SCHAR:
+    case OP_ISNULL: case OP_NOT: case OP_POP:
+        return 0;
+    case OP_CONST_I: case OP_CONST_F: return 4;
+    case OP_CONST_J: case OP_CONST_D: return 8;
+    case OP_CONST_S: case OP_INSTANCEOF: case OP_CHECKCAST: case OP_JMP: case OP_JMPF: case OP_JMPT:
+    case OP_ARITH: case OP_CMP: case OP_CONV:
+        return 2;
+    case OP_LOCAL: return 3;
+    case OP_FIELD: case OP_STATIC: return 11;
+    case OP_AGET: case OP_ACMP: return 1;
+    default: return -1;
+    }
+}
+
+/* Structure only (types are checked as the program runs): known opcodes, operands inside the code,
+ * indexes inside the tables, jumps forward onto an instruction boundary, an END at the end. */
+bool ext_object_tag(uint8_t t) { return t == 'L' || t == '[' || t == 's' || t == 't' || t == 'g' || t == 'l' || t == 'c'; }
+
+static int verify(JNIEnv *env, const ext_prog *p) {
+    uint8_t *starts = calloc(p->code_len + 1, 1);
+    if (starts == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
+    int st = 0;
+    uint32_t pc = 0;
+    uint8_t last = 0xff;
+    while (pc < p->code_len && !st) {
+        starts[pc] = 1;
+        uint8_t op = p->code[pc];
+        int n = ext_operand_size(op);
+        if (n < 0 || pc + 1 + (uint32_t)n > p->code_len) { st = LS_BAD_MESSAGE; break; }
+        const uint8_t *a = p->code + pc + 1;
+        if ((op == OP_FIELD || op == OP_STATIC) && be16(a + 1) >= p->nclasses) st = LS_BAD_MESSAGE;
+        if ((op == OP_FIELD || op == OP_STATIC) && !st) {
+            /* A field id this agent handed out, of the program's class (or a superclass), with the
+             * program's type: the run then reads it with JNI only after IsInstanceOf(object, class). */
+            jfieldID f;
+            uint8_t ftag = 0;
+            jclass decl = NULL;
+            if (field_check(env, be64(a + 3), p->classes[be16(a + 1)], op == OP_STATIC, &f, &ftag, &decl) != 0)
+                st = LS_INVALID_FIELD;
+            else if (!(ftag == a[0] || (ext_object_tag(ftag) && a[0] == 'L')))
+                st = JVMTI_ERROR_TYPE_MISMATCH;
+        }
+        if (op == OP_AGET && ext_array_class(a[0]) == NULL) st = LS_BAD_MESSAGE;
+        if ((op == OP_INSTANCEOF || op == OP_CHECKCAST) && be16(a) >= p->nclasses) st = LS_BAD_MESSAGE;
+        if (op == OP_CONST_S && be16(a) >= p->nstrings) st = LS_BAD_MESSAGE;
+        if ((op == OP_LOCAL || op == OP_THIS) && p->method == NULL) st = LS_BAD_MESSAGE;
+        last = op;
+        pc += 1 + (uint32_t)n;
+    }
+    if (!st && (pc != p->code_len || last != OP_END)) st = LS_BAD_MESSAGE;
+    /* Second pass: jump targets, now that every instruction start is known. */
+    for (pc = 0; pc < p->code_len && !st;) {
+        uint8_t op = p->code[pc];
+        uint32_t next = pc + 1 + (uint32_t)ext_operand_size(op);
+        if (op == OP_JMP || op == OP_JMPF || op == OP_JMPT) {
+            int16_t off = (int16_t)be16(p->code + pc + 1);
+            if (off < 0 || next + (uint32_t)off >= p->code_len || !starts[next + (uint32_t)off]) st = LS_BAD_MESSAGE;
+        }
+        pc = next;
+    }
+    free(starts);
+    return st;
+}
+
+static int parse_prog(JNIEnv *env, inbuf *in, ext_prog **out) {
+    ext_prog *p = calloc(1, sizeof *p);
+    if (p == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
+    int st = 0;
+    p->result_tag = ib_u8(in);
+    uint64_t mid = ib_u64(in);
+    (void)ib_u16(in);  /* max_stack: the compiler's claim; the run checks against EXT_MAX_STACK itself */
+    p->nclasses = ib_u16(in);
+    if (!in->bad && mid != 0) st = method_check(mid, &p->method);
+    if (!st && !in->bad && p->nclasses) {
+        p->classes = calloc(p->nclasses, sizeof *p->classes);
+        if (p->classes == NULL) st = JVMTI_ERROR_OUT_OF_MEMORY;
+        for (uint16_t i = 0; i < p->nclasses && !st && !in->bad; i++) {
+            jclass cls;
+            uint64_t id = ib_u64(in);
+            if (in->bad) break;
+            st = class_from_id(env, id, &cls);
+            if (!st) {
+                p->classes[i] = (*env)->NewGlobalRef(env, cls);
+                (*env)->DeleteLocalRef(env, cls);
+            }
+        }
+    }
+    if (!st && !in->bad) {
+        p->nstrings = ib_u16(in);
+        size_t start = in->pos, units = 0;
+        for (uint16_t i = 0; i < p->nstrings && !in->bad; i++) {  /* sizes first: one pool */
+            uint16_t n = ib_u16(in);
+            units += n;
+            if (in->pos + 2u * n > in->len) in->bad = true;
+            else in->pos += 2u * n;
+        }
+        in->pos = start;
+        if (!in->bad && p->nstrings) {
+            p->string_len = calloc(p->nstrings, sizeof *p->string_len);
+            p->strings = calloc(p->nstrings, sizeof *p->strings);
+            p->pool = calloc(units ? units : 1, sizeof *p->pool);
+            if (!p->string_len || !p->strings || !p->pool) st = JVMTI_ERROR_OUT_OF_MEMORY;
+            size_t at = 0;
+            for (uint16_t i = 0; i < p->nstrings && !st; i++) {
+                p->string_len[i] = ib_u16(in);
+                p->strings[i] = p->pool + at;
+                for (uint16_t k = 0; k < p->string_len[i]; k++) p->pool[at++] = ib_u16(in);
+            }
+        }
+    }
+    if (!st && !in->bad) {
+        p->code_len = ib_u32(in);
+        if (p->code_len == 0 || p->code_len > EXT_MAX_CODE || p->code_len > in->len - in->pos) in->bad = true;
+        else if ((p->code = malloc(p->code_len)) == NULL) st = JVMTI_ERROR_OUT_OF_MEMORY;
+        else {
+            memcpy(p->code, in->data + in->pos, p->code_len);
+            in->pos += p->code_len;
+        }
+    }
+    if (!st && in->bad) st = LS_BAD_MESSAGE;
+    if (!st) st = arrays_init(env);
+    if (!st) st = verify(env, p);
+    if (st) prog_free(env, p);
+    else *out = p;
+    return st;
+}
+
+int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out) {
+    *out = NULL;
+    if (len == 0) return 0;  /* a Conditional of a standard client: filters nothing */
+    inbuf in = {data, len, 0, false};
+    ext_obj *o = calloc(1, sizeof *o);
+    if (o == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
+    o->kind = ib_u8(&in);
+    int st = 0;
+    switch (o->kind) {
+    case XO_CONDITION:
+        st = parse_prog(env, &in, &o->prog);
+        break;
+    case XO_BUDGET:
+        o->hit_cap = ib_u32(&in);
+        o->expires_ms = (int64_t)ib_u64(&in);
+        o->rate = ib_u32(&in);
+        o->cpu_ppm = ib_u32(&in);
+        if (!in.bad && (o->expires_ms < 0 || o->cpu_ppm > 1000000)) st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
+        break;
+    default:  /* captures are defined in docs/extensions.md; this agent does not run them yet */
+        st = LS_NOT_CAPABLE;
+        break;
+    }
+    if (!st && !ib_done(&in)) st = LS_BAD_MESSAGE;
+    if (st) ext_obj_free(env, o);
+    else *out = o;
+    return st;
+}
+
+/* Array classes to check an AGET's array against, made on the executor thread when the first
+ * program is set (FindClass of an array of primitives or of Object loads nothing). */
+static jclass arrays[9];
+static const char ARRAY_TAGS[] = "ZBCSIJFDL";
+
+jclass ext_array_class(uint8_t tag) {
+    for (int i = 0; i < 9; i++)
+        if (ARRAY_TAGS[i] == tag) return arrays[i];
+    return NULL;
+}
+
+static int arrays_init(JNIEnv *env) {
+    static const char *const sigs[] = {"[Z", "[B", "[C", "[S", "[I", "[J", "[F", "[D", "[Ljava/lang/Object;"};
+    if (arrays[8] != NULL) return 0;
+    for (int i = 0; i < 9; i++) {
+        jclass local = (*env)->FindClass(env, sigs[i]);
+        if (local == NULL) {
+            (*env)->ExceptionClear(env);
+            return JVMTI_ERROR_INTERNAL;
+        }
+        if (arrays[i] == NULL) arrays[i] = (*env)->NewGlobalRef(env, local);
+        (*env)->DeleteLocalRef(env, local);
+    }
+    return 0;
+}
