@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
+from protocol.agent_code import Disabled
 from protocol.constants import EventKind, ModKind
 
 from .errors import Timeout
@@ -164,7 +165,16 @@ class Breakpoint(_Deferred):
     locations: list[Location] = attrs.field(factory=list, init=False)
     problem: str | None = attrs.field(default=None, init=False)
     condition_errors: list[str] = attrs.field(factory=list, init=False, repr=False)
+    #: Evaluate the condition in the VM when the server can (jdwpd's extension): no stop per hit.
+    #: False: always the standard way (stop, evaluate here over JDWP, resume).
+    in_vm: bool = attrs.field(default=True, kw_only=True)
+    #: Why the server disabled the in-VM condition (its budget: "cpu_quota", ...), else None.
+    disabled: str | None = attrs.field(default=None, init=False)
     _passed: int = attrs.field(default=0, init=False, repr=False)
+    _in_vm_requests: set[int] = attrs.field(factory=set, init=False, repr=False)
+    # Requests whose condition the VM could not compile yet (a class it names was not loaded when
+    # the breakpoint was set): tried again at their first hit.  request id -> location.
+    _retry: dict[int, Location] = attrs.field(factory=dict, init=False, repr=False)
 
     def __str__(self) -> str:
         return f"breakpoint {self.spec.text}"
@@ -203,19 +213,62 @@ class Breakpoint(_Deferred):
                 continue
             self.locations.append(loc)
             mods: list[dict] = [{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc.to_wire()}]
+            expr_id = await self._compile_in_vm(loc)
+            if expr_id:
+                # The condition, then the count of hits where it held, both judged in the VM.
+                mods.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": expr_id})
+                if self.hit_count:
+                    mods.append({"mod_kind": ModKind.COUNT, "count": self.hit_count})
+                # The same policy as the standard path: a hit holds its thread as long, with a frame.
+                self._in_vm_requests.add(await self._set(EventKind.BREAKPOINT, self._policy, mods, self._on_event))
+                continue
             if self.hit_count and self.condition is None:
                 mods.insert(0, {"mod_kind": ModKind.COUNT, "count": self.hit_count})
-            await self._set(EventKind.BREAKPOINT, self._policy, mods, self._on_event)
+            rid = await self._set(EventKind.BREAKPOINT, self._policy, mods, self._on_event)
+            if expr_id is None:
+                self._retry[rid] = loc
+
+    async def _move_in_vm(self, rid: int) -> None:
+        """At a standard-path hit (its thread held): compile again; if the VM can run the condition
+        now, replace the request by one that does.  Until the replacement is set, another thread
+        passing there is not stopped (the window is two commands long)."""
+        loc = self._retry.pop(rid)
+        expr_id = await self._compile_in_vm(loc)
+        if not expr_id or self.hit_count:  # a count already under way stays where it is counted
+            return
+        await self.vm._clear_request(EventKind.BREAKPOINT, rid)
+        self._requests.remove((EventKind.BREAKPOINT, rid))
+        mods = [{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc.to_wire()},
+                {"mod_kind": ModKind.CONDITIONAL, "expr_id": expr_id}]
+        self._in_vm_requests.add(await self._set(EventKind.BREAKPOINT, self._policy, mods, self._on_event))
+
+    async def _compile_in_vm(self, loc: Location) -> int | None:
+        """The condition compiled for the VM at ``loc`` (its id); 0: no condition, a server without
+        the extension, or an expression it cannot run (a method call ...); None: not now (a name
+        that does not resolve yet: its class may load later)."""
+        if self.condition is None or not self.in_vm or not await self.vm.has_extension():
+            return 0
+        wire = loc.to_wire()
+        r = await self.vm.conn.command("Jdwpd", "CompileCondition", ref_type=wire["class_id"],
+                                       method_id=wire["method_id"], index=wire["index"], expression=self.condition)
+        return r.expr_id if r.status == 0 else (None if r.status == 1 else 0)
 
     async def _on_event(self, event: Any, stop: Stop) -> None:
         if self.cleared:
             await stop.release()
             return
+        if int(event.event_kind) == EventKind.JDWPD_DISABLED:  # its budget ran out in the VM
+            self.disabled = Disabled(event.reason).name.lower()
+            await stop.release()
+            return
+        in_vm = event.request_id in self._in_vm_requests  # the VM sent only hits where it held
+        if event.request_id in self._retry and stop.policy:
+            await self._move_in_vm(event.request_id)
         hit = await self.vm._make_hit(self, event, stop)
-        if self.condition is not None and not await self._condition_holds(hit):
+        if self.condition is not None and not in_vm and not await self._condition_holds(hit):
             await hit.resume()
             return
-        if self.condition is not None and self.hit_count:
+        if self.condition is not None and self.hit_count and not in_vm:
             self._passed += 1
             if self._passed != self.hit_count:
                 await hit.resume()

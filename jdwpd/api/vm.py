@@ -53,6 +53,7 @@ class VM:
         self._stops: set[Stop] = set()
         self._threads: dict[int, Thread] = {}
         self._sources: set[EventSource] = set()
+        self._extension: bool | None = None  # jdwpd's extension (docs/extensions.md): asked once
         #: Set when VMStart arrived; ``held_at_start``: the VM waits there for ``resume()``.
         self.started = trio.Event()
         self.held_at_start = False
@@ -129,6 +130,17 @@ class VM:
             await self.conn.command("EventRequest", "Clear", event_kind=kind, request_id=request_id)
         except (VMDisconnected, JdwpError):
             pass  # gone with the VM, or expired (a Count): nothing left to clear
+
+    async def has_extension(self) -> bool:
+        """Whether the server runs conditions in the VM (jdwpd's extension, docs/extensions.md).
+        Asked once, with VirtualMachine.JdwpdHello: a server without it answers NOT_IMPLEMENTED."""
+        if self._extension is None:
+            try:
+                await self.conn.command("VirtualMachine", "JdwpdHello", client_version=1)
+                self._extension = True
+            except JdwpError:
+                self._extension = False
+        return self._extension
 
     async def _make_hit(self, source: Any, event: Any, stop: Stop) -> Hit:
         thread = stop.thread or await self.thread(event.thread)
@@ -231,28 +243,30 @@ class VM:
     # ------------------------------------------------------------------ requests
 
     async def breakpoint(self, location: str, *, condition: str | None = None, suspend: str = "thread",
-                         hit_count: int | None = None, allow_invoke: bool = False) -> Breakpoint:
+                         hit_count: int | None = None, allow_invoke: bool = False, in_vm: bool = True) -> Breakpoint:
         """Stop at ``location`` (``File.java:42``, ``pkg.Class:42``, ``pkg.Class.method``,
         ``pkg.Class.method(int,String)``), now or when its class loads.
 
         ``condition``: a Java expression; only hits where it is true count (method calls in it
         only with ``allow_invoke=True``).  ``suspend``: ``"thread"`` (the hitting thread is held),
         ``"all"`` (the VM), ``"none"`` (nothing held: the hit has no frames).  ``hit_count=N``:
-        only the Nth hit counts (then the breakpoint is spent).
+        only the Nth hit counts (then the breakpoint is spent).  ``in_vm``: where the server is
+        jdwpd, a condition it can compile runs in the VM (docs/extensions.md: no stop for a false
+        hit; ``bp.disabled`` says if its CPU budget ran out); False: always evaluated here.
         """
         if suspend not in SUSPEND_POLICIES:
             raise ValueError(f"suspend must be one of {sorted(SUSPEND_POLICIES)}, not {suspend!r}")
         bp = Breakpoint(self, spec=parse_location(location), condition=condition, suspend=suspend,
-                        hit_count=hit_count, allow_invoke=allow_invoke)
+                        hit_count=hit_count, allow_invoke=allow_invoke, in_vm=in_vm)
         await self._check_expression(condition)
         return await self._add(bp)
 
     async def logpoint(self, location: str, template: str, *, condition: str | None = None,
-                       allow_invoke: bool = False, echo: Any = None) -> Logpoint:
+                       allow_invoke: bool = False, echo: Any = None, in_vm: bool = True) -> Logpoint:
         """Print ``template`` (``"paid {order.id} amount={amount}"``) each time ``location`` runs;
         ``await log.lines()`` returns the lines; ``echo=print`` also hands each to a function."""
         lp = Logpoint(self, spec=parse_location(location), condition=condition, template=template,
-                      allow_invoke=allow_invoke, echo=echo)
+                      allow_invoke=allow_invoke, echo=echo, in_vm=in_vm)
         await self._check_expression(condition)
         return await self._add(lp)
 

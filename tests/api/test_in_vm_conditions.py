@@ -1,0 +1,47 @@
+"""Conditions evaluated in the VM (jdwpd's extension) and here (the standard path) give the same
+hits, values and log lines, on jdwpd and on the reference (where only the standard path exists).
+shop.Order is not loaded when the breakpoints are set: a condition naming its fields moves into
+the VM at its first hit."""
+
+from __future__ import annotations
+
+import pytest
+import trio
+from api_support import open_shop
+
+pytestmark = pytest.mark.jvm
+
+CONDITIONS = [  # (at shop_checkout, at shop_pay)
+    ("order.total > 100", "amount > 100 && revenue > 0"),
+    ("i == 1 && order.id % 2 == 0", "order.id % 3 != 0 || amount < 10"),
+    ("order.status == null || order.id > 3", "this.revenue >= 200L"),
+    ("order.items.size() == 2", "paid.size() > 2"),  # calls: the standard path on both servers
+]
+
+
+async def _hits(server_kind, shop_classes, lines, conditions, in_vm):
+    async with open_shop(server_kind, shop_classes) as vm:
+        bp = await vm.breakpoint(f"Checkout.java:{lines['shop_checkout']}", condition=conditions[0], in_vm=in_vm,
+                                 allow_invoke=True)
+        log = await vm.logpoint(f"Checkout.java:{lines['shop_pay']}", "id={order.id} amount={amount}",
+                                condition=conditions[1], in_vm=in_vm, allow_invoke=True)
+        await vm.resume()
+        seen = []
+        async for hit in bp.hits(limit=4, timeout=30):
+            local = await hit.frame.locals()
+            seen.append((await local["order"].get("id"), local["i"], await hit.evaluate("order.total")))
+            await hit.resume()
+        lines = await log.wait_lines(4, timeout=30)
+        return seen, lines[:4], await vm.has_extension(), (bool(bp._in_vm_requests), bool(log._in_vm_requests))
+
+
+async def test_same_hits_in_the_vm_and_here(server_kind, shop_classes, shop_lines):
+    with trio.fail_after(300):
+        for conditions in CONDITIONS:
+            here = await _hits(server_kind, shop_classes, shop_lines, conditions, False)
+            there = await _hits(server_kind, shop_classes, shop_lines, conditions, True)
+            assert here[:2] == there[:2], conditions
+            assert there[2] == (server_kind == "jdwpd")
+            ext = server_kind == "jdwpd"
+            assert there[3] == (ext and "size()" not in conditions[0], ext and "size()" not in conditions[1])
+            assert here[3] == (False, False)
