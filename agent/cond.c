@@ -441,18 +441,23 @@ static bool is_array(JNIEnv *env, jobject o) {
     return err == JVMTI_ERROR_NONE && is;
 }
 
-int ext_eval(JNIEnv *env, const ext_prog *p, jthread thread, jmethodID method, ext_cell *out) {
+int ext_run(JNIEnv *env, const ext_prog *p, jthread thread, jmethodID method, ext_cell *out) {
     if (p->method != NULL && p->method != method) return XR_OTHER;  /* compiled for another frame */
     if ((*env)->ExceptionCheck(env)) return XR_OTHER;
-    if ((*env)->PushLocalFrame(env, 32) != 0) {
-        (*env)->ExceptionClear(env);
-        return XR_OTHER;
-    }
     int st = run(env, p, thread, out);
     if ((*env)->ExceptionCheck(env)) {  /* nothing above should throw; never leave one behind */
         (*env)->ExceptionClear(env);
         if (!st) st = XR_OTHER;
     }
+    return st;
+}
+
+int ext_eval(JNIEnv *env, const ext_prog *p, jthread thread, jmethodID method, ext_cell *out) {
+    if ((*env)->PushLocalFrame(env, 32) != 0) {
+        (*env)->ExceptionClear(env);
+        return XR_OTHER;
+    }
+    int st = ext_run(env, p, thread, method, out);
     (*env)->PopLocalFrame(env, NULL);
     if (!st && out->t == 'L') out->v.l = NULL;  /* popped with the frame */
     return st;

@@ -11,7 +11,7 @@ static int arrays_init(JNIEnv *env);
 
 /* ---- parsing ------------------------------------------------------------------------------ */
 
-static void prog_free(JNIEnv *env, ext_prog *p) {
+void ext_prog_free(JNIEnv *env, ext_prog *p) {
     if (p == NULL) return;
     for (uint16_t i = 0; p->classes != NULL && i < p->nclasses; i++)  /* classes stay NULL when parsing */
         if (p->classes[i]) (*env)->DeleteGlobalRef(env, p->classes[i]);       /* stopped before them */
@@ -23,9 +23,17 @@ static void prog_free(JNIEnv *env, ext_prog *p) {
     free(p);
 }
 
+static void capture_free(JNIEnv *env, ext_capture *c) {
+    if (c == NULL) return;
+    for (uint16_t i = 0; c->watches != NULL && i < c->nwatches; i++) ext_prog_free(env, c->watches[i]);
+    free(c->watches);
+    free(c);
+}
+
 void ext_obj_free(JNIEnv *env, ext_obj *o) {
     if (o == NULL) return;
-    prog_free(env, o->prog);
+    ext_prog_free(env, o->prog);
+    capture_free(env, o->capture);
     free(o);
 }
 
@@ -97,7 +105,7 @@ static int verify(JNIEnv *env, const ext_prog *p) {
     return st;
 }
 
-static int parse_prog(JNIEnv *env, inbuf *in, ext_prog **out) {
+int ext_prog_parse(JNIEnv *env, inbuf *in, ext_prog **out) {
     ext_prog *p = calloc(1, sizeof *p);
     if (p == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
     int st = 0;
@@ -155,8 +163,42 @@ static int parse_prog(JNIEnv *env, inbuf *in, ext_prog **out) {
     if (!st && in->bad) st = LS_BAD_MESSAGE;
     if (!st) st = arrays_init(env);
     if (!st) st = verify(env, p);
-    if (st) prog_free(env, p);
+    if (st) ext_prog_free(env, p);
     else *out = p;
+    return st;
+}
+
+/* Limits as given (the daemon checks their ranges), each watch a program of its own. */
+static int parse_capture(JNIEnv *env, inbuf *in, ext_capture **out) {
+    ext_capture *c = calloc(1, sizeof *c);
+    if (c == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
+    c->frames = ib_u16(in);
+    c->locals_frames = ib_u16(in);
+    c->depth = ib_u16(in);
+    c->max_string = ib_u16(in);
+    c->max_items = ib_u16(in);
+    c->max_bytes = ib_u32(in);
+    c->max_micros = ib_u32(in);
+    c->this_object = ib_u8(in) != 0;
+    uint16_t n = ib_u16(in);
+    int st = in->bad ? LS_BAD_MESSAGE : 0;
+    if (!st && c->frames > 256) st = JVMTI_ERROR_ILLEGAL_ARGUMENT;  /* the capture's frame array */
+    if (!st && n) {
+        c->watches = calloc(n, sizeof *c->watches);
+        if (c->watches == NULL) st = JVMTI_ERROR_OUT_OF_MEMORY;
+    }
+    for (uint16_t i = 0; i < n && !st; i++) {
+        uint32_t len = ib_u32(in);
+        if (in->bad || len > in->len - in->pos) { st = LS_BAD_MESSAGE; break; }
+        inbuf sub = {in->data + in->pos + 1, len ? len - 1 : 0, 0, false};
+        if (len == 0 || in->data[in->pos] != XO_CONDITION) { st = LS_BAD_MESSAGE; break; }
+        in->pos += len;
+        st = ext_prog_parse(env, &sub, &c->watches[i]);
+        if (!st && !ib_done(&sub)) st = LS_BAD_MESSAGE;
+        if (!st) c->nwatches = (uint16_t)(i + 1);
+    }
+    if (st) capture_free(env, c);
+    else *out = c;
     return st;
 }
 
@@ -170,7 +212,7 @@ int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out)
     int st = 0;
     switch (o->kind) {
     case XO_CONDITION:
-        st = parse_prog(env, &in, &o->prog);
+        st = ext_prog_parse(env, &in, &o->prog);
         break;
     case XO_BUDGET:
         o->hit_cap = ib_u32(&in);
@@ -179,8 +221,11 @@ int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out)
         o->cpu_ppm = ib_u32(&in);
         if (!in.bad && (o->expires_ms < 0 || o->cpu_ppm > 1000000)) st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
         break;
-    default:  /* captures are defined in docs/extensions.md; this agent does not run them yet */
-        st = LS_NOT_CAPABLE;
+    case XO_CAPTURE:
+        st = parse_capture(env, &in, &o->capture);
+        break;
+    default:
+        st = LS_BAD_MESSAGE;
         break;
     }
     if (!st && !ib_done(&in)) st = LS_BAD_MESSAGE;

@@ -42,6 +42,7 @@ int ext_bind(filter *f) {
             r->expires_at_ns = o->expires_ms ? ext_now_ns() + o->expires_ms * 1000000 : 0;
         } else {
             r->budgeted = true;
+            if (o->kind == XO_CAPTURE) r->capture = o->capture;
         }
     }
     if (r != NULL) {
@@ -136,6 +137,22 @@ bool ext_after_match(filter *f) {
         f->expired = true;  /* the last hit goes out; the request says why it ends */
         r->disabled = XD_HIT_CAP;
     }
+    return true;
+}
+
+bool ext_capture_hit(filter *f, ev_ctx *c, hits *h, uint8_t kind) {
+    ext_req *r = f->ext;
+    if (r == NULL || r->capture == NULL || c->thread == NULL || c->method == NULL) return false;
+    int64_t t0 = ext_now_ns();
+    hit_begin(h, f->request_id, EK_JDWPD_CAPTURE, f->suspend_policy);
+    ob_location(&h->body, c->env, c->method, c->loc);
+    ob_u8(&h->body, kind);
+    size_t len_at = h->body.len;
+    ob_u32(&h->body, 0);
+    capture_write(c->env, r->capture, c->thread, c->method, c->loc, &h->body);
+    ob_put_u32_at(&h->body, len_at, (uint32_t)(h->body.len - len_at - 4));
+    int64_t t1 = ext_now_ns();
+    charge(f, t1 - t0, t1);  /* over the quota: this capture still goes out, the request ends after it */
     return true;
 }
 

@@ -21,10 +21,20 @@ typedef struct ext_prog {
     uint8_t *code;
 } ext_prog;
 
+/* What a capture reads at a hit (protocol/agent_code.py). */
+typedef struct ext_capture {
+    uint16_t frames, locals_frames, depth, max_string, max_items;
+    uint32_t max_bytes, max_micros;
+    bool this_object;
+    uint16_t nwatches;
+    ext_prog **watches;
+} ext_capture;
+
 /* One object named by a Conditional modifier. */
 typedef struct ext_obj {
     uint8_t kind;            /* XO_CONDITION / XO_CAPTURE / XO_BUDGET */
     ext_prog *prog;
+    ext_capture *capture;
     uint32_t hit_cap, rate, cpu_ppm;
     int64_t expires_ms;
 } ext_obj;
@@ -47,6 +57,7 @@ typedef struct ext_req {
     int32_t disabled;           /* XD_* once over budget */
     bool disabled_reported;
     bool budgeted;              /* a condition or a capture: the quota applies */
+    const ext_capture *capture; /* owned by the modifier's ext_obj */
 } ext_req;
 
 /* Parse the program bytes of a Conditional modifier (executor thread).  0 or a status. */
@@ -61,18 +72,30 @@ bool ext_object_tag(uint8_t t);  /* a JDWP tag of an object (L [ s t g l c) */
 /* Evaluate a program on the current thread's top frame; 0 with *out set, or an XR_* reason. */
 int ext_eval(JNIEnv *env, const ext_prog *p, jthread thread, jmethodID method, ext_cell *out);
 
+/* The same inside the caller's JNI local frame: an object result stays valid in it (captures). */
+int ext_run(JNIEnv *env, const ext_prog *p, jthread thread, jmethodID method, ext_cell *out);
+
 int64_t ext_now_ns(void);
 
 /* Filters (filters.c calls these, lock held). */
 struct filter;
 struct ev_ctx;
+struct hits;
 int ext_bind(struct filter *f);              /* after the modifiers parsed: f->ext made if needed */
 void ext_unbind(struct filter *f);           /* before the filter is freed: its counters kept a while */
 bool ext_before(struct filter *f);           /* expiry; false: the request is disabled now */
 bool ext_condition(struct filter *f, ext_obj *o, struct ev_ctx *c);
 bool ext_after_match(struct filter *f);      /* hit cap and rate; false: disabled, no hit */
+/* A filter with a capture: writes its JdwpdCapture hit in place of the event's (true), else false. */
+bool ext_capture_hit(struct filter *f, struct ev_ctx *c, struct hits *h, uint8_t kind);
+/* capture.c: the blob of one capture at the current thread's hit. */
+void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodID method, jlocation loc,
+                   outbuf *out);
+/* cond_parse.c */
+void ext_prog_free(JNIEnv *env, ext_prog *p);
+int ext_prog_parse(JNIEnv *env, inbuf *in, ext_prog **out);
+
 /* Appends a JdwpdDisabled hit if the filter disabled itself and has not said so yet. */
-struct hits;
 void ext_report_disabled(struct filter *f, struct hits *h);
 
 executor_fn exec_ext_lookup(uint16_t kind);

@@ -470,8 +470,10 @@ void match_kind(uint8_t kind, ev_ctx *c, hits *h, hit_writer w, void *arg) {
             expired |= f->expired;
             continue;
         }
-        hit_begin(h, f->request_id, kind, f->suspend_policy);
-        if (w) w(&h->body, c, arg);
+        if (!(f->ext && ext_capture_hit(f, c, h, kind))) {  /* a capture replaces the event's own hit */
+            hit_begin(h, f->request_id, kind, f->suspend_policy);
+            if (w) w(&h->body, c, arg);
+        }
         if (f->ext) ext_report_disabled(f, h);
         expired |= f->expired;
     }
@@ -492,8 +494,10 @@ void match_two_kinds(uint8_t k1, hit_writer w1, uint8_t k2, hit_writer w2, ev_ct
             expired |= f->expired;
             continue;
         }
-        hit_begin(h, f->request_id, kind, f->suspend_policy);
-        if (w) w(&h->body, c, arg);
+        if (!(f->ext && ext_capture_hit(f, c, h, kind))) {  /* a capture replaces the event's own hit */
+            hit_begin(h, f->request_id, kind, f->suspend_policy);
+            if (w) w(&h->body, c, arg);
+        }
         if (f->ext) ext_report_disabled(f, h);
         expired |= f->expired;
     }

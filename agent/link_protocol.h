@@ -359,11 +359,17 @@ enum ext_disabled {
     XD_RATE = 3,
     XD_CPU_QUOTA = 4,
 };
+enum ext_capture_flag {
+    CF_BYTES = 1,
+    CF_TIME = 2,
+    CF_FRAMES = 4,
+};
 #define EXT_MAX_STACK 32
 #define EXT_MAX_CODE 16384
 #define EXT_DEFAULT_CPU_PPM 10000
 #define EXT_CPU_WINDOW_MS 2000
 #define EXT_EVENT_COST_NS 5000
+#define CAPTURE_VERSION 1
 
 /* Message layouts (request -> reply). */
 /* HELLO (1): agent -> daemon, first frame after connect

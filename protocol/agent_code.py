@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import enum
 import struct
+from typing import Any
 
 
 class ObjKind(enum.IntEnum):
@@ -120,13 +121,15 @@ DEFAULT_CPU_PPM = 10_000  # 1% of one CPU, as production snapshot debuggers defa
 CPU_WINDOW_MS = 2000  # the quota's bucket holds this much time's worth of quota (a burst)
 EVENT_COST_NS = 5000  # charged per event sent: the callback's cost of encoding and sending it
 
-# Capture blob (the JdwpdCapture event's data), version 1:
-#   u8 version, u8 flags (CaptureFlag), u16 nframes, frames...
-#   frame: u8 ref kind, u64 class, u64 method, u64 index, u8 has_locals, [u16 nvars, (str name, item)...],
-#   then after the frames: item this (or tag 0), u16 nwatches, item...
-#   item: u8 tag (JDWP value tag; 0 absent), payload: primitives as in JDWP; 's' u32 length, u32 chars
-#   kept, UTF-8 bytes; 'L'/'[': str class signature, u8 truncated, u16 count, (str name, item)... for
-#   objects, items for arrays; 'N' null; 'E' error (u8 Reason).
+# Capture blob (the JdwpdCapture event's data), version 1, big-endian; str = u32 length + UTF-8:
+#   u8 version, u8 flags (CaptureFlag), u16 nframes,
+#   per frame: u8 ref kind, u64 class, u64 method, u64 index (a link location), u8 has_locals,
+#              [u16 count, (str name, item)...]  (locals live at the frame's index, table order)
+#   item `this` (tag 0: none), u16 nwatches, item per watch.
+#   item: u8 tag, then: Z u8 | B i8 | C u16 | S i16 | I i32 | J i64 | F f32 | D f64 | N (null) |
+#         s u32 length, u16 kept, kept UTF-16 units | L str class signature, u8 truncated (depth or
+#         items), u16 count, (str field, item)... (instance fields, own class first) |
+#         [ str signature, u32 length, u16 kept, items... | E u8 Reason | X (not read: a limit was hit)
 CAPTURE_VERSION = 1
 
 
@@ -153,3 +156,81 @@ def encode_capture(frames: int, locals_frames: int, depth: int, max_string: int,
     for w in watches:
         out.append(struct.pack(">I", len(w)) + w)
     return b"".join(out)
+
+
+_ITEM_FIXED = {"Z": ">B", "B": ">b", "C": ">H", "S": ">h", "I": ">i", "J": ">q", "F": ">f", "D": ">d"}
+
+
+class _Blob:
+    def __init__(self, data: bytes) -> None:
+        self.data, self.pos = data, 0
+
+    def take(self, fmt: str) -> Any:
+        v = struct.unpack_from(fmt, self.data, self.pos)
+        self.pos += struct.calcsize(fmt)
+        return v[0] if len(v) == 1 else v
+
+    def str(self) -> str:
+        n = self.take(">I")
+        raw = self.data[self.pos:self.pos + n]
+        self.pos += n
+        return raw.decode("utf-8", "replace")
+
+    def item(self) -> Any:
+        tag = chr(self.take(">B"))
+        if tag in _ITEM_FIXED:
+            v = self.take(_ITEM_FIXED[tag])
+            return {"Z": bool(v), "C": chr(v)}.get(tag, v) if tag in "ZC" else v
+        if tag == "N" or tag == "\0":
+            return None
+        if tag == "s":
+            length, kept = self.take(">IH")
+            text = self.data[self.pos:self.pos + 2 * kept].decode("utf-16-be", "surrogatepass")
+            self.pos += 2 * kept
+            return text if kept == length else {"@string": text, "@length": length, "@truncated": "max_string"}
+        if tag == "L":
+            sig = self.str()
+            truncated, n = self.take(">BH")
+            out: dict[str, Any] = {"@type": sig}
+            for _ in range(n):
+                name = self.str()
+                out[name] = self.item()
+            if truncated:
+                out["@truncated"] = True
+            return out
+        if tag == "[":
+            sig = self.str()
+            length, kept = self.take(">IH")
+            items = [self.item() for _ in range(kept)]
+            return items if kept == length else {"@type": sig, "@length": length, "@items": items,
+                                                 "@truncated": True}
+        if tag == "E":
+            return {"@error": Reason(self.take(">B")).name.lower()}
+        if tag == "X":
+            return {"@truncated": "limit"}
+        raise ValueError(f"capture item tag {tag!r}")
+
+
+def decode_capture(data: bytes) -> dict[str, Any]:
+    """A JdwpdCapture event's data as plain Python: frames (location ids and locals), this, watches,
+    and which limits cut it (``truncated``)."""
+    b = _Blob(data)
+    version, flags, nframes = b.take(">BBH")
+    if version != CAPTURE_VERSION:
+        raise ValueError(f"capture version {version}")
+    frames = []
+    for _ in range(nframes):
+        ref_kind, ref, method, index = b.take(">BQQQ")
+        frame: dict[str, Any] = {"class": ref, "method": method, "index": index}
+        if b.take(">B"):
+            frame["locals"] = {}
+            for _ in range(b.take(">H")):
+                name = b.str()
+                frame["locals"][name] = b.item()
+        frames.append(frame)
+    this = b.item()
+    watches = [b.item() for _ in range(b.take(">H"))]
+    if b.pos != len(data):
+        raise ValueError(f"{len(data) - b.pos} bytes after the capture")
+    return {"frames": frames, "this": this, "watches": watches,
+            "truncated": [f.name.lower() for f in CaptureFlag if flags & f]}

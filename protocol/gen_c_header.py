@@ -103,13 +103,15 @@ def render() -> str:
     for c_name, prefix, members in (("ext_obj_kind", "XO_", agent_code.ObjKind), ("ext_op", "OP_", agent_code.Op),
                                     ("ext_arith", "AR_", agent_code.ArithOp), ("ext_cond", "CC_", agent_code.Cond),
                                     ("ext_reason", "XR_", agent_code.Reason),
-                                    ("ext_disabled", "XD_", agent_code.Disabled)):
+                                    ("ext_disabled", "XD_", agent_code.Disabled),
+                                    ("ext_capture_flag", "CF_", agent_code.CaptureFlag)):
         lines += _enum(c_name, prefix, members)
     lines.append(f"#define EXT_MAX_STACK {agent_code.MAX_STACK}")
     lines.append(f"#define EXT_MAX_CODE {agent_code.MAX_CODE}")
     lines.append(f"#define EXT_DEFAULT_CPU_PPM {agent_code.DEFAULT_CPU_PPM}")
     lines.append(f"#define EXT_CPU_WINDOW_MS {agent_code.CPU_WINDOW_MS}")
     lines.append(f"#define EXT_EVENT_COST_NS {agent_code.EVENT_COST_NS}")
+    lines.append(f"#define CAPTURE_VERSION {agent_code.CAPTURE_VERSION}")
     lines.append("")
     lines.append("/* Message layouts (request -> reply). */")
     for spec in link.MESSAGES.values():

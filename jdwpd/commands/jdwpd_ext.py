@@ -18,17 +18,17 @@ from typing import Any
 import attrs
 
 from jdwpd.errors import AgentError, JdwpError
-from jdwpd.expr.agent_code import FieldRef, NotInAgent, compile_condition
+from jdwpd.expr.agent_code import FieldRef, NotInAgent, compile_condition, compile_expression
 from jdwpd.expr.errors import ExpressionError
 from jdwpd.model.requests import Modifier
-from protocol.agent_code import ObjKind, encode_budget
+from protocol.agent_code import ObjKind, encode_budget, encode_capture
 from protocol.constants import ErrorCode, ModKind
 
 SET_NAME = "Jdwpd"
 VERSION = 1
 FEATURE_CONDITIONS = 1
 FEATURE_BUDGETS = 2
-FEATURE_CAPTURES = 4  # not offered yet: the agent does not run captures
+FEATURE_CAPTURES = 4
 STATUS_OK, STATUS_ERROR, STATUS_NOT_IN_AGENT = 0, 1, 2
 _MOD_STATIC = 0x0008
 
@@ -124,10 +124,10 @@ class _Resolver:
 
 async def hello(ctx: Any, cmd: Any) -> Any:
     _STATES.setdefault(ctx.session, _SessionState())
-    return {"version": VERSION, "features": FEATURE_CONDITIONS | FEATURE_BUDGETS}
+    return {"version": VERSION, "features": FEATURE_CONDITIONS | FEATURE_BUDGETS | FEATURE_CAPTURES}
 
 
-async def compile_condition_cmd(ctx: Any, cmd: Any) -> Any:
+async def compile_condition_cmd(ctx: Any, cmd: Any, compiler: Any = compile_condition) -> Any:
     _state(ctx)
     vm = ctx.vm
     try:
@@ -135,7 +135,7 @@ async def compile_condition_cmd(ctx: Any, cmd: Any) -> Any:
     except AgentError as e:
         raise JdwpError(ErrorCode.INVALID_METHODID, str(e)) from None
     try:
-        program = await compile_condition(cmd.expression, _Resolver(vm, method, cmd.index))
+        program = await compiler(cmd.expression, _Resolver(vm, method, cmd.index))
     except NotInAgent as e:
         return {"expr_id": 0, "status": STATUS_NOT_IN_AGENT, "column": e.column or 0, "message": e.message}
     except ExpressionError as e:
@@ -143,9 +143,30 @@ async def compile_condition_cmd(ctx: Any, cmd: Any) -> Any:
     return {"expr_id": _define(ctx, program.program), "status": STATUS_OK, "column": 0, "message": ""}
 
 
+async def compile_expression_cmd(ctx: Any, cmd: Any) -> Any:
+    """A watch expression for a capture: any type, else as CompileCondition."""
+    return await compile_condition_cmd(ctx, cmd, compile_expression)
+
+
+_CAPTURE_MAX = {"frames": 256, "locals_frames": 256, "depth": 16, "max_string": 65535, "max_items": 65535,
+                "max_bytes": 16 << 20, "max_micros": 10_000_000}
+
+
 async def define_capture(ctx: Any, cmd: Any) -> Any:
-    _state(ctx)
-    raise JdwpError(ErrorCode.NOT_IMPLEMENTED, "captures are not run in this agent yet (Hello's features)")
+    st = _state(ctx)
+    for name, most in _CAPTURE_MAX.items():
+        v = getattr(cmd, name)
+        if not 0 <= v <= most:
+            raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, f"{name} must be in 0..{most}")
+    watches = []
+    for w in cmd.watches:
+        data = st.objects.get(w.expr_id)
+        if data is None or program_kind(data) != ObjKind.CONDITION:
+            raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, f"no jdwpd expression {w.expr_id}")
+        watches.append(data)
+    data = encode_capture(cmd.frames, cmd.locals_frames, cmd.depth, cmd.max_string, cmd.max_items, cmd.max_bytes,
+                          cmd.max_micros, cmd.this_object, watches)
+    return {"capture_id": _define(ctx, data)}
 
 
 async def define_budget(ctx: Any, cmd: Any) -> Any:
@@ -188,4 +209,5 @@ HANDLERS = {
     "DefineBudget": define_budget,
     "Forget": forget,
     "RequestStats": request_stats,
+    "CompileExpression": compile_expression_cmd,
 }

@@ -583,14 +583,16 @@ class _Compiler:
         return _Code(cond.code + _jump(Op.JMPF, len(then)) + then + other, sig, max(cond.need, a.need, b.need))
 
     # ---- the program --------------------------------------------------------------------
-    def program(self, body: _Code) -> bytes:
+    def program(self, body: _Code, exact: bool = False) -> bytes:
         if body.need > MAX_STACK:
             raise NotInAgent(f"expression too deeply nested for the agent (needs {body.need} stack cells, "
                              f"at most {MAX_STACK})", 1, self.text)
         code = body.code + _op(Op.END)
         if len(code) > MAX_CODE:
             raise NotInAgent("expression too long for the agent", 1, self.text)
-        out = [_u8(ObjKind.CONDITION), _u8(ord(body.cell)),
+        # A watch's result type says what an int on the stack is (a boolean, a char ...).
+        tag = _tag(body.sig) if exact and not body.literal and body.sig != NULL_SIG else body.cell
+        out = [_u8(ObjKind.CONDITION), _u8(ord(tag)),
                struct.pack(">Q", self.r.method_id if self.uses_frame else 0), _u16(body.need),
                _u16(len(self.classes))]
         out += [struct.pack(">Q", ref) for ref in self.classes]
@@ -608,7 +610,7 @@ async def compile_expression(text: str, resolver: Resolver) -> AgentProgram:
     expr = parse(text)
     comp = _Compiler(text, resolver)
     body = await comp.value(expr.tree)
-    return AgentProgram(comp.program(body), body.sig, text)
+    return AgentProgram(comp.program(body, exact=True), body.sig, text)
 
 
 async def compile_condition(text: str, resolver: Resolver) -> AgentProgram:

@@ -224,14 +224,24 @@ async def test_fuzzed_extension_never_harms_the_daemon_or_the_jvm(tmp_path):
                 roll = rng.random()
                 if roll < 0.5:
                     text = hostile_expression(rng)
-                    r = await c.command("Jdwpd", "CompileCondition", ref_type=ref, method_id=tick.method_id,
-                                        index=index, expression=text)
+                    r = await c.command("Jdwpd", rng.choice(["CompileCondition", "CompileExpression"]), ref_type=ref,
+                                        method_id=tick.method_id, index=index, expression=text)
                     statuses[r.status] += 1
                     assert (r.status == 0) == (r.expr_id > 0), (text, r)
                     if r.status:
                         assert r.message, text
                     else:
                         ids.append(r.expr_id)
+                elif roll < 0.55:
+                    code, reply = await c.command_raw(
+                        "Jdwpd", "DefineCapture", frames=rng.choice([0, 1, 5, 300]), locals_frames=rng.choice([0, 5]),
+                        depth=rng.choice([0, 2, 20]), max_string=rng.choice([0, 3, 256]), max_items=rng.choice([0, 5]),
+                        max_bytes=rng.choice([0, 100, 65536]), max_micros=rng.choice([0, 1, 10_000]),
+                        this_object=rng.random() < 0.5,
+                        watches=[{"expr_id": rng.choice(ids)} for _ in range(rng.randint(0, 2))])
+                    assert code in (0, ErrorCode.ILLEGAL_ARGUMENT), code
+                    if code == 0:
+                        ids.append(reply.capture_id)
                 elif roll < 0.6:
                     b = await c.command("Jdwpd", "DefineBudget", hit_cap=rng.choice([0, 1, 3]),
                                         expires_millis=rng.choice([0, 5, 1000]), rate_per_second=rng.choice([0, 2]),

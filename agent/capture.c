@@ -1,0 +1,274 @@
+/* Captures: what a logpoint or snapshot reads at a hit, written as one blob (protocol/agent_code.py
+ * documents it) that goes out in a JdwpdCapture hit.  The thread never waits for the daemon: the
+ * capture is read in the callback, within its limits (frames, locals frames, depth, string length,
+ * items, bytes, time), every truncation marked, and the event sent like any other.
+ *
+ * Unlike a condition this path allocates (the blob grows in an outbuf; JVMTI hands out variable
+ * tables and field lists), and each local costs HotSpot a VM operation (docs/performance.md). */
+#include <string.h>
+
+#include "ext.h"
+
+typedef struct cap_ctx {
+    JNIEnv *env;
+    const ext_capture *cap;
+    outbuf *out;
+    int64_t deadline_ns;
+    uint32_t byte_limit;
+    size_t flags_at;  /* the blob's flags byte (the buffer may move as it grows) */
+    bool over;       /* a limit was reached: the rest is written as 'X' */
+} cap_ctx;
+
+static bool over_budget(cap_ctx *x) {
+    if (x->over) return true;
+    uint8_t why = 0;
+    if (x->byte_limit && x->out->len > x->byte_limit) why = CF_BYTES;
+    else if (x->deadline_ns && ext_now_ns() > x->deadline_ns) why = CF_TIME;
+    if (why) {
+        if (!x->out->oom) x->out->data[x->flags_at] |= why;
+        x->over = true;
+    }
+    return x->over;
+}
+
+static void put_str(outbuf *b, const char *s) { ob_str(b, s); }
+
+static void ob_put_u16_at(outbuf *b, size_t at, uint16_t v) {
+    if (b->oom || at + 2 > b->len) return;
+    b->data[at] = (uint8_t)(v >> 8);
+    b->data[at + 1] = (uint8_t)v;
+}
+
+static void put_string(cap_ctx *x, jstring s) {
+    JNIEnv *env = x->env;
+    jint len = (*env)->GetStringLength(env, s);
+    jint keep = len < x->cap->max_string ? len : x->cap->max_string;
+    ob_u8(x->out, 's');
+    ob_u32(x->out, (uint32_t)len);
+    ob_u16(x->out, (uint16_t)keep);
+    jchar buf[64];
+    for (jint at = 0; at < keep; at += 64) {
+        jint n = keep - at < 64 ? keep - at : 64;
+        (*env)->GetStringRegion(env, s, at, n, buf);
+        for (jint i = 0; i < n; i++) ob_u16(x->out, buf[i]);
+    }
+}
+
+static void put_value(cap_ctx *x, char tag, jvalue v, int depth);
+
+static void put_object(cap_ctx *x, jobject o, int depth) {
+    JNIEnv *env = x->env;
+    if (o == NULL) { ob_u8(x->out, 'N'); return; }
+    if (over_budget(x)) { ob_u8(x->out, 'X'); return; }
+    if ((*env)->IsInstanceOf(env, o, G.cls_string)) { put_string(x, o); return; }
+    jclass cls = (*env)->GetObjectClass(env, o);
+    char *sig = NULL;
+    if ((*G.jvmti)->GetClassSignature(G.jvmti, cls, &sig, NULL) != JVMTI_ERROR_NONE) {
+        ob_u8(x->out, 'E');
+        ob_u8(x->out, XR_OTHER);
+        (*env)->DeleteLocalRef(env, cls);
+        return;
+    }
+    if (sig[0] == '[') {
+        jint len = (*env)->GetArrayLength(env, o);
+        jint keep = depth <= 0 ? 0 : len < x->cap->max_items ? len : x->cap->max_items;
+        ob_u8(x->out, '[');
+        put_str(x->out, sig);
+        ob_u32(x->out, (uint32_t)len);
+        ob_u16(x->out, (uint16_t)keep);
+        char ct = sig[1] == 'L' || sig[1] == '[' ? 'L' : sig[1];
+        for (jint i = 0; i < keep; i++) {
+            jvalue v;
+            memset(&v, 0, sizeof v);
+            switch (ct) {
+            case 'Z': (*env)->GetBooleanArrayRegion(env, o, i, 1, &v.z); break;
+            case 'B': (*env)->GetByteArrayRegion(env, o, i, 1, &v.b); break;
+            case 'C': (*env)->GetCharArrayRegion(env, o, i, 1, &v.c); break;
+            case 'S': (*env)->GetShortArrayRegion(env, o, i, 1, &v.s); break;
+            case 'I': (*env)->GetIntArrayRegion(env, o, i, 1, &v.i); break;
+            case 'J': (*env)->GetLongArrayRegion(env, o, i, 1, &v.j); break;
+            case 'F': (*env)->GetFloatArrayRegion(env, o, i, 1, &v.f); break;
+            case 'D': (*env)->GetDoubleArrayRegion(env, o, i, 1, &v.d); break;
+            default: v.l = (*env)->GetObjectArrayElement(env, o, i); break;
+            }
+            put_value(x, ct, v, depth - 1);
+            if (ct == 'L' && v.l) (*env)->DeleteLocalRef(env, v.l);
+        }
+    } else {
+        /* An object by its instance fields, own class first, then up the superclasses: JDK
+         * collections too (no code runs in the VM). */
+        ob_u8(x->out, 'L');
+        put_str(x->out, sig);
+        size_t trunc_at = x->out->len;
+        ob_u8(x->out, depth <= 0);
+        size_t count_at = x->out->len;
+        ob_u16(x->out, 0);
+        uint16_t n = 0;
+        for (jclass k = depth > 0 ? (*env)->NewLocalRef(env, cls) : NULL; k != NULL;) {
+            jint nf = 0;
+            jfieldID *fs = NULL;
+            if ((*G.jvmti)->GetClassFields(G.jvmti, k, &nf, &fs) == JVMTI_ERROR_NONE) {
+                for (jint i = 0; i < nf && n < x->cap->max_items && !over_budget(x); i++) {
+                    jint mods = 0;
+                    char *name = NULL, *fsig = NULL;
+                    if ((*G.jvmti)->GetFieldModifiers(G.jvmti, k, fs[i], &mods) != JVMTI_ERROR_NONE ||
+                        (mods & 0x0008) ||
+                        (*G.jvmti)->GetFieldName(G.jvmti, k, fs[i], &name, &fsig, NULL) != JVMTI_ERROR_NONE)
+                        continue;
+                    char t = fsig[0] == 'L' || fsig[0] == '[' ? 'L' : fsig[0];
+                    put_str(x->out, name);
+                    jvalue v = get_field_value(env, o, k, fs[i], (uint8_t)(t == 'L' ? TAG_OBJECT : t));
+                    put_value(x, t, v, depth - 1);
+                    if (t == 'L' && v.l) (*env)->DeleteLocalRef(env, v.l);
+                    jvmti_free(name);
+                    jvmti_free(fsig);
+                    n++;
+                }
+                if (n >= x->cap->max_items && !x->out->oom) x->out->data[trunc_at] = 1;
+                jvmti_free(fs);
+            }
+            jclass super = (*env)->GetSuperclass(env, k);
+            (*env)->DeleteLocalRef(env, k);
+            k = super;
+            if (n >= x->cap->max_items || x->over) {
+                if (k) (*env)->DeleteLocalRef(env, k);
+                break;
+            }
+        }
+        ob_put_u16_at(x->out, count_at, n);
+    }
+    jvmti_free(sig);
+    (*env)->DeleteLocalRef(env, cls);
+}
+
+static void put_value(cap_ctx *x, char tag, jvalue v, int depth) {
+    switch (tag) {
+    case 'Z': ob_u8(x->out, 'Z'); ob_u8(x->out, v.z ? 1 : 0); break;
+    case 'B': ob_u8(x->out, 'B'); ob_u8(x->out, (uint8_t)v.b); break;
+    case 'C': ob_u8(x->out, 'C'); ob_u16(x->out, v.c); break;
+    case 'S': ob_u8(x->out, 'S'); ob_u16(x->out, (uint16_t)v.s); break;
+    case 'I': ob_u8(x->out, 'I'); ob_u32(x->out, (uint32_t)v.i); break;
+    case 'J': ob_u8(x->out, 'J'); ob_u64(x->out, (uint64_t)v.j); break;
+    case 'F': { uint32_t b; memcpy(&b, &v.f, 4); ob_u8(x->out, 'F'); ob_u32(x->out, b); break; }
+    case 'D': { uint64_t b; memcpy(&b, &v.d, 8); ob_u8(x->out, 'D'); ob_u64(x->out, b); break; }
+    default: put_object(x, v.l, depth); break;
+    }
+}
+
+/* One frame's locals live at its location, as the variable table says. */
+static void put_locals(cap_ctx *x, jthread thread, int depth, jmethodID m, jlocation loc) {
+    jint n = 0;
+    jvmtiLocalVariableEntry *vars = NULL;
+    if ((*G.jvmti)->GetLocalVariableTable(G.jvmti, m, &n, &vars) != JVMTI_ERROR_NONE) {
+        ob_u8(x->out, 0);  /* no table (no -g, native): no locals */
+        return;
+    }
+    ob_u8(x->out, 1);
+    size_t count_at = x->out->len;
+    ob_u16(x->out, 0);
+    uint16_t kept = 0;
+    for (jint i = 0; i < n; i++) {
+        jvmtiLocalVariableEntry *e = &vars[i];
+        /* `this` is the capture's own item (as JDI leaves it out of a frame's visible variables) */
+        bool live = loc >= e->start_location && loc < e->start_location + e->length &&
+                    !(e->slot == 0 && strcmp(e->name, "this") == 0);
+        if (live && !x->over) {
+            char t = e->signature[0] == 'L' || e->signature[0] == '[' ? 'L' : e->signature[0];
+            jvalue v;
+            memset(&v, 0, sizeof v);
+            jvmtiError err;
+            switch (t) {
+            case 'J': err = (*G.jvmti)->GetLocalLong(G.jvmti, thread, depth, e->slot, &v.j); break;
+            case 'F': err = (*G.jvmti)->GetLocalFloat(G.jvmti, thread, depth, e->slot, &v.f); break;
+            case 'D': err = (*G.jvmti)->GetLocalDouble(G.jvmti, thread, depth, e->slot, &v.d); break;
+            case 'L': err = (*G.jvmti)->GetLocalObject(G.jvmti, thread, depth, e->slot, &v.l); break;
+            default: err = (*G.jvmti)->GetLocalInt(G.jvmti, thread, depth, e->slot, &v.i);
+                if (t == 'Z') v.z = v.i != 0; else if (t == 'B') v.b = (jbyte)v.i;
+                else if (t == 'C') v.c = (jchar)v.i; else if (t == 'S') v.s = (jshort)v.i;
+                break;
+            }
+            put_str(x->out, e->name);
+            if (err != JVMTI_ERROR_NONE) {
+                ob_u8(x->out, 'E');
+                ob_u8(x->out, XR_OTHER);
+            } else {
+                put_value(x, t, v, x->cap->depth);
+                if (t == 'L' && v.l) (*x->env)->DeleteLocalRef(x->env, v.l);
+            }
+            kept++;
+        }
+        jvmti_free(e->name);
+        jvmti_free(e->signature);
+        jvmti_free(e->generic_signature);
+    }
+    jvmti_free(vars);
+    ob_put_u16_at(x->out, count_at, kept);
+}
+
+void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodID method, jlocation loc,
+                   outbuf *out) {
+    cap_ctx x = {env, cap, out, cap->max_micros ? ext_now_ns() + (int64_t)cap->max_micros * 1000 : 0,
+                 cap->max_bytes, 0, false};
+    if ((*env)->PushLocalFrame(env, 64) != 0) {
+        (*env)->ExceptionClear(env);
+        ob_u8(out, CAPTURE_VERSION);
+        ob_u8(out, CF_TIME);  /* nothing could be read */
+        ob_u16(out, 0);
+        ob_u8(out, 0);
+        ob_u16(out, 0);
+        return;
+    }
+    ob_u8(out, CAPTURE_VERSION);
+    x.flags_at = out->len;
+    ob_u8(out, 0);
+    jvmtiFrameInfo frames[257];
+    jint nframes = 0;
+    int want = cap->frames ? cap->frames : 1;
+    if ((*G.jvmti)->GetStackTrace(G.jvmti, thread, 0, want + 1, frames, &nframes) != JVMTI_ERROR_NONE) nframes = 0;
+    if (nframes > want) {
+        nframes = want;
+        if (!out->oom) out->data[x.flags_at] |= CF_FRAMES;
+    }
+    if (nframes == 0) {  /* the event's own place, at least */
+        frames[0].method = method;
+        frames[0].location = loc;
+        nframes = 1;
+    }
+    ob_u16(out, (uint16_t)nframes);
+    for (jint d = 0; d < nframes; d++) {
+        ob_location(out, env, frames[d].method, frames[d].location);
+        if (d < cap->locals_frames && !over_budget(&x)) put_locals(&x, thread, d, frames[d].method, frames[d].location);
+        else ob_u8(out, 0);
+    }
+    /* `this` of the top frame, then the watch expressions' values */
+    jobject self = NULL;
+    jint mods = 0;
+    if (cap->this_object && (*G.jvmti)->GetMethodModifiers(G.jvmti, method, &mods) == JVMTI_ERROR_NONE &&
+        !(mods & 0x0008) && (*G.jvmti)->GetLocalInstance(G.jvmti, thread, 0, &self) == JVMTI_ERROR_NONE && self)
+        put_object(&x, self, cap->depth);
+    else
+        ob_u8(out, 0);
+    ob_u16(out, cap->nwatches);
+    for (uint16_t i = 0; i < cap->nwatches; i++) {
+        ext_cell v;
+        int st = ext_run(env, cap->watches[i], thread, method, &v);
+        if (st) {
+            ob_u8(out, 'E');
+            ob_u8(out, (uint8_t)st);
+        } else if (v.t == 'K') {
+            ob_u8(out, 's');  /* a string constant: written whole */
+            ob_u32(out, cap->watches[i]->string_len[v.v.i]);
+            ob_u16(out, cap->watches[i]->string_len[v.v.i]);
+            for (uint16_t k = 0; k < cap->watches[i]->string_len[v.v.i]; k++)
+                ob_u16(out, cap->watches[i]->strings[v.v.i][k]);
+        } else {
+            /* the program's result type says what an int on the stack was (boolean, char ...) */
+            char t = v.t == 'I' && strchr("ZBCS", cap->watches[i]->result_tag) ? (char)cap->watches[i]->result_tag
+                                                                            : v.t;
+            if (t == 'Z') v.v.z = v.v.i != 0; else if (t == 'B') v.v.b = (jbyte)v.v.i;
+            else if (t == 'C') v.v.c = (jchar)v.v.i; else if (t == 'S') v.v.s = (jshort)v.v.i;
+            put_value(&x, t, v.v, cap->depth);
+        }
+    }
+    (*env)->PopLocalFrame(env, NULL);
+}
