@@ -55,7 +55,8 @@ async def _prepare(c, cls: str, line: int) -> tuple[int, int, int]:
     raise RuntimeError(f"no line {line}")
 
 
-async def jdwpd_capture(main: str, args: list[str], line: int, limits: dict, watches: list[str]) -> tuple[str, int, float]:
+async def jdwpd_capture(main: str, args: list[str], line: int, limits: dict,
+                        watches: list[str]) -> tuple[str, int, float]:
     """(stdout, captures received, seconds from resume to the VM's death)."""
     async with jvm.open_jvm("jdwpd", compiled_classes(), main, args) as vm, \
             open_jdwp_client(vm.host, vm.port, timeout=60) as c:
@@ -68,7 +69,8 @@ async def jdwpd_capture(main: str, args: list[str], line: int, limits: dict, wat
         cap = await c.command("Jdwpd", "DefineCapture", watches=ids, **limits)
         budget = await c.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0, cpu_ppm=0)
         await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.NONE,
-                        modifiers=[_loc(ref, method, index), {"mod_kind": ModKind.CONDITIONAL, "expr_id": cap.capture_id},
+                        modifiers=[_loc(ref, method, index),
+                                   {"mod_kind": ModKind.CONDITIONAL, "expr_id": cap.capture_id},
                                    {"mod_kind": ModKind.CONDITIONAL, "expr_id": budget.budget_id}])
         t0 = time.perf_counter()
         await c.command("VirtualMachine", "Resume")
