@@ -28,7 +28,7 @@ SETS = [
          "long evaluations, long trues, long nullErrors, long indexErrors, long arithmeticErrors,"
          " long typeErrors, long otherErrors, long costNanos, long hits, int disabledReason"),
         (7, "CompileExpression", "referenceType refType, method methodID, long index, string expression",
-         "int exprID, int status, int column, string message"),
+         "int exprID, int status, int column, string message, string signature"),
     ]),
 ]
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
-from protocol.agent_code import Disabled
+from protocol.agent_code import Disabled, decode_capture
 from protocol.constants import EventKind, ModKind
 
 from .errors import Timeout
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = ["EventSource", "Breakpoint", "Logpoint", "ExceptionBreakpoint", "Watchpoint", "SUSPEND_POLICIES"]
 
 SUSPEND_POLICIES = {"none": 0, "thread": 1, "all": 2}
+_PRIMITIVES = frozenset("ZBCSIJFD")
 Handler = Callable[[Hit], Awaitable[Any]]
 
 
@@ -213,6 +214,8 @@ class Breakpoint(_Deferred):
                 continue
             self.locations.append(loc)
             mods: list[dict] = [{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc.to_wire()}]
+            if await self._capture_in_vm(loc, mods):
+                continue
             expr_id = await self._compile_in_vm(loc)
             if expr_id:
                 # The condition, then the count of hits where it held, both judged in the VM.
@@ -227,6 +230,10 @@ class Breakpoint(_Deferred):
             rid = await self._set(EventKind.BREAKPOINT, self._policy, mods, self._on_event)
             if expr_id is None:
                 self._retry[rid] = loc
+
+    async def _capture_in_vm(self, loc: Location, mods: list[dict]) -> bool:
+        """Set the request as one the VM captures for (a logpoint's): False when it cannot."""
+        return False
 
     async def _move_in_vm(self, rid: int) -> None:
         """At a standard-path hit (its thread held): compile again; if the VM can run the condition
@@ -304,6 +311,7 @@ class Logpoint(Breakpoint):
     template: str = attrs.field(default="", kw_only=True)
     echo: Callable[[str], Any] | None = attrs.field(default=None, kw_only=True, repr=False)
     _lines: list[str] = attrs.field(factory=list, init=False, repr=False)
+    _capture_parts: dict[int, list] = attrs.field(factory=dict, init=False, repr=False)
     _changed: trio.Event = attrs.field(factory=trio.Event, init=False, repr=False)
 
     def __str__(self) -> str:
@@ -312,6 +320,75 @@ class Logpoint(Breakpoint):
     @property
     def _needs_frame(self) -> bool:
         return True
+
+    async def _capture_in_vm(self, loc: Location, mods: list[dict]) -> bool:
+        """Where the server is jdwpd and every part of the template is a primitive or a String the
+        VM can evaluate (and so is the condition): the VM captures the parts' values at each hit
+        and the line is made here; the thread is never held (docs/extensions.md, captures)."""
+        if not self.in_vm or not await self.vm.has_extension():
+            return False
+        from jdwpd.expr import parse_template
+
+        wire = loc.to_wire()
+        where = {"ref_type": wire["class_id"], "method_id": wire["method_id"], "index": wire["index"]}
+        conn = self.vm.conn
+        parts: list[Any] = []
+        watches = []
+        for part in parse_template(self.template).parts:
+            if isinstance(part, str):
+                parts.append(part)
+                continue
+            r = await conn.command("Jdwpd", "CompileExpression", expression=part.text, **where)
+            if r.status != 0 or not (r.signature in _PRIMITIVES or r.signature == "Ljava/lang/String;"):
+                return False  # an object would print through toString(): a call, only here
+            parts.append(r.signature)
+            watches.append({"expr_id": r.expr_id})
+        extra = []
+        if self.condition is not None:
+            c = await conn.command("Jdwpd", "CompileCondition", expression=self.condition, **where)
+            if c.status != 0:
+                return False
+            extra.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": c.expr_id})
+        cap = await conn.command("Jdwpd", "DefineCapture", frames=1, locals_frames=0, depth=0, max_string=65535,
+                                 max_items=0, max_bytes=0, max_micros=0, this_object=False, watches=watches)
+        extra.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": cap.capture_id})
+        rid = await self._set(EventKind.BREAKPOINT, 0, mods + extra, self._on_event)
+        self._in_vm_requests.add(rid)
+        self._capture_parts[rid] = parts
+        return True
+
+    async def _on_event(self, event: Any, stop: Stop) -> None:
+        if int(event.event_kind) != EventKind.JDWPD_CAPTURE:
+            await super()._on_event(event, stop)
+            return
+        await stop.release()
+        if self.cleared:
+            return
+        from jdwpd.expr import primitive_text
+
+        values = iter(decode_capture(event.data)["watches"])
+        out = []
+        for part in self._capture_parts[event.request_id]:
+            if part in _PRIMITIVES:
+                v = next(values)
+                if isinstance(v, dict):
+                    out.append(f"<error: {v['@error']}>")
+                else:  # decode_capture gives a char as a str
+                    out.append(primitive_text(part, ord(v) if isinstance(v, str) else v))
+            elif part == "Ljava/lang/String;":
+                v = next(values)
+                out.append("null" if v is None else f"<error: {v['@error']}>" if isinstance(v, dict) else v)
+            else:
+                out.append(part)
+        self.hit_total += 1
+        self._add_line("".join(out))
+
+    def _add_line(self, line: str) -> None:
+        self._lines.append(line)
+        if self.echo is not None:
+            self.echo(line)
+        self._changed.set()
+        self._changed = trio.Event()
 
     async def _consume(self, hit: Hit) -> None:
         from .access import render_in_frame
@@ -324,11 +401,7 @@ class Logpoint(Breakpoint):
                 line = f"{self.template} [error: {e}]"
         finally:
             await hit.resume()
-        self._lines.append(line)
-        if self.echo is not None:
-            self.echo(line)
-        self._changed.set()
-        self._changed = trio.Event()
+        self._add_line(line)
 
     async def lines(self) -> list[str]:
         """Every line printed so far, oldest first."""

@@ -127,7 +127,7 @@ async def hello(ctx: Any, cmd: Any) -> Any:
     return {"version": VERSION, "features": FEATURE_CONDITIONS | FEATURE_BUDGETS | FEATURE_CAPTURES}
 
 
-async def compile_condition_cmd(ctx: Any, cmd: Any, compiler: Any = compile_condition) -> Any:
+async def _compile(ctx: Any, cmd: Any, compiler: Any) -> dict:
     _state(ctx)
     vm = ctx.vm
     try:
@@ -137,15 +137,23 @@ async def compile_condition_cmd(ctx: Any, cmd: Any, compiler: Any = compile_cond
     try:
         program = await compiler(cmd.expression, _Resolver(vm, method, cmd.index))
     except NotInAgent as e:
-        return {"expr_id": 0, "status": STATUS_NOT_IN_AGENT, "column": e.column or 0, "message": e.message}
+        return {"expr_id": 0, "status": STATUS_NOT_IN_AGENT, "column": e.column or 0, "message": e.message,
+                "signature": ""}
     except ExpressionError as e:
-        return {"expr_id": 0, "status": STATUS_ERROR, "column": e.column or 0, "message": e.message}
-    return {"expr_id": _define(ctx, program.program), "status": STATUS_OK, "column": 0, "message": ""}
+        return {"expr_id": 0, "status": STATUS_ERROR, "column": e.column or 0, "message": e.message, "signature": ""}
+    return {"expr_id": _define(ctx, program.program), "status": STATUS_OK, "column": 0, "message": "",
+            "signature": program.signature}
+
+
+async def compile_condition_cmd(ctx: Any, cmd: Any) -> Any:
+    r = await _compile(ctx, cmd, compile_condition)
+    del r["signature"]  # always boolean
+    return r
 
 
 async def compile_expression_cmd(ctx: Any, cmd: Any) -> Any:
-    """A watch expression for a capture: any type, else as CompileCondition."""
-    return await compile_condition_cmd(ctx, cmd, compile_expression)
+    """A watch expression for a capture: any type, and its static type in the reply."""
+    return await _compile(ctx, cmd, compile_expression)
 
 
 _CAPTURE_MAX = {"frames": 256, "locals_frames": 256, "depth": 16, "max_string": 65535, "max_items": 65535,

@@ -45,3 +45,24 @@ async def test_same_hits_in_the_vm_and_here(server_kind, shop_classes, shop_line
             ext = server_kind == "jdwpd"
             assert there[3] == (ext and "size()" not in conditions[0], ext and "size()" not in conditions[1])
             assert here[3] == (False, False)
+
+
+async def _lines(server_kind, shop_classes, line, template, condition, in_vm):
+    async with open_shop(server_kind, shop_classes) as vm:
+        log = await vm.logpoint(f"Checkout.java:{line}", template, condition=condition, in_vm=in_vm)
+        await vm.resume()
+        lines = await log.wait_lines(6, timeout=30)
+        return lines[:6], bool(log._capture_parts)
+
+
+async def test_logpoint_lines_captured_in_the_vm_equal_the_standard_ones(server_kind, shop_classes, shop_lines):
+    """A template of primitives and Strings is captured by the VM (no stop at all) under jdwpd."""
+    line = shop_lines["shop_pay"]
+    with trio.fail_after(300):
+        for template, condition in (("amount={amount} revenue={revenue} big={amount > 100} half={amount / 2.0}",
+                                     None),
+                                    ("r={revenue % 7} neg={-amount} c={(char) (65 + amount % 26)}", "amount > 5")):
+            here = await _lines(server_kind, shop_classes, line, template, condition, False)
+            there = await _lines(server_kind, shop_classes, line, template, condition, True)
+            assert here[0] == there[0], template
+            assert there[1] == (server_kind == "jdwpd") and not here[1]
