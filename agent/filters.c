@@ -448,7 +448,11 @@ bool filter_matches(filter *f, ev_ctx *c) {
 }
 
 void hits_init(hits *h) {
-    ob_init(&h->body, 128);
+    /* Empty until a hit is written (the buffer grows on first use): a callback that matches
+     * nothing, a false condition included, allocates nothing. */
+    h->body.data = NULL;
+    h->body.len = h->body.cap = 0;
+    h->body.oom = false;
     h->count = 0;
     h->policy = SP_NONE;
 }
