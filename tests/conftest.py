@@ -23,6 +23,11 @@ HAVE_JDK = shutil.which("javac") is not None and shutil.which("java") is not Non
 
 
 def pytest_collection_modifyitems(config, items):
+    if "slow" not in (config.getoption("-m") or ""):
+        later = pytest.mark.skip(reason="slow: not in the default run; `python -m pytest -m slow` runs it")
+        for item in items:
+            if "slow" in item.keywords:
+                item.add_marker(later)
     if HAVE_JDK:
         return
     skip = pytest.mark.skip(reason="no JDK (java/javac) on PATH: apt-get install openjdk-17-jdk-headless")

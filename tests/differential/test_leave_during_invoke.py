@@ -69,12 +69,18 @@ async def leave_during_invoke(kind: str, classes: Path, how: str, single: bool, 
     return facts
 
 
-LONG_MS = 12_000  # longer than session.DETACH_TIMEOUT (10 s)
+LONG_MS = 12_000  # longer than the daemon once waited for a leaving session's invokes (10 s)
+CASES = [pytest.param(how, single, 1500, id=f"short-{'single-threaded' if single else 'all-threads'}-{how}")
+         for single in (False, True) for how in ("dispose", "vanish")]
+# The issue's own scenario (Dispose while a non-single-threaded invoke outlasts any wait) runs by
+# default; the other long ones take 25 s each and exercise the same path: `-m slow` runs them.
+CASES += [pytest.param("dispose", False, LONG_MS, id="long-all-threads-dispose")]
+CASES += [pytest.param(how, single, LONG_MS, id=f"long-{'single-threaded' if single else 'all-threads'}-{how}",
+                       marks=pytest.mark.slow)
+          for single, how in ((False, "vanish"), (True, "dispose"), (True, "vanish"))]
 
 
-@pytest.mark.parametrize("how", ["dispose", "vanish"])
-@pytest.mark.parametrize("single", [False, True], ids=["all-threads", "single-threaded"])
-@pytest.mark.parametrize("invoke_ms", [1500, LONG_MS], ids=["short", "long"])
+@pytest.mark.parametrize("how, single, invoke_ms", CASES)
 async def test_leaving_during_an_invoke_leaves_nothing_suspended(classes, how, single, invoke_ms):
     expected = {"exit": 0, "stdout": ["workers counted 240", "main done"]}
     assert await leave_during_invoke("reference", classes, how, single, invoke_ms) == expected
