@@ -417,6 +417,7 @@ static int common_init(JavaVM *vm, const char *options, bool live) {
         return -1;
     }
     objects_init();
+    unload_init();
     threads_init();
     vt_callbacks cbs;  /* JDK 21's layout: 17's callbacks and the virtual-thread ones */
     memset(&cbs, 0, sizeof cbs);

@@ -30,6 +30,7 @@ enum link_kind {
     LK_WELCOME = 4,
     LK_EVENT = 8,
     LK_NOTICE = 9,
+    LK_CLASS_UNLOADED = 10,
     LK_VM_INFO = 16,
     LK_ALL_CLASSES = 17,
     LK_ALL_THREADS = 18,
@@ -395,6 +396,10 @@ enum ext_capture_flag {
 /* NOTICE (9): agent -> daemon: VM_DEATH notice (what=1) after the last events; log lines (what=2)
  *   request  what: i32
  *   request  detail: str
+ */
+/* CLASS_UNLOADED (10): agent -> daemon: a class whose id the agent handed out was unloaded (its id is dead), reported whether or not a CLASS_UNLOAD request asks, before the next event
+ *   request  ref: id
+ *   request  signature: str
  */
 /* VM_INFO (16): system properties (GetSystemProperties) and capabilities held
  *   reply    flags: i32

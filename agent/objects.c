@@ -126,6 +126,8 @@ uint64_t obj_id(JNIEnv *env, jobject obj) {
         }
     }
     o_exit();
+    /* A class's id is sent: its unload must reach the daemon, which caches facts under the id. */
+    if (id != 0 && (*env)->IsInstanceOf(env, obj, G.cls_class)) unload_watch_class((jclass)obj, id);
     return id;
 }
 

@@ -1,7 +1,17 @@
-/* CLASS_UNLOAD: HotSpot has no unload event for agents, so while unloads are asked for, a second
- * JVMTI environment tags every class with its signature; the ObjectFree of a tagged class object is
- * its unload.  ObjectFree runs inside GC and may only queue (raw monitor + malloc); the writer thread
- * drains the queue and reports (as the reference's class tracking does at GC end). */
+/* Class unloads.  HotSpot has no unload event for agents: a second JVMTI environment tags class
+ * objects with a record (its id, its signature), and the ObjectFree of a tagged class object is its
+ * unload.  Two levels:
+ *  - watching (from OnLoad/OnAttach): only the classes whose id the agent hands out are tagged
+ *    (obj_id), so the daemon hears that an id it may have cached facts under is dead (CLASS_UNLOADED
+ *    link message) whether or not a debugger asked for unload events.  Cost: one tag per class sent;
+ *    nothing per class load, nothing per event (a flag test), per GC one flag store and HotSpot's
+ *    weak processing of those few tags.
+ *  - tracking (from the first CLASS_UNLOAD request on): ClassPrepare on in this environment too and
+ *    every loaded class tagged, so that every unload can be matched against the requests (as the
+ *    reference's class tracking does).
+ * ObjectFree runs where HotSpot posts it and may only queue (raw monitor, no allocation: the record
+ * is the queue node); GarbageCollectionFinish only sets a flag.  The writer thread, and every thread
+ * before it sends an event, drains the queue and reports. */
 /* POSIX (clock_gettime, strdup, sockets) also where the build sets no feature macro. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -11,135 +21,203 @@
 
 #include "filters.h"
 
-typedef struct unloaded {
-    struct unloaded *next;
-    char *signature;
-} unloaded;
+typedef struct tracked {
+    struct tracked *next;  /* queue link, once freed */
+    uint64_t id;           /* the agent's object id of the class object; 0: none handed out */
+    char signature[];
+} tracked;
 
 static jvmtiEnv *track;
-static jrawMonitorID queue_lock;
-static unloaded *queue;
-static volatile bool active;
+static jrawMonitorID queue_lock;  /* the queue; taken by ObjectFree */
+static jrawMonitorID tag_lock;    /* a class's GetTag/SetTag pair (never taken by ObjectFree) */
+static tracked *queue;
+static volatile bool active;   /* every class tagged, ClassPrepare on */
+static volatile bool maybe_freed;  /* a GC finished or an ObjectFree was queued since the last drain */
 
-static void tag_class(jclass cls) {
-    char *sig = NULL;
-    if ((*track)->GetClassSignature(track, cls, &sig, NULL) != JVMTI_ERROR_NONE) return;
-    char *copy = strdup(sig);
-    (*track)->Deallocate(track, (unsigned char *)sig);
+static void t_enter(jrawMonitorID m) {
+    if ((*track)->RawMonitorEnter(track, m) != JVMTI_ERROR_NONE) agent_log("unload: raw monitor enter failed");
+}
+
+static void t_exit(jrawMonitorID m) {
+    if ((*track)->RawMonitorExit(track, m) != JVMTI_ERROR_NONE) agent_log("unload: raw monitor exit failed");
+}
+
+/* Tag cls (once), and note its id if one is given.  Any thread, no agent lock held. */
+static void tag_class(jclass cls, uint64_t id) {
+    t_enter(tag_lock);
     jlong old = 0;
-    (*track)->GetTag(track, cls, &old);
-    if (old != 0 || copy == NULL || (*track)->SetTag(track, cls, (jlong)(intptr_t)copy) != JVMTI_ERROR_NONE)
-        free(copy);
+    if ((*track)->GetTag(track, cls, &old) != JVMTI_ERROR_NONE) {
+        t_exit(tag_lock);
+        return;
+    }
+    if (old != 0) {
+        tracked *t = (tracked *)(intptr_t)old;
+        if (id != 0 && t->id == 0) t->id = id;  /* alive (we hold a reference): no ObjectFree races this */
+        t_exit(tag_lock);
+        return;
+    }
+    char *sig = NULL;
+    if ((*track)->GetClassSignature(track, cls, &sig, NULL) != JVMTI_ERROR_NONE) {
+        t_exit(tag_lock);
+        return;
+    }
+    size_t n = strlen(sig);
+    tracked *t = malloc(sizeof *t + n + 1);
+    if (t != NULL) {
+        t->next = NULL;
+        t->id = id;
+        memcpy(t->signature, sig, n + 1);
+        if ((*track)->SetTag(track, cls, (jlong)(intptr_t)t) != JVMTI_ERROR_NONE) free(t);
+    }
+    if ((*track)->Deallocate(track, (unsigned char *)sig) != JVMTI_ERROR_NONE) agent_log("unload: deallocate failed");
+    t_exit(tag_lock);
 }
 
 static void JNICALL on_object_free(jvmtiEnv *env, jlong tag) {
     (void)env;
-    unloaded *u = malloc(sizeof *u);
-    if (u == NULL) {
-        free((char *)(intptr_t)tag);
-        return;
-    }
-    u->signature = (char *)(intptr_t)tag;
-    (*track)->RawMonitorEnter(track, queue_lock);
-    u->next = queue;
-    queue = u;
-    (*track)->RawMonitorExit(track, queue_lock);
+    tracked *t = (tracked *)(intptr_t)tag;
+    t_enter(queue_lock);
+    t->next = queue;
+    queue = t;
+    t_exit(queue_lock);
+    maybe_freed = true;
+}
+
+static void JNICALL on_gc_finish(jvmtiEnv *env) {
+    (void)env;
+    maybe_freed = true;
 }
 
 static void JNICALL on_class_prepare(jvmtiEnv *env, JNIEnv *jni, jthread thread, jclass klass) {
     (void)env; (void)jni; (void)thread;
-    tag_class(klass);
+    tag_class(klass, 0);
 }
 
-/* The first CLASS_UNLOAD request starts tracking; it stays on (cheap: one tag per class). */
-int unload_tracking_start(JNIEnv *env) {
-    if (track != NULL) return 0;
-    if ((*G.jvm)->GetEnv(G.jvm, (void **)&track, JVMTI_VERSION_1_2) != JNI_OK) {
-        track = NULL;
-        return LS_NOT_CAPABLE;
+/* OnLoad/OnAttach: the watching environment.  Without it the daemon just never hears of unloads. */
+void unload_init(void) {
+    jvmtiEnv *e = NULL;
+    if ((*G.jvm)->GetEnv(G.jvm, (void **)&e, JVMTI_VERSION_1_2) != JNI_OK || e == NULL) {
+        agent_log("unload: no second JVMTI environment; class unloads go unreported");
+        return;
     }
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
     caps.can_tag_objects = 1;
     caps.can_generate_object_free_events = 1;
+    caps.can_generate_garbage_collection_events = 1;
     jvmtiEventCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.ObjectFree = on_object_free;
     cb.ClassPrepare = on_class_prepare;
-    if ((*track)->AddCapabilities(track, &caps) != JVMTI_ERROR_NONE ||
-        (*track)->CreateRawMonitor(track, "jdwpd unloads", &queue_lock) != JVMTI_ERROR_NONE ||
-        (*track)->SetEventCallbacks(track, &cb, sizeof cb) != JVMTI_ERROR_NONE ||
-        (*track)->SetEventNotificationMode(track, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL) != JVMTI_ERROR_NONE ||
-        (*track)->SetEventNotificationMode(track, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, NULL) != JVMTI_ERROR_NONE) {
-        (*track)->DisposeEnvironment(track);
-        track = NULL;
-        return LS_NOT_CAPABLE;
+    cb.GarbageCollectionFinish = on_gc_finish;
+    jvmtiError err;
+    if ((err = (*e)->AddCapabilities(e, &caps)) != JVMTI_ERROR_NONE ||
+        (err = (*e)->CreateRawMonitor(e, "jdwpd unloads", &queue_lock)) != JVMTI_ERROR_NONE ||
+        (err = (*e)->CreateRawMonitor(e, "jdwpd unload tags", &tag_lock)) != JVMTI_ERROR_NONE ||
+        (err = (*e)->SetEventCallbacks(e, &cb, sizeof cb)) != JVMTI_ERROR_NONE ||
+        (err = (*e)->SetEventNotificationMode(e, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, NULL)) != JVMTI_ERROR_NONE ||
+        (err = (*e)->SetEventNotificationMode(e, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, NULL))
+            != JVMTI_ERROR_NONE) {
+        agent_log("unload: class unload watching unavailable (JVMTI error %d)", (int)err);
+        if ((*e)->DisposeEnvironment(e) != JVMTI_ERROR_NONE) agent_log("unload: dispose failed");
+        return;
     }
-    jint n;
+    track = e;
+}
+
+/* obj_id: the id of class object cls was just handed out. */
+void unload_watch_class(jclass cls, uint64_t id) {
+    if (track != NULL) tag_class(cls, id);
+}
+
+/* The first CLASS_UNLOAD request tags every class; it stays on (cheap: one tag per class). */
+int unload_tracking_start(JNIEnv *env) {
+    if (active) return 0;
+    if (track == NULL) return LS_NOT_CAPABLE;
+    if ((*track)->SetEventNotificationMode(track, JVMTI_ENABLE, JVMTI_EVENT_CLASS_PREPARE, NULL) != JVMTI_ERROR_NONE)
+        return LS_NOT_CAPABLE;
+    jint n = 0;
     jclass *classes;
     if ((*track)->GetLoadedClasses(track, &n, &classes) == JVMTI_ERROR_NONE) {
         for (jint i = 0; i < n; i++) {
-            tag_class(classes[i]);
+            tag_class(classes[i], 0);
             (*env)->DeleteLocalRef(env, classes[i]);
         }
-        (*track)->Deallocate(track, (unsigned char *)classes);
+        if ((*track)->Deallocate(track, (unsigned char *)classes) != JVMTI_ERROR_NONE)
+            agent_log("unload: deallocate failed");
     }
     active = true;
     agent_log("class unload tracking on (%d classes)", (int)n);
     return 0;
 }
 
-bool unload_tracking_active(void) { return active; }
+/* Whether unloads may have to be reported (the writer polls, events drain first). */
+bool unload_tracking_active(void) { return track != NULL; }
 
 static void write_signature(outbuf *b, ev_ctx *c, void *arg) {
     (void)c;
     ob_str(b, arg);
 }
 
+static void send_class_unloaded(const tracked *t) {
+    outbuf b;
+    ob_init(&b, 64 + strlen(t->signature));
+    ob_frame_begin(&b);
+    ob_u64(&b, t->id);
+    ob_str(&b, t->signature);
+    ob_frame_end(&b, 0, LK_CLASS_UNLOADED, 0);
+    link_send(&b, false);  /* small; never waits for room (the writer thread sends these too) */
+}
+
+static void send_unload_events(JNIEnv *env, const char *sig) {
+    ev_ctx c;
+    memset(&c, 0, sizeof c);
+    c.env = env;
+    /* Patterns match the dotted name, as for the other kinds. */
+    size_t n = strlen(sig);
+    c.class_name = malloc(n + 1);
+    if (c.class_name) {
+        const char *s = sig;
+        size_t len = n;
+        if (sig[0] == 'L' && n >= 2) {
+            s = sig + 1;
+            len = n - 2;
+        }
+        for (size_t i = 0; i < len; i++) c.class_name[i] = s[i] == '/' ? '.' : s[i];
+        c.class_name[len] = 0;
+    }
+    hits h;
+    hits_init(&h);
+    lock_enter();
+    match_kind(EK_CLASS_UNLOAD, &c, &h, write_signature, (void *)sig);
+    /* An unload suspends nothing, whatever its requests ask: the reference's composite for it says
+     * NONE and holds no thread (JDI's EventSet.resume() then resumes nothing either). */
+    h.policy = SP_NONE;
+    lock_exit();
+    hits_send_raw(env, NULL, 0, &h);
+    hits_free(&h);
+    ctx_free(&c);
+}
+
 /* Called by the writer thread, and before every event (the reference reports the unloads a GC did
- * before the next event); no locks held. */
+ * before the next event); no locks held.  Without a GC since the last call: one flag test. */
 void unload_report_pending(JNIEnv *env) {
-    if (!active) return;
+    if (track == NULL || !maybe_freed) return;
+    maybe_freed = false;
     /* HotSpot posts ObjectFree lazily; any use of the tracking env's tag map delivers the pending
      * ones, here on this thread. */
     jlong ignored;
-    (*track)->GetTag(track, G.cls_class, &ignored);
-    (*track)->RawMonitorEnter(track, queue_lock);
-    unloaded *list = queue;
+    if ((*track)->GetTag(track, G.cls_class, &ignored) != JVMTI_ERROR_NONE) agent_log("unload: GetTag failed");
+    t_enter(queue_lock);
+    tracked *list = queue;
     queue = NULL;
-    (*track)->RawMonitorExit(track, queue_lock);
+    t_exit(queue_lock);
     while (list) {
-        unloaded *u = list;
-        list = u->next;
-        ev_ctx c;
-        memset(&c, 0, sizeof c);
-        c.env = env;
-        /* Patterns match the dotted name, as for the other kinds. */
-        const char *sig = u->signature;
-        size_t n = strlen(sig);
-        c.class_name = malloc(n + 1);
-        if (c.class_name) {
-            const char *s = sig;
-            size_t len = n;
-            if (sig[0] == 'L' && n >= 2) {
-                s = sig + 1;
-                len = n - 2;
-            }
-            for (size_t i = 0; i < len; i++) c.class_name[i] = s[i] == '/' ? '.' : s[i];
-            c.class_name[len] = 0;
-        }
-        hits h;
-        hits_init(&h);
-        lock_enter();
-        match_kind(EK_CLASS_UNLOAD, &c, &h, write_signature, (void *)sig);
-        /* An unload suspends nothing, whatever its requests ask: the reference's composite for it says
-         * NONE and holds no thread (JDI's EventSet.resume() then resumes nothing either). */
-        h.policy = SP_NONE;
-        lock_exit();
-        hits_send_raw(env, NULL, 0, &h);
-        hits_free(&h);
-        ctx_free(&c);
-        free(u->signature);
-        free(u);
+        tracked *t = list;
+        list = t->next;
+        /* The daemon's cached facts under this id go first, then the events the requests ask for. */
+        if (t->id != 0) send_class_unloaded(t);
+        if (active) send_unload_events(env, t->signature);
+        free(t);
     }
 }

@@ -515,6 +515,9 @@ class VM:
             if message["notice"] == NOTICE_VM_DEATH:
                 await self._vm_died()
             return
+        if "class_unloaded" in message:
+            self._class_unloaded(message["class_unloaded"])
+            return
         hits = message.get("hits", ())
         start = next((h for h in hits if h["event_kind"] == self.start_kind and h["request_id"] == 0), None)
         if start is not None and (self.start_pending or start["event_kind"] == EventKind.VM_START):
@@ -535,6 +538,15 @@ class VM:
         for composite in routing.composites:
             await self._deliver(composite, death)
         self._learn_from(message["thread"], hits)
+
+    def _class_unloaded(self, ref: int) -> None:
+        """The agent says a class whose id it sent unloaded (whether or not a debugger asked for
+        ClassUnload events): its id is dead, nothing cached under it may answer any more."""
+        self.memo.drop_facts()  # the memo keys on IDs: any entry may hold this class's facts
+        if self._classes is not None:
+            unloaded = getattr(self._classes, "unloaded", None)
+            if unloaded is not None:
+                unloaded(ref)
 
     def _learn_from(self, thread: int, hits: list) -> None:
         """What events tell the model for free: threads that ended, classes prepared or unloaded."""

@@ -192,6 +192,9 @@ _msg(4, "WELCOME", [], [], "daemon -> agent: authenticated; requests may follow"
 _msg(8, "EVENT", [], [], "agent -> daemon: one composite of hits; body is EVENT_BODY")
 _msg(9, "NOTICE", [("what", I32), ("detail", STR)], [],
      "agent -> daemon: VM_DEATH notice (what=1) after the last events; log lines (what=2)")
+_msg(10, "CLASS_UNLOADED", [("ref", ID), ("signature", STR)], [],
+     "agent -> daemon: a class whose id the agent handed out was unloaded (its id is dead), reported "
+     "whether or not a CLASS_UNLOAD request asks, before the next event")
 
 # --- VM -------------------------------------------------------------------------
 _msg(16, "VM_INFO", [], [("flags", I32), ("caps", I64), ("properties", lst(("key", STR), ("value", STR)))],

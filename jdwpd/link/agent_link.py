@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 
 _EVENT = L.BY_NAME["EVENT"].kind
 _NOTICE = L.BY_NAME["NOTICE"].kind
+_CLASS_UNLOADED = L.BY_NAME["CLASS_UNLOADED"].kind
 HANDSHAKE_TIMEOUT = 10.0
 
 
@@ -68,7 +69,7 @@ def _reply_fields(slot: _Slot, kind: int, name: str) -> dict[str, Any]:
 
 
 class AgentEvents:
-    """Agent-initiated messages in arrival order: EVENT bodies and NOTICE dicts.
+    """Agent-initiated messages in arrival order: EVENT bodies, NOTICE and CLASS_UNLOADED dicts.
 
     Behaves like a trio MemoryReceiveChannel for receiving (``receive``, ``async for``); iteration ends
     when the link closes.
@@ -362,6 +363,9 @@ class AgentLink:
                 elif frame.kind == _NOTICE:
                     body = L.decode_body(L.BY_NAME["NOTICE"].request, frame.body, "NOTICE")
                     self._events.append({"notice": body["what"], "detail": body["detail"]})
+                elif frame.kind == _CLASS_UNLOADED:
+                    body = L.decode_body(L.BY_NAME["CLASS_UNLOADED"].request, frame.body, "CLASS_UNLOADED")
+                    self._events.append({"class_unloaded": body["ref"], "signature": body["signature"]})
             except L.LinkError as e:  # a bad event is dropped, loudly, rather than killing the link
                 self._events.append({"notice": L.NOTICE_LOG, "detail": f"undecodable agent message: {e}"})
             for ev in self._event_waiters:

@@ -108,6 +108,11 @@ class ClassCache(FactStore):
             self.forget(ref)
             self._walk.forget(ref)  # (a redefined class, forgotten too, keeps its place)
 
+    def unloaded(self, ref: int) -> None:
+        """The agent says this class unloaded: forget it (its facts, its place in the walk)."""
+        self.forget(ref)
+        self._walk.forget(ref)
+
     def redefined(self, refs: Iterable[int]) -> None:
         """Classes were redefined: their members, tables and source facts may have changed.
 

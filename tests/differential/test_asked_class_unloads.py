@@ -199,8 +199,6 @@ async def test_a_class_asked_about_unloads(classes):
     assert await asked_class_unloads("jdwpd", classes, ANSWERED_BY_THE_REFERENCE) == reference
 
 
-@pytest.mark.xfail(strict=True, reason="open (docs/conformance.md): without a ClassUnload request the daemon never "
-                   "hears of the unload, and answers an unloaded class's facts from its caches")
 async def test_a_class_asked_about_unloads_unwatched(classes):
     """The same without a ClassUnload request (JDI always sets one of its own; a raw client need not).
     The class unloads with jdwpd too; what differs is what its dead ids answer afterwards."""
