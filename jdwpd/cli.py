@@ -18,11 +18,12 @@ import argparse
 import os
 import sys
 
+from .usage import UsageError
+from .usage import parse_address as _parse_address
+
+__all__ = ["UsageError", "main"]
+
 DEFAULT_JDWP = "127.0.0.1:5005"
-
-
-class UsageError(Exception):
-    """A user error: printed as one line, exit status 2."""
 
 
 class _VersionAction(argparse.Action):
@@ -46,20 +47,6 @@ def _seconds(text: str) -> float:
     if not value >= 0 or value == float("inf"):
         raise argparse.ArgumentTypeError(f"'{text}' is not a finite, non-negative number of seconds")
     return value
-
-
-def _parse_address(text: str, *, what: str) -> tuple[str, int]:
-    host, sep, port = text.rpartition(":")
-    if not sep:
-        host, port = "127.0.0.1", text
-    host = host.strip("[]") or "127.0.0.1"
-    try:
-        number = int(port)
-    except ValueError:
-        raise UsageError(f"{what}: '{text}' is not HOST:PORT") from None
-    if not 0 <= number <= 65535:
-        raise UsageError(f"{what}: port {number} out of range")
-    return host, number
 
 
 def _build_parser() -> argparse.ArgumentParser:

@@ -160,7 +160,7 @@ def read_states() -> list[dict]:
 def bind_vm_port(host: str, first: int, taken: set[int]) -> socket.socket:
     """A listening socket for one more VM: ``first`` if free, else the next free port above it (within
     PORT_SPAN), else one the system picks; ``first`` 0 always lets the system pick."""
-    from .launch import bind_jdwp
+    from .endpoints import bind_jdwp
 
     candidates = [p for p in range(first, min(first + PORT_SPAN, 65536)) if p not in taken] if first else []
     for port in candidates:

@@ -19,7 +19,7 @@ import sys
 
 import attrs
 
-from .cli import UsageError
+from .usage import UsageError
 
 HELP = """\
 jdwpd java: the reference agent's options, served by jdwpd (-agentlib:jdwp=OPTIONS or -Xrunjdwp:OPTIONS)

@@ -136,7 +136,7 @@ async def record(listen: tuple[str, int], target: tuple[str, int], *, out: str |
 def run_record(listen: tuple[str, int], target: tuple[str, int], *, out: str | None, once: bool) -> int:
     import socket
 
-    from .cli import UsageError
+    from .usage import UsageError
 
     probe = socket.socket(socket.AF_INET6 if ":" in listen[0] else socket.AF_INET)
     probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -49,3 +49,108 @@ def test_the_api_is_a_client_and_never_reaches_into_the_daemon():
 
 def test_protocol_imports_nothing_of_jdwpd():
     assert offending("protocol", ("jdwpd", "trio")) == []
+
+
+# ---------------------------------------------------------------- the daemon's layers (issue 18)
+
+def runtime_graph() -> dict[str, set[str]]:
+    """Module -> the jdwpd/protocol modules it imports at run time (lazy imports inside functions
+    included, imports under ``if TYPE_CHECKING:`` not)."""
+    mods = {}
+    for pkg in ("jdwpd", "protocol"):
+        for path in (ROOT / pkg).rglob("*.py"):
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            mods[name.removesuffix(".__init__")] = path
+    edges: dict[str, set[str]] = {}
+    for name, path in mods.items():
+        tree = ast.parse(path.read_text())
+        typing_only = {id(x) for n in ast.walk(tree) if isinstance(n, ast.If) and "TYPE_CHECKING" in ast.unparse(n.test)
+                       for b in n.body for x in ast.walk(b)}
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        out = set()
+        for node in ast.walk(tree):
+            if id(node) in typing_only or not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            else:
+                base = package.split(".")[:len(package.split(".")) - node.level + 1] if node.level else []
+                mod = ".".join([*base, node.module] if node.module else base) if node.level else node.module
+                targets = [mod, *(f"{mod}.{a.name}" for a in node.names)]
+            for t in targets:
+                while t and t not in mods:
+                    t = t.rpartition(".")[0]
+                if t and t != name:
+                    out.add(t)
+        edges[name] = out
+    return edges
+
+
+def cycles(edges: dict[str, set[str]]) -> set[frozenset[str]]:
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: set[frozenset[str]] = set()
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = set()
+            while True:
+                w = stack.pop()
+                comp.add(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                found.add(frozenset(comp))
+
+    for v in edges:
+        if v not in index:
+            visit(v)
+    return found
+
+
+# Debt, written down so that it can only shrink (docs/architecture.md, "Layers"): the generated
+# fast link decoders are made from link.py's tables and link.py calls them lazily; the API's values
+# and their readable views know each other.
+KNOWN_CYCLES = {frozenset({"protocol.link", "protocol.link_fast"}), frozenset({"jdwpd.api.values", "jdwpd.api.views"})}
+
+LAYER = {"protocol": 0, "jdwpd.errors": 0, "jdwpd.model": 1, "jdwpd.link": 2, "jdwpd.vm": 3}
+# Imports from a lower layer into a higher one that the redesign of issue 18 has still to remove:
+# the façade reaches into the JDWP handlers and the fast path; the agent link calls up into the
+# session's inline scheduler and raw I/O.
+KNOWN_UPWARD = {("jdwpd.vm", "jdwpd.commands"), ("jdwpd.vm", "jdwpd.commands.prefill"), ("jdwpd.vm", "jdwpd.events"),
+                ("jdwpd.vm", "jdwpd.reply_memo"), ("jdwpd.link.agent_link", "jdwpd.inline"),
+                ("jdwpd.link.agent_link", "jdwpd.rawio"), ("jdwpd.link.agent_link", "jdwpd"),
+                ("jdwpd.link.launcher", "jdwpd"), ("jdwpd.link.launcher", "jdwpd._agent")}
+
+
+def layer_of(module: str) -> int | None:
+    for prefix, level in sorted(LAYER.items(), key=lambda kv: -len(kv[0])):
+        if module == prefix or module.startswith(prefix + "."):
+            return level
+    return None
+
+
+def test_no_new_import_circles():
+    assert cycles(runtime_graph()) - KNOWN_CYCLES == set()
+
+
+def test_lower_layers_import_no_higher_one_beyond_the_known_debt():
+    upward = set()
+    for module, targets in runtime_graph().items():
+        level = layer_of(module)
+        if level is None:
+            continue
+        for t in targets:
+            t_level = layer_of(t)
+            if t.startswith("jdwpd") and (t_level is None or t_level > level):
+                upward.add((module, t))
+    assert upward - KNOWN_UPWARD == set()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import attrs
 
-from ..cli import UsageError
+from ..usage import UsageError
 from .args import DEFAULT_REDACT_NAMES
 from .args import duration as _flag_duration
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import html
 import json
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -129,25 +128,6 @@ def attach_to_junit(settings: Settings, evidence: Evidence) -> list[str]:
                 tree.write(xml, encoding="utf-8", xml_declaration=True)
                 changed.append(str(xml))
     return changed
-
-
-def write_reports(settings: Settings, evidence: Evidence, tally: Tally, status: int, command_status: int,
-                  timed_out: bool) -> None:
-    text = summary_markdown(settings, evidence, tally, status, command_status, timed_out)
-    (settings.out / "summary.md").write_text(text, encoding="utf-8")
-    if os.environ.get("GITHUB_STEP_SUMMARY"):
-        try:
-            with open(os.environ["GITHUB_STEP_SUMMARY"], "a", encoding="utf-8") as f:
-                f.write(text)
-        except OSError:
-            pass
-    if os.environ.get("GITHUB_ACTIONS") == "true":
-        for line in annotations(evidence, Path.cwd()):
-            print(line, flush=True)
-    attach_to_junit(settings, evidence)
-    from .html_report import render
-
-    (settings.out / "report.html").write_text(render(settings, evidence, tally, status), encoding="utf-8")
 
 
 def load_snapshot(path: Path) -> dict[str, Any]:

@@ -148,7 +148,7 @@ async def _hang_forensics(settings: Settings, evidence: Evidence, vms: dict) -> 
 
 
 async def run(settings: Settings) -> int:
-    from .report import write_reports
+    from .outputs import write_reports
 
     redactor = Redactor(settings.redact_names, settings.redact_values)
     evidence = Evidence(settings.out, redactor)
@@ -157,7 +157,7 @@ async def run(settings: Settings) -> int:
     profile = settings.profile or cheapest_profile(settings.probes, settings.timeout)
     workdir = make_workdir()
     secret, secret_path = launcher.new_secret_file(workdir)
-    from ..launch import bind_link
+    from ..endpoints import bind_link
 
     link_sock, link_path = bind_link(workdir)
     # suspend=y: each JVM waits at its start for its probes (at most AGENT_WAIT_MS, then runs);

@@ -13,9 +13,33 @@ from __future__ import annotations
 from typing import Any
 
 from jdwpd.model.fact_store import Failure
+from protocol import spec
+from protocol.messages import encode_reply
 
 _METHODS = {False: (2, 5), True: (2, 15)}  # ReferenceType.Methods, MethodsWithGeneric
 _LINE_TABLE = (6, 1)
+
+
+# The reply layouts of the declared-members commands; the handlers (reference_type.py) and the
+# read-ahead here encode with the same function, so a prefilled reply is the handler's, byte for byte.
+_DECLARED = {(kind, generic): spec.by_name("ReferenceType", f"{kind.title()}s{'WithGeneric' if generic else ''}")
+             for kind in ("field", "method") for generic in (False, True)}
+_MEMBER_FACTS = {"field": "CLASS_FIELDS", "method": "CLASS_METHODS"}  # the ClassCache facts they come from
+
+
+def declared_body(classes: Any, ref: int, kind: str, generic: bool, sizes: Any, members: Any) -> bytes:
+    """The reply's bytes for these members, kept with them."""
+    id_name = f"{kind}_id"
+    rows = []
+    for m in members:
+        row = {id_name: getattr(m, id_name), "name": m.name, "signature": m.signature, "mod_bits": m.modifiers}
+        if generic:
+            row["generic_signature"] = m.generic
+        rows.append(row)
+    body = encode_reply(_DECLARED[(kind, generic)], {"declared": rows}, sizes)
+    classes.keep(ref, ("declared reply", kind, generic, sizes), body, derived_from=_MEMBER_FACTS[kind])
+    return body
+
 
 
 def _id(value: int, size: int) -> bytes:
@@ -36,7 +60,6 @@ def read_ahead(vm: Any, refs: list[int]) -> None:
     memo = vm.memo
     if not memo.enabled:
         return
-    from jdwpd.commands.reference_type import declared_body  # the handlers' own encoding
 
     classes, sizes, began = vm.classes, vm.id_sizes, memo.epochs()
     generic = memo.methods_generic

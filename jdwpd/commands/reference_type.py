@@ -8,9 +8,7 @@ from jdwpd.commands import Encoded, prefill
 from jdwpd.commands._values import cached, check_type, request, tagged_list, to_jdwp
 from jdwpd.errors import JdwpError
 from jdwpd.model.classes import ClassCache
-from protocol import spec
 from protocol.constants import ErrorCode
-from protocol.messages import encode_reply
 
 SET_NAME = "ReferenceType"
 
@@ -37,9 +35,6 @@ async def modifiers(ctx: Any, cmd: Any) -> Any:
     return {"mod_bits": await cached(_classes(ctx).modifiers(cmd.ref_type))}
 
 
-_DECLARED = {(kind, generic): spec.by_name("ReferenceType", f"{kind.title()}s{'WithGeneric' if generic else ''}")
-             for kind in ("field", "method") for generic in (False, True)}
-_MEMBER_FACTS = {"field": "CLASS_FIELDS", "method": "CLASS_METHODS"}  # the ClassCache facts they come from
 
 
 async def _declared(ctx: Any, cmd: Any, kind: str, generic: bool) -> Any:
@@ -51,24 +46,10 @@ async def _declared(ctx: Any, cmd: Any, kind: str, generic: bool) -> Any:
     body = classes.kept(cmd.ref_type, ("declared reply", kind, generic, sizes))
     if body is None:
         members = classes.fields(cmd.ref_type) if kind == "field" else classes.methods(cmd.ref_type)
-        body = declared_body(classes, cmd.ref_type, kind, generic, sizes, await cached(members))
+        body = prefill.declared_body(classes, cmd.ref_type, kind, generic, sizes, await cached(members))
     if kind == "method":
         prefill.line_tables(ctx.vm, cmd.ref_type, generic)
     return Encoded(body)
-
-
-def declared_body(classes: ClassCache, ref: int, kind: str, generic: bool, sizes: Any, members: Any) -> bytes:
-    """The reply's bytes for these members, kept with them."""
-    id_name = f"{kind}_id"
-    rows = []
-    for m in members:
-        row = {id_name: getattr(m, id_name), "name": m.name, "signature": m.signature, "mod_bits": m.modifiers}
-        if generic:
-            row["generic_signature"] = m.generic
-        rows.append(row)
-    body = encode_reply(_DECLARED[(kind, generic)], {"declared": rows}, sizes)
-    classes.keep(ref, ("declared reply", kind, generic, sizes), body, derived_from=_MEMBER_FACTS[kind])
-    return body
 
 
 async def fields(ctx: Any, cmd: Any) -> Any:

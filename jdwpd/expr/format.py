@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
-from jdwpd.expr.types import to_float32
+from jdwpd.expr.numbers import to_float32
 
 __all__ = ["java_double", "java_float", "java_char", "primitive_text"]
 

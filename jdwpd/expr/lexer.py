@@ -19,7 +19,7 @@ from fractions import Fraction
 import attrs
 
 from jdwpd.expr.errors import ExpressionError
-from jdwpd.expr.types import to_float32
+from jdwpd.expr.numbers import to_float32
 
 __all__ = ["Token", "tokenize", "KEYWORDS"]
 

@@ -1,0 +1,37 @@
+"""Java's float32 rounding in Python, as every float operation and conversion does it.
+
+A leaf of the expression package: the lexer, the formatter and the type rules all use it.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+
+_FLOAT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
+# Halfway between the largest float32 and 2**128: from here up a double rounds to infinity.
+_FLOAT_OVERFLOW = 2.0**128 - 2.0**103
+
+
+def to_float32(value: float) -> float:
+    """The float32 nearest to ``value`` (ties to even), as a Python float; overflow gives an infinity."""
+    if math.isnan(value) or math.isinf(value):
+        return value
+    if abs(value) >= _FLOAT_OVERFLOW:
+        return math.copysign(math.inf, value)
+    if abs(value) > _FLOAT_MAX:
+        return math.copysign(_FLOAT_MAX, value)
+    return struct.unpack("<f", struct.pack("<f", value))[0]
+
+
+def int_to_float32(value: int) -> float:
+    """A long converted to float by one rounding (through double it could round twice)."""
+    if abs(value) < 1 << 53:
+        return to_float32(float(value))
+    magnitude = abs(value)
+    shift = magnitude.bit_length() - 24
+    kept, rest = divmod(magnitude, 1 << shift)
+    half = 1 << (shift - 1)
+    if rest > half or (rest == half and kept & 1):
+        kept += 1
+    return math.copysign(float(kept << shift), value)
