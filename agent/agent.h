@@ -113,6 +113,9 @@ bool link_connected(void);              /* authenticated daemon present */
 bool link_wait_connected(jlong timeout_ms);  /* 0: forever; false on timeout or VM death */
 /* Queue a whole frame (takes ownership of b->data). Events may block while the queue is full. */
 void link_send(outbuf *b, bool is_event);
+/* An event that must never wait: queued, or dropped (false) while the queue is over its limit. */
+bool link_send_nowait(outbuf *b);
+bool link_queue_full(void);  /* the queue is over its limit (the daemon reads too slowly) */
 void link_send_notice(int what, const char *detail);
 bool is_agent_thread(JNIEnv *env, jthread thread);
 uint64_t link_generation(void);  /* changes on every connect */

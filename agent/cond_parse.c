@@ -30,10 +30,18 @@ static void capture_free(JNIEnv *env, ext_capture *c) {
     free(c);
 }
 
+void ext_capture_release(JNIEnv *env, ext_capture *c) {
+    if (c == NULL) return;
+    lock_enter();
+    bool last = --c->refs == 0;
+    lock_exit();
+    if (last) capture_free(env, c);
+}
+
 void ext_obj_free(JNIEnv *env, ext_obj *o) {
     if (o == NULL) return;
     ext_prog_free(env, o->prog);
-    capture_free(env, o->capture);
+    ext_capture_release(env, o->capture);
     free(o);
 }
 
@@ -172,6 +180,7 @@ int ext_prog_parse(JNIEnv *env, inbuf *in, ext_prog **out) {
 static int parse_capture(JNIEnv *env, inbuf *in, ext_capture **out) {
     ext_capture *c = calloc(1, sizeof *c);
     if (c == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
+    c->refs = 1;  /* the modifier's */
     c->frames = ib_u16(in);
     c->locals_frames = ib_u16(in);
     c->depth = ib_u16(in);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ext.h"
 #include "filters.h"
 
 static void ctx_init(ev_ctx *c, JNIEnv *env, jthread thread, jmethodID method, jlocation loc) {
@@ -30,12 +31,7 @@ static void flush_deferred(JNIEnv *env, thread_rec *t, hits *into) {
     if (t->deferred_count == 0) return;
     if (into) {
         /* Deferred hits go first, as the reference orders them (entry, step, breakpoint). */
-        outbuf merged;
-        ob_init(&merged, t->deferred.len + into->body.len);
-        ob_bytes(&merged, t->deferred.data, t->deferred.len);
-        ob_bytes(&merged, into->body.data, into->body.len);
-        ob_free(&into->body);
-        into->body = merged;
+        hits_prepend(into, t->deferred.data, t->deferred.len);
         into->count += t->deferred_count;
         if (t->deferred_policy > into->policy) into->policy = t->deferred_policy;
     } else {
@@ -61,6 +57,7 @@ static void flush_stale_deferred(JNIEnv *env, thread_rec *t, jmethodID m, jlocat
 /* defer_to_step: a method entry while the thread single-steps waits for the step event at the same
  * place (the reference defers entries then too). */
 static void send_or_defer(JNIEnv *env, thread_rec *t, hits *h, jmethodID m, jlocation loc, bool defer_to_step) {
+    if (h->ncaps) ext_captures_run(env, t, h);  /* read without the lock, before they may be deferred */
     if (h->count == 0) return;
     lock_enter();
     if (t->deferred_count && (t->deferred_method != m || t->deferred_loc != loc)) {

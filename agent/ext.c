@@ -1,6 +1,8 @@
 /* The extension's per-request side: conditions judged in the filter, budgets (hit cap, expiry,
- * rate, CPU quota), the JdwpdDisabled hit, and EXT_STATS.  Every function here but the executor
- * runs with the agent lock held (filter matching holds it), so the counters need nothing more. */
+ * rate, CPU quota), the JdwpdDisabled hit, captures in flight, and EXT_STATS.  Every counter is
+ * changed with the agent lock held (filter matching holds it).  A capture is matched under the
+ * lock and read outside it (ext_captures_run): its request is reference-counted, and whether the
+ * request is still there is checked under the lock when the capture is queued. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
 #endif
@@ -17,13 +19,25 @@ int64_t ext_now_ns(void) {
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Counters of requests already gone (disabled, cleared): EXT_STATS still answers for a while. */
+/* Requests already gone (disabled, cleared): EXT_STATS still answers for a while.  Each slot holds
+ * a reference, so a capture still in flight counts into what EXT_STATS answers. */
 #define GRAVE 64
 static struct {
     int32_t request_id;
-    ext_req r;
+    ext_req *r;
 } grave[GRAVE];
 static int grave_next;
+
+/* Lock held (re-entrant: taken again here for the callers that hold none). */
+static void req_release(JNIEnv *env, ext_req *r) {
+    if (r == NULL) return;
+    lock_enter();
+    bool last = --r->refs == 0;
+    lock_exit();
+    if (!last) return;
+    ext_capture_release(env, r->capture);
+    free(r);
+}
 
 int ext_bind(filter *f) {
     ext_req *r = NULL;
@@ -34,6 +48,8 @@ int ext_bind(filter *f) {
             r = calloc(1, sizeof *r);
             if (r == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
             r->cpu_ppm = EXT_DEFAULT_CPU_PPM;
+            r->refs = 1;  /* the filter's */
+            r->filter = f;
         }
         if (o->kind == XO_BUDGET) {
             r->hit_cap = o->hit_cap;
@@ -42,7 +58,10 @@ int ext_bind(filter *f) {
             r->expires_at_ns = o->expires_ms ? ext_now_ns() + o->expires_ms * 1000000 : 0;
         } else {
             r->budgeted = true;
-            if (o->kind == XO_CAPTURE) r->capture = o->capture;
+            if (o->kind == XO_CAPTURE && r->capture == NULL) {
+                r->capture = o->capture;  /* not yet shared: the filter is not installed */
+                r->capture->refs++;
+            }
         }
     }
     if (r != NULL) {
@@ -55,20 +74,29 @@ int ext_bind(filter *f) {
     return 0;
 }
 
-void ext_unbind(filter *f) {
-    if (f->ext == NULL) return;
+void ext_unbind(JNIEnv *env, filter *f) {
+    ext_req *r = f->ext;
+    if (r == NULL) return;
+    lock_enter();
+    r->gone = true;
+    r->cleared = !f->expired;  /* an expired request's last hit still goes out */
+    r->filter = NULL;
+    ext_req *old = grave[grave_next].r;
     grave[grave_next].request_id = f->request_id;
-    grave[grave_next].r = *f->ext;
+    grave[grave_next].r = r;  /* the filter's reference moves here */
     grave_next = (grave_next + 1) % GRAVE;
-    free(f->ext);
+    lock_exit();
     f->ext = NULL;
+    req_release(env, old);
 }
 
-static bool disable(filter *f, int32_t reason) {
-    if (f->ext->disabled == 0) f->ext->disabled = reason;
-    f->expired = true;  /* filter_expire_pending takes it out, breakpoint and all */
+static bool disable_req(ext_req *r, int32_t reason) {
+    if (r->disabled == 0) r->disabled = reason;
+    if (r->filter) r->filter->expired = true;  /* filter_expire_pending takes it out, breakpoint and all */
     return false;
 }
+
+static bool disable(filter *f, int32_t reason) { return disable_req(f->ext, reason); }
 
 bool ext_before(filter *f) {
     ext_req *r = f->ext;
@@ -93,16 +121,17 @@ static int64_t refill(int64_t *last, int64_t now, uint32_t per_million) {
 }
 
 /* Charge work to the quota's bucket, which refills at cpu_ppm of the time that passes. */
-static bool charge(filter *f, int64_t ns, int64_t now) {
-    ext_req *r = f->ext;
+static bool charge_req(ext_req *r, int64_t ns, int64_t now) {
     r->cost_ns += ns;
     if (!r->budgeted || r->cpu_ppm == 0) return true;
     int64_t cap = (int64_t)r->cpu_ppm * EXT_CPU_WINDOW_MS;
     r->cpu_tokens_ns += refill(&r->cpu_last_ns, now, r->cpu_ppm);  /* ns x ppm / 1e6 */
     if (r->cpu_tokens_ns > cap) r->cpu_tokens_ns = cap;
     r->cpu_tokens_ns -= ns;
-    return r->cpu_tokens_ns >= 0 || disable(f, XD_CPU_QUOTA);
+    return r->cpu_tokens_ns >= 0 || disable_req(r, XD_CPU_QUOTA);
 }
+
+static bool charge(filter *f, int64_t ns, int64_t now) { return charge_req(f->ext, ns, now); }
 
 bool ext_condition(filter *f, ext_obj *o, ev_ctx *c) {
     ext_req *r = f->ext;
@@ -140,20 +169,133 @@ bool ext_after_match(filter *f) {
     return true;
 }
 
-bool ext_capture_hit(filter *f, ev_ctx *c, hits *h, uint8_t kind) {
-    ext_req *r = f->ext;
-    if (r == NULL || r->capture == NULL || c->thread == NULL || c->method == NULL) return false;
+/* The old way, for an event with more captures than a hits holds: read under the lock. */
+static void capture_inline(filter *f, ev_ctx *c, hits *h) {
     int64_t t0 = ext_now_ns();
-    hit_begin(h, f->request_id, EK_JDWPD_CAPTURE, f->suspend_policy);
-    ob_location(&h->body, c->env, c->method, c->loc);
-    ob_u8(&h->body, kind);
     size_t len_at = h->body.len;
     ob_u32(&h->body, 0);
-    capture_write(c->env, r->capture, c->thread, c->method, c->loc, &h->body);
+    capture_write(c->env, f->ext->capture, c->thread, c->method, c->loc, &h->body);
     ob_put_u32_at(&h->body, len_at, (uint32_t)(h->body.len - len_at - 4));
     int64_t t1 = ext_now_ns();
     charge(f, t1 - t0, t1);  /* over the quota: this capture still goes out, the request ends after it */
+}
+
+bool ext_capture_hit(filter *f, ev_ctx *c, hits *h, uint8_t kind) {
+    ext_req *r = f->ext;
+    if (r == NULL || r->capture == NULL || c->thread == NULL || c->method == NULL) return false;
+    size_t hit_at = h->body.len;
+    hit_begin(h, f->request_id, EK_JDWPD_CAPTURE, f->suspend_policy);
+    ob_location(&h->body, c->env, c->method, c->loc);
+    ob_u8(&h->body, kind);
+    if (h->ncaps >= HITS_MAX_CAPTURES || h->caps_run) {
+        capture_inline(f, c, h);
+        return true;
+    }
+    cap_pending *p = &h->caps[h->ncaps++];
+    memset(p, 0, sizeof *p);
+    p->hit_at = hit_at;
+    p->at = h->body.len;
+    p->r = r;
+    r->refs++;
+    p->generation = link_generation();
+    p->state = CP_PENDING;
+    h->cap_thread = c->thread;
+    h->cap_method = c->method;
+    h->cap_loc = c->loc;
     return true;
+}
+
+/* The blobs go in at their places; hits whose capture was dropped or whose request went come out.
+ * The new body is made at its final size, once. */
+static void splice(hits *h, const outbuf *blobs) {
+    size_t size = h->body.len;
+    for (int i = 0; i < h->ncaps; i++) {
+        cap_pending *p = &h->caps[i];
+        if (p->state == CP_WRITTEN) size += 4 + p->blob_len;
+        else size -= p->at - p->hit_at;
+    }
+    outbuf nb;
+    ob_init(&nb, size ? size : 1);
+    size_t from = 0;
+    for (int i = 0; i < h->ncaps; i++) {
+        cap_pending *p = &h->caps[i];
+        if (p->state == CP_WRITTEN) {
+            ob_bytes(&nb, h->body.data + from, p->at - from);
+            ob_u32(&nb, (uint32_t)p->blob_len);
+            ob_bytes(&nb, blobs->data + p->blob_at, p->blob_len);
+        } else {
+            ob_bytes(&nb, h->body.data + from, p->hit_at - from);
+            h->count--;
+        }
+        from = p->at;
+    }
+    ob_bytes(&nb, h->body.data + from, h->body.len - from);
+    ob_free(&h->body);
+    h->body = nb;
+}
+
+void ext_captures_run(JNIEnv *env, thread_rec *t, hits *h) {
+    if (h->ncaps == 0 || h->caps_run) return;
+    h->caps_run = true;
+    outbuf local = {NULL, 0, 0, false};
+    outbuf *blobs = t != NULL ? &t->capture : &local;  /* a thread's buffer is kept for its next capture */
+    blobs->len = 0;
+    blobs->oom = false;
+    int64_t cost[HITS_MAX_CAPTURES] = {0};
+    /* No lock: every other thread's events, and the link's reader, go on meanwhile.  What the
+     * capture reads (its spec, its watches' programs) lives while the reference held does. */
+    for (int i = 0; i < h->ncaps; i++) {
+        cap_pending *p = &h->caps[i];
+        if (link_queue_full()) {  /* the daemon is behind: this capture is dropped, not waited for */
+            p->state = CP_DROPPED;
+            continue;
+        }
+        int64_t t0 = ext_now_ns();
+        p->blob_at = blobs->len;
+        capture_write(env, p->r->capture, h->cap_thread, h->cap_method, h->cap_loc, blobs);
+        p->blob_len = blobs->len - p->blob_at;
+        cost[i] = ext_now_ns() - t0;
+        p->state = CP_WRITTEN;
+    }
+    if (blobs->oom)
+        for (int i = 0; i < h->ncaps; i++)
+            if (h->caps[i].state == CP_WRITTEN) h->caps[i].state = CP_DROPPED;
+    lock_enter();
+    bool expired = false;
+    int64_t now = ext_now_ns();
+    uint64_t generation = link_generation();
+    for (int i = 0; i < h->ncaps; i++) {
+        cap_pending *p = &h->caps[i];
+        ext_req *r = p->r;
+        if ((r->gone && r->cleared) || p->generation != generation) {
+            p->state = CP_GONE;  /* cleared, or the link it matched for is lost: nobody wants it */
+            continue;
+        }
+        if (p->state == CP_DROPPED) r->dropped++;
+        /* over the quota: this capture still goes out, the request ends after it */
+        else charge_req(r, cost[i], now);
+        if (r->filter != NULL) {
+            if (r->disabled && !r->disabled_reported) ext_report_disabled(r->filter, h);
+            expired |= r->filter->expired;
+        }
+    }
+    if (expired) filter_expire_pending(env);
+    lock_exit();
+    splice(h, blobs);
+    ob_free(&local);
+}
+
+void ext_captures_release(JNIEnv *env, hits *h) {
+    if (h->ncaps == 0) return;
+    lock_enter();
+    for (int i = 0; i < h->ncaps; i++) {
+        cap_pending *p = &h->caps[i];
+        if (h->caps_refused && p->state == CP_WRITTEN) p->r->dropped++;
+        req_release(env, p->r);
+        p->r = NULL;
+    }
+    h->ncaps = 0;
+    lock_exit();
 }
 
 void ext_report_disabled(filter *f, hits *h) {
@@ -187,14 +329,14 @@ static int x_ext_stats(JNIEnv *env, inbuf *in, outbuf *out) {
             }
     for (int i = 0; i < GRAVE && !found; i++) {
         int at = (grave_next - 1 - i + 2 * GRAVE) % GRAVE;
-        if (grave[at].request_id == id && id != 0) {
-            copy = grave[at].r;
+        if (grave[at].request_id == id && id != 0 && grave[at].r != NULL) {
+            copy = *grave[at].r;
             found = true;
         }
     }
     lock_exit();
     if (!found) return LS_INVALID_ID;
-    ob_u32(out, 10);
+    ob_u32(out, 11);
     counter(out, "evaluations", copy.evaluations);
     counter(out, "trues", copy.trues);
     counter(out, "null", copy.errors[XR_NULL]);
@@ -205,6 +347,7 @@ static int x_ext_stats(JNIEnv *env, inbuf *in, outbuf *out) {
     counter(out, "cost_ns", copy.cost_ns);
     counter(out, "hits", copy.hits);
     counter(out, "disabled", copy.disabled);
+    counter(out, "dropped", copy.dropped);
     return 0;
 }
 

@@ -21,8 +21,11 @@ typedef struct ext_prog {
     uint8_t *code;
 } ext_prog;
 
-/* What a capture reads at a hit (protocol/agent_code.py). */
+/* What a capture reads at a hit (protocol/agent_code.py).  Shared by the modifier that named it
+ * and the request bound to it (refs, changed under the agent lock): a capture read outside the
+ * lock keeps it alive through its request's reference. */
 typedef struct ext_capture {
+    int32_t refs;
     uint16_t frames, locals_frames, depth, max_string, max_items;
     uint32_t max_bytes, max_micros;
     bool this_object;
@@ -57,7 +60,14 @@ typedef struct ext_req {
     int32_t disabled;           /* XD_* once over budget */
     bool disabled_reported;
     bool budgeted;              /* a condition or a capture: the quota applies */
-    const ext_capture *capture; /* owned by the modifier's ext_obj */
+    ext_capture *capture;       /* a reference of its own */
+    int64_t dropped;            /* captures dropped: the link's queue was full */
+    /* Lifetime (agent lock): the filter, the grave and every capture in flight hold a reference.
+     * A capture read outside the lock finds here, when it is queued, whether the request is still
+     * there (gone: its filter was freed; cleared: by the daemon, not by its own budget or count). */
+    int32_t refs;
+    bool gone, cleared;
+    struct filter *filter;      /* while !gone */
 } ext_req;
 
 /* Parse the program bytes of a Conditional modifier (executor thread).  0 or a status. */
@@ -82,12 +92,21 @@ struct filter;
 struct ev_ctx;
 struct hits;
 int ext_bind(struct filter *f);              /* after the modifiers parsed: f->ext made if needed */
-void ext_unbind(struct filter *f);           /* before the filter is freed: its counters kept a while */
+void ext_unbind(JNIEnv *env, struct filter *f);  /* before the filter is freed: its counters kept a while */
 bool ext_before(struct filter *f);           /* expiry; false: the request is disabled now */
 bool ext_condition(struct filter *f, ext_obj *o, struct ev_ctx *c);
 bool ext_after_match(struct filter *f);      /* hit cap and rate; false: disabled, no hit */
-/* A filter with a capture: writes its JdwpdCapture hit in place of the event's (true), else false. */
+/* A filter with a capture: writes the head of its JdwpdCapture hit in place of the event's (true),
+ * else false.  The capture itself is read later, outside the lock (ext_captures_run). */
 bool ext_capture_hit(struct filter *f, struct ev_ctx *c, struct hits *h, uint8_t kind);
+/* Without the agent lock: reads the captures h holds (dropping them, counted, while the link's
+ * queue is full), then under the lock charges them and takes out those whose request went, and
+ * splices the blobs into h's body.  Idempotent; hits_send_raw calls it. */
+struct thread_rec;
+void ext_captures_run(JNIEnv *env, struct thread_rec *t, struct hits *h);
+/* hits_free: drops counted for captures the link refused, references released. */
+void ext_captures_release(JNIEnv *env, struct hits *h);
+void ext_capture_release(JNIEnv *env, ext_capture *c);  /* cond_parse.c; lock taken inside */
 /* capture.c: the blob of one capture at the current thread's hit. */
 void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodID method, jlocation loc,
                    outbuf *out);

@@ -94,7 +94,7 @@ static void free_filter(JNIEnv *env, filter *f) {
         free(m->pattern);
         ext_obj_free(env, m->ext);
     }
-    ext_unbind(f);
+    ext_unbind(env, f);
     free(f->mods);
     free(f);
 }
@@ -455,9 +455,31 @@ void hits_init(hits *h) {
     h->body.oom = false;
     h->count = 0;
     h->policy = SP_NONE;
+    h->ncaps = 0;
+    h->caps_run = h->caps_refused = false;
+    h->cap_thread = NULL;
+    h->cap_method = NULL;
+    h->cap_loc = 0;
 }
 
-void hits_free(hits *h) { ob_free(&h->body); }
+void hits_free(hits *h) {
+    if (h->ncaps) ext_captures_release(agent_env(), h);
+    ob_free(&h->body);
+}
+
+void hits_prepend(hits *h, const uint8_t *data, size_t len) {
+    if (len == 0) return;
+    outbuf merged;
+    ob_init(&merged, len + h->body.len);
+    ob_bytes(&merged, data, len);
+    ob_bytes(&merged, h->body.data, h->body.len);
+    ob_free(&h->body);
+    h->body = merged;
+    for (int i = 0; i < h->ncaps; i++) {  /* captures not yet read move with their hits */
+        h->caps[i].hit_at += len;
+        h->caps[i].at += len;
+    }
+}
 
 void hit_begin(hits *h, int32_t request_id, uint8_t kind, uint8_t policy) {
     ob_u32(&h->body, (uint32_t)request_id);
@@ -516,6 +538,9 @@ void hits_send(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {
 }
 
 void hits_send_raw(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {
+    /* Captures are read here, without the agent lock (ext.c); a capture whose request went meanwhile
+     * comes out of the body, and so may the whole event. */
+    if (h->ncaps) ext_captures_run(env, t, h);
     if (h->count == 0) return;
     /* Checked under the lock that a link-loss reset also takes: either the reset comes after this
      * suspension and undoes it, or the event is dropped here without suspending anything. */
@@ -534,5 +559,13 @@ void hits_send_raw(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {
     ob_u32(&b, (uint32_t)h->count);
     ob_bytes(&b, h->body.data, h->body.len);
     ob_frame_end(&b, 0, LK_EVENT, 0);
-    link_send(&b, true);
+    /* A frame of nothing but captures that suspend nothing never waits for the daemon: with the
+     * link's queue full it is dropped, and counted (docs/extensions.md). */
+    int written = 0;
+    for (int i = 0; i < h->ncaps; i++) written += h->caps[i].state == CP_WRITTEN;
+    if (h->policy == SP_NONE && written > 0 && written == h->count) {
+        if (!link_send_nowait(&b)) h->caps_refused = true;
+    } else {
+        link_send(&b, true);
+    }
 }

@@ -151,12 +151,25 @@ static bool send_directly(outbuf *b) {
     return true;
 }
 
-void link_send(outbuf *b, bool is_event) {
+bool link_queue_full(void) {
+    ll_enter();
+    bool full = authed && q_bytes > QUEUE_LIMIT;
+    ll_exit();
+    return full;
+}
+
+/* may_wait false: a full queue drops the frame (false) instead of waiting for room. */
+static bool send_frame(outbuf *b, bool is_event, bool may_wait) {
     if (b->oom) {
         ob_free(b);
-        return;
+        return false;
     }
     ll_enter();
+    if (!may_wait && q_bytes > QUEUE_LIMIT) {
+        ll_exit();
+        ob_free(b);
+        return false;
+    }
     /* Events wait for room so a slow daemon slows the events' threads, never grows memory unbounded. */
     bool interrupted = false;  /* the application's interrupt, cleared by the wait: raised again */
     while (is_event && authed && q_bytes > QUEUE_LIMIT && !G.vm_dead && !events_closed) {
@@ -168,17 +181,17 @@ void link_send(outbuf *b, bool is_event) {
     if (!authed || (is_event && events_closed)) {
         ll_exit();
         ob_free(b);
-        return;
+        return true;
     }
     if (send_directly(b)) {
         ll_exit();
-        return;
+        return true;
     }
     out_frame *f = malloc(sizeof *f);
     if (f == NULL) {
         ll_exit();
         ob_free(b);
-        return;
+        return true;
     }
     f->next = NULL;
     f->data = b->data;
@@ -188,7 +201,12 @@ void link_send(outbuf *b, bool is_event) {
     enqueue_locked(f, false);
     ll_notify();
     ll_exit();
+    return true;
 }
+
+void link_send(outbuf *b, bool is_event) { send_frame(b, is_event, true); }
+
+bool link_send_nowait(outbuf *b) { return send_frame(b, true, false); }
 
 void link_send_notice(int what, const char *detail) {
     outbuf b;

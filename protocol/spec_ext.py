@@ -26,7 +26,8 @@ SETS = [
         (5, "Forget", "int id", ""),
         (6, "RequestStats", "int requestID",
          "long evaluations, long trues, long nullErrors, long indexErrors, long arithmeticErrors,"
-         " long typeErrors, long otherErrors, long costNanos, long hits, int disabledReason"),
+         " long typeErrors, long otherErrors, long costNanos, long hits, int disabledReason,"
+         " long droppedCaptures"),
         (7, "CompileExpression", "referenceType refType, method methodID, long index, string expression",
          "int exprID, int status, int column, string message, string signature"),
     ]),
