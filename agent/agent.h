@@ -202,6 +202,7 @@ typedef struct thread_rec {
     uint8_t deferred_policy;
     jmethodID deferred_method;
     jlocation deferred_loc;
+    outbuf capture;       /* the blobs of this thread's captures, read outside the lock (ext.c); kept */
 } thread_rec;
 
 void threads_init(void);
