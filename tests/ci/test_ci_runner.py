@@ -211,3 +211,14 @@ def test_a_progress_line_on_a_terminal_and_hit_caps(tmp_path, sample_classes, sa
     got = events(tmp_path / "o")
     assert len([e for e in got if e["event"] == "snapshot"]) == 2  # three hits, capped at two
     assert any(e["event"] == "probe-spent" for e in got)
+
+
+def test_probes_expire(tmp_path, sample_classes, sample_markers):
+    result = jdwpd_ci("--expire", "1500ms", "--logpoint", f"Ledger.java:{sample_markers['ci_total']}:sum={{sum}}",
+                      "--out", str(tmp_path / "o"), "--", "java", "-cp", str(sample_classes), "ci.Child", "ticks")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.count("ticks: total") == 6
+    got = events(tmp_path / "o")
+    logs = [e for e in got if e["event"] == "log"]
+    assert 1 <= len(logs) < 6, logs  # a round every 0.7 s: the first ones only
+    assert any(e["event"] == "probes-expired" for e in got)

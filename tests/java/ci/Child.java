@@ -13,7 +13,15 @@ public class Child {
             case "throw" -> Orders.place(-1);
             case "assert" -> System.out.println("assert: balance " + Ledger.settle(100, new int[] {30, 50, 40}));
             case "deadlock" -> deadlock();
+            case "ticks" -> ticks();
             default -> throw new IllegalArgumentException(mode);
+        }
+    }
+
+    static void ticks() throws InterruptedException {
+        for (int round = 0; round < 6; round++) {
+            System.out.println("ticks: total " + Ledger.total(new int[] {round}));
+            Thread.sleep(700);
         }
     }
 
