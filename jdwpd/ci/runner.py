@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import shutil
 import signal
 import sys
 import time
@@ -31,6 +32,7 @@ from .probes import Tally, VmProbes, limits_of, selected
 #: Exit statuses of our own (docs/ci.md): the command's status otherwise.
 STATUS_FAILED_CHECKS = 3
 STATUS_TIMEOUT = 124
+STATUS_CANNOT_START = 127
 #: How long a JVM waits at its start for the daemon before it runs undebugged.
 AGENT_WAIT_MS = 15000
 
@@ -117,8 +119,10 @@ async def _probe_vm(settings: Settings, evidence: Evidence, tally: Tally, vms: d
                 if settings.expire is not None:
                     vm._nursery.start_soon(probes.expire_after, settings.expire)
             await vm.resume()
-            await vm.dead.wait()
-            probes.note_resolution()
+            try:
+                await vm.dead.wait()
+            finally:  # a VM that outlives the command is cancelled here: what it resolved still counts
+                probes.note_resolution()
     except Exception as e:  # the VM ended while we attached, or the link broke: the VM runs on regardless
         evidence.event("vm-error", vm=short, error=str(e))
     finally:
@@ -184,33 +188,33 @@ async def run(settings: Settings) -> int:
             except OSError as e:
                 evidence.event("run-error", error=f"cannot start {settings.command[0]}: {e.strerror}")
                 print(f"jdwpd ci: cannot start {settings.command[0]}: {e.strerror}", file=sys.stderr)
-                status = 127
+                status = STATUS_CANNOT_START
                 nursery.cancel_scope.cancel()
-                return status
-            with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as signals:
-                async def forward() -> None:
-                    async for signum in signals:
-                        # Ctrl-C reaches the command's group by itself; others are sent on
-                        if signum != signal.SIGINT:
-                            with contextlib.suppress(ProcessLookupError):
-                                proc.send_signal(signum)
+            if proc is not None:
+                with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as signals:
+                    async def forward() -> None:
+                        async for signum in signals:
+                            # Ctrl-C reaches the command's group by itself; others are sent on
+                            if signum != signal.SIGINT:
+                                with contextlib.suppress(ProcessLookupError):
+                                    proc.send_signal(signum)
 
-                nursery.start_soon(forward)
-                with trio.move_on_after(settings.timeout if settings.timeout is not None else float("inf")):
-                    status = await proc.wait()
-                if status is None:
-                    timed_out = True
-                    await _hang_forensics(settings, evidence, vms)
-                    signal_tree(proc.pid, signal.SIGTERM)
-                    with trio.move_on_after(settings.grace):
-                        await proc.wait()
-                    if proc.returncode is None:
-                        signal_tree(proc.pid, signal.SIGKILL)
-                    status = await proc.wait()
-                # let the last VMs' final events arrive (their exit follows the command's, or precedes it)
-                with trio.move_on_after(10):
-                    while vms:
-                        await tally.changed.wait()
+                    nursery.start_soon(forward)
+                    with trio.move_on_after(settings.timeout if settings.timeout is not None else float("inf")):
+                        status = await proc.wait()
+                    if status is None:
+                        timed_out = True
+                        await _hang_forensics(settings, evidence, vms)
+                        signal_tree(proc.pid, signal.SIGTERM)
+                        with trio.move_on_after(settings.grace):
+                            await proc.wait()
+                        if proc.returncode is None:
+                            signal_tree(proc.pid, signal.SIGKILL)
+                        status = await proc.wait()
+                    # let the last VMs' final events arrive (their exit follows the command's, or precedes it)
+                    with trio.move_on_after(10):
+                        while vms:
+                            await tally.changed.wait()
             nursery.cancel_scope.cancel()
     finally:
         if proc is not None and proc.returncode is None:
@@ -221,8 +225,6 @@ async def run(settings: Settings) -> int:
             signal_tree(proc.pid, signal.SIGKILL)
         fleet.close()
         link_sock.close()
-        import shutil
-
         shutil.rmtree(workdir, ignore_errors=True)
         progress.done()
     code = status if status is not None else 1

@@ -222,3 +222,11 @@ def test_probes_expire(tmp_path, sample_classes, sample_markers):
     logs = [e for e in got if e["event"] == "log"]
     assert 1 <= len(logs) < 6, logs  # a round every 0.7 s: the first ones only
     assert any(e["event"] == "probes-expired" for e in got)
+
+
+def test_a_command_that_cannot_start(tmp_path):
+    result = jdwpd_ci("--out", str(tmp_path / "o"), "--", str(tmp_path / "no-such-program"))
+    assert result.returncode == 127
+    assert "cannot start" in result.stderr and "Traceback" not in result.stderr
+    assert events(tmp_path / "o")[-1]["event"] == "run-end"
+    assert (tmp_path / "o" / "summary.md").is_file()
