@@ -1,7 +1,8 @@
 /* Captures: what a logpoint or snapshot reads at a hit, written as one blob (protocol/agent_code.py
  * documents it) that goes out in a JdwpdCapture hit.  The thread never waits for the daemon: the
- * capture is read in the callback, within its limits (frames, locals frames, depth, string length,
- * items, bytes, time), every truncation marked, and the event sent like any other.
+ * capture is read in the callback, without the agent lock (ext_captures_run), within its limits
+ * (frames, locals frames, depth, string length, items, bytes, time), every truncation marked, and
+ * the event sent like any other, or dropped and counted while the link's queue is full.
  *
  * Unlike a condition this path allocates (the blob grows in an outbuf; JVMTI hands out variable
  * tables and field lists), and each local costs HotSpot a VM operation (docs/performance.md). */

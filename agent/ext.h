@@ -1,7 +1,8 @@
 /* jdwpd's extension in the agent: condition programs run in the event callback, budgets per
- * request (docs/extensions.md, protocol/agent_code.py).  Everything on the event path works on
- * memory made when the request was set: no allocation, no lock of its own (the filter lock, which
- * matching already holds, guards every counter). */
+ * request (docs/extensions.md, protocol/agent_code.py).  Conditions on the event path work on
+ * memory made when the request was set: no allocation, no lock of their own (the agent lock, which
+ * matching already holds, guards every counter).  Captures are read after the lock is let go, into
+ * the thread's own buffer; their request is reference-counted meanwhile. */
 #ifndef JDWPD_EXT_H
 #define JDWPD_EXT_H
 
