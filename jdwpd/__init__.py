@@ -13,7 +13,8 @@ __version__ = "0.1.0"
 
 _API_NAMES = frozenset({
     "launch", "attach", "attach_pid", "VM", "Process", "Breakpoint", "Logpoint", "ExceptionBreakpoint",
-    "Watchpoint", "Hit", "ExceptionHit", "WatchHit", "Snapshot", "Limits", "to_python", "Thread", "Frame",
+    "Watchpoint", "Hit", "ExceptionHit", "WatchHit", "Snapshot", "SnapshotPoint", "Limits", "to_python", "Thread",
+    "Frame",
     "ReferenceType", "ClassType", "InterfaceType", "ArrayType", "Method", "Field", "Location", "ObjectRef",
     "ArrayRef", "ApiError", "JdwpError", "VMDisconnected", "Timeout", "LocationError", "InvalidStateError",
     "InvocationError", "ExpressionError", "EvaluationError", "InvocationException",

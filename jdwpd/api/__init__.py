@@ -23,7 +23,7 @@ from .errors import ApiError, InvalidStateError, JdwpError, LocationError, Timeo
 from .hits import DEFAULT_STEP_EXCLUDES, ExceptionHit, Hit, WatchHit
 from .locations import LocationSpec, parse_location
 from .requests import Breakpoint, ExceptionBreakpoint, Logpoint, Watchpoint
-from .snapshot import SCHEMA, Snapshot
+from .snapshot import SCHEMA, Snapshot, SnapshotPoint
 from .threads import Frame, Thread
 from .types import ArrayType, ClassType, Field, InterfaceType, Location, Method, ReferenceType
 from .values import ArrayRef, ClassObjectRef, InvocationError, ObjectRef
@@ -33,7 +33,7 @@ from .vm import VM
 __all__ = [
     "launch", "attach", "attach_pid", "VM", "Process", "Connection", "open_connection",
     "Breakpoint", "Logpoint", "ExceptionBreakpoint", "Watchpoint", "Hit", "ExceptionHit", "WatchHit",
-    "Snapshot", "SCHEMA", "Limits", "to_python", "view", "EnumValue", "OptionalValue", "ThrowableView",
+    "Snapshot", "SnapshotPoint", "SCHEMA", "Limits", "to_python", "view", "EnumValue", "OptionalValue", "ThrowableView",
     "Thread", "Frame", "ReferenceType", "ClassType", "InterfaceType", "ArrayType", "Method", "Field", "Location",
     "ObjectRef", "ArrayRef", "ClassObjectRef", "LocationSpec", "parse_location", "DEFAULT_STEP_EXCLUDES",
     "ApiError", "JdwpError", "VMDisconnected", "Timeout", "LocationError", "InvalidStateError", "InvocationError",

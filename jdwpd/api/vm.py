@@ -303,20 +303,37 @@ class VM:
             raise LocationError(f"{method!r}: write the method as pkg.Class.method")
         return await self._add(MethodExits(self, class_name=class_name, method_name=name, suspend=suspend))
 
+    async def snapshots(self, location: str, *, limits: Any = None, watch: tuple[str, ...] | list[str] = (),
+                        condition: str | None = None, in_vm: bool = True) -> Any:
+        """A ``SnapshotPoint``: a ``Snapshot`` (stack, locals of the top frames, ``this``, ``watch``
+        expressions, under ``limits``) each time ``location`` runs (and ``condition`` holds):
+
+            snaps = await vm.snapshots("Checkout.java:60", condition="order.total > 100")
+            async for snap in snaps.snapshots(limit=10, timeout=30):
+                print(snap.to_json())
+
+        Where the server is jdwpd (``in_vm``) the VM captures each hit itself and the thread never
+        waits for this script; elsewhere the thread is held while the snapshot is read over JDWP.
+        Both give the same data (docs/scripting.md)."""
+        from .snapshot import SnapshotPoint
+        from .views import Limits
+
+        sp = SnapshotPoint(self, spec=parse_location(location), condition=condition, limits=limits or Limits(),
+                           watch=list(watch), in_vm=in_vm)
+        await self._check_expression(condition)  # a watch's error is part of the snapshot, as before
+        return await self._add(sp)
+
     async def snapshot(self, location: str, *, limits: Any = None, watch: tuple[str, ...] | list[str] = (),
-                       condition: str | None = None, timeout: float | None = None) -> Any:
+                       condition: str | None = None, timeout: float | None = None, in_vm: bool = True) -> Any:
         """Wait for ``location`` to run, capture a ``Snapshot`` there (stack, locals of the top
-        frames, ``this``, ``watch`` expressions, under ``limits``) and let the thread go on."""
-        bp = await self.breakpoint(location, condition=condition)
+        frames, ``this``, ``watch`` expressions, under ``limits``) and let the thread go on: the
+        first snapshot of ``vm.snapshots`` (in the VM where the server is jdwpd)."""
+        sp = await self.snapshots(location, limits=limits, watch=watch, condition=condition, in_vm=in_vm)
         try:
-            hit = await bp.wait(timeout)
-            try:
-                return await hit.snapshot(limits, watch)
-            finally:
-                await hit.resume()
+            return await sp.wait(timeout)
         finally:
             with trio.CancelScope(shield=True):
-                await self._forget(bp)
+                await self._forget(sp)
 
     async def run_to(self, location: str, *, timeout: float | None = None) -> Hit:
         """Resume the VM and wait until a thread reaches ``location``; that thread stays held."""

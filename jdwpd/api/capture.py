@@ -1,0 +1,469 @@
+"""Snapshots captured in the VM (jdwpd's extension, docs/extensions.md "DefineCapture"): the agent
+reads the stack, locals, ``this`` and the watches in the JVMTI callback and sends them in one
+JdwpdCapture event; the thread never waits for this client.  This module plans such a capture
+(``plan``) and turns its bytes into the very ``jdwpd.snapshot/1`` data the standard path
+(``snapshot.capture``) builds over JDWP (``to_snapshot``).
+
+Why the conversion needs care: the agent sends objects by their raw fields (an ArrayList is its
+``elementData`` and ``size``), the standard path shows JDK types as views (``@items``,
+``@entries``, boxes as numbers, enums by name) and cuts at its own depth.  So the agent is asked
+for ``EXTRA_DEPTH`` more levels than the limits say (the views' insides are deeper than the
+views), and the views and every cut are rebuilt here with ``to_python``'s rules, in its order (the
+byte budget is the same JSON measure).  Type facts (enum? synthetic field?) are read over JDWP
+after the thread went on: they cannot change while the class lives.  What the capture cannot give:
+object ids (``@id``: the agent makes none on the event path) and ``this`` of frames below the top.
+"""
+
+from __future__ import annotations
+
+import datetime
+import struct
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from protocol.agent_code import CAPTURE_VERSION, CaptureFlag, Reason
+from protocol.constants import ModKind
+
+from .types import Location, ReferenceType, signature_to_name
+from .views import _BOXES, _HASH_MAPS, _IMM, _LISTS, Limits, _Budget
+
+if TYPE_CHECKING:
+    from .vm import VM
+
+__all__ = ["plan", "to_snapshot", "EXTRA_DEPTH", "LATER"]
+
+#: Levels the agent reads beyond ``Limits.depth``: an ArrayList's items are 2 raw levels down, a
+#: HashMap's keys 3 (table, node, key).  A JDK collection nested deeper than that is cut earlier
+#: than on the standard path (marked ``"@truncated": "depth"`` all the same).
+EXTRA_DEPTH = 2
+#: The agent's own stops, there to protect the program, not to shape the data: the JSON budget is
+#: applied here.  A capture they cut is marked ``"budget"``.
+AGENT_BYTES_FACTOR = 8
+AGENT_MAX_MICROS = 100_000
+MIN_AGENT_STRING = 128
+
+
+#: ``plan``'s answer when an expression names what the VM cannot resolve yet (a class not loaded
+#: when the request is set): worth trying again at the first hit.
+LATER = "later"
+
+
+async def plan(vm: VM, loc: Location, limits: Limits, watch: list[str],
+               condition: str | None) -> list[dict] | str | None:
+    """The Conditional modifiers that make a request at ``loc`` capture in the VM; None where the
+    VM cannot (no extension, or a condition or watch it cannot run: then the standard path gives
+    the same data, errors included); ``LATER`` where a name does not resolve yet."""
+    if not await vm.has_extension():
+        return None
+    wire = loc.to_wire()
+    where = {"ref_type": wire["class_id"], "method_id": wire["method_id"], "index": wire["index"]}
+    mods = []
+    if condition is not None:
+        c = await vm.conn.command("Jdwpd", "CompileCondition", expression=condition, **where)
+        if c.status != 0:
+            return LATER if c.status == 1 else None
+        mods.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": c.expr_id})
+    watches = []
+    for text in watch:
+        r = await vm.conn.command("Jdwpd", "CompileExpression", expression=text, **where)
+        if r.status != 0:
+            return LATER if r.status == 1 else None
+        watches.append({"expr_id": r.expr_id})
+    frames = max(1, min(limits.frames, 256))
+    cap = await vm.conn.command(
+        "Jdwpd", "DefineCapture", frames=frames, locals_frames=min(limits.locals_frames, frames),
+        depth=min(limits.depth + EXTRA_DEPTH, 65535),
+        # an enum's or a thread's name shows whole whatever the string limit: strings are cut here
+        max_string=min(max(limits.string, MIN_AGENT_STRING), 65535),
+        # one more than shown, so that a cut is seen as one
+        max_items=min(max(limits.items, limits.fields) + 1, 65535),
+        max_bytes=min(limits.bytes * AGENT_BYTES_FACTOR, 2**31 - 1), max_micros=AGENT_MAX_MICROS,
+        this_object=True, watches=watches)
+    mods.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": cap.capture_id})
+    return mods
+
+
+# ---------------------------------------------------------------- the blob, kept whole
+# protocol.agent_code.decode_capture flattens what the views need (a full array's signature,
+# field order under shadowing); this reader keeps it.
+
+
+@attrs.frozen
+class _Obj:
+    sig: str
+    cut: bool  # the agent's depth or item limit: fewer fields than the object has
+    fields: tuple[tuple[str, Any], ...]
+
+    def get(self, name: str) -> Any:
+        for n, v in self.fields:
+            if n == name:
+                return v
+        raise _Missing(name)
+
+
+@attrs.frozen
+class _Arr:
+    sig: str
+    length: int
+    items: tuple[Any, ...]
+
+
+@attrs.frozen
+class _Str:
+    text: str
+    length: int
+
+
+@attrs.frozen
+class _Err:
+    reason: str
+
+
+class _Limit:
+    """An item the agent did not read: its byte or time limit was hit."""
+
+
+class _Missing(Exception):
+    """A field the view needs is not in the capture (the agent's depth ran out first)."""
+
+
+_FIXED = {"Z": ">B", "B": ">b", "C": ">H", "S": ">h", "I": ">i", "J": ">q", "F": ">f", "D": ">d"}
+
+
+class _Reader:
+    def __init__(self, data: bytes) -> None:
+        self.data, self.pos = data, 0
+
+    def take(self, fmt: str) -> Any:
+        v = struct.unpack_from(fmt, self.data, self.pos)
+        self.pos += struct.calcsize(fmt)
+        return v[0] if len(v) == 1 else v
+
+    def str(self) -> str:
+        n = self.take(">I")
+        self.pos += n
+        return self.data[self.pos - n:self.pos].decode("utf-8", "replace")
+
+    def item(self) -> Any:
+        tag = chr(self.take(">B"))
+        if tag in _FIXED:
+            v = self.take(_FIXED[tag])
+            return bool(v) if tag == "Z" else chr(v) if tag == "C" else v  # a char is a str, as JDWP's reads
+        if tag in "N\0":
+            return None
+        if tag == "s":
+            length, kept = self.take(">IH")
+            self.pos += 2 * kept
+            return _Str(self.data[self.pos - 2 * kept:self.pos].decode("utf-16-be", "surrogatepass"), length)
+        if tag == "L":
+            sig = self.str()
+            cut, n = self.take(">BH")
+            return _Obj(sig, bool(cut), tuple((self.str(), self.item()) for _ in range(n)))
+        if tag == "[":
+            sig = self.str()
+            length, kept = self.take(">IH")
+            return _Arr(sig, length, tuple(self.item() for _ in range(kept)))
+        if tag == "E":
+            return _Err(Reason(self.take(">B")).name.lower())
+        if tag == "X":
+            return _Limit()
+        raise ValueError(f"capture item tag {tag!r}")
+
+
+def _read(data: bytes) -> tuple[int, list[tuple[tuple[int, int, int, int], list | None]], Any, list]:
+    r = _Reader(data)
+    version, flags, nframes = r.take(">BBH")
+    if version != CAPTURE_VERSION:
+        raise ValueError(f"capture version {version}")
+    frames = []
+    for _ in range(nframes):
+        where = r.take(">BQQQ")
+        local_vars = [(r.str(), r.item()) for _ in range(r.take(">H"))] if r.take(">B") else None
+        frames.append((where, local_vars))
+    this = r.item()
+    watches = [r.item() for _ in range(r.take(">H"))]
+    return flags, frames, this, watches
+
+
+# ---------------------------------------------------------------- to the snapshot schema
+
+
+@attrs.define
+class _Converter:
+    """``views.to_python`` over captured data: the same shapes, cuts and budget, in the same order."""
+
+    vm: VM
+    limits: Limits
+    budget: _Budget
+
+    async def _type(self, sig: str) -> ReferenceType | None:
+        return await self.vm.types.type_named_sig(sig)
+
+    async def _is(self, sig: str, t: ReferenceType | None, sup: str) -> bool:
+        return sig == sup or (t is not None and await t.is_subtype_of(sup))
+
+    async def value(self, v: Any, depth: int = 0) -> Any:
+        lim, budget = self.limits, self.budget
+        if budget.left < 0:
+            return {"@truncated": "budget"}
+        if isinstance(v, _Limit):
+            return {"@truncated": "budget"}
+        if isinstance(v, _Err):
+            return {"@error": v.reason}
+        if v is None or isinstance(v, (bool, int, float)):
+            budget.take(v)
+            return v
+        if isinstance(v, (str, _Str)):
+            text, length = (v, len(v)) if isinstance(v, str) else (v.text, v.length)
+            out: Any = text
+            if length > lim.string:
+                out = {"@type": "java.lang.String", "@value": text[:lim.string], "@length": length,
+                       "@truncated": "string"}
+            budget.take(out)
+            return out
+        name = signature_to_name(v.sig)
+        head = {"@type": name}
+        t = await self._type(v.sig) if isinstance(v, _Obj) else None
+        if isinstance(v, _Obj) and await self._is(v.sig, t, "Ljava/lang/Thread;"):
+            # JDWP reads a thread as a ThreadReference: the API shows it by its name, at any depth
+            out = {"@type": "java.lang.Thread", "name": _plain(v.get("name")) if _has(v, "name") else "?"}
+            budget.take(out)
+            return out
+        try:
+            if name in _BOXES:
+                return await self.value(v.get("value"), depth)
+            if isinstance(v, _Obj) and await self._is(v.sig, t, "Ljava/lang/Enum;") and name != "java.lang.Enum":
+                out = {**head, "@enum": _plain(v.get("name"))}
+                budget.take(out)
+                return out
+        except _Missing:
+            pass  # read too shallow to show it: the depth mark below says so
+        if depth >= lim.depth or (isinstance(v, _Obj) and v.cut and not v.fields):
+            out = {**head, "@truncated": "depth"}
+            budget.take(out)
+            return out
+        budget.take(head)
+        try:
+            return await self._container(v, t, head, depth)
+        except _Missing:
+            return {**head, "@truncated": "depth"}
+
+    async def _container(self, v: Any, t: ReferenceType | None, head: dict, depth: int) -> Any:
+        lim = self.limits
+
+        async def sub(x: Any) -> Any:
+            return await self.value(x, depth + 1)
+
+        if isinstance(v, _Arr):
+            out = {**head, "@length": v.length, "@items": [await sub(x) for x in v.items[:lim.items]]}
+            if v.length > lim.items:
+                out["@truncated"] = "items"
+            return out
+        entries = await self._map_entries(v, t, lim.items)
+        if entries is not None:
+            out = {**head, "@size": entries[1], "@entries": [[await sub(k), await sub(x)] for k, x in entries[0]]}
+            if entries[1] > len(entries[0]):
+                out["@truncated"] = "items"
+            return out
+        items = await self._collection_items(v, t, lim.items)
+        if items is not None:
+            out = {**head, "@size": items[1], "@items": [await sub(x) for x in items[0]]}
+            if items[1] > len(items[0]):
+                out["@truncated"] = "items"
+            return out
+        if head["@type"] == "java.util.Optional":
+            return {**head, "@value": await sub(v.get("value"))}
+        if await self._is(v.sig, t, "Ljava/lang/Throwable;"):
+            cause = v.get("cause")
+            return {**head, "message": await sub(v.get("detailMessage")), "stack": _stack(v.get("stackTrace")),
+                    "cause": await sub(None if _same(cause, v) else cause)}
+        fields = [f for f in (await t.all_fields() if t else []) if not f.is_static and not f.is_synthetic]
+        shown = fields[:lim.fields]
+        out = dict(head)
+        for f in shown:
+            if self.budget.left < 0:
+                out["@truncated"] = "budget"
+                break
+            if f.name in out:  # a field shadowed by the subclass's own: the nearest one shows
+                continue
+            try:
+                raw = v.get(f.name)
+            except _Missing:  # the agent's item cap or limits stopped before it
+                out["@truncated"] = "budget" if v.cut and len(v.fields) < lim.fields else "fields"
+                break
+            out[f.name] = await sub(raw)
+        if len(fields) > len(shown) and "@truncated" not in out:
+            out["@truncated"] = "fields"
+        return out
+
+    async def _map_entries(self, v: Any, t: ReferenceType | None, limit: int) -> tuple[list, int] | None:
+        if not isinstance(v, _Obj):
+            return None
+        name = signature_to_name(v.sig)
+        if name in _HASH_MAPS or await self._is(v.sig, t, "Ljava/util/HashMap;"):
+            size = v.get("size") if _has(v, "size") else None
+            out: list = []
+            if await self._is(v.sig, t, "Ljava/util/LinkedHashMap;"):
+                node = v.get("head")
+                while isinstance(node, _Obj) and len(out) < limit:
+                    out.append((node.get("key"), node.get("value")))
+                    node = node.get("after")
+                return out, size if size is not None else len(out)
+            table = v.get("table")
+            for bucket in table.items if isinstance(table, _Arr) else ():
+                node = bucket
+                while isinstance(node, _Obj) and len(out) < limit:
+                    key = "key" if _has(node, "key") else "k"
+                    out.append((node.get(key), node.get("val" if key == "key" and _has(node, "val") else "value")))
+                    node = node.get("next")
+                if len(out) >= limit:
+                    break
+            if isinstance(table, _Arr) and len(table.items) < table.length and len(out) < limit:
+                raise _Missing("table")  # the agent kept fewer buckets than the map has
+            return out, size if size is not None else len(out)
+        if name == "java.util.TreeMap":
+            return _in_order(v.get("root"), limit), v.get("size")
+        if name == _IMM + "Map1":
+            return [(v.get("k0"), v.get("v0"))], 1
+        if name == _IMM + "MapN":
+            table = v.get("table").items
+            pairs = [(table[i], table[i + 1]) for i in range(0, len(table) - 1, 2) if table[i] is not None]
+            return pairs[:limit], len(pairs)
+        if name.startswith("java.util.Collections$Unmodifiable") and _has(v, "m"):
+            inner = v.get("m")
+            return await self._map_entries(inner, await self._type(inner.sig), limit) \
+                if isinstance(inner, _Obj) else None
+        return None
+
+    async def _collection_items(self, v: Any, t: ReferenceType | None, limit: int) -> tuple[list, int] | None:
+        if not isinstance(v, _Obj):
+            return None
+        name = signature_to_name(v.sig)
+        if name in _LISTS or name == "java.util.Arrays$ArrayList":
+            data = v.get("elementData" if name != "java.util.Arrays$ArrayList" else "a")
+            size = (v.get("elementCount" if name != "java.util.ArrayList" else "size") if name in _LISTS
+                    else data.length)
+            return list(_items(data, min(size, limit))), size
+        if name == "java.util.LinkedList":
+            out, node = [], v.get("first")
+            while isinstance(node, _Obj) and len(out) < limit:
+                out.append(node.get("item"))
+                node = node.get("next")
+            return out, v.get("size")
+        if name in ("java.util.HashSet", "java.util.LinkedHashSet", "java.util.TreeSet"):
+            inner = v.get("m" if name == "java.util.TreeSet" else "map")
+            entries = await self._map_entries(inner, await self._type(inner.sig), limit) \
+                if isinstance(inner, _Obj) else None
+            return ([k for k, _ in entries[0]], entries[1]) if entries else None
+        if name in (_IMM + "List12", _IMM + "Set12"):
+            items = [v.get("e0")]
+            e1 = v.get("e1")
+            # the "no second element" sentinel is ImmutableCollections.EMPTY, a bare Object
+            if e1 is not None and not (isinstance(e1, _Obj) and e1.sig == "Ljava/lang/Object;"):
+                items.append(e1)
+            return items[:limit], len(items)
+        if name in (_IMM + "ListN", _IMM + "SetN"):
+            arr = v.get("elements")
+            if name.endswith("SetN"):
+                return [x for x in _items(arr, arr.length) if x is not None][:limit], v.get("size")
+            return list(_items(arr, min(arr.length, limit))), arr.length
+        if name.startswith("java.util.Collections$Unmodifiable") and _has(v, "c"):
+            inner = v.get("c")
+            return await self._collection_items(inner, await self._type(inner.sig), limit) \
+                if isinstance(inner, _Obj) else None
+        return None
+
+
+def _has(v: _Obj, name: str) -> bool:
+    return any(n == name for n, _ in v.fields)
+
+
+def _items(arr: Any, n: int) -> tuple:
+    if not isinstance(arr, _Arr) or len(arr.items) < n:
+        raise _Missing("items")
+    return arr.items[:n]
+
+
+def _in_order(root: Any, limit: int) -> list:
+    out: list = []
+    stack: list = []
+    node = root
+    while (stack or isinstance(node, _Obj)) and len(out) < limit:
+        while isinstance(node, _Obj):
+            stack.append(node)
+            node = node.get("left")
+        node = stack.pop()
+        out.append((node.get("key"), node.get("value")))
+        node = node.get("right")
+    return out
+
+
+def _plain(v: Any) -> Any:
+    return v.text if isinstance(v, _Str) else v
+
+
+def _same(a: Any, b: _Obj) -> bool:
+    """A Throwable's ``cause`` is the Throwable itself until set: without ids, the same class and
+    the same message read at the same place is taken as that."""
+    return isinstance(a, _Obj) and a.sig == b.sig and (not a.fields or _plain(a.get("detailMessage")) ==
+                                                       _plain(b.get("detailMessage")))
+
+
+def _stack(trace: Any) -> list[str] | None:
+    if not isinstance(trace, _Arr) or not trace.length:
+        return None
+    out = []
+    for el in trace.items:
+        f = {n: _plain(x) for n, x in el.fields}
+        where = f"{f.get('fileName')}:{f.get('lineNumber')}" if f.get("fileName") else "Unknown Source"
+        out.append(f"{f.get('declaringClass')}.{f.get('methodName')}({where})")
+    return out
+
+
+async def to_snapshot(vm: VM, event: Any, limits: Limits, watch: list[str]) -> dict[str, Any]:
+    """A JdwpdCapture event as ``jdwpd.snapshot/1`` data (``Snapshot.data``)."""
+    from .snapshot import SCHEMA
+
+    flags, frames, this, watch_values = _read(bytes(event.data))
+    conv = _Converter(vm, limits, _Budget(limits.bytes))
+    truncated: list[str] = ["frames"] if flags & CaptureFlag.FRAMES else []
+    out_frames = []
+    for i, ((tag, ref, method, index), local_vars) in enumerate(frames):
+        t = await vm.types.type(ref, tag)
+        loc = await vm.types.location(t, await vm.types.method(t, method), index)
+        entry: dict[str, Any] = {"location": loc.to_python()}
+        if i < limits.locals_frames:
+            if conv.budget.left >= 0:
+                # no variable table (no -g, native): no locals, as the standard path reads none
+                entry["locals"] = {name: await conv.value(v) for name, v in local_vars or ()}
+                if i == 0 and this is not None:  # the agent reads the top frame's only
+                    entry["this"] = await conv.value(this)
+            else:
+                entry["@truncated"] = "budget"
+        out_frames.append(entry)
+    watches = []
+    for text, v in zip(watch, watch_values, strict=True):
+        if isinstance(v, _Err):
+            watches.append({"expression": text, "error": _ERRORS.get(v.reason, v.reason)})
+        else:
+            watches.append({"expression": text, "value": await conv.value(v)})
+    if conv.budget.left < 0 or flags & (CaptureFlag.BYTES | CaptureFlag.TIME):
+        truncated.append("budget")
+    thread = await vm.thread(event.thread)
+    location = await vm.types.location_from_wire(event.location)
+    return {
+        "schema": SCHEMA,
+        "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds"),
+        "thread": {"id": thread.id, "name": thread.name},
+        "location": location.to_python(),
+        "frames": out_frames,
+        "watches": watches,
+        "limits": attrs.asdict(limits),
+        "truncated": truncated,
+    }
+
+
+#: The agent's reasons for a watch it could not evaluate, in the interpreter's words.
+_ERRORS = {"null": "NullPointerException", "index": "ArrayIndexOutOfBoundsException",
+           "arithmetic": "ArithmeticException: / by zero", "type": "ClassCastException"}
