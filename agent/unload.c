@@ -33,6 +33,7 @@ static jrawMonitorID tag_lock;    /* a class's GetTag/SetTag pair (never taken b
 static tracked *queue;
 static volatile bool active;   /* every class tagged, ClassPrepare on */
 static volatile bool maybe_freed;  /* a GC finished or an ObjectFree was queued since the last drain */
+static volatile bool tagged_any;   /* some class is tagged: there is something to report one day */
 
 static void t_enter(jrawMonitorID m) {
     if ((*track)->RawMonitorEnter(track, m) != JVMTI_ERROR_NONE) agent_log("unload: raw monitor enter failed");
@@ -52,7 +53,7 @@ static void tag_class(jclass cls, uint64_t id) {
     }
     if (old != 0) {
         tracked *t = (tracked *)(intptr_t)old;
-        if (id != 0 && t->id == 0) t->id = id;  /* alive (we hold a reference): no ObjectFree races this */
+        if (id != 0) t->id = id;  /* alive (we hold a reference): no ObjectFree races this */
         t_exit(tag_lock);
         return;
     }
@@ -68,6 +69,7 @@ static void tag_class(jclass cls, uint64_t id) {
         t->id = id;
         memcpy(t->signature, sig, n + 1);
         if ((*track)->SetTag(track, cls, (jlong)(intptr_t)t) != JVMTI_ERROR_NONE) free(t);
+        else tagged_any = true;
     }
     if ((*track)->Deallocate(track, (unsigned char *)sig) != JVMTI_ERROR_NONE) agent_log("unload: deallocate failed");
     t_exit(tag_lock);
@@ -151,8 +153,9 @@ int unload_tracking_start(JNIEnv *env) {
     return 0;
 }
 
-/* Whether unloads may have to be reported (the writer polls, events drain first). */
-bool unload_tracking_active(void) { return track != NULL; }
+/* Whether unloads may have to be reported (the writer polls every 100 ms, events drain first):
+ * not before a class is tagged. */
+bool unload_tracking_active(void) { return tagged_any; }
 
 static void write_signature(outbuf *b, ev_ctx *c, void *arg) {
     (void)c;
