@@ -94,7 +94,15 @@ class Jvm:
         with trio.fail_after(timeout):
             while True:
                 msg = await self.link.events.receive()
-                if "notice" not in msg:
+                if "notice" not in msg and "class_unloaded" not in msg:
+                    return msg
+
+    async def class_unloaded(self, timeout: float = 20) -> dict[str, Any]:
+        """The next CLASS_UNLOADED message (events and notices before it are skipped)."""
+        with trio.fail_after(timeout):
+            while True:
+                msg = await self.link.events.receive()
+                if "class_unloaded" in msg:
                     return msg
 
     async def wait_exit(self, timeout: float = 20) -> int:

@@ -546,6 +546,26 @@ async def test_class_unload(agent_so, classes):
         await jvm.expect("ok load")
 
 
+async def test_class_unloaded_without_a_request(agent_so, classes):
+    """No CLASS_UNLOAD request: the unload of a class whose id the agent sent (here in its ClassPrepare
+    event) still reaches the daemon, as CLASS_UNLOADED with that id, and no event goes out for it."""
+    async with run_jvm(agent_so, classes) as jvm:
+        await jvm.expect("ready")
+        await set_request(jvm, 7, CLASS_PREPARE, NONE, {"mod_kind": 5, "args": {"pattern": "*Late"}})
+        await jvm.send("unload")
+        ev = await jvm.event()
+        [hit] = ev["hits"]
+        assert hit["data"]["signature"] == "LLate;"
+        await jvm.expect("ok unload")
+        msg = await jvm.class_unloaded(timeout=20)
+        assert msg == {"class_unloaded": hit["data"]["ref"], "signature": "LLate;"}
+        with pytest.raises(AgentError) as dead:  # its id is dead: collected
+            await jvm.request("CLASS_SIGNATURE", ref=hit["data"]["ref"])
+        assert dead.value.status == L.LinkStatus.COLLECTED
+        stats = {c["name"]: c["value"] for c in (await jvm.request("AGENT_STATS"))["counters"]}
+        assert stats["events_enabled"] == 1  # CLASS_PREPARE only: nothing was enabled for the unload
+
+
 async def test_redefine_force_early_return_and_stop(agent_so, classes, lines, tmp_path):
     import subprocess
 

@@ -259,6 +259,22 @@ async def test_class_unload_by_signature_forgets_that_class_only():
     assert link.count("CLASS_METHODS_LINES") == 2
 
 
+async def test_class_unloaded_by_id_forgets_that_class_only_even_under_a_shared_name():
+    """CLASS_UNLOADED names the dead class by its id: another class of the same name (another loader)
+    keeps its facts."""
+    link = GatedLink(base_answers())
+    cache = ClassCache(link)
+    cache.learn(8, 1, "LTwin;", "")
+    cache.learn(9, 1, "LTwin;", "")
+    await cache.methods(8)
+    await cache.line_table(21)
+    cache.unloaded(8)
+    assert cache.known_signature(8) is None and cache.known_signature(9) is not None
+    assert cache.known_method(21) is None
+    await cache.methods(8)
+    assert link.count("CLASS_METHODS_LINES") == 2
+
+
 def _method(method_id: int, name: str, modifiers: int, lines: dict) -> dict:
     return {"method": method_id, "name": name, "signature": "()V", "generic": "", "modifiers": modifiers,
             "synthetic": False, **lines}
