@@ -196,6 +196,8 @@ class _Converter:
     vm: VM
     limits: Limits
     budget: _Budget
+    #: A view needed what the agent did not read (a linked collection deeper than EXTRA_DEPTH).
+    incomplete: bool = False
 
     async def _type(self, sig: str) -> ReferenceType | None:
         return await self.vm.types.type_named_sig(sig)
@@ -247,6 +249,7 @@ class _Converter:
         try:
             return await self._container(v, t, head, depth)
         except _Missing:
+            self.incomplete = True  # the standard path would show more: the caller learns from it
             return {**head, "@truncated": "depth"}
 
     async def _container(self, v: Any, t: ReferenceType | None, head: dict, depth: int) -> Any:
@@ -421,8 +424,9 @@ def _stack(trace: Any) -> list[str] | None:
     return out
 
 
-async def to_snapshot(vm: VM, event: Any, limits: Limits, watch: list[str]) -> dict[str, Any]:
-    """A JdwpdCapture event as ``jdwpd.snapshot/1`` data (``Snapshot.data``)."""
+async def to_snapshot(vm: VM, event: Any, limits: Limits, watch: list[str]) -> tuple[dict[str, Any], bool]:
+    """A JdwpdCapture event as ``jdwpd.snapshot/1`` data (``Snapshot.data``), and whether it is
+    complete (False: a JDK collection was cut earlier than the standard path cuts it)."""
     from .snapshot import SCHEMA
 
     flags, frames, this, watch_values = _read(bytes(event.data))
@@ -450,6 +454,8 @@ async def to_snapshot(vm: VM, event: Any, limits: Limits, watch: list[str]) -> d
             watches.append({"expression": text, "value": await conv.value(v)})
     if conv.budget.left < 0 or flags & (CaptureFlag.BYTES | CaptureFlag.TIME):
         truncated.append("budget")
+    if conv.incomplete:
+        truncated.append("depth")
     thread = await vm.thread(event.thread)
     location = await vm.types.location_from_wire(event.location)
     return {
@@ -461,7 +467,7 @@ async def to_snapshot(vm: VM, event: Any, limits: Limits, watch: list[str]) -> d
         "watches": watches,
         "limits": attrs.asdict(limits),
         "truncated": truncated,
-    }
+    }, not conv.incomplete
 
 
 #: The agent's reasons for a watch it could not evaluate, in the interpreter's words.

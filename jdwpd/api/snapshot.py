@@ -128,6 +128,7 @@ class SnapshotPoint(Breakpoint):
 
     limits: Limits = attrs.field(factory=Limits, kw_only=True)
     watch: list[str] = attrs.field(factory=list, kw_only=True)
+    _loc_of: dict = attrs.field(factory=dict, init=False, repr=False)  # in-VM request id -> location
 
     def __str__(self) -> str:
         return f"snapshot point {self.spec.text}"
@@ -156,6 +157,7 @@ class SnapshotPoint(Breakpoint):
             return True
         rid = await self._set(EventKind.BREAKPOINT, 0, mods + list(extra), self._on_event)
         self._in_vm_requests.add(rid)
+        self._loc_of[rid] = loc
         return True
 
     async def _move_in_vm(self, rid: int) -> None:
@@ -171,7 +173,9 @@ class SnapshotPoint(Breakpoint):
         await self.vm._clear_request(EventKind.BREAKPOINT, rid)
         self._requests.remove((EventKind.BREAKPOINT, rid))
         mods = [{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc.to_wire()}, *extra]
-        self._in_vm_requests.add(await self._set(EventKind.BREAKPOINT, 0, mods, self._on_event))
+        new = await self._set(EventKind.BREAKPOINT, 0, mods, self._on_event)
+        self._in_vm_requests.add(new)
+        self._loc_of[new] = loc
 
     async def _on_event(self, event: Any, stop: Stop) -> None:
         if int(event.event_kind) != EventKind.JDWPD_CAPTURE:
@@ -182,7 +186,23 @@ class SnapshotPoint(Breakpoint):
             return
         from .capture import to_snapshot
 
-        self._put(Snapshot(await to_snapshot(self.vm, event, self.limits, self.watch)))
+        data, complete = await to_snapshot(self.vm, event, self.limits, self.watch)
+        if not complete and event.request_id in self._in_vm_requests:
+            # The VM's raw fields could not show a JDK collection as deep as JDWP reads it (a
+            # LinkedHashMap's entries are a chain): the next hits here are read over JDWP.
+            await self._back_to_standard(event.request_id)
+        self._put(Snapshot(data))
+
+    async def _back_to_standard(self, rid: int) -> None:
+        self._in_vm_requests.discard(rid)
+        await self.vm._clear_request(EventKind.BREAKPOINT, rid)
+        self._requests.remove((EventKind.BREAKPOINT, rid))
+        loc = self._loc_of.pop(rid, None)
+        if loc is None or self.cleared:
+            return
+        # the condition is then evaluated here, as on any standard-path request of a Breakpoint
+        mods = [{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc.to_wire()}]
+        await self._set(EventKind.BREAKPOINT, self._policy, mods, self._on_event)
 
     async def _consume(self, hit: Hit) -> None:
         try:

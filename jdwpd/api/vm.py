@@ -324,10 +324,12 @@ class VM:
         return await self._add(sp)
 
     async def snapshot(self, location: str, *, limits: Any = None, watch: tuple[str, ...] | list[str] = (),
-                       condition: str | None = None, timeout: float | None = None, in_vm: bool = True) -> Any:
+                       condition: str | None = None, timeout: float | None = None, in_vm: bool = False) -> Any:
         """Wait for ``location`` to run, capture a ``Snapshot`` there (stack, locals of the top
         frames, ``this``, ``watch`` expressions, under ``limits``) and let the thread go on: the
-        first snapshot of ``vm.snapshots`` (in the VM where the server is jdwpd)."""
+        first snapshot of ``vm.snapshots``.  Read over JDWP unless ``in_vm=True``: one capture in
+        the VM may cut a linked JDK collection (a LinkedHashMap of many entries) earlier than JDWP
+        reads it, and a single snapshot has no next hit to read again (docs/scripting.md)."""
         sp = await self.snapshots(location, limits=limits, watch=watch, condition=condition, in_vm=in_vm)
         try:
             return await sp.wait(timeout)

@@ -108,7 +108,7 @@ async def test_vm_snapshot_takes_the_vm_path_on_jdwpd(shop_classes, shop_lines):
                     n.start_soon(vm.resume)
                     snap = await vm.snapshot(f"Checkout.java:{shop_lines['shop_pay']}", watch=["order.id"],
                                              condition="order.id == 6", limits=jdwpd.Limits(frames=3, depth=1),
-                                             timeout=60)
+                                             timeout=60, in_vm=True)
                 got.append(_comparable(snap.data))
     assert got[0] == got[1]
     assert got[0]["watches"] == [{"expression": "order.id", "value": 6}]
