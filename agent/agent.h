@@ -242,12 +242,12 @@ void events_vm_start(JNIEnv *env, jthread thread);
 void event_enable(jvmtiEvent ev, jthread thread, bool on);
 
 /* ---- unload.c ----------------------------------------------------------------------------- */
+void unload_init(void);  /* OnLoad/OnAttach: the environment that watches the classes whose ids were sent */
+void unload_watch_class(jclass cls, uint64_t id);  /* obj_id: a class object's id was handed out */
 int unload_tracking_start(JNIEnv *env);
 bool unload_tracking_active(void);
 void unload_report_pending(JNIEnv *env);  /* writer thread */
 
-void unload_init(void);  /* OnLoad/OnAttach: the environment that watches the classes whose ids were sent */
-void unload_watch_class(jclass cls, uint64_t id);  /* obj_id: a class object's id was handed out */
 /* ---- breakpoints.c ------------------------------------------------------------------ */
 int bp_add(jmethodID m, jlocation loc);
 void bp_remove(jmethodID m, jlocation loc);
