@@ -119,8 +119,10 @@ class VmProbes:
     async def _install(self, probe: Probe) -> None:
         vm = self.vm
         if probe.kind == "snapshot":
-            source = await vm.breakpoint(probe.location, condition=probe.expression)
-            source.on_hit(lambda hit, p=probe, s=source: self._snapshot(hit, p, s))
+            # Captured in the VM where it runs jdwpd's agent (the thread never waits for the
+            # daemon), read over JDWP elsewhere: the same data either way.
+            source = await vm.snapshots(probe.location, condition=probe.expression, limits=limits_of(self.settings))
+            source.on_hit(lambda snap, p=probe, s=source: self._snapshot(snap, p, s))
         elif probe.kind == "assert":
             source = await vm.breakpoint(probe.location)
             source.on_hit(lambda hit, p=probe, s=source: self._assert(hit, p, s))
@@ -162,6 +164,9 @@ class VmProbes:
             self.evidence.event("capture-error", vm=self.short, probe=probe.describe(), error=str(e))
             self.tally.bump(problems=1)
             return None
+        return self._record(snap, kind, probe, **extra)
+
+    def _record(self, snap: Any, kind: str, probe: Probe, **extra: Any) -> str:
         test = test_of(snap.data)
         if test:
             extra["test"] = test
@@ -169,9 +174,9 @@ class VmProbes:
         self.tally.bump(snapshots=1)
         return name
 
-    async def _snapshot(self, hit: Any, probe: Probe, source: Any) -> None:
+    async def _snapshot(self, snap: Any, probe: Probe, source: Any) -> None:
         if self._count(probe, source, self.settings.max_hits):
-            await self._capture(hit, "snapshot", probe)
+            self._record(snap, "snapshot", probe)
 
     async def _assert(self, hit: Any, probe: Probe, source: Any) -> None:
         try:
