@@ -18,11 +18,20 @@ Metrics:
   string values, array items).  ms per capture, the median of later hits (snapshot_first: the
   first hit, variable tables and field lists included).  `vm.snapshot(location)` would also set
   and clear its breakpoint each time; the per-hit capture is what both clients share.
+- pause (``python -m bench.api pause``): the thread's pause for one snapshot through the API,
+  both ways, as the program itself measures it (bench/java/SnapLoop: each call into a 5-deep
+  chain timed, median/p90 after a warm-up fifth): `vm.snapshots(..., in_vm=True)` on jdwpd (the
+  VM captures, suspend NONE: the thread never waits for the client), `in_vm=False` on jdwpd and
+  the reference (suspend, read over JDWP, resume), and no debugger.  Same limits as above (5
+  frames with locals, depth 2); the capture's CPU quota is lifted so that every call captures.
 """
 
 from __future__ import annotations
 
+import re
 import statistics
+import subprocess
+import sys
 from pathlib import Path
 
 import trio
@@ -124,3 +133,69 @@ API = Measurement(
     targets=(*_ratios("hit_resume"), *_ratios("snapshot"), *_ratios("snapshot_first")),
     needs_debugger=True,
 )
+
+
+# ---------------------------------------------------------------- the thread's pause, both ways
+
+PAUSE = re.compile(r"PAUSE_US ([0-9.]+) ([0-9.]+)")
+
+
+async def _pause(server: str, in_vm: bool, n: int, timeout: float = 600.0) -> tuple[float, float, int]:
+    """(median, p90 µs, snapshots received) of SnapLoop's calls with a snapshot point at SNAP_BP."""
+    classes = compiled_classes()
+    at = f"SnapLoop.java:{marker('SNAP_BP')}"
+    limits = jdwpd.Limits(frames=5, locals_frames=5, depth=2, items=10)
+    with trio.fail_after(timeout):
+        if server == "jdwpd":
+            async with jdwpd.launch([jvm.java_executable(), "-cp", str(classes), "SnapLoop", str(n)],
+                                    suspend=True) as vm:
+                return await _pause_session(vm, at, limits, in_vm, lambda: vm.process.wait(60),
+                                            lambda: vm.process.output())
+        async with jvm.open_reference_jvm(classes, "SnapLoop", [str(n)]) as debuggee, \
+                jdwpd.attach(debuggee.address) as vm:
+            return await _pause_session(vm, at, limits, in_vm, lambda: debuggee.wait_exit(60),
+                                        lambda: debuggee.output.text("stdout"))
+
+
+async def _pause_session(vm, at: str, limits, in_vm: bool, wait_exit, stdout) -> tuple[float, float, int]:
+    sp = await vm.snapshots(at, limits=limits, in_vm=in_vm, cpu_quota=0)
+    got = []
+
+    async def count() -> None:
+        try:
+            async for snap in sp.snapshots(timeout=None, keep=True):
+                got.append(snap)
+        except jdwpd.VMDisconnected:
+            pass
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(count)
+        await vm.resume()
+        await wait_exit()
+        await trio.sleep(0.5)  # the last events in flight
+        nursery.cancel_scope.cancel()
+    if in_vm != bool(sp.in_vm_requests) or not got:
+        raise MeasurementFailed(f"in_vm={in_vm}: {sp.in_vm_requests} in-VM requests, {len(got)} snapshots")
+    frames = got[-1].data["frames"]
+    if len(frames) != 5 or not all("locals" in f for f in frames) or "this" not in frames[0]:
+        raise MeasurementFailed(f"not 5 frames with locals and this: {frames}")
+    median, p90 = (float(x) for x in PAUSE.search(stdout()).groups())
+    return median, p90, len(got)
+
+
+def pause_report(n: int) -> str:
+    plain = subprocess.run([jvm.java_executable(), "-cp", str(compiled_classes()), "SnapLoop", str(n)],
+                           capture_output=True, text=True, timeout=600, check=True).stdout
+    p = [float(x) for x in PAUSE.search(plain).groups()]
+    vm_side = trio.run(_pause, "jdwpd", True, n)
+    over_jdwpd = trio.run(_pause, "jdwpd", False, n)
+    over_ref = trio.run(_pause, "reference", False, n)
+    return (f"snapshot of 5 frames with locals, depth 2, through the API; the thread's pause, median/p90 us "
+            f"({n} calls): plain {p[0]:.1f}/{p[1]:.1f}; jdwpd in the VM {vm_side[0]:.1f}/{vm_side[1]:.1f}; "
+            f"jdwpd over JDWP {over_jdwpd[0]:.1f}/{over_jdwpd[1]:.1f}; reference over JDWP "
+            f"{over_ref[0]:.1f}/{over_ref[1]:.1f}; ratio reference/in-VM {over_ref[0] / vm_side[0]:.1f}x, "
+            f"jdwpd JDWP/in-VM {over_jdwpd[0] / vm_side[0]:.1f}x")
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["pause"]:
+    print(pause_report(int(sys.argv[2]) if len(sys.argv) > 2 else 300))

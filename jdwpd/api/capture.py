@@ -25,6 +25,7 @@ import attrs
 from protocol.agent_code import CAPTURE_VERSION, CaptureFlag, Reason
 from protocol.constants import ModKind
 
+from .errors import JdwpError, VMDisconnected
 from .types import Location, ReferenceType, signature_to_name
 from .views import _BOXES, _HASH_MAPS, _IMM, _LISTS, Limits, _Budget
 
@@ -49,11 +50,12 @@ MIN_AGENT_STRING = 128
 LATER = "later"
 
 
-async def plan(vm: VM, loc: Location, limits: Limits, watch: list[str],
-               condition: str | None) -> list[dict] | str | None:
+async def plan(vm: VM, loc: Location, limits: Limits, watch: list[str], condition: str | None,
+               cpu_quota: float | None = None) -> list[dict] | str | None:
     """The Conditional modifiers that make a request at ``loc`` capture in the VM; None where the
     VM cannot (no extension, or a condition or watch it cannot run: then the standard path gives
-    the same data, errors included); ``LATER`` where a name does not resolve yet."""
+    the same data, errors included); ``LATER`` where a name does not resolve yet.  ``cpu_quota``:
+    the share of one CPU the captures may use (0: no quota); None: the agent's default (1%)."""
     if not await vm.has_extension():
         return None
     wire = loc.to_wire()
@@ -81,6 +83,10 @@ async def plan(vm: VM, loc: Location, limits: Limits, watch: list[str],
         max_bytes=min(limits.bytes * AGENT_BYTES_FACTOR, 2**31 - 1), max_micros=AGENT_MAX_MICROS,
         this_object=True, watches=watches)
     mods.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": cap.capture_id})
+    if cpu_quota is not None:  # else the agent's default budget: 1% of one CPU
+        b = await vm.conn.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0,
+                                  cpu_ppm=round(cpu_quota * 1_000_000))
+        mods.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": b.budget_id})
     return mods
 
 
@@ -200,7 +206,10 @@ class _Converter:
     incomplete: bool = False
 
     async def _type(self, sig: str) -> ReferenceType | None:
-        return await self.vm.types.type_named_sig(sig)
+        try:
+            return await self.vm.types.type_named_sig(sig)
+        except (JdwpError, VMDisconnected):  # the VM ended since the capture: show its raw fields
+            return None
 
     async def _is(self, sig: str, t: ReferenceType | None, sup: str) -> bool:
         return sig == sup or (t is not None and await t.is_subtype_of(sup))
@@ -281,22 +290,23 @@ class _Converter:
             cause = v.get("cause")
             return {**head, "message": await sub(v.get("detailMessage")), "stack": _stack(v.get("stackTrace")),
                     "cause": await sub(None if _same(cause, v) else cause)}
-        fields = [f for f in (await t.all_fields() if t else []) if not f.is_static and not f.is_synthetic]
-        shown = fields[:lim.fields]
+        names = [f.name for f in await t.all_fields() if not f.is_static and not f.is_synthetic] if t else \
+            [n for n, _ in v.fields]
+        shown = names[:lim.fields]
         out = dict(head)
-        for f in shown:
+        for fname in shown:
             if self.budget.left < 0:
                 out["@truncated"] = "budget"
                 break
-            if f.name in out:  # a field shadowed by the subclass's own: the nearest one shows
+            if fname in out:  # a field shadowed by the subclass's own: the nearest one shows
                 continue
             try:
-                raw = v.get(f.name)
+                raw = v.get(fname)
             except _Missing:  # the agent's item cap or limits stopped before it
                 out["@truncated"] = "budget" if v.cut and len(v.fields) < lim.fields else "fields"
                 break
-            out[f.name] = await sub(raw)
-        if len(fields) > len(shown) and "@truncated" not in out:
+            out[fname] = await sub(raw)
+        if len(names) > len(shown) and "@truncated" not in out:
             out["@truncated"] = "fields"
         return out
 

@@ -128,6 +128,9 @@ class SnapshotPoint(Breakpoint):
 
     limits: Limits = attrs.field(factory=Limits, kw_only=True)
     watch: list[str] = attrs.field(factory=list, kw_only=True)
+    #: Share of one CPU the VM's captures may use (0: no quota; None: the server's default, 1%);
+    #: past it the point disables itself (``disabled == "cpu_quota"``).
+    cpu_quota: float | None = attrs.field(default=None, kw_only=True)
     _loc_of: dict = attrs.field(factory=dict, init=False, repr=False)  # in-VM request id -> location
 
     def __str__(self) -> str:
@@ -145,7 +148,8 @@ class SnapshotPoint(Breakpoint):
     async def _capture_in_vm(self, loc: Location, mods: list[dict]) -> bool:
         from .capture import LATER, plan
 
-        extra = await plan(self.vm, loc, self.limits, self.watch, self.condition) if self.in_vm else None
+        extra = await plan(self.vm, loc, self.limits, self.watch, self.condition, self.cpu_quota) \
+            if self.in_vm else None
         if extra is None:
             return False  # the standard path, for good (the condition may still run in the VM)
         if extra == LATER:
@@ -167,7 +171,7 @@ class SnapshotPoint(Breakpoint):
         from .capture import LATER, plan
 
         loc = self._retry.pop(rid)
-        extra = await plan(self.vm, loc, self.limits, self.watch, self.condition)
+        extra = await plan(self.vm, loc, self.limits, self.watch, self.condition, self.cpu_quota)
         if extra is None or extra == LATER:
             return
         await self.vm._clear_request(EventKind.BREAKPOINT, rid)
@@ -214,7 +218,10 @@ class SnapshotPoint(Breakpoint):
     def _put(self, snap: Snapshot) -> None:
         self.hit_total += 1
         if not self._callbacks:
-            self._queue[0].send_nowait(snap)  # wait() and hits() hand out snapshots
+            try:
+                self._queue[0].send_nowait(snap)  # wait() and hits() hand out snapshots
+            except trio.ClosedResourceError:  # the VM ended while its last capture was read
+                pass
             return
         for fn in self._callbacks:
             self.vm._nursery.start_soon(fn, snap)

@@ -304,7 +304,7 @@ class VM:
         return await self._add(MethodExits(self, class_name=class_name, method_name=name, suspend=suspend))
 
     async def snapshots(self, location: str, *, limits: Any = None, watch: tuple[str, ...] | list[str] = (),
-                        condition: str | None = None, in_vm: bool = True) -> Any:
+                        condition: str | None = None, in_vm: bool = True, cpu_quota: float | None = None) -> Any:
         """A ``SnapshotPoint``: a ``Snapshot`` (stack, locals of the top frames, ``this``, ``watch``
         expressions, under ``limits``) each time ``location`` runs (and ``condition`` holds):
 
@@ -314,12 +314,14 @@ class VM:
 
         Where the server is jdwpd (``in_vm``) the VM captures each hit itself and the thread never
         waits for this script; elsewhere the thread is held while the snapshot is read over JDWP.
-        Both give the same data (docs/scripting.md)."""
+        Both give the same data (docs/scripting.md).  ``cpu_quota``: the share of one CPU the
+        VM's captures may use (None: the server's default, 1%; 0: none); past it the point
+        disables itself and ``sp.disabled`` says ``"cpu_quota"``."""
         from .snapshot import SnapshotPoint
         from .views import Limits
 
         sp = SnapshotPoint(self, spec=parse_location(location), condition=condition, limits=limits or Limits(),
-                           watch=list(watch), in_vm=in_vm)
+                           watch=list(watch), in_vm=in_vm, cpu_quota=cpu_quota)
         await self._check_expression(condition)  # a watch's error is part of the snapshot, as before
         return await self._add(sp)
 
