@@ -23,7 +23,8 @@ from .errors import ApiError, InvalidStateError, JdwpError, LocationError, Timeo
 from .hits import DEFAULT_STEP_EXCLUDES, ExceptionHit, Hit, WatchHit
 from .locations import LocationSpec, parse_location
 from .requests import Breakpoint, ExceptionBreakpoint, Logpoint, Watchpoint
-from .snapshot import SCHEMA, Snapshot, SnapshotPoint
+from .snapshot import SCHEMA, Snapshot
+from .snapshot_point import SnapshotPoint
 from .threads import Frame, Thread
 from .types import ArrayType, ClassType, Field, InterfaceType, Location, Method, ReferenceType
 from .values import ArrayRef, ClassObjectRef, InvocationError, ObjectRef

@@ -26,6 +26,7 @@ from protocol.agent_code import CAPTURE_VERSION, CaptureFlag, Reason
 from protocol.constants import ModKind
 
 from .errors import JdwpError, VMDisconnected
+from .snapshot import SCHEMA
 from .types import Location, ReferenceType, signature_to_name
 from .views import _BOXES, _HASH_MAPS, _IMM, _LISTS, Limits, _Budget
 
@@ -437,8 +438,6 @@ def _stack(trace: Any) -> list[str] | None:
 async def to_snapshot(vm: VM, event: Any, limits: Limits, watch: list[str]) -> tuple[dict[str, Any], bool]:
     """A JdwpdCapture event as ``jdwpd.snapshot/1`` data (``Snapshot.data``), and whether it is
     complete (False: a JDK collection was cut earlier than the standard path cuts it)."""
-    from .snapshot import SCHEMA
-
     flags, frames, this, watch_values = _read(bytes(event.data))
     conv = _Converter(vm, limits, _Budget(limits.bytes))
     truncated: list[str] = ["frames"] if flags & CaptureFlag.FRAMES else []

@@ -22,22 +22,16 @@ from __future__ import annotations
 
 import datetime
 import json
-from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 import attrs
-import trio
 
-from protocol.constants import EventKind, ModKind
-
-from .requests import Breakpoint
 from .views import Limits, _Budget, to_python
 
 if TYPE_CHECKING:
-    from .hits import Hit, Stop
-    from .types import Location
+    from .hits import Hit
 
-__all__ = ["Snapshot", "SnapshotPoint", "capture", "SCHEMA"]
+__all__ = ["Snapshot", "capture", "SCHEMA"]
 
 SCHEMA = "jdwpd.snapshot/1"
 
@@ -113,137 +107,3 @@ async def capture(hit: Hit, limits: Limits | None, watch: list[str]) -> Snapshot
         "truncated": truncated,
     }
     return Snapshot(data)
-
-
-@attrs.define(eq=False)
-class SnapshotPoint(Breakpoint):
-    """A breakpoint that only captures (``vm.snapshots``): each hit becomes a ``Snapshot``.
-
-    Where the server has jdwpd's extension and the VM can compile the condition and the watches,
-    the VM captures at each hit and the thread goes on at once (a SUSPEND_NONE request carrying a
-    capture, docs/extensions.md): it never waits for this client.  Elsewhere (the reference, or an
-    expression that needs a method call) the thread is held while the snapshot is read over JDWP,
-    then resumed.  Both give the same ``jdwpd.snapshot/1`` data (docs/scripting.md says where the
-    in-VM one differs: no ``@id``, ``this`` of the top frame only)."""
-
-    limits: Limits = attrs.field(factory=Limits, kw_only=True)
-    watch: list[str] = attrs.field(factory=list, kw_only=True)
-    #: Share of one CPU the VM's captures may use (0: no quota; None: the server's default, 1%);
-    #: past it the point disables itself (``disabled == "cpu_quota"``).
-    cpu_quota: float | None = attrs.field(default=None, kw_only=True)
-    _loc_of: dict = attrs.field(factory=dict, init=False, repr=False)  # in-VM request id -> location
-
-    def __str__(self) -> str:
-        return f"snapshot point {self.spec.text}"
-
-    @property
-    def _needs_frame(self) -> bool:
-        return True
-
-    @property
-    def in_vm_requests(self) -> int:
-        """How many of its requests the VM captures for (0: every snapshot is read over JDWP)."""
-        return len(self._in_vm_requests)
-
-    async def _capture_in_vm(self, loc: Location, mods: list[dict]) -> bool:
-        from .capture import LATER, plan
-
-        extra = await plan(self.vm, loc, self.limits, self.watch, self.condition, self.cpu_quota) \
-            if self.in_vm else None
-        if extra is None:
-            return False  # the standard path, for good (the condition may still run in the VM)
-        if extra == LATER:
-            # A watch or the condition names a class not loaded yet (the usual case when the class
-            # of the location has just been prepared): read over JDWP until the first hit, where
-            # the capture moves into the VM (_move_in_vm).
-            rid = await self._set(EventKind.BREAKPOINT, self._policy, mods, self._on_event)
-            self._retry[rid] = loc
-            return True
-        rid = await self._set(EventKind.BREAKPOINT, 0, mods + list(extra), self._on_event)
-        self._in_vm_requests.add(rid)
-        self._loc_of[rid] = loc
-        return True
-
-    async def _move_in_vm(self, rid: int) -> None:
-        """At the first held hit of a request that waited for its classes: plan again; if the VM
-        can capture now, a capturing request replaces it (another thread passing there in the two
-        commands between is not captured)."""
-        from .capture import LATER, plan
-
-        loc = self._retry.pop(rid)
-        extra = await plan(self.vm, loc, self.limits, self.watch, self.condition, self.cpu_quota)
-        if extra is None or extra == LATER:
-            return
-        await self.vm._clear_request(EventKind.BREAKPOINT, rid)
-        self._requests.remove((EventKind.BREAKPOINT, rid))
-        mods = [{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc.to_wire()}, *extra]
-        new = await self._set(EventKind.BREAKPOINT, 0, mods, self._on_event)
-        self._in_vm_requests.add(new)
-        self._loc_of[new] = loc
-
-    async def _on_event(self, event: Any, stop: Stop) -> None:
-        if int(event.event_kind) != EventKind.JDWPD_CAPTURE:
-            await super()._on_event(event, stop)
-            return
-        await stop.release()  # holds nothing: the request's policy is NONE
-        if self.cleared:
-            return
-        from .capture import to_snapshot
-
-        data, complete = await to_snapshot(self.vm, event, self.limits, self.watch)
-        if not complete and event.request_id in self._in_vm_requests:
-            # The VM's raw fields could not show a JDK collection as deep as JDWP reads it (a
-            # LinkedHashMap's entries are a chain): the next hits here are read over JDWP.
-            await self._back_to_standard(event.request_id)
-        self._put(Snapshot(data))
-
-    async def _back_to_standard(self, rid: int) -> None:
-        self._in_vm_requests.discard(rid)
-        await self.vm._clear_request(EventKind.BREAKPOINT, rid)
-        self._requests.remove((EventKind.BREAKPOINT, rid))
-        loc = self._loc_of.pop(rid, None)
-        if loc is None or self.cleared:
-            return
-        # the condition is then evaluated here, as on any standard-path request of a Breakpoint
-        mods = [{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc.to_wire()}]
-        await self._set(EventKind.BREAKPOINT, self._policy, mods, self._on_event)
-
-    async def _consume(self, hit: Hit) -> None:
-        try:
-            snap = await capture(hit, self.limits, self.watch)
-        finally:
-            await hit.resume()
-        self._put(snap)
-
-    def _put(self, snap: Snapshot) -> None:
-        self.hit_total += 1
-        if not self._callbacks:
-            try:
-                self._queue[0].send_nowait(snap)  # wait() and hits() hand out snapshots
-            except trio.ClosedResourceError:  # the VM ended while its last capture was read
-                pass
-            return
-        for fn in self._callbacks:
-            self.vm._nursery.start_soon(fn, snap)
-
-    def on_hit(self, fn: Any) -> Any:
-        """Run ``await fn(snapshot)`` for every snapshot from now on, each in a task of its own
-        (the thread is not held while it runs)."""
-        self._callbacks.append(fn)
-        return fn
-
-    async def clear(self) -> None:
-        """Remove the request(s) from the VM; queued snapshots are dropped (they hold nothing)."""
-        while True:
-            try:
-                self._queue[1].receive_nowait()
-            except (trio.WouldBlock, trio.EndOfChannel):
-                break
-        await super().clear()
-
-    async def snapshots(self, limit: int | None = None, timeout: float | None = None, *,
-                        keep: bool = False) -> AsyncIterator[Snapshot]:
-        """Snapshots as they come (``wait`` gives one), each within ``timeout`` seconds (else
-        ``Timeout``); after ``limit`` of them the request is cleared unless ``keep=True``."""
-        async for snap in self.hits(limit, timeout, keep=keep):
-            yield snap  # type: ignore[misc]

@@ -317,7 +317,7 @@ class VM:
         Both give the same data (docs/scripting.md).  ``cpu_quota``: the share of one CPU the
         VM's captures may use (None: the server's default, 1%; 0: none); past it the point
         disables itself and ``sp.disabled`` says ``"cpu_quota"``."""
-        from .snapshot import SnapshotPoint
+        from .snapshot_point import SnapshotPoint
         from .views import Limits
 
         sp = SnapshotPoint(self, spec=parse_location(location), condition=condition, limits=limits or Limits(),

@@ -112,3 +112,21 @@ async def test_vm_snapshot_takes_the_vm_path_on_jdwpd(shop_classes, shop_lines):
                 got.append(_comparable(snap.data))
     assert got[0] == got[1]
     assert got[0]["watches"] == [{"expression": "order.id", "value": 6}]
+
+
+async def test_a_collection_cut_earlier_in_the_vm_is_marked_and_read_over_jdwp_next(shop_classes, shop_lines):
+    """At shop_report ``this.paid`` is a LinkedHashMap of 4 entries per round: a chain deeper than
+    the agent's extra depth.  The VM's first snapshot says so (``truncated`` has ``depth``); the
+    point then reads over JDWP, and its next snapshot is the standard one."""
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    limits = jdwpd.Limits(frames=2, depth=2)
+    with trio.fail_after(120):
+        async with open_shop("jdwpd", shop_classes) as vm:
+            sp = await vm.snapshots(f"Checkout.java:{shop_lines['shop_report']}", limits=limits)
+            await vm.resume()
+            first, second = [s.data async for s in sp.snapshots(limit=2, timeout=30)]
+    assert "depth" in first["truncated"]
+    assert first["frames"][0]["this"]["paid"]["@truncated"] == "depth"
+    assert "depth" not in second["truncated"] and second["frames"][0]["this"]["paid"]["@size"] == 8
+    assert "@id" in second["frames"][0]["this"]  # read over JDWP
