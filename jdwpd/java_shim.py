@@ -278,7 +278,8 @@ def run_java(args: list[str]) -> int:
         print(_DUPLICATE, file=sys.stderr)
         return 1
     text = found[0]
-    from .launch import EndpointError, exec_launch
+    from .endpoints import EndpointError
+    from .launch import exec_launch
 
     try:
         options = parse_jdwp_options(text)
