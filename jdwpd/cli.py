@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             print(agent_path())
             return 0
         if args.command == "launch":
-            from .launch import run_launch
+            from .launching import run_launch
 
             java = list(args.java)
             if java and java[0] == "--":
@@ -190,13 +190,13 @@ def main(argv: list[str] | None = None) -> int:
                               include_virtual_threads=args.include_virtual_threads, onthrow=args.onthrow,
                               onuncaught=args.onuncaught, launch_command=args.launch_command, connect=connect)
         if args.command == "serve":
-            from .launch import run_serve
+            from .launching import run_serve
 
             host, port = _parse_address(args.jdwp, what="--jdwp")
             return run_serve(link=args.link, secret_file=args.secret_file, host=host, port=port, allow=args.allow,
                              read_only=args.read_only)
         if args.command == "attach":
-            from .launch import run_attach
+            from .launching import run_attach
 
             host, port = _parse_address(args.jdwp, what="--jdwp")
             return run_attach(args.pid, host=host, port=port, allow=args.allow, read_only=args.read_only)

@@ -279,7 +279,7 @@ def run_java(args: list[str]) -> int:
         return 1
     text = found[0]
     from .endpoints import EndpointError
-    from .launch import exec_launch
+    from .launching import exec_launch
 
     try:
         options = parse_jdwp_options(text)

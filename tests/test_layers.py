@@ -154,3 +154,13 @@ def test_lower_layers_import_no_higher_one_beyond_the_known_debt():
             if t.startswith("jdwpd") and (t_level is None or t_level > level):
                 upward.add((module, t))
     assert upward - KNOWN_UPWARD == set()
+
+
+def test_no_submodule_shadows_an_api_name():
+    """``jdwpd.launch`` once was both the API's entry point and the CLI's module: importing the module
+    (any test or tool may) replaced the function on the package."""
+    import jdwpd
+
+    top_level = {p.stem for p in (ROOT / "jdwpd").glob("*.py")} | {p.name for p in (ROOT / "jdwpd").iterdir()
+                                                                  if (p / "__init__.py").is_file()}
+    assert top_level & set(jdwpd._API_NAMES) == set()

@@ -1,4 +1,7 @@
-"""`jdwpd launch`: start a JVM under jdwpd, serve debuggers, exit with the JVM's code.
+"""`jdwpd launch`, `serve`, `attach` and `java`'s exec: start or adopt JVMs and serve their debuggers.
+
+(Named launching, not launch: ``jdwpd.launch`` is the scripting API's entry point, and a
+submodule of that name would shadow it once imported.)
 
 The JVM is started before trio and the daemon are imported: those imports cost
 about as much as a small JVM's start-up, and both can happen at once.
