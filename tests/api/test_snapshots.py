@@ -128,5 +128,8 @@ async def test_a_collection_cut_earlier_in_the_vm_is_marked_and_read_over_jdwp_n
             first, second = [s.data async for s in sp.snapshots(limit=2, timeout=30)]
     assert "depth" in first["truncated"]
     assert first["frames"][0]["this"]["paid"]["@truncated"] == "depth"
-    assert "depth" not in second["truncated"] and second["frames"][0]["this"]["paid"]["@size"] == 8
+    # the thread is not held at an in-VM capture: by the time the point reads over JDWP the program
+    # may be a round further on (4 entries a round)
+    size = second["frames"][0]["this"]["paid"]["@size"]
+    assert "depth" not in second["truncated"] and size >= 8 and size % 4 == 0, size
     assert "@id" in second["frames"][0]["this"]  # read over JDWP
