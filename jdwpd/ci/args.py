@@ -39,7 +39,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--grace", metavar="DURATION", type=duration, default=10.0,
                    help="after --on-timeout: how long the command may take to end after SIGTERM (default 10s)")
     p.add_argument("--select", action="append", default=[], metavar="LABEL=VALUE",
-                   help="probe only VMs whose label matches (main, pid, ppid, cwd, argv; VALUE may use * ?)")
+                   help="probe only VMs whose label matches (main, pid, ppid, cwd, argv; VALUE may use * ?), "
+                        "or hits in tests whose name (pkg.Class.method) matches: test=PATTERN")
     p.add_argument("--max-hits", type=int, default=None, metavar="N",
                    help="each probe stops after N hits per VM (default 50; logpoints 1000)")
     p.add_argument("--expire", type=duration, default=None, metavar="DURATION",

@@ -174,8 +174,9 @@ def settings_from(args: argparse.Namespace) -> Settings:
     select = []
     for item in listed("select", args.select):
         label, sep, value = item.partition("=")
-        if not sep or label not in ("main", "pid", "ppid", "cwd", "argv"):
-            raise UsageError(f"--select '{item}': expected LABEL=VALUE with LABEL one of main, pid, ppid, cwd, argv")
+        if not sep or label not in ("main", "pid", "ppid", "cwd", "argv", "test"):
+            raise UsageError(f"--select '{item}': expected LABEL=VALUE with LABEL one of main, pid, ppid, cwd, argv, "
+                             "test")
         select.append((label, value))
     out = Path(args.out if args.out != "jdwpd-ci" or "out" not in config else config["out"])
     try:

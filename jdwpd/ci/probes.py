@@ -49,7 +49,10 @@ class Tally:
 
 
 def selected(settings: Settings, labels: dict) -> bool:
+    """Whether the VM's labels match every selector (``test`` is a hit's label, checked per hit)."""
     for label, pattern in settings.select:
+        if label == "test":
+            continue
         value = labels.get(label)
         text = " ".join(value) if isinstance(value, list) else str(value)
         if not fnmatch.fnmatchcase(text, pattern) and not (label == "argv" and pattern in text):
@@ -153,6 +156,23 @@ class VmProbes:
             self.vm._nursery.start_soon(source.clear)
         return n <= cap
 
+    @property
+    def test_patterns(self) -> list[str]:
+        return [pattern for label, pattern in self.settings.select if label == "test"]
+
+    def test_wanted(self, test: str | None) -> bool:
+        """``--select test=PATTERN``: only hits whose stack runs a matching test (none: no test runs)."""
+        return all(test is not None and fnmatch.fnmatchcase(test, p) for p in self.test_patterns)
+
+    async def hit_wanted(self, hit: Any) -> bool:
+        if not self.test_patterns:
+            return True
+        try:
+            frames = await hit.frames()
+        except Exception:  # a thread that cannot say where it is runs no test we can name
+            return False
+        return self.test_wanted(test_of({"frames": [{"location": f.location.to_python()} for f in frames]}))
+
     async def _capture(self, hit: Any, kind: str, probe: Probe, **extra: Any) -> str | None:
         limits = limits_of(self.settings)
         if kind == "test-failure":
@@ -175,10 +195,14 @@ class VmProbes:
         return name
 
     async def _snapshot(self, snap: Any, probe: Probe, source: Any) -> None:
+        if self.test_patterns and not self.test_wanted(test_of(snap.data)):
+            return
         if self._count(probe, source, self.settings.max_hits):
             self._record(snap, "snapshot", probe)
 
     async def _assert(self, hit: Any, probe: Probe, source: Any) -> None:
+        if not await self.hit_wanted(hit):
+            return
         try:
             value = await hit.evaluate(probe.expression, allow_invoke=False)
             holds, error = value is True, None if isinstance(value, bool) else f"not a boolean: {value!r}"
@@ -202,6 +226,8 @@ class VmProbes:
         thrown = getattr(hit, "thrown", None)
         key = getattr(thrown, "id", None)
         if key is not None and key in self.seen_exceptions:  # a rethrow of one we have
+            return
+        if not await self.hit_wanted(hit):
             return
         if key is not None:
             self.seen_exceptions.add(key)

@@ -109,3 +109,15 @@ def test_the_report_reads_well_in_a_real_browser(junit_run, tmp_path):
     subprocess.run([CHROMIUM, *flags, "--window-size=1200,1600", f"--screenshot={shot}", page],
                    capture_output=True, timeout=120)
     assert shot.is_file() and shot.stat().st_size > 20_000  # a rendered page, not an empty one
+
+
+def test_select_by_test_name(junit_run):
+    _, _, work = junit_run
+    out = work / "selected"
+    result = subprocess.run([sys.executable, "-m", "jdwpd", "ci", "--on-test-failure", "--select", "test=shop.Cart*",
+                             "--out", str(out), "--", "java", "-jar", str(CONSOLE), "-cp", str(work / "classes"),
+                             "--select-package", "shop", "--disable-banner", "--details=none"],
+                            capture_output=True, text=True, cwd=work, timeout=300)
+    assert result.returncode == 1, result.stderr[-2000:]
+    failures = [e["test"] for e in events(out) if e["event"] == "test-failure"]
+    assert failures == ["shop.CartTest.totalIsTheSumOfThePrices"]  # LedgerTest's failure is not selected
