@@ -129,6 +129,11 @@ async def _session(host: str, port: int, process: Process | None, timeout: float
             try:
                 yield vm
             finally:
+                if vm.dead.is_set():
+                    # the VM is gone: the handlers of its last hits (whose data came before its
+                    # death) finish rather than being cancelled; a live VM's are cancelled as before
+                    with trio.CancelScope(shield=True), trio.move_on_after(5):
+                        await vm._handlers_settled()
                 with trio.CancelScope(shield=True), trio.move_on_after(15):
                     await vm.dispose()
                 nursery.cancel_scope.cancel()

@@ -93,7 +93,7 @@ class EventSource:
             self._queue[0].send_nowait(hit)
             return
         for fn in self._callbacks:
-            self.vm._nursery.start_soon(self._run_callback, fn, hit)
+            self.vm._spawn_handler(self._run_callback, fn, hit)
 
     async def _run_callback(self, fn: Handler, hit: Hit) -> None:
         try:

@@ -126,7 +126,7 @@ class SnapshotPoint(Breakpoint):
                 pass
             return
         for fn in self._callbacks:
-            self.vm._nursery.start_soon(fn, snap)
+            self.vm._spawn_handler(fn, snap)
 
     def on_hit(self, fn: Any) -> Any:
         """Run ``await fn(snapshot)`` for every snapshot from now on, each in a task of its own

@@ -59,6 +59,9 @@ class VM:
         self.held_at_start = False
         #: Set when VMDeath arrived or the connection ended.
         self.dead = trio.Event()
+        self._handlers_running = 0
+        self._handlers_idle = trio.Event()
+        self._handlers_idle.set()
         self.closed = False
 
     def _gone(self, what: str) -> VMDisconnected:
@@ -104,7 +107,30 @@ class VM:
         if policy != SuspendPolicy.NONE:
             self._stops.add(stop)
         for e in routed:
-            self._routes[e.request_id].send_nowait((e, stop))
+            try:
+                self._routes[e.request_id].send_nowait((e, stop))
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                # its request's handler is gone (cleared, spent) while this event was on its way
+                self._nursery.start_soon(stop.release)
+
+    def _spawn_handler(self, fn: Any, *args: Any) -> None:
+        """Run a user's hit handler in a task of its own, counted, so that the end of a VM's session
+        can let the handlers of its last hits finish (their data arrived before the VM's death)."""
+        self._handlers_running += 1
+        self._handlers_idle = trio.Event() if self._handlers_idle.is_set() else self._handlers_idle
+
+        async def run() -> None:
+            try:
+                await fn(*args)
+            finally:
+                self._handlers_running -= 1
+                if self._handlers_running == 0:
+                    self._handlers_idle.set()
+
+        self._nursery.start_soon(run)
+
+    async def _handlers_settled(self) -> None:
+        await self._handlers_idle.wait()
 
     async def _worker(self, handler: Any, recv: trio.MemoryReceiveChannel) -> None:
         async with recv:
