@@ -230,3 +230,27 @@ def test_a_command_that_cannot_start(tmp_path):
     assert "cannot start" in result.stderr and "Traceback" not in result.stderr
     assert events(tmp_path / "o")[-1]["event"] == "run-end"
     assert (tmp_path / "o" / "summary.md").is_file()
+
+
+def test_sigterm_reaches_the_command_and_its_status_is_kept(tmp_path):
+    import signal
+    import time
+
+    ready = tmp_path / "ready"
+    script = f"trap 'echo got-term; exit 42' TERM; touch {ready}; while true; do sleep 0.1; done"
+    proc = subprocess.Popen([sys.executable, "-m", "jdwpd", "ci", "--out", str(tmp_path / "o"), "--", "sh", "-c",
+                             script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists():
+            assert time.monotonic() < deadline and proc.poll() is None, "the command never started"
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 42, err
+    assert out == "got-term\n"
+    assert events(tmp_path / "o")[-1]["command_status"] == 42
