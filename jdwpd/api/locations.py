@@ -9,7 +9,8 @@
 
 A line with no code inside a method moves to the next line with code in that method; a line
 outside every method of the loaded classes leaves the breakpoint unresolved, with a message
-naming the nearest lines that have code.
+naming the nearest lines that have code.  (A moved location gives way to the line's own code in
+a class prepared later, a nested or anonymous one: Breakpoint._install_in.)
 """
 
 from __future__ import annotations

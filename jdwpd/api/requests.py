@@ -176,9 +176,31 @@ class Breakpoint(_Deferred):
     # Requests whose condition the VM could not compile yet (a class it names was not loaded when
     # the breakpoint was set): tried again at their first hit.  request id -> location.
     _retry: dict[int, Location] = attrs.field(factory=dict, init=False, repr=False)
+    # Where each breakpoint request is set: request id -> (class id, method id, index).
+    _request_at: dict[int, tuple[int, int, int]] = attrs.field(factory=dict, init=False, repr=False)
 
     def __str__(self) -> str:
         return f"breakpoint {self.spec.text}"
+
+    async def _set(self, kind: int, policy: int, modifiers: list[dict], handler: Any) -> int:
+        rid = await super()._set(kind, policy, modifiers, handler)
+        for mod in modifiers:
+            if mod["mod_kind"] == ModKind.LOCATION_ONLY:
+                self._request_at[rid] = _wire_key(mod["loc"])
+        return rid
+
+    async def _drop_moved(self) -> None:
+        """The line has code after all (in a nested or anonymous class loaded after its outer
+        class): the locations moved to a next line of an outer method go, with their requests."""
+        moved = {_wire_key(loc.to_wire()) for loc in self.locations if loc.line != self.spec.line}
+        if not moved:
+            return
+        self.locations = [loc for loc in self.locations if loc.line == self.spec.line]
+        for kind, rid in list(self._requests):
+            if self._request_at.get(rid) in moved:
+                self._requests.remove((kind, rid))
+                self._retry.pop(rid, None)
+                await self.vm._clear_request(kind, rid)
 
     @property
     def resolved(self) -> bool:
@@ -209,6 +231,14 @@ class Breakpoint(_Deferred):
                 self.problem = problem
             return
         self.problem = None
+        if self.spec.line is not None:
+            if any(loc.line != self.spec.line for loc in locations):
+                # Moved to a next line: not where the line has code in another class (a nested or
+                # anonymous one, or the same class of another loader) already.
+                if any(loc.line == self.spec.line for loc in self.locations):
+                    return
+            else:
+                await self._drop_moved()
         for loc in locations:
             if loc in self.locations:
                 continue
@@ -523,3 +553,8 @@ class MethodExits(_Deferred):
             return
         hit.return_value = await self.vm.values.from_wire(event.value, hit.thread)
         await self._deliver(hit)
+
+
+def _wire_key(wire: dict) -> tuple[int, int, int]:
+    return wire["class_id"], wire["method_id"], wire["index"]
+
