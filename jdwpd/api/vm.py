@@ -107,25 +107,35 @@ class VM:
         if policy != SuspendPolicy.NONE:
             self._stops.add(stop)
         for e in routed:
+            self._work_begins()  # ends when its request's worker has handled it
             try:
                 self._routes[e.request_id].send_nowait((e, stop))
             except (trio.BrokenResourceError, trio.ClosedResourceError):
                 # its request's handler is gone (cleared, spent) while this event was on its way
+                self._work_ends()
                 self._nursery.start_soon(stop.release)
 
-    def _spawn_handler(self, fn: Any, *args: Any) -> None:
-        """Run a user's hit handler in a task of its own, counted, so that the end of a VM's session
-        can let the handlers of its last hits finish (their data arrived before the VM's death)."""
+    def _work_begins(self) -> None:
         self._handlers_running += 1
-        self._handlers_idle = trio.Event() if self._handlers_idle.is_set() else self._handlers_idle
+        if self._handlers_idle.is_set():
+            self._handlers_idle = trio.Event()
+
+    def _work_ends(self) -> None:
+        self._handlers_running -= 1
+        if self._handlers_running == 0:
+            self._handlers_idle.set()
+
+    def _spawn_handler(self, fn: Any, *args: Any) -> None:
+        """Run a user's hit handler in a task of its own, counted (as the events on their way to a
+        request's worker are), so that the end of a VM's session can let the handling of its last
+        hits finish: their data arrived before the VM's death."""
+        self._work_begins()
 
         async def run() -> None:
             try:
                 await fn(*args)
             finally:
-                self._handlers_running -= 1
-                if self._handlers_running == 0:
-                    self._handlers_idle.set()
+                self._work_ends()
 
         self._nursery.start_soon(run)
 
@@ -135,7 +145,10 @@ class VM:
     async def _worker(self, handler: Any, recv: trio.MemoryReceiveChannel) -> None:
         async with recv:
             async for event, stop in recv:
-                await handler(event, stop)
+                try:
+                    await handler(event, stop)
+                finally:
+                    self._work_ends()
 
     async def _set_request(self, kind: int, policy: int, modifiers: list[dict], handler: Any) -> int:
         send = self._workers.get(handler)
