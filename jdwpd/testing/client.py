@@ -209,6 +209,14 @@ class JdwpClient:
         index = min(r.line_code_index for r in table.lines if r.line_number == line)
         return {"type_tag": TypeTag.CLASS, "class_id": class_id, "method_id": method_id, "index": index}
 
+    async def break_once(self, class_id: int, method: str, line: int) -> Any:
+        """A SUSPEND_ALL breakpoint at ``line`` of the class's ``method`` that fires once (Count 1)."""
+        loc = await self.line_location(class_id, method, line)
+        return await self.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT,
+                                  suspend_policy=SuspendPolicy.ALL,
+                                  modifiers=[{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc},
+                                             {"mod_kind": ModKind.COUNT, "count": 1}])
+
     def describe_close(self) -> str:
         if self.close_reason is None:
             return "the server closed it"

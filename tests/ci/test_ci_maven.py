@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.jvm
-PROJECT = Path(__file__).resolve().parent / "maven_project"
+PROJECT = Path(__file__).resolve().parent / "maven_project"  # its pom.xml
+SOURCES = Path(__file__).resolve().parent / "junit_java" / "shop"
 OFFLINE_MISS = ("could not be resolved", "offline mode", "has not been downloaded")
 
 
@@ -22,6 +23,12 @@ def test_surefire_forks_in_parallel_each_debugged(tmp_path):
         pytest.skip("no mvn on PATH (Debian package maven)")
     project = tmp_path / "shop"
     shutil.copytree(PROJECT, project)
+    # the same sources as the console-launcher test, laid out as Maven wants them
+    for source in SOURCES.glob("*.java"):
+        kind = "test" if source.stem.endswith("Test") else "main"
+        target = project / "src" / kind / "java" / "shop" / source.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, target)
     out = project / "debug"
     result = subprocess.run([sys.executable, "-m", "jdwpd", "ci", "--on-test-failure", "--out", str(out), "--",
                              mvn, "-o", "-B", "test"], capture_output=True, text=True, cwd=project, timeout=600)

@@ -38,10 +38,7 @@ def classes() -> Path:
 
 
 async def stop_at(c, class_id: int, method: str, marker: str) -> None:
-    loc = await c.line_location(class_id, method, debuggees.marker_line(SOURCES / "Unload.java", marker))
-    await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.ALL,
-                    modifiers=[{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc},
-                               {"mod_kind": ModKind.COUNT, "count": 1}])
+    await c.break_once(class_id, method, debuggees.marker_line(SOURCES / "Unload.java", marker))
 
 
 async def class_of(c, signature: str) -> list[int]:

@@ -17,7 +17,7 @@ import pytest
 
 from jdwpd.testing import debuggees, jvm
 from jdwpd.testing.client import open_jdwp_client
-from protocol.constants import EventKind, ModKind, SuspendPolicy
+from protocol.constants import EventKind
 
 pytestmark = pytest.mark.jvm
 
@@ -31,10 +31,7 @@ def classes() -> Path:
 
 
 async def stop_at(c, class_id: int, method: str, marker: str) -> None:
-    loc = await c.line_location(class_id, method, debuggees.marker_line(SOURCES / "Churn.java", marker))
-    await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.ALL,
-                    modifiers=[{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc},
-                               {"mod_kind": ModKind.COUNT, "count": 1}])
+    await c.break_once(class_id, method, debuggees.marker_line(SOURCES / "Churn.java", marker))
 
 
 async def churn_threads(c, thread_class: int) -> dict[str, int]:

@@ -16,7 +16,7 @@ import pytest
 
 from jdwpd.testing import debuggees, jvm
 from jdwpd.testing.client import open_jdwp_client
-from protocol.constants import EventKind, ModKind, SuspendPolicy, Tag
+from protocol.constants import EventKind, Tag
 
 pytestmark = pytest.mark.jvm
 
@@ -30,10 +30,7 @@ def classes() -> Path:
 
 
 async def stop_at(c, class_id: int, method: str, marker: str) -> None:
-    loc = await c.line_location(class_id, method, debuggees.marker_line(SOURCES / "Heap.java", marker))
-    await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.ALL,
-                    modifiers=[{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc},
-                               {"mod_kind": ModKind.COUNT, "count": 1}])
+    await c.break_once(class_id, method, debuggees.marker_line(SOURCES / "Heap.java", marker))
 
 
 async def describe(c, tag: int, obj: int) -> str:
