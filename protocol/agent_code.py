@@ -30,6 +30,8 @@ import enum
 import struct
 from typing import Any
 
+import attrs
+
 
 class ObjKind(enum.IntEnum):
     CONDITION = 1
@@ -161,6 +163,68 @@ def encode_capture(frames: int, locals_frames: int, depth: int, max_string: int,
 _ITEM_FIXED = {"Z": ">B", "B": ">b", "C": ">H", "S": ">h", "I": ">i", "J": ">q", "F": ">f", "D": ">d"}
 
 
+class MissingField(KeyError):
+    """A field asked of a captured object that the capture does not hold (its depth ran out first)."""
+
+
+@attrs.frozen
+class CapturedObject:
+    sig: str
+    cut: bool  # the agent's depth or item limit: fewer fields than the object has
+    fields: tuple[tuple[str, Any], ...]  # in the order the agent read them (shadowed names twice)
+
+    def get(self, name: str) -> Any:
+        for n, v in self.fields:
+            if n == name:
+                return v
+        raise MissingField(name)
+
+
+@attrs.frozen
+class CapturedArray:
+    sig: str
+    length: int
+    items: tuple[Any, ...]  # the first len(items) of length
+
+
+@attrs.frozen
+class CapturedString:
+    text: str
+    length: int  # UTF-16 units in the VM's string
+    kept: int  # UTF-16 units captured
+
+
+@attrs.frozen
+class CapturedError:
+    reason: str
+
+
+@attrs.frozen
+class NotRead:
+    """An item the agent did not read: its byte or time limit was hit."""
+
+
+@attrs.frozen
+class CapturedFrame:
+    ref_kind: int
+    ref: int
+    method: int
+    index: int
+    locals: tuple[tuple[str, Any], ...] | None  # None: a frame below the locals' limit
+
+
+@attrs.frozen
+class Capture:
+    flags: int
+    frames: tuple[CapturedFrame, ...]
+    this: Any
+    watches: tuple[Any, ...]
+
+    @property
+    def truncated(self) -> list[str]:
+        return [f.name.lower() for f in CaptureFlag if self.flags & f]
+
+
 class _Blob:
     def __init__(self, data: bytes) -> None:
         self.data, self.pos = data, 0
@@ -180,40 +244,31 @@ class _Blob:
         tag = chr(self.take(">B"))
         if tag in _ITEM_FIXED:
             v = self.take(_ITEM_FIXED[tag])
-            return {"Z": bool(v), "C": chr(v)}.get(tag, v) if tag in "ZC" else v
-        if tag == "N" or tag == "\0":
+            return bool(v) if tag == "Z" else chr(v) if tag == "C" else v  # a char is a str, as JDWP's reads
+        if tag in "N\0":
             return None
         if tag == "s":
             length, kept = self.take(">IH")
             text = self.data[self.pos:self.pos + 2 * kept].decode("utf-16-be", "surrogatepass")
             self.pos += 2 * kept
-            return text if kept == length else {"@string": text, "@length": length, "@truncated": "max_string"}
+            return CapturedString(text, length, kept)
         if tag == "L":
             sig = self.str()
-            truncated, n = self.take(">BH")
-            out: dict[str, Any] = {"@type": sig}
-            for _ in range(n):
-                name = self.str()
-                out[name] = self.item()
-            if truncated:
-                out["@truncated"] = True
-            return out
+            cut, n = self.take(">BH")
+            return CapturedObject(sig, bool(cut), tuple((self.str(), self.item()) for _ in range(n)))
         if tag == "[":
             sig = self.str()
             length, kept = self.take(">IH")
-            items = [self.item() for _ in range(kept)]
-            return items if kept == length else {"@type": sig, "@length": length, "@items": items,
-                                                 "@truncated": True}
+            return CapturedArray(sig, length, tuple(self.item() for _ in range(kept)))
         if tag == "E":
-            return {"@error": Reason(self.take(">B")).name.lower()}
+            return CapturedError(Reason(self.take(">B")).name.lower())
         if tag == "X":
-            return {"@truncated": "limit"}
+            return NotRead()
         raise ValueError(f"capture item tag {tag!r}")
 
 
-def decode_capture(data: bytes) -> dict[str, Any]:
-    """A JdwpdCapture event's data as plain Python: frames (location ids and locals), this, watches,
-    and which limits cut it (``truncated``)."""
+def read_capture(data: bytes) -> Capture:
+    """A JdwpdCapture event's data, every item kept as the agent wrote it (order, cuts, lengths)."""
     b = _Blob(data)
     version, flags, nframes = b.take(">BBH")
     if version != CAPTURE_VERSION:
@@ -221,16 +276,46 @@ def decode_capture(data: bytes) -> dict[str, Any]:
     frames = []
     for _ in range(nframes):
         ref_kind, ref, method, index = b.take(">BQQQ")
-        frame: dict[str, Any] = {"class": ref, "method": method, "index": index}
-        if b.take(">B"):
-            frame["locals"] = {}
-            for _ in range(b.take(">H")):
-                name = b.str()
-                frame["locals"][name] = b.item()
-        frames.append(frame)
+        local_vars = tuple((b.str(), b.item()) for _ in range(b.take(">H"))) if b.take(">B") else None
+        frames.append(CapturedFrame(ref_kind, ref, method, index, local_vars))
     this = b.item()
-    watches = [b.item() for _ in range(b.take(">H"))]
+    watches = tuple(b.item() for _ in range(b.take(">H")))
     if b.pos != len(data):
         raise ValueError(f"{len(data) - b.pos} bytes after the capture")
-    return {"frames": frames, "this": this, "watches": watches,
-            "truncated": [f.name.lower() for f in CaptureFlag if flags & f]}
+    return Capture(flags, tuple(frames), this, watches)
+
+
+def _plain(item: Any) -> Any:
+    if isinstance(item, CapturedString):
+        return item.text if item.kept == item.length else {"@string": item.text, "@length": item.length,
+                                                            "@truncated": "max_string"}
+    if isinstance(item, CapturedObject):
+        out: dict[str, Any] = {"@type": item.sig}
+        for name, value in item.fields:
+            out[name] = _plain(value)
+        if item.cut:
+            out["@truncated"] = True
+        return out
+    if isinstance(item, CapturedArray):
+        items = [_plain(x) for x in item.items]
+        return items if len(items) == item.length else {"@type": item.sig, "@length": item.length, "@items": items,
+                                                        "@truncated": True}
+    if isinstance(item, CapturedError):
+        return {"@error": item.reason}
+    if isinstance(item, NotRead):
+        return {"@truncated": "limit"}
+    return item
+
+
+def decode_capture(data: bytes) -> dict[str, Any]:
+    """A JdwpdCapture event's data as plain Python: frames (location ids and locals), this, watches,
+    and which limits cut it (``truncated``)."""
+    c = read_capture(data)
+    frames = []
+    for f in c.frames:
+        frame: dict[str, Any] = {"class": f.ref, "method": f.method, "index": f.index}
+        if f.locals is not None:
+            frame["locals"] = {name: _plain(value) for name, value in f.locals}
+        frames.append(frame)
+    return {"frames": frames, "this": _plain(c.this), "watches": [_plain(w) for w in c.watches],
+            "truncated": c.truncated}

@@ -17,12 +17,20 @@ object ids (``@id``: the agent makes none on the event path) and ``this`` of fra
 from __future__ import annotations
 
 import datetime
-import struct
 from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from protocol.agent_code import CAPTURE_VERSION, CaptureFlag, Reason
+from protocol.agent_code import (
+    CapturedArray,
+    CapturedError,
+    CapturedObject,
+    CapturedString,
+    CaptureFlag,
+    MissingField,
+    NotRead,
+    read_capture,
+)
 from protocol.constants import ModKind
 
 from .errors import JdwpError, VMDisconnected
@@ -92,105 +100,17 @@ async def plan(vm: VM, loc: Location, limits: Limits, watch: list[str], conditio
 
 
 # ---------------------------------------------------------------- the blob, kept whole
-# protocol.agent_code.decode_capture flattens what the views need (a full array's signature,
-# field order under shadowing); this reader keeps it.
-
-
-@attrs.frozen
-class _Obj:
-    sig: str
-    cut: bool  # the agent's depth or item limit: fewer fields than the object has
-    fields: tuple[tuple[str, Any], ...]
-
-    def get(self, name: str) -> Any:
-        for n, v in self.fields:
-            if n == name:
-                return v
-        raise _Missing(name)
-
-
-@attrs.frozen
-class _Arr:
-    sig: str
-    length: int
-    items: tuple[Any, ...]
-
-
-@attrs.frozen
-class _Str:
-    text: str
-    length: int
-
-
-@attrs.frozen
-class _Err:
-    reason: str
-
-
-class _Limit:
-    """An item the agent did not read: its byte or time limit was hit."""
-
-
-class _Missing(Exception):
-    """A field the view needs is not in the capture (the agent's depth ran out first)."""
-
-
-_FIXED = {"Z": ">B", "B": ">b", "C": ">H", "S": ">h", "I": ">i", "J": ">q", "F": ">f", "D": ">d"}
-
-
-class _Reader:
-    def __init__(self, data: bytes) -> None:
-        self.data, self.pos = data, 0
-
-    def take(self, fmt: str) -> Any:
-        v = struct.unpack_from(fmt, self.data, self.pos)
-        self.pos += struct.calcsize(fmt)
-        return v[0] if len(v) == 1 else v
-
-    def str(self) -> str:
-        n = self.take(">I")
-        self.pos += n
-        return self.data[self.pos - n:self.pos].decode("utf-8", "replace")
-
-    def item(self) -> Any:
-        tag = chr(self.take(">B"))
-        if tag in _FIXED:
-            v = self.take(_FIXED[tag])
-            return bool(v) if tag == "Z" else chr(v) if tag == "C" else v  # a char is a str, as JDWP's reads
-        if tag in "N\0":
-            return None
-        if tag == "s":
-            length, kept = self.take(">IH")
-            self.pos += 2 * kept
-            return _Str(self.data[self.pos - 2 * kept:self.pos].decode("utf-16-be", "surrogatepass"), length)
-        if tag == "L":
-            sig = self.str()
-            cut, n = self.take(">BH")
-            return _Obj(sig, bool(cut), tuple((self.str(), self.item()) for _ in range(n)))
-        if tag == "[":
-            sig = self.str()
-            length, kept = self.take(">IH")
-            return _Arr(sig, length, tuple(self.item() for _ in range(kept)))
-        if tag == "E":
-            return _Err(Reason(self.take(">B")).name.lower())
-        if tag == "X":
-            return _Limit()
-        raise ValueError(f"capture item tag {tag!r}")
+# protocol.agent_code.read_capture keeps every item as the agent wrote it (a full array's
+# signature, field order under shadowing): what the views below need.
+_Obj, _Arr, _Str, _Err, _Limit, _Missing = (CapturedObject, CapturedArray, CapturedString, CapturedError, NotRead,
+                                            MissingField)
 
 
 def _read(data: bytes) -> tuple[int, list[tuple[tuple[int, int, int, int], list | None]], Any, list]:
-    r = _Reader(data)
-    version, flags, nframes = r.take(">BBH")
-    if version != CAPTURE_VERSION:
-        raise ValueError(f"capture version {version}")
-    frames = []
-    for _ in range(nframes):
-        where = r.take(">BQQQ")
-        local_vars = [(r.str(), r.item()) for _ in range(r.take(">H"))] if r.take(">B") else None
-        frames.append((where, local_vars))
-    this = r.item()
-    watches = [r.item() for _ in range(r.take(">H"))]
-    return flags, frames, this, watches
+    c = read_capture(data)
+    frames = [((f.ref_kind, f.ref, f.method, f.index), list(f.locals) if f.locals is not None else None)
+              for f in c.frames]
+    return c.flags, frames, c.this, list(c.watches)
 
 
 # ---------------------------------------------------------------- to the snapshot schema
