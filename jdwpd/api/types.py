@@ -162,8 +162,8 @@ _TYPE_CLASSES: dict[int, type[ReferenceType]] = {TypeTag.CLASS: ClassType, TypeT
 
 
 @attrs.frozen(eq=False)
-class Method:
-    """A method of a loaded type.  ``await m.lines()`` gives the lines that have code."""
+class _Member:
+    """What a method and a field share: an id within its declaring type, a name, a signature."""
 
     declaring_type: ReferenceType
     id: int
@@ -172,7 +172,7 @@ class Method:
     modifiers: int = attrs.field(repr=False)
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Method) and (other.id, other.declaring_type) == (self.id, self.declaring_type)
+        return type(other) is type(self) and (other.id, other.declaring_type) == (self.id, self.declaring_type)
 
     def __hash__(self) -> int:
         return hash(self.id)
@@ -180,6 +180,11 @@ class Method:
     @property
     def is_static(self) -> bool:
         return bool(self.modifiers & ACC_STATIC)
+
+
+@attrs.frozen(eq=False)
+class Method(_Member):
+    """A method of a loaded type.  ``await m.lines()`` gives the lines that have code."""
 
     @property
     def has_code(self) -> bool:
@@ -235,24 +240,8 @@ class Variable:
 
 
 @attrs.frozen(eq=False)
-class Field:
+class Field(_Member):
     """A field of a loaded type."""
-
-    declaring_type: ReferenceType
-    id: int
-    name: str
-    signature: str
-    modifiers: int = attrs.field(repr=False)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Field) and (other.id, other.declaring_type) == (self.id, self.declaring_type)
-
-    def __hash__(self) -> int:
-        return hash(self.id)
-
-    @property
-    def is_static(self) -> bool:
-        return bool(self.modifiers & ACC_STATIC)
 
     @property
     def is_synthetic(self) -> bool:
