@@ -488,21 +488,20 @@ void hit_begin(hits *h, int32_t request_id, uint8_t kind, uint8_t policy) {
     h->count++;
 }
 
+/* One filter of an event of `kind`: its hit (or its capture, which replaces the event's own hit)
+ * when it matches, an extension request's disabled notice either way.  True if it expired. */
+static bool match_one(filter *f, uint8_t kind, hit_writer w, ev_ctx *c, hits *h, void *arg) {
+    if (filter_matches(f, c) && !(f->ext && ext_capture_hit(f, c, h, kind))) {
+        hit_begin(h, f->request_id, kind, f->suspend_policy);
+        if (w) w(&h->body, c, arg);
+    }
+    if (f->ext) ext_report_disabled(f, h);
+    return f->expired;
+}
+
 void match_kind(uint8_t kind, ev_ctx *c, hits *h, hit_writer w, void *arg) {
     bool expired = false;
-    for (filter *f = filters_of(kind); f; f = f->next) {
-        if (!filter_matches(f, c)) {
-            if (f->ext) ext_report_disabled(f, h);
-            expired |= f->expired;
-            continue;
-        }
-        if (!(f->ext && ext_capture_hit(f, c, h, kind))) {  /* a capture replaces the event's own hit */
-            hit_begin(h, f->request_id, kind, f->suspend_policy);
-            if (w) w(&h->body, c, arg);
-        }
-        if (f->ext) ext_report_disabled(f, h);
-        expired |= f->expired;
-    }
+    for (filter *f = filters_of(kind); f; f = f->next) expired |= match_one(f, kind, w, c, h, arg);
     if (expired) filter_expire_pending(c->env);
 }
 
@@ -512,20 +511,8 @@ void match_two_kinds(uint8_t k1, hit_writer w1, uint8_t k2, hit_writer w2, ev_ct
     while (a || b) {
         bool take_a = a && (!b || a->seq > b->seq);
         filter *f = take_a ? a : b;
-        uint8_t kind = take_a ? k1 : k2;
-        hit_writer w = take_a ? w1 : w2;
         if (take_a) a = a->next; else b = b->next;
-        if (!filter_matches(f, c)) {
-            if (f->ext) ext_report_disabled(f, h);
-            expired |= f->expired;
-            continue;
-        }
-        if (!(f->ext && ext_capture_hit(f, c, h, kind))) {  /* a capture replaces the event's own hit */
-            hit_begin(h, f->request_id, kind, f->suspend_policy);
-            if (w) w(&h->body, c, arg);
-        }
-        if (f->ext) ext_report_disabled(f, h);
-        expired |= f->expired;
+        expired |= match_one(f, take_a ? k1 : k2, take_a ? w1 : w2, c, h, arg);
     }
     if (expired) filter_expire_pending(c->env);
 }
