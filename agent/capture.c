@@ -18,6 +18,8 @@ typedef struct cap_ctx {
     uint32_t byte_limit;
     size_t flags_at;  /* the blob's flags byte (the buffer may move as it grows) */
     bool over;       /* a limit was reached: the rest is written as 'X' */
+    live_view *live; /* the top frames' locals from one walk, or NULL: JVMTI */
+    ext_local_reads *reads;
 } cap_ctx;
 
 static bool over_budget(cap_ctx *x) {
@@ -158,6 +160,7 @@ static void put_value(cap_ctx *x, char tag, jvalue v, int depth) {
 
 /* One frame's locals live at its location, as the variable table says. */
 static void put_locals(cap_ctx *x, jthread thread, int depth, jmethodID m, jlocation loc) {
+    live_view *lv = x->live;
     jint n = 0;
     jvmtiLocalVariableEntry *vars = NULL;
     if ((*G.jvmti)->GetLocalVariableTable(G.jvmti, m, &n, &vars) != JVMTI_ERROR_NONE) {
@@ -177,8 +180,13 @@ static void put_locals(cap_ctx *x, jthread thread, int depth, jmethodID m, jloca
             char t = e->signature[0] == 'L' || e->signature[0] == '[' ? 'L' : e->signature[0];
             jvalue v;
             memset(&v, 0, sizeof v);
-            jvmtiError err;
-            switch (t) {
+            jvmtiError err = JVMTI_ERROR_NONE;
+            bool walked = lv && live_local(x->env, lv, depth, loc, e->slot, t, &v);
+            if (walked) x->reads->walked++; else x->reads->by_jvmti++;
+            if (walked) {
+                if (t == 'Z') v.z = v.i != 0; else if (t == 'B') v.b = (jbyte)v.i;
+                else if (t == 'C') v.c = (jchar)v.i; else if (t == 'S') v.s = (jshort)v.i;
+            } else switch (t) {
             case 'J': err = (*G.jvmti)->GetLocalLong(G.jvmti, thread, depth, e->slot, &v.j); break;
             case 'F': err = (*G.jvmti)->GetLocalFloat(G.jvmti, thread, depth, e->slot, &v.f); break;
             case 'D': err = (*G.jvmti)->GetLocalDouble(G.jvmti, thread, depth, e->slot, &v.d); break;
@@ -206,10 +214,22 @@ static void put_locals(cap_ctx *x, jthread thread, int depth, jmethodID m, jloca
     ob_put_u16_at(x->out, count_at, kept);
 }
 
+/* `this` of the top frame: slot 0 of an instance method (the compiler never reuses it). */
+static bool this_of(cap_ctx *x, jthread thread, jlocation loc, jobject *self) {
+    jvalue v;
+    if (x->live && live_local(x->env, x->live, 0, loc, 0, 'L', &v)) {
+        *self = v.l;
+        x->reads->walked++;
+        return true;
+    }
+    x->reads->by_jvmti++;
+    return (*G.jvmti)->GetLocalInstance(G.jvmti, thread, 0, self) == JVMTI_ERROR_NONE;
+}
+
 void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodID method, jlocation loc,
-                   outbuf *out) {
+                   bool walk, ext_local_reads *reads, outbuf *out) {
     cap_ctx x = {env, cap, out, cap->max_micros ? ext_now_ns() + (int64_t)cap->max_micros * 1000 : 0,
-                 cap->max_bytes, 0, false};
+                 cap->max_bytes, 0, false, NULL, reads};
     if ((*env)->PushLocalFrame(env, 64) != 0) {
         (*env)->ExceptionClear(env);
         ob_u8(out, CAPTURE_VERSION);
@@ -236,6 +256,11 @@ void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodI
         nframes = 1;
     }
     ob_u16(out, (uint16_t)nframes);
+    live_view lv;
+    if (walk) {  /* one walk for every frame whose locals are read, `this` and the watches */
+        live_load(env, &lv, cap->locals_frames < nframes ? (cap->locals_frames ? cap->locals_frames : 1) : nframes);
+        x.live = &lv;
+    }
     for (jint d = 0; d < nframes; d++) {
         ob_location(out, env, frames[d].method, frames[d].location);
         if (d < cap->locals_frames && !over_budget(&x)) put_locals(&x, thread, d, frames[d].method, frames[d].location);
@@ -245,14 +270,17 @@ void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodI
     jobject self = NULL;
     jint mods = 0;
     if (cap->this_object && (*G.jvmti)->GetMethodModifiers(G.jvmti, method, &mods) == JVMTI_ERROR_NONE &&
-        !(mods & 0x0008) && (*G.jvmti)->GetLocalInstance(G.jvmti, thread, 0, &self) == JVMTI_ERROR_NONE && self)
+        !(mods & 0x0008) && this_of(&x, thread, loc, &self) && self)
         put_object(&x, self, cap->depth);
     else
         ob_u8(out, 0);
     ob_u16(out, cap->nwatches);
     for (uint16_t i = 0; i < cap->nwatches; i++) {
         ext_cell v;
-        int st = ext_run(env, cap->watches[i], thread, method, &v);
+        ext_frame at = {thread, method, loc, x.live, {0, 0}};
+        int st = ext_run(env, cap->watches[i], &at, &v);
+        reads->walked += at.reads.walked;
+        reads->by_jvmti += at.reads.by_jvmti;
         if (st) {
             ob_u8(out, 'E');
             ob_u8(out, (uint8_t)st);
@@ -271,5 +299,6 @@ void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodI
             put_value(&x, t, v.v, cap->depth);
         }
     }
+    if (x.live) live_release(env, x.live);
     (*env)->PopLocalFrame(env, NULL);
 }

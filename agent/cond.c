@@ -158,7 +158,8 @@ static ext_cell widen(uint8_t tag, jvalue v) {
  * microseconds here) even for the current thread, so each slot is read once per run. */
 #define LOCAL_CACHE 8
 
-static int run(JNIEnv *env, const ext_prog *p, jthread thread, ext_cell *out) {
+static int run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
+    jthread thread = at->thread;
     ext_cell s[EXT_MAX_STACK];
     int sp = 0;
     struct { jint slot; uint8_t tag; ext_cell v; } cache[LOCAL_CACHE];
@@ -196,10 +197,15 @@ static int run(JNIEnv *env, const ext_prog *p, jthread thread, ext_cell *out) {
                 PUSH(cache[hit].v);
                 break;
             }
-            jvmtiError err;
+            jvmtiError err = JVMTI_ERROR_NONE;
             jvalue v;
             memset(&v, 0, sizeof v);
-            switch (tag) {
+            bool live = at->live && strchr("ZBCSIJFDL", tag) &&
+                        live_local(env, at->live, 0, at->loc, slot, (char)tag, &v);
+            if (live) {
+                if (tag == 'Z') v.z = v.i != 0; else if (tag == 'B') v.b = (jbyte)v.i;
+                else if (tag == 'C') v.c = (jchar)v.i; else if (tag == 'S') v.s = (jshort)v.i;
+            } else switch (tag) {
             case 'Z': case 'B': case 'C': case 'S': case 'I': err = (*jv)->GetLocalInt(jv, thread, 0, slot, &v.i);
                 if (tag == 'Z') v.z = v.i != 0; else if (tag == 'B') v.b = (jbyte)v.i;
                 else if (tag == 'C') v.c = (jchar)v.i; else if (tag == 'S') v.s = (jshort)v.i;
@@ -211,6 +217,7 @@ static int run(JNIEnv *env, const ext_prog *p, jthread thread, ext_cell *out) {
             default: return XR_TYPE;
             }
             if (err != JVMTI_ERROR_NONE) return XR_OTHER;
+            if (live) at->reads.walked++; else at->reads.by_jvmti++;
             c = widen(tag, v);
             if (ncache < LOCAL_CACHE) {
                 cache[ncache].slot = slot;
@@ -223,7 +230,16 @@ static int run(JNIEnv *env, const ext_prog *p, jthread thread, ext_cell *out) {
         case OP_THIS: {
             if (!have_this) {
                 jobject self = NULL;
-                if ((*jv)->GetLocalInstance(jv, thread, 0, &self) != JVMTI_ERROR_NONE) return XR_OTHER;
+                jvalue v;
+                /* slot 0 of an instance method: the compiler never reuses it */
+                if (at->live && live_local(env, at->live, 0, at->loc, 0, 'L', &v)) {
+                    self = v.l;
+                    at->reads.walked++;
+                } else if ((*jv)->GetLocalInstance(jv, thread, 0, &self) != JVMTI_ERROR_NONE) {
+                    return XR_OTHER;
+                } else {
+                    at->reads.by_jvmti++;
+                }
                 this_cell.t = 'L';
                 this_cell.v.l = self;
                 have_this = true;
@@ -441,10 +457,10 @@ static bool is_array(JNIEnv *env, jobject o) {
     return err == JVMTI_ERROR_NONE && is;
 }
 
-int ext_run(JNIEnv *env, const ext_prog *p, jthread thread, jmethodID method, ext_cell *out) {
-    if (p->method != NULL && p->method != method) return XR_OTHER;  /* compiled for another frame */
+int ext_run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
+    if (p->method != NULL && p->method != at->method) return XR_OTHER;  /* compiled for another frame */
     if ((*env)->ExceptionCheck(env)) return XR_OTHER;
-    int st = run(env, p, thread, out);
+    int st = run(env, p, at, out);
     if ((*env)->ExceptionCheck(env)) {  /* nothing above should throw; never leave one behind */
         (*env)->ExceptionClear(env);
         if (!st) st = XR_OTHER;
@@ -452,12 +468,12 @@ int ext_run(JNIEnv *env, const ext_prog *p, jthread thread, jmethodID method, ex
     return st;
 }
 
-int ext_eval(JNIEnv *env, const ext_prog *p, jthread thread, jmethodID method, ext_cell *out) {
+int ext_eval(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
     if ((*env)->PushLocalFrame(env, 32) != 0) {
         (*env)->ExceptionClear(env);
         return XR_OTHER;
     }
-    int st = ext_run(env, p, thread, method, out);
+    int st = ext_run(env, p, at, out);
     (*env)->PopLocalFrame(env, NULL);
     if (!st && out->t == 'L') out->v.l = NULL;  /* popped with the frame */
     return st;

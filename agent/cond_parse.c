@@ -38,8 +38,11 @@ void ext_capture_release(JNIEnv *env, ext_capture *c) {
     if (last) capture_free(env, c);
 }
 
+volatile int ext_local_readers;
+
 void ext_obj_free(JNIEnv *env, ext_obj *o) {
     if (o == NULL) return;
+    if (o->counted_reader) __atomic_sub_fetch(&ext_local_readers, 1, __ATOMIC_RELAXED);
     ext_prog_free(env, o->prog);
     ext_capture_release(env, o->capture);
     free(o);
@@ -238,9 +241,19 @@ int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out)
         break;
     }
     if (!st && !ib_done(&in)) st = LS_BAD_MESSAGE;
-    if (st) ext_obj_free(env, o);
-    else *out = o;
-    return st;
+    if (st) {
+        ext_obj_free(env, o);
+        return st;
+    }
+    /* Locals are read by a walk when this VM allows it (live.h); the walks are made ready here, on
+     * the executor thread, before any event path needs them. */
+    if (o->kind == XO_CAPTURE) live_enable(env);
+    if (o->kind == XO_CONDITION && o->prog->method != NULL && live_enable(env)) {
+        o->counted_reader = true;
+        __atomic_add_fetch(&ext_local_readers, 1, __ATOMIC_RELAXED);
+    }
+    *out = o;
+    return 0;
 }
 
 /* Array classes to check an AGET's array against, made on the executor thread when the first

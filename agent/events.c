@@ -94,6 +94,12 @@ static void JNICALL cb_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, 
     app_resume_hold(env, thread, method, loc);
     ev_ctx c;
     ctx_init(&c, env, thread, method, loc);
+    /* A condition that reads locals finds them walked, before the lock (live.h): a walk runs Java. */
+    live_view live;
+    if (ext_local_readers > 0) {
+        live_load(env, &live, 1);
+        c.live = &live;
+    }
     hits h;
     hits_init(&h);
     lock_enter();
@@ -106,6 +112,7 @@ static void JNICALL cb_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, 
     if (!co_located) match_kind(EK_BREAKPOINT, &c, &h, write_location, NULL);
     flush_deferred(env, t, &h);
     lock_exit();
+    if (c.live) live_release(env, c.live);
     hits_send(env, t, t->id, &h);
     hits_free(&h);
     ctx_free(&c);

@@ -138,7 +138,15 @@ bool ext_condition(filter *f, ext_obj *o, ev_ctx *c) {
     if (r == NULL || o == NULL || o->kind != XO_CONDITION) return true;  /* budgets and captures filter nothing */
     int64_t t0 = ext_now_ns();
     ext_cell out;
-    int st = c->thread ? ext_eval(c->env, o->prog, c->thread, c->method, &out) : XR_OTHER;
+    ext_frame at = {c->thread, c->method, c->loc, c->live, {0, 0}};
+    int st = c->thread ? ext_eval(c->env, o->prog, &at, &out) : XR_OTHER;
+    r->locals_walked += at.reads.walked;
+    r->locals_by_jvmti += at.reads.by_jvmti;
+    int64_t walk_ns = 0;  /* the walk before matching: the quota of the first condition it served */
+    if (at.reads.walked && !c->live->charged) {
+        walk_ns = c->live->cost_ns;
+        c->live->charged = true;
+    }
     int64_t t1 = ext_now_ns();
     r->evaluations++;
     bool yes = false;
@@ -146,7 +154,7 @@ bool ext_condition(filter *f, ext_obj *o, ev_ctx *c) {
     else if (out.t != 'I') r->errors[XR_TYPE]++;
     else yes = out.v.i != 0;
     if (yes) r->trues++;
-    return charge(f, t1 - t0, t1) && yes;
+    return charge(f, t1 - t0 + walk_ns, t1) && yes;
 }
 
 bool ext_after_match(filter *f) {
@@ -174,7 +182,10 @@ static void capture_inline(filter *f, ev_ctx *c, hits *h) {
     int64_t t0 = ext_now_ns();
     size_t len_at = h->body.len;
     ob_u32(&h->body, 0);
-    capture_write(c->env, f->ext->capture, c->thread, c->method, c->loc, &h->body);
+    ext_local_reads reads = {0, 0};
+    capture_write(c->env, f->ext->capture, c->thread, c->method, c->loc, false, &reads, &h->body);
+    f->ext->locals_walked += reads.walked;
+    f->ext->locals_by_jvmti += reads.by_jvmti;
     ob_put_u32_at(&h->body, len_at, (uint32_t)(h->body.len - len_at - 4));
     int64_t t1 = ext_now_ns();
     charge(f, t1 - t0, t1);  /* over the quota: this capture still goes out, the request ends after it */
@@ -242,6 +253,8 @@ void ext_captures_run(JNIEnv *env, thread_rec *t, hits *h) {
     blobs->len = 0;
     blobs->oom = false;
     int64_t cost[HITS_MAX_CAPTURES] = {0};
+    ext_local_reads reads[HITS_MAX_CAPTURES];
+    memset(reads, 0, sizeof reads);
     /* No lock: every other thread's events, and the link's reader, go on meanwhile.  What the
      * capture reads (its spec, its watches' programs) lives while the reference held does. */
     for (int i = 0; i < h->ncaps; i++) {
@@ -252,7 +265,7 @@ void ext_captures_run(JNIEnv *env, thread_rec *t, hits *h) {
         }
         int64_t t0 = ext_now_ns();
         p->blob_at = blobs->len;
-        capture_write(env, p->r->capture, h->cap_thread, h->cap_method, h->cap_loc, blobs);
+        capture_write(env, p->r->capture, h->cap_thread, h->cap_method, h->cap_loc, true, &reads[i], blobs);
         p->blob_len = blobs->len - p->blob_at;
         cost[i] = ext_now_ns() - t0;
         p->state = CP_WRITTEN;
@@ -271,6 +284,8 @@ void ext_captures_run(JNIEnv *env, thread_rec *t, hits *h) {
             p->state = CP_GONE;  /* cleared, or the link it matched for is lost: nobody wants it */
             continue;
         }
+        r->locals_walked += reads[i].walked;
+        r->locals_by_jvmti += reads[i].by_jvmti;
         if (p->state == CP_DROPPED) r->dropped++;
         /* over the quota: this capture still goes out, the request ends after it */
         else charge_req(r, cost[i], now);
@@ -336,7 +351,7 @@ static int x_ext_stats(JNIEnv *env, inbuf *in, outbuf *out) {
     }
     lock_exit();
     if (!found) return LS_INVALID_ID;
-    ob_u32(out, 11);
+    ob_u32(out, 13);
     counter(out, "evaluations", copy.evaluations);
     counter(out, "trues", copy.trues);
     counter(out, "null", copy.errors[XR_NULL]);
@@ -348,6 +363,8 @@ static int x_ext_stats(JNIEnv *env, inbuf *in, outbuf *out) {
     counter(out, "hits", copy.hits);
     counter(out, "disabled", copy.disabled);
     counter(out, "dropped", copy.dropped);
+    counter(out, "locals_walked", copy.locals_walked);
+    counter(out, "locals_by_jvmti", copy.locals_by_jvmti);
     return 0;
 }
 

@@ -7,6 +7,7 @@
 #define JDWPD_EXT_H
 
 #include "agent.h"
+#include "live.h"
 
 /* A condition program, verified when the request is set. */
 typedef struct ext_prog {
@@ -41,6 +42,7 @@ typedef struct ext_obj {
     ext_capture *capture;
     uint32_t hit_cap, rate, cpu_ppm;
     int64_t expires_ms;
+    bool counted_reader;     /* a condition reading locals: in ext_local_readers while it lives */
 } ext_obj;
 
 /* A stack cell: its type (I J F D L K) and value; K is a string constant (index in v.i). */
@@ -63,6 +65,7 @@ typedef struct ext_req {
     bool budgeted;              /* a condition or a capture: the quota applies */
     ext_capture *capture;       /* a reference of its own */
     int64_t dropped;            /* captures dropped: the link's queue was full */
+    int64_t locals_walked, locals_by_jvmti;  /* RequestStats: how locals were read (live.h) */
     /* Lifetime (agent lock): the filter, the grave and every capture in flight hold a reference.
      * A capture read outside the lock finds here, when it is queued, whether the request is still
      * there (gone: its filter was freed; cleared: by the daemon, not by its own budget or count). */
@@ -80,11 +83,28 @@ int ext_operand_size(uint8_t op);
 jclass ext_array_class(uint8_t tag);
 bool ext_object_tag(uint8_t t);  /* a JDWP tag of an object (L [ s t g l c) */
 
+/* How the locals and `this` a program or capture read were read: by a walk, or through JVMTI. */
+typedef struct ext_local_reads {
+    uint32_t walked, by_jvmti;
+} ext_local_reads;
+
+/* Where a program runs: the event thread's top frame, and its locals if a walk read them. */
+typedef struct ext_frame {
+    jthread thread;
+    jmethodID method;
+    jlocation loc;
+    live_view *live;  /* NULL or empty: locals through JVMTI */
+    ext_local_reads reads;
+} ext_frame;
+
 /* Evaluate a program on the current thread's top frame; 0 with *out set, or an XR_* reason. */
-int ext_eval(JNIEnv *env, const ext_prog *p, jthread thread, jmethodID method, ext_cell *out);
+int ext_eval(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out);
 
 /* The same inside the caller's JNI local frame: an object result stays valid in it (captures). */
-int ext_run(JNIEnv *env, const ext_prog *p, jthread thread, jmethodID method, ext_cell *out);
+int ext_run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out);
+
+/* Programs set that read locals or `this` (a hint, read without the lock: walk before matching). */
+extern volatile int ext_local_readers;
 
 int64_t ext_now_ns(void);
 
@@ -110,7 +130,7 @@ void ext_captures_release(JNIEnv *env, struct hits *h);
 void ext_capture_release(JNIEnv *env, ext_capture *c);  /* cond_parse.c; lock taken inside */
 /* capture.c: the blob of one capture at the current thread's hit. */
 void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodID method, jlocation loc,
-                   outbuf *out);
+                   bool walk, ext_local_reads *reads, outbuf *out);  /* walk: not under the agent lock (live.h) */  /* walk: not under the agent lock (live.h) */
 /* cond_parse.c */
 void ext_prog_free(JNIEnv *env, ext_prog *p);
 int ext_prog_parse(JNIEnv *env, inbuf *in, ext_prog **out);

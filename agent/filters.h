@@ -48,6 +48,7 @@ typedef struct ev_ctx {
     char *class_name;     /* dotted, lazy */
     char *source_name;    /* lazy */
     bool source_known;
+    struct live_view *live;  /* the thread's top frame walked before matching (live.h), or NULL */
 } ev_ctx;
 
 /* A capture hit whose blob is still to be read (ext.c): matched under the lock, read outside it. */

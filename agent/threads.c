@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "live.h"
 #include "vthreads.h"
 
 static thread_rec *records;
@@ -74,6 +75,7 @@ thread_rec *thread_rec_of(JNIEnv *env, jthread thread) {
 }
 
 thread_rec *callback_enter(JNIEnv *env, jthread thread) {
+    if (live_walking()) return NULL;  /* the agent's own stack walk (live.c) runs Java code */
     void *tls = NULL;
     (*G.jvmti)->GetThreadLocalStorage(G.jvmti, NULL, &tls);
     if (tls && ((thread_rec *)tls)->is_agent) return NULL;

@@ -202,7 +202,8 @@ async def request_stats(ctx: Any, cmd: Any) -> Any:
     return {"evaluations": c["evaluations"], "trues": c["trues"], "null_errors": c["null"],
             "index_errors": c["index"], "arithmetic_errors": c["arithmetic"], "type_errors": c["type"],
             "other_errors": c["other"], "cost_nanos": c["cost_ns"], "hits": c["hits"],
-            "disabled_reason": c["disabled"], "dropped_captures": c.get("dropped", 0)}
+            "disabled_reason": c["disabled"], "dropped_captures": c.get("dropped", 0),
+            "locals_walked": c.get("locals_walked", 0), "locals_by_jvmti": c.get("locals_by_jvmti", 0)}
 
 
 def program_kind(data: bytes) -> int:
