@@ -84,7 +84,7 @@ CONDITIONS = {
     f"fl == {(WARM + 9) * 1.5}f": WARM + 9,
     f"d == {-(WARM + 11) * 0.25}": WARM + 11,
     f'str.equals("s{WARM + 13}")': WARM + 13,
-    f"arr[1] == {WARM + 15}": WARM + 15,
+    f"arr[1] == {WARM + 15}": WARM + 14,  # arr = {i, i + 1}
     f"node == null && i > {WARM + 18} && i < {WARM + 21}": WARM + 19,  # i % 3 == 0 once in there
     f"this.f + i == {5 + WARM + 17}": WARM + 17,
 }
@@ -130,12 +130,12 @@ async def test_conditions_on_every_kind_of_local_are_walked_not_read_by_jvmti(li
             ref = await prepare(c, "Live")
             method, index = await location_of_line(c, ref, lines["bp"])
             by_request = {}
-            for text, target in CONDITIONS.items():
+            for text in CONDITIONS:
                 r = await c.command("Jdwpd", "CompileCondition", ref_type=ref, method_id=method, index=index,
                                     expression=text)
                 assert r.status == 0, (text, r.message)
                 req = await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT,
-                                      suspend_policy=SuspendPolicy.NONE,
+                                      suspend_policy=SuspendPolicy.EVENT_THREAD,
                                       modifiers=breakpoint_mods(ref, method, index, conditional(r.expr_id),
                                                                 await _no_quota(c)))
                 by_request[req.request_id] = text
@@ -151,10 +151,17 @@ async def test_conditions_on_every_kind_of_local_are_walked_not_read_by_jvmti(li
             while True:
                 _, events = await c.next_event(TIMEOUT)
                 walk_entries += sum(1 for e in events if e.request_id == entries.request_id)
-                fired += [by_request[e.request_id] for e in events if e.request_id in by_request]
+                hits = [e for e in events if e.request_id in by_request]
+                if hits:  # where: `i` of the suspended thread's top frame (slot 5: this, z, b, c, s, i)
+                    frames = await c.command("ThreadReference", "Frames", thread=hits[0].thread, start_frame=0,
+                                             length=1)
+                    values = await c.command("StackFrame", "GetValues", thread=hits[0].thread,
+                                             frame=frames.frames[0].frame_id, slots=[{"slot": 5, "sigbyte": ord("I")}])
+                    fired += [(by_request[e.request_id], values.values[0].slot_value.value) for e in hits]
+                    await c.command("ThreadReference", "Resume", thread=hits[0].thread)
                 if any(int(e.event_kind) == EventKind.BREAKPOINT and e.location.method_id == done for e in events):
                     break
-            assert sorted(fired) == sorted(CONDITIONS), "each condition true exactly once"
+            assert sorted(fired) == sorted(CONDITIONS.items()), "each condition true exactly once, at its i"
             assert walk_entries == 0
             for rid, text in by_request.items():
                 stats = await c.command("Jdwpd", "RequestStats", request_id=rid)
