@@ -127,6 +127,7 @@ async def _session(host: str, port: int, process: Process | None, timeout: float
             vm = VM(conn, nursery, process=process)
             nursery.start_soon(vm._pump)
             try:
+                await vm._hold_death()
                 yield vm
             finally:
                 if vm.dead.is_set():

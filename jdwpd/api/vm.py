@@ -41,6 +41,9 @@ __all__ = ["VM"]
 class VM:
     """A debugged VM, seen through one JDWP connection.  Made by ``jdwpd.launch``/``attach``."""
 
+    #: How long a dying VM waits at its death for the handlers of the events it sent before.
+    DEATH_HOLD_SECONDS = 10.0
+
     def __init__(self, conn: Connection, nursery: trio.Nursery, *, process: Any = None) -> None:
         self.conn = conn
         self._nursery = nursery
@@ -93,6 +96,9 @@ class VM:
                 self.held_at_start = policy != SuspendPolicy.NONE
                 self.started.set()
             elif kind == EventKind.VM_DEATH:
+                if policy != SuspendPolicy.NONE:
+                    self._nursery.start_soon(self._let_die)
+                    return
                 self.dead.set()
             elif e.request_id in self._routes:
                 routed.append(e)
@@ -169,6 +175,26 @@ class VM:
             await self.conn.command("EventRequest", "Clear", event_kind=kind, request_id=request_id)
         except (VMDisconnected, JdwpError):
             pass  # gone with the VM, or expired (a Count): nothing left to clear
+
+    async def _hold_death(self) -> None:
+        """Ask the VM to wait at its death until this session lets it go (a VMDeath request that
+        suspends all, as JDI's VMDeathRequest documents for the purpose): a short-lived JVM's last
+        events (an in-VM snapshot of its last second, say) are still handled with the VM there to
+        answer what their handlers ask (class and line facts), not lost to VM_DEAD."""
+        try:
+            await self.conn.command("EventRequest", "Set", event_kind=EventKind.VM_DEATH,
+                                    suspend_policy=SuspendPolicy.ALL, modifiers=[])
+        except (JdwpError, VMDisconnected):
+            pass  # a server that refuses it: deaths are not held
+
+    async def _let_die(self) -> None:
+        with trio.move_on_after(self.DEATH_HOLD_SECONDS):
+            await self._handlers_settled()
+        try:
+            await self.conn.command("VirtualMachine", "Resume")
+        except (JdwpError, VMDisconnected):
+            pass
+        self.dead.set()
 
     async def has_extension(self) -> bool:
         """Whether the server runs conditions in the VM (jdwpd's extension, docs/extensions.md).

@@ -123,11 +123,9 @@ class VmProbes:
         vm = self.vm
         if probe.kind == "snapshot":
             # Captured in the VM where it runs jdwpd's agent (the thread never waits for the
-            # daemon), read over JDWP elsewhere: the same data either way.  With a condition, over
-            # JDWP for now: under load, the in-VM condition + capture lost one hit in five runs of
-            # three short-lived JVMs (open, docs/ci.md), and evidence must not go missing.
+            # daemon), read over JDWP elsewhere: the same data either way.
             source = await vm.snapshots(probe.location, condition=probe.expression, limits=limits_of(self.settings),
-                                        in_vm=probe.expression is None)
+                                        in_vm=True)
             source.on_hit(lambda snap, p=probe, s=source: self._snapshot(snap, p, s))
         elif probe.kind == "assert":
             source = await vm.breakpoint(probe.location)

@@ -65,6 +65,13 @@ def descendants(root: int) -> list[int]:
     return out
 
 
+def _describe(e: BaseException) -> str:
+    """What went wrong, by the innermost errors (a nursery's group says nothing by itself)."""
+    if isinstance(e, BaseExceptionGroup):
+        return "; ".join(_describe(x) for x in e.exceptions)
+    return f"{type(e).__name__}: {e}"
+
+
 def signal_tree(root: int, sig: int) -> None:
     for pid in [root, *descendants(root)]:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -124,7 +131,7 @@ async def _probe_vm(settings: Settings, evidence: Evidence, tally: Tally, vms: d
             finally:  # a VM that outlives the command is cancelled here: what it resolved still counts
                 probes.note_resolution()
     except Exception as e:  # the VM ended while we attached, or the link broke: the VM runs on regardless
-        evidence.event("vm-error", vm=short, error=str(e))
+        evidence.event("vm-error", vm=short, error=_describe(e))
     finally:
         vms.pop(entry.number, None)
         tally.bump(live=-1)
