@@ -9,9 +9,10 @@ Three ways to run CondLoop's hot loop (a breakpoint on the line the loop calls e
   policy NONE, no CPU quota (the budget would otherwise disable the request within milliseconds:
   that is its job, and tests/ext/test_budgets.py checks it);
 - reference + a client evaluating the condition over JDWP, as an IDE does it: each hit suspends
-  the thread, the client reads the local (Frames, GetValues), evaluates, resumes.  The client is
-  jdwpd's raw Python JDWP client (jdwpd.testing.client), not JDI: its round trips cost about what
-  JDI's do on loopback, but the numbers below say which client measured them.
+  the thread, the client reads the local (Frames, GetValues), evaluates, resumes.  Twice: with
+  JDI (bench/jdi_java/BenchJdi.java, mode `cond`: the client IDEs use, and the issue's baseline)
+  and with jdwpd's raw Python JDWP client (jdwpd.testing.client), whose own cost per command is
+  higher.
 
 Reports the loop's ns per iteration for each and the ratios; for a true condition (a logpoint
 without a capture: one event per hit, suspend NONE) the hits per second the client receives,
@@ -32,6 +33,7 @@ from jdwpd.testing.client import open_jdwp_client
 from protocol.constants import EventKind, ModKind, SuspendPolicy
 
 from .common import compiled_classes, marker
+from .jdi_roundtrips import need, run_jdi_client, spawned
 
 NS = re.compile(r"NS_PER_ITER ([0-9.eE+-]+)")
 TIMEOUT = 300
@@ -120,17 +122,35 @@ async def over_jdwp(n: int, condition) -> tuple[float, int, float]:
         return float(NS.search(vm.output.text("stdout")).group(1)), hits, took
 
 
+def reference_jdi(n: int, log: bool = False) -> tuple[float, int, float]:
+    """The reference agent and a JDI client evaluating `i < 0` at every hit (``log``: formatting a
+    line of `i` instead): (the loop's ns per iteration, hits, seconds from resume to VMDeath)."""
+    with spawned("reference", "CondLoop", [str(n)], suspend=True) as (port, log_out):
+        v = run_jdi_client(["cond", "127.0.0.1", port, marker("COND_BP"), "i", *(["log"] if log else [])],
+                           timeout=TIMEOUT)
+        need(v, "hits", "seconds")
+        deadline = time.monotonic() + 60
+        while (m := NS.search(log_out.text("stdout"))) is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if m is None:
+            raise RuntimeError(f"CondLoop printed no NS_PER_ITER: {log_out.describe()[-1000:]}")
+        return float(m.group(1)), int(v["hits"]), v["seconds"]
+
+
 async def main(quick: bool) -> None:
     big, small = (2_000_000, 2_000) if quick else (10_000_000, 5_000)
     base = plain(big)
+    jdi, _, _ = reference_jdi(small)
     ref, _, _ = await over_jdwp(small, lambda i: i < 0)
-    print(f"plain loop {base:.2f} ns/iteration; reference + JDWP client evaluating i < 0: {ref:.0f} ns/iteration")
+    print(f"plain loop {base:.2f} ns/iteration; reference + JDI evaluating i < 0: {jdi:.0f} ns/iteration; "
+          f"reference + Python JDWP client: {ref:.0f} ns/iteration")
     # A local costs HotSpot a VM operation per read (JVMTI GetLocal* on a platform thread, even the
     # current one); a static field costs a JNI read.
     for condition, n in (("i < 0", big // 20), ("limit > 0", big)):
         ours, _, _ = await in_agent(n, condition)
         print(f"false condition {condition!r} in the agent: {ours:.1f} ns/iteration, "
-              f"{(ours - base) / 1000:.2f} us per hit over plain; throughput {ref / ours:.0f}x the reference path")
+              f"{(ours - base) / 1000:.2f} us per hit over plain; throughput {jdi / ours:.0f}x reference + JDI, "
+              f"{ref / ours:.0f}x reference + Python client")
     hits_n = small * 20
     _, events, took = await in_agent(hits_n, "i >= 0")
     _, rhits, rtook = await over_jdwp(small, lambda i: i >= 0)

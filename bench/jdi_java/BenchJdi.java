@@ -19,6 +19,10 @@ import java.util.*;
  *       Probe (mode idle), running: CONNECTIONS fresh connections, each timing vm.allClasses()
  *       (AllClassesWithGeneric); on the first, ThreadReference.name()/status() of the sleeping main
  *       thread and vm.allThreads(), N times each.  The VM runs, so JDI caches none of them.
+ *   java BenchJdi cond HOST PORT LINE VAR [log]
+ *       CondLoop, held at its start: a SUSPEND_EVENT_THREAD breakpoint at LINE whose condition
+ *       `VAR < 0` the client evaluates at every hit, as IDEs do (read the local, compare, resume);
+ *       with `log`, a logpoint's way: read it, format a line, resume.  Hits and seconds until VMDeath.
  *   java BenchJdi frames HOST PORT LINE N
  *       Target (mode deep), held at its start: at a SUSPEND_ALL breakpoint ~50 frames deep, frames()
  *       and getValues of every visible local of every frame; the first stop, then N more.
@@ -115,11 +119,56 @@ public class BenchJdi {
         switch (args[0]) {
             case "api": api(vm, args); break;
             case "frames": frames(vm, args); break;
+            case "cond": cond(vm, args); break;
             case "roundtrips": roundtrips(vm, args); break;
             default: throw new IllegalArgumentException(args[0]);
         }
         System.out.flush();
         System.exit(0);
+    }
+
+    // ---------------------------------------------------------------- a condition or logpoint, client-side
+
+    static void cond(VirtualMachine vm, String[] args) throws Exception {
+        int line = Integer.parseInt(args[3]);
+        String var = args[4];
+        boolean log = args.length > 5 && args[5].equals("log");
+        breakpoint(vm, prepared(vm, "CondLoop"), line, EventRequest.SUSPEND_EVENT_THREAD);
+        long hits = 0;
+        long trues = 0;
+        long chars = 0;
+        StringBuilder line_ = new StringBuilder();
+        long t0 = System.nanoTime();
+        vm.resume();
+        while (true) {
+            EventSet set = next(vm);
+            boolean over = false;
+            for (Event e : set) {
+                if (e instanceof BreakpointEvent) {
+                    StackFrame frame = ((BreakpointEvent) e).thread().frame(0);
+                    int value = ((IntegerValue) frame.getValue(frame.visibleVariableByName(var))).value();
+                    hits++;
+                    if (log) {
+                        line_.setLength(0);
+                        line_.append(var).append('=').append(value);
+                        chars += line_.length();
+                        trues++;
+                    } else if (value < 0) {
+                        trues++;
+                    }
+                } else if (e instanceof VMDeathEvent || e instanceof VMDisconnectEvent) {
+                    over = true;
+                }
+            }
+            if (over) {
+                break;
+            }
+            set.resume();
+        }
+        out("hits", hits);
+        out("trues", trues);
+        out("chars", chars);
+        out("seconds", (System.nanoTime() - t0) / 1e9);
     }
 
     // ---------------------------------------------------------------- the API's two operations
