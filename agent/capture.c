@@ -76,6 +76,7 @@ static void put_object(cap_ctx *x, jobject o, int depth) {
         jint len = (*env)->GetArrayLength(env, o);
         jint keep = depth <= 0 ? 0 : len < x->cap->max_items ? len : x->cap->max_items;
         ob_u8(x->out, '[');
+        if (x->cap->object_ids) ob_u64(x->out, obj_id(env, o));
         put_str(x->out, sig);
         ob_u32(x->out, (uint32_t)len);
         ob_u16(x->out, (uint16_t)keep);
@@ -101,6 +102,7 @@ static void put_object(cap_ctx *x, jobject o, int depth) {
         /* An object by its instance fields, own class first, then up the superclasses: JDK
          * collections too (no code runs in the VM). */
         ob_u8(x->out, 'L');
+        if (x->cap->object_ids) ob_u64(x->out, obj_id(env, o));
         put_str(x->out, sig);
         size_t trunc_at = x->out->len;
         ob_u8(x->out, depth <= 0);
@@ -164,7 +166,7 @@ static void put_locals(cap_ctx *x, jthread thread, int depth, jmethodID m, jloca
     jint n = 0;
     jvmtiLocalVariableEntry *vars = NULL;
     if ((*G.jvmti)->GetLocalVariableTable(G.jvmti, m, &n, &vars) != JVMTI_ERROR_NONE) {
-        ob_u8(x->out, 0);  /* no table (no -g, native): no locals */
+        ob_u8(x->out, 2);  /* no table (no -g, native): no locals, `this` all the same */
         return;
     }
     ob_u8(x->out, 1);
@@ -214,16 +216,30 @@ static void put_locals(cap_ctx *x, jthread thread, int depth, jmethodID m, jloca
     ob_put_u16_at(x->out, count_at, kept);
 }
 
-/* `this` of the top frame: slot 0 of an instance method (the compiler never reuses it). */
-static bool this_of(cap_ctx *x, jthread thread, jlocation loc, jobject *self) {
-    jvalue v;
-    if (x->live && live_local(x->env, x->live, 0, loc, 0, 'L', &v)) {
-        *self = v.l;
-        x->reads->walked++;
-        return true;
+/* `this` of a frame: slot 0 of an instance method (the compiler never reuses it); an item, tag 0
+ * when not asked, static or native. */
+static void put_this(cap_ctx *x, jthread thread, jint depth, jmethodID m, jlocation loc) {
+    jint mods = 0;
+    if (!x->cap->this_object || (*G.jvmti)->GetMethodModifiers(G.jvmti, m, &mods) != JVMTI_ERROR_NONE ||
+        (mods & (0x0008 | 0x0100))) {  /* static, native */
+        ob_u8(x->out, 0);
+        return;
     }
-    x->reads->by_jvmti++;
-    return (*G.jvmti)->GetLocalInstance(G.jvmti, thread, 0, self) == JVMTI_ERROR_NONE;
+    jvalue v;
+    jobject self = NULL;
+    if (x->live && live_local(x->env, x->live, depth, loc, 0, 'L', &v)) {
+        self = v.l;
+        x->reads->walked++;
+    } else {
+        x->reads->by_jvmti++;
+        if ((*G.jvmti)->GetLocalInstance(G.jvmti, thread, depth, &self) != JVMTI_ERROR_NONE) self = NULL;
+    }
+    if (self == NULL) {
+        ob_u8(x->out, 0);
+        return;
+    }
+    put_object(x, self, x->cap->depth);
+    (*x->env)->DeleteLocalRef(x->env, self);
 }
 
 void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodID method, jlocation loc,
@@ -235,13 +251,12 @@ void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodI
         ob_u8(out, CAPTURE_VERSION);
         ob_u8(out, CF_TIME);  /* nothing could be read */
         ob_u16(out, 0);
-        ob_u8(out, 0);
         ob_u16(out, 0);
         return;
     }
     ob_u8(out, CAPTURE_VERSION);
     x.flags_at = out->len;
-    ob_u8(out, 0);
+    ob_u8(out, cap->object_ids ? CF_IDS : 0);
     jvmtiFrameInfo frames[257];
     jint nframes = 0;
     int want = cap->frames ? cap->frames : 1;
@@ -263,17 +278,13 @@ void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodI
     }
     for (jint d = 0; d < nframes; d++) {
         ob_location(out, env, frames[d].method, frames[d].location);
-        if (d < cap->locals_frames && !over_budget(&x)) put_locals(&x, thread, d, frames[d].method, frames[d].location);
-        else ob_u8(out, 0);
+        if (d < cap->locals_frames && !over_budget(&x)) {
+            put_locals(&x, thread, d, frames[d].method, frames[d].location);
+            put_this(&x, thread, d, frames[d].method, frames[d].location);
+        } else {
+            ob_u8(out, 0);
+        }
     }
-    /* `this` of the top frame, then the watch expressions' values */
-    jobject self = NULL;
-    jint mods = 0;
-    if (cap->this_object && (*G.jvmti)->GetMethodModifiers(G.jvmti, method, &mods) == JVMTI_ERROR_NONE &&
-        !(mods & 0x0008) && this_of(&x, thread, loc, &self) && self)
-        put_object(&x, self, cap->depth);
-    else
-        ob_u8(out, 0);
     ob_u16(out, cap->nwatches);
     for (uint16_t i = 0; i < cap->nwatches; i++) {
         ext_cell v;

@@ -191,7 +191,9 @@ static int parse_capture(JNIEnv *env, inbuf *in, ext_capture **out) {
     c->max_items = ib_u16(in);
     c->max_bytes = ib_u32(in);
     c->max_micros = ib_u32(in);
-    c->this_object = ib_u8(in) != 0;
+    uint8_t what = ib_u8(in);
+    c->this_object = (what & CW_THIS) != 0;
+    c->object_ids = (what & CW_IDS) != 0;
     uint16_t n = ib_u16(in);
     int st = in->bad ? LS_BAD_MESSAGE : 0;
     if (!st && c->frames > 256) st = JVMTI_ERROR_ILLEGAL_ARGUMENT;  /* the capture's frame array */

@@ -30,7 +30,8 @@ typedef struct ext_capture {
     int32_t refs;
     uint16_t frames, locals_frames, depth, max_string, max_items;
     uint32_t max_bytes, max_micros;
-    bool this_object;
+    bool this_object;        /* CW_THIS: `this` of every frame whose locals are read */
+    bool object_ids;         /* CW_IDS: objects and arrays carry their ids */
     uint16_t nwatches;
     ext_prog **watches;
 } ext_capture;

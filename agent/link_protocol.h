@@ -364,13 +364,18 @@ enum ext_capture_flag {
     CF_BYTES = 1,
     CF_TIME = 2,
     CF_FRAMES = 4,
+    CF_IDS = 8,
+};
+enum ext_capture_what {
+    CW_THIS = 1,
+    CW_IDS = 2,
 };
 #define EXT_MAX_STACK 32
 #define EXT_MAX_CODE 16384
 #define EXT_DEFAULT_CPU_PPM 10000
 #define EXT_CPU_WINDOW_MS 2000
 #define EXT_EVENT_COST_NS 5000
-#define CAPTURE_VERSION 1
+#define CAPTURE_VERSION 2
 
 /* Message layouts (request -> reply). */
 /* HELLO (1): agent -> daemon, first frame after connect

@@ -117,7 +117,7 @@ async def main(quick: bool) -> None:
     plain = subprocess.run(["java", "-cp", str(compiled_classes()), "SnapLoop", str(n_snap)], capture_output=True,
                            text=True, timeout=TIMEOUT, check=True).stdout
     limits = {"frames": 5, "locals_frames": 5, "depth": 2, "max_string": 256, "max_items": 10, "max_bytes": 65536,
-              "max_micros": 0, "this_object": True}
+              "max_micros": 0, "this_object": True, "object_ids": False}
     ours, got, _ = await jdwpd_capture("SnapLoop", [str(n_snap)], marker("SNAP_BP"), limits, [])
     ref = await reference_snapshots(n_ref)
     p, o, r = (PAUSE.search(x).groups() for x in (plain, ours, ref))

@@ -18,7 +18,8 @@ and stack depth and checks every operand's type at run time, so a malformed prog
 condition with reason TYPE, never a wrong read.
 
 Capture (ObjKind.CAPTURE): u8 kind=2, u16 frames, u16 locals_frames, u16 depth, u16 max_string,
-u16 max_items, u32 max_bytes, u32 max_micros, u8 this, u16 nwatches, (u32 length, program)...
+u16 max_items, u32 max_bytes, u32 max_micros, u8 what (CaptureWhat), u16 nwatches, (u32 length,
+program)...
 
 Budget (ObjKind.BUDGET): u8 kind=3, u32 hit_cap, i64 expires_ms (relative to the request's set
 time; 0: never), u32 rate (hits per second; 0: none), u32 cpu_ppm (0: no quota).
@@ -123,22 +124,32 @@ DEFAULT_CPU_PPM = 10_000  # 1% of one CPU, as production snapshot debuggers defa
 CPU_WINDOW_MS = 2000  # the quota's bucket holds this much time's worth of quota (a burst)
 EVENT_COST_NS = 5000  # charged per event sent: the callback's cost of encoding and sending it
 
-# Capture blob (the JdwpdCapture event's data), version 1, big-endian; str = u32 length + UTF-8:
+# Capture blob (the JdwpdCapture event's data), version 2, big-endian; str = u32 length + UTF-8:
 #   u8 version, u8 flags (CaptureFlag), u16 nframes,
-#   per frame: u8 ref kind, u64 class, u64 method, u64 index (a link location), u8 has_locals,
-#              [u16 count, (str name, item)...]  (locals live at the frame's index, table order)
-#   item `this` (tag 0: none), u16 nwatches, item per watch.
+#   per frame: u8 ref kind, u64 class, u64 method, u64 index (a link location), u8 read: 0 (a frame
+#              below locals_frames: nothing follows), 1 (u16 count, (str name, item)..., then item
+#              `this`: the locals live at the frame's index, in table order) or 2 (no variable table:
+#              item `this` only); `this` is tag 0 when not asked, static or native
+#   u16 nwatches, item per watch.
 #   item: u8 tag, then: Z u8 | B i8 | C u16 | S i16 | I i32 | J i64 | F f32 | D f64 | N (null) |
-#         s u32 length, u16 kept, kept UTF-16 units | L str class signature, u8 truncated (depth or
-#         items), u16 count, (str field, item)... (instance fields, own class first) |
-#         [ str signature, u32 length, u16 kept, items... | E u8 Reason | X (not read: a limit was hit)
-CAPTURE_VERSION = 1
+#         s u32 length, u16 kept, kept UTF-16 units | L [u64 id] str class signature, u8 truncated
+#         (depth or items), u16 count, (str field, item)... (instance fields, own class first) |
+#         [ [u64 id] str signature, u32 length, u16 kept, items... | E u8 Reason |
+#         X (not read: a limit was hit)
+#   An object's and an array's id (the JDWP object id, as in any reply) is there when flags has IDS.
+CAPTURE_VERSION = 2
 
 
 class CaptureFlag(enum.IntFlag):
     BYTES = 1  # stopped at max_bytes
     TIME = 2  # stopped at max_micros
     FRAMES = 4  # the stack had more frames than asked
+    IDS = 8  # objects and arrays carry their ids (not a cut: the capture asked for them)
+
+
+class CaptureWhat(enum.IntFlag):
+    THIS = 1  # `this` of every frame whose locals are read
+    IDS = 2  # object ids: the daemon counts them as handed to the session, as any reply's
 
 
 _BUDGET = struct.Struct(">BIqII")
@@ -152,9 +163,10 @@ _CAPTURE = struct.Struct(">BHHHHHIIBH")
 
 
 def encode_capture(frames: int, locals_frames: int, depth: int, max_string: int, max_items: int,
-                   max_bytes: int, max_micros: int, this: bool, watches: list[bytes]) -> bytes:
+                   max_bytes: int, max_micros: int, this: bool, watches: list[bytes], ids: bool = False) -> bytes:
+    what = (CaptureWhat.THIS if this else 0) | (CaptureWhat.IDS if ids else 0)
     out = [_CAPTURE.pack(ObjKind.CAPTURE, frames, locals_frames, depth, max_string, max_items, max_bytes,
-                         max_micros, int(this), len(watches))]
+                         max_micros, what, len(watches))]
     for w in watches:
         out.append(struct.pack(">I", len(w)) + w)
     return b"".join(out)
@@ -172,6 +184,7 @@ class CapturedObject:
     sig: str
     cut: bool  # the agent's depth or item limit: fewer fields than the object has
     fields: tuple[tuple[str, Any], ...]  # in the order the agent read them (shadowed names twice)
+    id: int = 0  # its JDWP object id when the capture asked for ids (CaptureWhat.IDS), else 0
 
     def get(self, name: str) -> Any:
         for n, v in self.fields:
@@ -185,6 +198,7 @@ class CapturedArray:
     sig: str
     length: int
     items: tuple[Any, ...]  # the first len(items) of length
+    id: int = 0
 
 
 @attrs.frozen
@@ -211,14 +225,19 @@ class CapturedFrame:
     method: int
     index: int
     locals: tuple[tuple[str, Any], ...] | None  # None: a frame below the locals' limit
+    this: Any = None  # the frame's `this` (None: static, not asked, or a frame without locals)
 
 
 @attrs.frozen
 class Capture:
     flags: int
     frames: tuple[CapturedFrame, ...]
-    this: Any
     watches: tuple[Any, ...]
+
+    @property
+    def this(self) -> Any:
+        """The top frame's ``this``."""
+        return self.frames[0].this if self.frames else None
 
     @property
     def truncated(self) -> list[str]:
@@ -226,8 +245,8 @@ class Capture:
 
 
 class _Blob:
-    def __init__(self, data: bytes) -> None:
-        self.data, self.pos = data, 0
+    def __init__(self, data: bytes, ids: bool = False) -> None:
+        self.data, self.pos, self.ids = data, 0, ids
 
     def take(self, fmt: str) -> Any:
         v = struct.unpack_from(fmt, self.data, self.pos)
@@ -253,13 +272,15 @@ class _Blob:
             self.pos += 2 * kept
             return CapturedString(text, length, kept)
         if tag == "L":
+            oid = self.take(">Q") if self.ids else 0
             sig = self.str()
             cut, n = self.take(">BH")
-            return CapturedObject(sig, bool(cut), tuple((self.str(), self.item()) for _ in range(n)))
+            return CapturedObject(sig, bool(cut), tuple((self.str(), self.item()) for _ in range(n)), oid)
         if tag == "[":
+            oid = self.take(">Q") if self.ids else 0
             sig = self.str()
             length, kept = self.take(">IH")
-            return CapturedArray(sig, length, tuple(self.item() for _ in range(kept)))
+            return CapturedArray(sig, length, tuple(self.item() for _ in range(kept)), oid)
         if tag == "E":
             return CapturedError(Reason(self.take(">B")).name.lower())
         if tag == "X":
@@ -269,20 +290,55 @@ class _Blob:
 
 def read_capture(data: bytes) -> Capture:
     """A JdwpdCapture event's data, every item kept as the agent wrote it (order, cuts, lengths)."""
-    b = _Blob(data)
-    version, flags, nframes = b.take(">BBH")
+    version, flags = struct.unpack_from(">BB", data) if len(data) >= 2 else (None, 0)
     if version != CAPTURE_VERSION:
         raise ValueError(f"capture version {version}")
+    b = _Blob(data, bool(flags & CaptureFlag.IDS))
+    _, _, nframes = b.take(">BBH")
     frames = []
     for _ in range(nframes):
         ref_kind, ref, method, index = b.take(">BQQQ")
-        local_vars = tuple((b.str(), b.item()) for _ in range(b.take(">H"))) if b.take(">B") else None
-        frames.append(CapturedFrame(ref_kind, ref, method, index, local_vars))
-    this = b.item()
+        local_vars, this = None, None
+        read = b.take(">B")
+        if read:
+            local_vars = tuple((b.str(), b.item()) for _ in range(b.take(">H"))) if read == 1 else ()
+            this = b.item()
+        frames.append(CapturedFrame(ref_kind, ref, method, index, local_vars, this))
     watches = tuple(b.item() for _ in range(b.take(">H")))
     if b.pos != len(data):
         raise ValueError(f"{len(data) - b.pos} bytes after the capture")
-    return Capture(flags, tuple(frames), this, watches)
+    return Capture(flags, tuple(frames), watches)
+
+
+def capture_ids(data: bytes) -> list[int]:
+    """The object ids a capture that carries them holds (with repeats, as a reply's are counted)."""
+    if len(data) < 2 or data[0] != CAPTURE_VERSION or not data[1] & CaptureFlag.IDS:
+        return []
+    out: list[int] = []
+
+    def walk(item: Any) -> None:
+        if isinstance(item, CapturedObject):
+            if item.id:
+                out.append(item.id)
+            for _, v in item.fields:
+                walk(v)
+        elif isinstance(item, CapturedArray):
+            if item.id:
+                out.append(item.id)
+            for v in item.items:
+                walk(v)
+
+    try:
+        c = read_capture(data)
+    except (ValueError, struct.error):  # not the agent's: it holds no ids to count
+        return []
+    for f in c.frames:
+        for _, v in f.locals or ():
+            walk(v)
+        walk(f.this)
+    for w in c.watches:
+        walk(w)
+    return out
 
 
 def _plain(item: Any) -> Any:
@@ -290,7 +346,7 @@ def _plain(item: Any) -> Any:
         return item.text if item.kept == item.length else {"@string": item.text, "@length": item.length,
                                                             "@truncated": "max_string"}
     if isinstance(item, CapturedObject):
-        out: dict[str, Any] = {"@type": item.sig}
+        out: dict[str, Any] = {"@type": item.sig, **({"@id": item.id} if item.id else {})}
         for name, value in item.fields:
             out[name] = _plain(value)
         if item.cut:
@@ -298,8 +354,12 @@ def _plain(item: Any) -> Any:
         return out
     if isinstance(item, CapturedArray):
         items = [_plain(x) for x in item.items]
-        return items if len(items) == item.length else {"@type": item.sig, "@length": item.length, "@items": items,
-                                                        "@truncated": True}
+        if len(items) == item.length and not item.id:
+            return items
+        out = {"@type": item.sig, **({"@id": item.id} if item.id else {}), "@length": item.length, "@items": items}
+        if len(items) < item.length:
+            out["@truncated"] = True
+        return out
     if isinstance(item, CapturedError):
         return {"@error": item.reason}
     if isinstance(item, NotRead):
@@ -316,6 +376,7 @@ def decode_capture(data: bytes) -> dict[str, Any]:
         frame: dict[str, Any] = {"class": f.ref, "method": f.method, "index": f.index}
         if f.locals is not None:
             frame["locals"] = {name: _plain(value) for name, value in f.locals}
+            frame["this"] = _plain(f.this)
         frames.append(frame)
     return {"frames": frames, "this": _plain(c.this), "watches": [_plain(w) for w in c.watches],
             "truncated": c.truncated}

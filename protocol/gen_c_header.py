@@ -104,7 +104,8 @@ def render() -> str:
                                     ("ext_arith", "AR_", agent_code.ArithOp), ("ext_cond", "CC_", agent_code.Cond),
                                     ("ext_reason", "XR_", agent_code.Reason),
                                     ("ext_disabled", "XD_", agent_code.Disabled),
-                                    ("ext_capture_flag", "CF_", agent_code.CaptureFlag)):
+                                    ("ext_capture_flag", "CF_", agent_code.CaptureFlag),
+                                    ("ext_capture_what", "CW_", agent_code.CaptureWhat)):
         lines += _enum(c_name, prefix, members)
     lines.append(f"#define EXT_MAX_STACK {agent_code.MAX_STACK}")
     lines.append(f"#define EXT_MAX_CODE {agent_code.MAX_CODE}")

@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .constants import OBJECT_TAGS
+from .agent_code import capture_ids
+from .constants import OBJECT_TAGS, EventKind
 from .messages import _ALT_CLASSES
 from .spec import EVENT_SELECT, CommandSpec, Field, Group, Repeat, Select
 from .wire import ArrayRegion, Location, TaggedObjectID, Value
@@ -194,9 +195,21 @@ _EVENTS = _select(EVENT_SELECT)
 
 
 def composite_ids(events: Any) -> list[int]:
-    """The object IDs in the events of one composite (as given to messages.encode_composite)."""
+    """The object IDs in the events of one composite (as given to messages.encode_composite),
+    those inside a JdwpdCapture's data included (a capture that asked for them)."""
     out: list[int] = []
     if _EVENTS is not None:
         for e in events:
             _EVENTS(e, out)
+            data = e.get("data") if isinstance(e, Mapping) else getattr(e, "data", None)
+            if data and _event_kind(e) == EventKind.JDWPD_CAPTURE:
+                out += capture_ids(bytes(data))
     return out
+
+
+def _event_kind(e: Any) -> int | None:
+    if isinstance(e, Mapping):
+        return e.get("event_kind")
+    if isinstance(e, (tuple, list)):
+        return e[0]
+    return getattr(e, "event_kind", None)

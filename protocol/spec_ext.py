@@ -20,7 +20,7 @@ SETS = [
          "int exprID, int status, int column, string message"),
         (3, "DefineCapture",
          "int frames, int localsFrames, int depth, int maxString, int maxItems, int maxBytes, int maxMicros,"
-         " boolean thisObject, repeat watches: int exprID",
+         " boolean thisObject, boolean objectIds, repeat watches: int exprID",
          "int captureID"),
         (4, "DefineBudget", "int hitCap, long expiresMillis, int ratePerSecond, int cpuPpm", "int budgetID"),
         (5, "Forget", "int id", ""),

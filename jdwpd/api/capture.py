@@ -10,8 +10,8 @@ Why the conversion needs care: the agent sends objects by their raw fields (an A
 for ``EXTRA_DEPTH`` more levels than the limits say (the views' insides are deeper than the
 views), and the views and every cut are rebuilt here with ``to_python``'s rules, in its order (the
 byte budget is the same JSON measure).  Type facts (enum? synthetic field?) are read over JDWP
-after the thread went on: they cannot change while the class lives.  What the capture cannot give:
-object ids (``@id``: the agent makes none on the event path) and ``this`` of frames below the top.
+after the thread went on: they cannot change while the class lives.  Object ids (``@id``) are the
+VM's JDWP ids, as the standard path shows them; ``this`` is read for every frame whose locals are.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ async def plan(vm: VM, loc: Location, limits: Limits, watch: list[str], conditio
         # one more than shown, so that a cut is seen as one
         max_items=min(max(limits.items, limits.fields) + 1, 65535),
         max_bytes=min(limits.bytes * AGENT_BYTES_FACTOR, 2**31 - 1), max_micros=AGENT_MAX_MICROS,
-        this_object=True, watches=watches)
+        this_object=True, object_ids=True, watches=watches)
     mods.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": cap.capture_id})
     if cpu_quota is not None:  # else the agent's default budget: 1% of one CPU
         b = await vm.conn.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0,
@@ -106,11 +106,11 @@ _Obj, _Arr, _Str, _Err, _Limit, _Missing = (CapturedObject, CapturedArray, Captu
                                             MissingField)
 
 
-def _read(data: bytes) -> tuple[int, list[tuple[tuple[int, int, int, int], list | None]], Any, list]:
+def _read(data: bytes) -> tuple[int, list[tuple[tuple[int, int, int, int], list | None, Any]], list]:
     c = read_capture(data)
-    frames = [((f.ref_kind, f.ref, f.method, f.index), list(f.locals) if f.locals is not None else None)
+    frames = [((f.ref_kind, f.ref, f.method, f.index), list(f.locals) if f.locals is not None else None, f.this)
               for f in c.frames]
-    return c.flags, frames, c.this, list(c.watches)
+    return c.flags, frames, list(c.watches)
 
 
 # ---------------------------------------------------------------- to the snapshot schema
@@ -155,18 +155,19 @@ class _Converter:
             budget.take(out)
             return out
         name = signature_to_name(v.sig)
-        head = {"@type": name}
+        head = {"@type": name, "@id": v.id} if v.id else {"@type": name}
         t = await self._type(v.sig) if isinstance(v, _Obj) else None
         if isinstance(v, _Obj) and await self._is(v.sig, t, "Ljava/lang/Thread;"):
             # JDWP reads a thread as a ThreadReference: the API shows it by its name, at any depth
-            out = {"@type": "java.lang.Thread", "name": _plain(v.get("name")) if _has(v, "name") else "?"}
+            out = {"@type": "java.lang.Thread", **({"@id": v.id} if v.id else {}),
+                   "name": _plain(v.get("name")) if _has(v, "name") else "?"}
             budget.take(out)
             return out
         try:
             if name in _BOXES:
                 return await self.value(v.get("value"), depth)
             if isinstance(v, _Obj) and await self._is(v.sig, t, "Ljava/lang/Enum;") and name != "java.lang.Enum":
-                out = {**head, "@enum": _plain(v.get("name"))}
+                out = {"@type": name, "@enum": _plain(v.get("name"))}
                 budget.take(out)
                 return out
         except _Missing:
@@ -358,11 +359,11 @@ def _stack(trace: Any) -> list[str] | None:
 async def to_snapshot(vm: VM, event: Any, limits: Limits, watch: list[str]) -> tuple[dict[str, Any], bool]:
     """A JdwpdCapture event as ``jdwpd.snapshot/1`` data (``Snapshot.data``), and whether it is
     complete (False: a JDK collection was cut earlier than the standard path cuts it)."""
-    flags, frames, this, watch_values = _read(bytes(event.data))
+    flags, frames, watch_values = _read(bytes(event.data))
     conv = _Converter(vm, limits, _Budget(limits.bytes))
     truncated: list[str] = ["frames"] if flags & CaptureFlag.FRAMES else []
     out_frames = []
-    for i, ((tag, ref, method, index), local_vars) in enumerate(frames):
+    for i, ((tag, ref, method, index), local_vars, this) in enumerate(frames):
         t = await vm.types.type(ref, tag)
         loc = await vm.types.location(t, await vm.types.method(t, method), index)
         entry: dict[str, Any] = {"location": loc.to_python()}
@@ -370,7 +371,7 @@ async def to_snapshot(vm: VM, event: Any, limits: Limits, watch: list[str]) -> t
             if conv.budget.left >= 0:
                 # no variable table (no -g, native): no locals, as the standard path reads none
                 entry["locals"] = {name: await conv.value(v) for name, v in local_vars or ()}
-                if i == 0 and this is not None:  # the agent reads the top frame's only
+                if this is not None:
                     entry["this"] = await conv.value(this)
             else:
                 entry["@truncated"] = "budget"

@@ -380,7 +380,8 @@ class Logpoint(Breakpoint):
                 return False
             extra.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": c.expr_id})
         cap = await conn.command("Jdwpd", "DefineCapture", frames=1, locals_frames=0, depth=0, max_string=65535,
-                                 max_items=0, max_bytes=0, max_micros=0, this_object=False, watches=watches)
+                                 max_items=0, max_bytes=0, max_micros=0, this_object=False, object_ids=False,
+                                 watches=watches)
         extra.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": cap.capture_id})
         rid = await self._set(EventKind.BREAKPOINT, 0, mods + extra, self._on_event)
         self._in_vm_requests.add(rid)

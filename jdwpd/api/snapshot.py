@@ -38,9 +38,11 @@ SCHEMA = "jdwpd.snapshot/1"
 
 @attrs.frozen
 class Snapshot:
-    """A captured stop.  ``data`` is the JSON-ready dict; ``to_json()`` its text."""
+    """A captured stop.  ``data`` is the JSON-ready dict; ``to_json()`` its text.  ``in_vm``: the
+    VM captured it (jdwpd's extension), else it was read over JDWP: the same data either way."""
 
     data: dict[str, Any]
+    in_vm: bool = False
 
     @property
     def location(self) -> dict[str, Any]:

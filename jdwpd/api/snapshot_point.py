@@ -31,14 +31,18 @@ class SnapshotPoint(Breakpoint):
     the VM captures at each hit and the thread goes on at once (a SUSPEND_NONE request carrying a
     capture, docs/extensions.md): it never waits for this client.  Elsewhere (the reference, or an
     expression that needs a method call) the thread is held while the snapshot is read over JDWP,
-    then resumed.  Both give the same ``jdwpd.snapshot/1`` data (docs/scripting.md says where the
-    in-VM one differs: no ``@id``, ``this`` of the top frame only)."""
+    then resumed.  Both give the same ``jdwpd.snapshot/1`` data.
+
+    ``hold`` (``vm.snapshot``'s one capture): the VM captures and holds the thread too, so that
+    a capture that cut a linked JDK collection earlier than JDWP would is read again over JDWP
+    from the same held hit; a complete one lets the thread go at once."""
 
     limits: Limits = attrs.field(factory=Limits, kw_only=True)
     watch: list[str] = attrs.field(factory=list, kw_only=True)
     #: Share of one CPU the VM's captures may use (0: no quota; None: the server's default, 1%);
     #: past it the point disables itself (``disabled == "cpu_quota"``).
     cpu_quota: float | None = attrs.field(default=None, kw_only=True)
+    hold: bool = attrs.field(default=False, kw_only=True)
     _loc_of: dict = attrs.field(factory=dict, init=False, repr=False)  # in-VM request id -> location
 
     def __str__(self) -> str:
@@ -65,7 +69,8 @@ class SnapshotPoint(Breakpoint):
             rid = await self._set(EventKind.BREAKPOINT, self._policy, mods, self._on_event)
             self._retry[rid] = loc
             return True
-        rid = await self._set(EventKind.BREAKPOINT, 0, mods + list(extra), self._on_event)
+        rid = await self._set(EventKind.BREAKPOINT, self._policy if self.hold else 0, mods + list(extra),
+                              self._on_event)
         self._in_vm_requests.add(rid)
         self._loc_of[rid] = loc
         return True
@@ -81,13 +86,16 @@ class SnapshotPoint(Breakpoint):
         await self.vm._clear_request(EventKind.BREAKPOINT, rid)
         self._requests.remove((EventKind.BREAKPOINT, rid))
         mods = [{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc.to_wire()}, *extra]
-        new = await self._set(EventKind.BREAKPOINT, 0, mods, self._on_event)
+        new = await self._set(EventKind.BREAKPOINT, self._policy if self.hold else 0, mods, self._on_event)
         self._in_vm_requests.add(new)
         self._loc_of[new] = loc
 
     async def _on_event(self, event: Any, stop: Stop) -> None:
         if int(event.event_kind) != EventKind.JDWPD_CAPTURE:
             await super()._on_event(event, stop)
+            return
+        if self.hold and stop.policy:
+            await self._held_capture(event, stop)
             return
         await stop.release()  # holds nothing: the request's policy is NONE
         if self.cleared:
@@ -97,7 +105,22 @@ class SnapshotPoint(Breakpoint):
             # The VM's raw fields could not show a JDK collection as deep as JDWP reads it (a
             # LinkedHashMap's entries are a chain): the next hits here are read over JDWP.
             await self._back_to_standard(event.request_id)
-        self._put(Snapshot(data))
+        self._put(Snapshot(data, in_vm=True))
+
+    async def _held_capture(self, event: Any, stop: Stop) -> None:
+        """The VM captured and holds the thread: the capture if it is complete, else the same hit
+        read over JDWP; the thread goes on either way."""
+        try:
+            if self.cleared:
+                return
+            data, complete = await to_snapshot(self.vm, event, self.limits, self.watch)
+            if complete:
+                snap = Snapshot(data, in_vm=True)
+            else:
+                snap = await capture(await self.vm._make_hit(self, event, stop), self.limits, self.watch)
+        finally:
+            await stop.release()
+        self._put(snap)
 
     async def _back_to_standard(self, rid: int) -> None:
         self._in_vm_requests.discard(rid)

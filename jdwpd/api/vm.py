@@ -391,13 +391,20 @@ class VM:
         return await self._add(sp)
 
     async def snapshot(self, location: str, *, limits: Any = None, watch: tuple[str, ...] | list[str] = (),
-                       condition: str | None = None, timeout: float | None = None, in_vm: bool = False) -> Any:
+                       condition: str | None = None, timeout: float | None = None, in_vm: bool = True) -> Any:
         """Wait for ``location`` to run, capture a ``Snapshot`` there (stack, locals of the top
         frames, ``this``, ``watch`` expressions, under ``limits``) and let the thread go on: the
-        first snapshot of ``vm.snapshots``.  Read over JDWP unless ``in_vm=True``: one capture in
-        the VM may cut a linked JDK collection (a LinkedHashMap of many entries) earlier than JDWP
-        reads it, and a single snapshot has no next hit to read again (docs/scripting.md)."""
-        sp = await self.snapshots(location, limits=limits, watch=watch, condition=condition, in_vm=in_vm)
+        first snapshot of ``vm.snapshots``.  Where the server is jdwpd (``in_vm``) the VM captures
+        it and holds the thread only until this script has seen the capture is complete (a linked
+        JDK collection deeper than the VM read is read again over JDWP, the thread still there);
+        elsewhere it is read over JDWP.  The same data either way (docs/scripting.md)."""
+        from .snapshot_point import SnapshotPoint
+        from .views import Limits
+
+        sp = SnapshotPoint(self, spec=parse_location(location), condition=condition, limits=limits or Limits(),
+                           watch=list(watch), in_vm=in_vm, hold=True)
+        await self._check_expression(condition)
+        sp = await self._add(sp)
         try:
             return await sp.wait(timeout)
         finally:

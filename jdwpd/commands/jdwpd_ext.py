@@ -173,7 +173,7 @@ async def define_capture(ctx: Any, cmd: Any) -> Any:
             raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, f"no jdwpd expression {w.expr_id}")
         watches.append(data)
     data = encode_capture(cmd.frames, cmd.locals_frames, cmd.depth, cmd.max_string, cmd.max_items, cmd.max_bytes,
-                          cmd.max_micros, cmd.this_object, watches)
+                          cmd.max_micros, cmd.this_object, watches, ids=cmd.object_ids)
     return {"capture_id": _define(ctx, data)}
 
 

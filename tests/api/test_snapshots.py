@@ -2,10 +2,11 @@
 over standard JDWP (the thread held) give the same ``jdwpd.snapshot/1`` data: the same frames,
 locals, ``this``, watches and truncation marks, on jdwpd and on the reference (standard path only).
 
-Compared without what the in-VM capture cannot carry (docs/scripting.md): object ids (``@id``)
-and ``this`` of frames below the top.  The places are chosen where the JDK collections' insides
-fit within the agent's extra depth (``jdwpd.api.capture.EXTRA_DEPTH``): a LinkedHashMap of one
-entry (each further entry is one level deeper in its raw fields).
+Object ids (``@id``) are the VM's JDWP ids on both paths; two runs of the program hand out
+different numbers, so they are compared by identity: renumbered in order of first appearance (the
+same object twice keeps one number).  The places are chosen where the JDK collections' insides fit
+within the agent's extra depth (``jdwpd.api.capture.EXTRA_DEPTH``): a LinkedHashMap of one entry
+(each further entry is one level deeper in its raw fields).
 """
 
 from __future__ import annotations
@@ -26,20 +27,19 @@ WATCH = ["order.total * 2", "order.customer", "order.items", "order.status", "or
          "order.note", "amount / 0", "order.missing"]
 
 
-def _comparable(data: dict) -> dict:
-    """The snapshot without ids, time, thread id and the lower frames' ``this``."""
+def _comparable(data: dict, ids: dict[int, int] | None = None) -> dict:
+    """The snapshot without time and thread id, its object ids renumbered by first appearance (keys
+    in sorted order: the paths list a frame's locals in different orders)."""
+    ids = {} if ids is None else ids
 
-    def strip(x: Any) -> Any:
+    def renumber(x: Any) -> Any:
         if isinstance(x, dict):
-            return {k: strip(v) for k, v in x.items() if k != "@id"}
+            return {k: (ids.setdefault(v, len(ids) + 1) if k == "@id" else renumber(v)) for k, v in sorted(x.items())}
         if isinstance(x, list):
-            return [strip(v) for v in x]
+            return [renumber(v) for v in x]
         return x
 
-    out = strip({k: v for k, v in data.items() if k not in ("time", "thread")})
-    for frame in out["frames"][1:]:
-        frame.pop("this", None)
-    return out
+    return renumber({k: v for k, v in data.items() if k not in ("time", "thread")})
 
 
 async def _snapshots(kind: str, classes, lines, in_vm: bool, *, warm: bool, limits: jdwpd.Limits,
@@ -56,7 +56,8 @@ async def _snapshots(kind: str, classes, lines, in_vm: bool, *, warm: bool, limi
             await vm.resume()
         snaps = [s async for s in sp.snapshots(limit=2, timeout=30)]
         assert all(s.data["thread"]["name"] == "main" for s in snaps)
-        return [_comparable(s.data) for s in snaps], sp.in_vm_requests
+        ids: dict[int, int] = {}  # one numbering for the run: an object seen in two snapshots keeps its number
+        return [_comparable(s.data, ids) for s in snaps], sp.in_vm_requests
 
 
 @pytest.mark.parametrize("warm", [True, False], ids=["loaded", "loading"])
@@ -110,8 +111,29 @@ async def test_vm_snapshot_takes_the_vm_path_on_jdwpd(shop_classes, shop_lines):
                                              condition="order.id == 6", limits=jdwpd.Limits(frames=3, depth=1),
                                              timeout=60, in_vm=True)
                 got.append(_comparable(snap.data))
+                assert snap.in_vm == (kind == "jdwpd")
     assert got[0] == got[1]
     assert got[0]["watches"] == [{"expression": "order.id", "value": 6}]
+
+
+async def test_vm_snapshot_reads_a_cut_capture_again_from_the_held_thread(shop_classes, shop_lines):
+    """At shop_report ``this.paid`` is a LinkedHashMap of 4 entries per round, a chain deeper than
+    the VM reads: ``vm.snapshot`` on jdwpd sees the cut and reads the same held hit over JDWP, so
+    it gives the reference's snapshot, no mark of a cut."""
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    got = []
+    with trio.fail_after(180):
+        for kind in ("jdwpd", "reference"):
+            async with open_shop(kind, shop_classes) as vm:
+                async with trio.open_nursery() as n:
+                    n.start_soon(vm.resume)
+                    snap = await vm.snapshot(f"Checkout.java:{shop_lines['shop_report']}", condition="round == 2",
+                                             limits=jdwpd.Limits(frames=2, depth=2), timeout=60)
+                got.append(_comparable(snap.data))
+                assert not snap.in_vm
+    assert got[0] == got[1]
+    assert got[0]["truncated"] == [] and got[0]["frames"][0]["this"]["paid"]["@size"] == 8
 
 
 async def test_a_collection_cut_earlier_in_the_vm_is_marked_and_read_over_jdwp_next(shop_classes, shop_lines):

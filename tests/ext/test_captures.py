@@ -102,7 +102,7 @@ async def _captures(snap_classes, runs: int, limits: dict, watches: list[str], c
 
 
 LIMITS = {"frames": 5, "locals_frames": 5, "depth": 2, "max_string": 3, "max_items": 5, "max_bytes": 65536,
-          "max_micros": 0, "this_object": True}
+          "max_micros": 0, "this_object": True, "object_ids": False}
 
 
 async def test_snapshot_of_five_frames_with_locals_to_depth_two(snap_classes):

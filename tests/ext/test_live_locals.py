@@ -183,7 +183,8 @@ async def _capture_at(classes, lines, target: int, java, jvm_args=()):
             cond = await c.command("Jdwpd", "CompileCondition", ref_type=ref, method_id=method, index=index,
                                    expression=f"i == {target}")
             cap = await c.command("Jdwpd", "DefineCapture", frames=4, locals_frames=3, depth=1, max_string=64,
-                                  max_items=10, max_bytes=65536, max_micros=0, this_object=True, watches=[])
+                                  max_items=10, max_bytes=65536, max_micros=0, this_object=True, object_ids=False,
+                                  watches=[])
             req = await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT,
                                   suspend_policy=SuspendPolicy.NONE,
                                   modifiers=breakpoint_mods(ref, method, index, conditional(cond.expr_id),
@@ -211,7 +212,7 @@ async def test_a_capture_walks_compiled_callers_and_reads_what_jvmti_reads(live_
     i = WARM + 10
     walked, stats = await _capture_at(classes, lines, i, java)
     by_jvmti, jvmti_stats = await _capture_at(classes, lines, i, java, ["-Djdwpd.liveLocals=false"])
-    reads = N + 11 + 4 + 2 + 1  # the condition's `i` at every hit, then the capture's locals and `this`
+    reads = N + 11 + 4 + 2 + 3  # the condition's `i` at every hit, then the capture's locals and `this`s
     # The top frame is read by the walk; the compiled callers through JVMTI (scalar-replaced
     # objects: only JVMTI reallocates them; `tag` below is one).
     assert stats.locals_walked + stats.locals_by_jvmti == reads and stats.locals_walked >= N + 12, stats
@@ -227,3 +228,4 @@ async def test_a_capture_walks_compiled_callers_and_reads_what_jvmti_reads(live_
     assert frames[2]["locals"] == {"i": i, "big": -(2 ** 63) + i}, frames[2]
     assert "locals" not in frames[3], "locals of three frames only"
     assert walked["this"] == {"@type": "LLive;", "f": 5}
+    assert [f.get("this") for f in frames] == [{"@type": "LLive;", "f": 5}] * 3 + [None], "`this` of each read frame"

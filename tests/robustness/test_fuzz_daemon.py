@@ -237,7 +237,7 @@ async def test_fuzzed_extension_never_harms_the_daemon_or_the_jvm(tmp_path):
                         "Jdwpd", "DefineCapture", frames=rng.choice([0, 1, 5, 300]), locals_frames=rng.choice([0, 5]),
                         depth=rng.choice([0, 2, 20]), max_string=rng.choice([0, 3, 256]), max_items=rng.choice([0, 5]),
                         max_bytes=rng.choice([0, 100, 65536]), max_micros=rng.choice([0, 1, 10_000]),
-                        this_object=rng.random() < 0.5,
+                        this_object=rng.random() < 0.5, object_ids=rng.random() < 0.5,
                         watches=[{"expr_id": rng.choice(ids)} for _ in range(rng.randint(0, 2))])
                     assert code in (0, ErrorCode.ILLEGAL_ARGUMENT), code
                     if code == 0:
