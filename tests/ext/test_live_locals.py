@@ -172,8 +172,9 @@ async def test_conditions_on_every_kind_of_local_are_walked_not_read_by_jvmti(li
             await vm.wait_exit(TIMEOUT)
 
 
-async def _capture_at(classes, lines, target: int, java, jvm_args=()):
-    """The one capture of 4 frames (locals of 3, `this`) at leaf(i == target), and its request's stats."""
+async def _capture_at(classes, lines, target: int, java, jvm_args=(), object_ids=False):
+    """The one capture of 4 frames (locals of 3, `this`) at leaf(i == target), and its request's stats.
+    With ``object_ids``, each id in it is checked to be the VM's JDWP id of that object."""
     with trio.fail_after(3 * TIMEOUT):
         async with jvm.open_jvm("jdwpd", classes, "Live", [str(N)], java=java, jvm_args=jvm_args) as vm, \
                 open_jdwp_client(vm.host, vm.port, timeout=TIMEOUT) as c:
@@ -183,8 +184,8 @@ async def _capture_at(classes, lines, target: int, java, jvm_args=()):
             cond = await c.command("Jdwpd", "CompileCondition", ref_type=ref, method_id=method, index=index,
                                    expression=f"i == {target}")
             cap = await c.command("Jdwpd", "DefineCapture", frames=4, locals_frames=3, depth=1, max_string=64,
-                                  max_items=10, max_bytes=65536, max_micros=0, this_object=True, object_ids=False,
-                                  watches=[])
+                                  max_items=10, max_bytes=65536, max_micros=0, this_object=True,
+                                  object_ids=object_ids, watches=[])
             req = await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT,
                                   suspend_policy=SuspendPolicy.NONE,
                                   modifiers=breakpoint_mods(ref, method, index, conditional(cond.expr_id),
@@ -198,6 +199,15 @@ async def _capture_at(classes, lines, target: int, java, jvm_args=()):
                 if any(int(e.event_kind) == EventKind.BREAKPOINT for e in events):
                     break
             stats = await c.command("Jdwpd", "RequestStats", request_id=req.request_id)
+            if object_ids:  # the ids name the objects over JDWP while the VM waits at the end
+                this_id = captures[0]["this"]["@id"]
+                arr_id = captures[0]["frames"][0]["locals"]["arr"]["@id"]
+                kinds = []
+                for oid in (this_id, arr_id):
+                    ref = await c.command("ObjectReference", "ReferenceType", object=oid)
+                    kinds.append((await c.command("ReferenceType", "Signature", ref_type=ref.type_id)).signature)
+                assert kinds == ["LLive;", "[I"]
+                assert all(f.get("this", {}).get("@id") == this_id for f in captures[0]["frames"][:3])
             await c.command("VirtualMachine", "Resume")
             await vm.wait_exit(TIMEOUT)
     assert len(captures) == 1, (captures, stats)
@@ -229,3 +239,8 @@ async def test_a_capture_walks_compiled_callers_and_reads_what_jvmti_reads(live_
     assert "locals" not in frames[3], "locals of three frames only"
     assert walked["this"] == {"@type": "LLive;", "f": 5}
     assert [f.get("this") for f in frames] == [{"@type": "LLive;", "f": 5}] * 3 + [None], "`this` of each read frame"
+
+
+async def test_a_capture_with_ids_names_its_objects_by_their_jdwp_ids(live_classes):
+    classes, lines = live_classes
+    await _capture_at(classes, lines, WARM + 10, None, object_ids=True)
