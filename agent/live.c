@@ -8,9 +8,14 @@
 static struct {
     volatile int state;   /* 0: not tried, 1: on, -1: off */
     jobject walker;       /* a StackWalker that fills locals and shows every frame (global ref) */
-    jclass top_frames, primitive_slot;
-    jmethodID top_frames_new, walk, get_locals, get_bci, long_value;
+    jclass top_frames, slot64;
+    jmethodID top_frames_new, walk;
+    /* Read as fields, not through their getters: each getter would be one more call into Java.
+     * JDK 17 to 25 have them all; a VM without one has no live frames. */
     jfieldID mode;        /* LiveStackFrameInfo.mode: 1 interpreted, 2 compiled */
+    jfieldID locals;      /* LiveStackFrameInfo.locals: Object[], primitives as PrimitiveSlot64 */
+    jfieldID bci;         /* StackFrameInfo.bci */
+    jfieldID slot_value;  /* LiveStackFrameInfo$PrimitiveSlot64.value: the slot's 64 bits */
 } L;
 
 /* A compiled frame's objects may be scalar-replaced: a walk shows them as null where JVMTI
@@ -47,8 +52,7 @@ static jobject make_walker(JNIEnv *env) {
                                                      "(Ljava/util/Set;)Ljava/lang/StackWalker;");
     jfieldID hidden = (*env)->GetStaticFieldID(env, option, "SHOW_HIDDEN_FRAMES", "Ljava/lang/StackWalker$Option;");
     jmethodID of = (*env)->GetStaticMethodID(env, enum_set, "of", "(Ljava/lang/Enum;)Ljava/util/EnumSet;");
-    L.get_locals = (*env)->GetMethodID(env, live, "getLocals", "()[Ljava/lang/Object;");
-    if (!get_walker || !hidden || !of || !L.get_locals) return NULL;
+    if (!get_walker || !hidden || !of) return NULL;
     jobject show = (*env)->GetStaticObjectField(env, option, hidden);
     jobject set = show ? (*env)->CallStaticObjectMethod(env, enum_set, of, show) : NULL;
     jobject walker = set ? (*env)->CallStaticObjectMethod(env, live, get_walker, set) : NULL;
@@ -89,15 +93,16 @@ bool live_enable(JNIEnv *env) {
         L.walker = make_walker(env);
     }
     jclass stack_walker = ok ? (*env)->FindClass(env, "java/lang/StackWalker") : NULL;
-    jclass frame = ok ? (*env)->FindClass(env, "java/lang/StackWalker$StackFrame") : NULL;
-    L.primitive_slot = ok ? global_class(env, "java/lang/LiveStackFrame$PrimitiveSlot") : NULL;
+    jclass frame_info = ok ? (*env)->FindClass(env, "java/lang/StackFrameInfo") : NULL;
     jclass info = ok ? (*env)->FindClass(env, "java/lang/LiveStackFrameInfo") : NULL;
-    if (info) L.mode = (*env)->GetFieldID(env, info, "mode", "I");
+    L.slot64 = ok ? global_class(env, "java/lang/LiveStackFrameInfo$PrimitiveSlot64") : NULL;
     if (stack_walker)
         L.walk = (*env)->GetMethodID(env, stack_walker, "walk", "(Ljava/util/function/Function;)Ljava/lang/Object;");
-    if (frame) L.get_bci = (*env)->GetMethodID(env, frame, "getByteCodeIndex", "()I");
-    if (L.primitive_slot) L.long_value = (*env)->GetMethodID(env, L.primitive_slot, "longValue", "()J");
-    ok = ok && L.top_frames_new && L.walker && L.walk && L.get_bci && L.long_value && L.mode &&
+    if (frame_info) L.bci = (*env)->GetFieldID(env, frame_info, "bci", "I");
+    if (info) L.mode = (*env)->GetFieldID(env, info, "mode", "I");
+    if (info) L.locals = (*env)->GetFieldID(env, info, "locals", "[Ljava/lang/Object;");
+    if (L.slot64) L.slot_value = (*env)->GetFieldID(env, L.slot64, "value", "J");
+    ok = ok && L.top_frames_new && L.walker && L.walk && L.bci && L.mode && L.locals && L.slot_value &&
          !(*env)->ExceptionCheck(env);
     (*env)->PopLocalFrame(env, NULL);
     if (!ok) return failed(env, "this VM has no java.lang.LiveStackFrame as JDK 17-25 have it");
@@ -134,8 +139,8 @@ void live_load(JNIEnv *env, live_view *lv, jint count) {
         jobject f = (*env)->GetObjectArrayElement(env, frames, n);
         if (f == NULL) break;
         bool interpreted = (*env)->GetIntField(env, f, L.mode) == MODE_INTERPRETED;
-        lv->bci[n] = interpreted ? (*env)->CallIntMethod(env, f, L.get_bci) : -1;
-        lv->locals[n] = interpreted ? (*env)->CallObjectMethod(env, f, L.get_locals) : NULL;
+        lv->bci[n] = interpreted ? (*env)->GetIntField(env, f, L.bci) : -1;
+        lv->locals[n] = interpreted ? (*env)->GetObjectField(env, f, L.locals) : NULL;
         (*env)->DeleteLocalRef(env, f);
         if ((*env)->ExceptionCheck(env) || lv->locals[n] == NULL) {
             (*env)->ExceptionClear(env);
@@ -160,7 +165,7 @@ bool live_local(JNIEnv *env, live_view *lv, jint depth, jlocation expect_bci, ji
     jint at = tag == 'J' || tag == 'D' ? slot + 1 : slot;
     if (locals == NULL || slot < 0 || at >= (*env)->GetArrayLength(env, locals)) return false;
     jobject v = (*env)->GetObjectArrayElement(env, locals, at);
-    bool primitive = v != NULL && (*env)->IsInstanceOf(env, v, L.primitive_slot);
+    bool primitive = v != NULL && (*env)->IsInstanceOf(env, v, L.slot64);  /* a 32-bit VM's: JVMTI */
     if (tag == 'L') {
         if (primitive) {  /* a slot the VM holds as no reference: JVMTI decides */
             (*env)->DeleteLocalRef(env, v);
@@ -173,12 +178,8 @@ bool live_local(JNIEnv *env, live_view *lv, jint depth, jlocation expect_bci, ji
         if (v) (*env)->DeleteLocalRef(env, v);
         return false;
     }
-    jlong bits = (*env)->CallLongMethod(env, v, L.long_value);
+    jlong bits = (*env)->GetLongField(env, v, L.slot_value);
     (*env)->DeleteLocalRef(env, v);
-    if ((*env)->ExceptionCheck(env)) {  /* a 32-bit VM's slot */
-        (*env)->ExceptionClear(env);
-        return false;
-    }
     uint32_t low = (uint32_t)(uint64_t)bits;
     switch (tag) {
     case 'J': out->j = bits; break;
