@@ -81,3 +81,9 @@ def test_agent_compiles_without_feature_macros_on_the_command_line():
            f"-I{home / 'include' / 'linux'}", f"-I{ROOT / 'agent'}", *sources]
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
+
+
+def test_the_agents_java_class_header_is_made_from_its_source():
+    result = subprocess.run([sys.executable, str(ROOT / "agent" / "java" / "class_header.py"), "--check"],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
