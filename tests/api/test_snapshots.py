@@ -147,9 +147,10 @@ async def test_a_collection_cut_earlier_in_the_vm_is_marked_and_read_over_jdwp_n
         async with open_shop("jdwpd", shop_classes) as vm:
             sp = await vm.snapshots(f"Checkout.java:{shop_lines['shop_report']}", limits=limits)
             await vm.resume()
-            got = []
+            got, paths = [], []
             async for snap in sp.snapshots(limit=6, timeout=30):
                 got.append(snap.data)
+                paths.append(snap.in_vm)
                 if "depth" not in snap.data["truncated"]:
                     break
     first, second = got[0], got[-1]
@@ -159,4 +160,4 @@ async def test_a_collection_cut_earlier_in_the_vm_is_marked_and_read_over_jdwp_n
     # JDWP are captured in the VM too; the first one read over JDWP is the standard snapshot.
     size = second["frames"][0]["this"]["paid"]["@size"]
     assert "depth" not in second["truncated"] and size >= 8 and size % 4 == 0, (size, len(got))
-    assert "@id" in second["frames"][0]["this"]  # read over JDWP
+    assert paths[0] and not paths[-1], paths  # the VM's capture first, the last read over JDWP
