@@ -1,9 +1,9 @@
 """The façade over one debugged VM: the link, the model, the sessions, the event fan-out.
 
-Sessions (one per debugger) and the scripting API talk to this object, never to
-the link directly for anything that changes suspension or requests, so that the
-per-session bookkeeping stays true: what a debugger suspended, pinned or asked
-for is undone when it leaves, and the VM runs on.
+Front ends (the JDWP sessions' command handlers, the in-process ScriptSession) talk to this
+object, never to the link: its queries and changes are the mixins of jdwpd/target/, so that the
+per-session bookkeeping stays true (what a debugger suspended, pinned or asked for is undone when
+it leaves, and the VM runs on) and frame ids, invoke records and cached facts are kept once.
 """
 
 from __future__ import annotations
@@ -14,13 +14,12 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-import attrs
 import trio
 
 from protocol.constants import EventKind, SuspendPolicy
 from protocol.link import NOTICE_VM_DEATH, CapBit, HelloFlag
 from protocol.messages import Events
-from protocol.wire import IDSizes
+from protocol.wire import IDSizes, Location, TaggedObjectID, Value
 
 from .errors import AgentError, AgentLinkClosed
 from .events import Composite, Routing, route
@@ -31,44 +30,22 @@ from .model.objects import ObjectRefs
 from .model.requests import EventRequest, RequestTable
 from .model.threads import ThreadTable
 from .reply_memo import NO_THAW, ReplyMemo
+from .target.classes import ClassOperations
+from .target.frames import FrameOperations
+from .target.invoke import InvokeOperations
+from .target.objects import ObjectOperations
+from .target.requests import RequestOperations
+from .target.threads import START_WAIT, ThreadOperations
+from .target.values import ObjectKinds, ValueOperations
 
 log = logging.getLogger(__name__)
 # At VM death the debuggers get every event still on its way, VMDeath last, for as long as they
 # keep taking them: delivery is given up only after this long without any progress (a debugger
 # that stopped reading must not keep the daemon, and with it `jdwpd launch`, alive).
 DRAIN_STALL = 5.0
-# How long the start waits for the agent's start event (it comes once the main thread has reached VMInit).
-START_WAIT = 5.0
 
 if TYPE_CHECKING:  # pragma: no cover
     from .session import Session
-
-# JVMTI thread state bits (jvmti.xml) the JDWP status is derived from.
-_ALIVE, _TERMINATED, _RUNNABLE = 0x1, 0x2, 0x4
-_WAITING, _SLEEPING, _BLOCKED_ON_MONITOR = 0x80, 0x40, 0x400
-_SUSPENDED = 0x100000
-
-
-def jdwp_thread_status(state: int, at_event: bool) -> int:
-    """JDWP ThreadStatus as the reference derives it from the JVMTI state (-1: not started or unknown)."""
-    if not state & _ALIVE:
-        return 0 if state & _TERMINATED else -1  # ZOMBIE
-    if at_event:
-        return 1  # a thread inside an event callback counts as RUNNING in the reference
-    if state & _SLEEPING:
-        return 2
-    if state & _BLOCKED_ON_MONITOR:
-        return 3
-    if state & _WAITING:
-        return 4
-    return 1 if state & _RUNNABLE else -1
-
-
-def jdwp_suspend_status(state: int, suspend_count: int) -> int:
-    """SUSPEND_STATUS_SUSPENDED for a thread suspended by a debugger (the agent's count; a thread
-    parked at an event is not JVMTI-suspended) or by anyone through JVMTI."""
-    return int(suspend_count > 0 or bool(state & _SUSPENDED))
-
 
 def complete_properties(props: dict[str, str], hello: dict) -> dict[str, str]:
     """Fill in what JVMTI's GetSystemProperties lacks and the reference reads later through
@@ -88,7 +65,11 @@ def complete_properties(props: dict[str, str], hello: dict) -> dict[str, str]:
     return props
 
 
-class VM:
+class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, ClassOperations, ObjectOperations,
+         RequestOperations):
+    """The façade over one VM: its lifecycle, its sessions, the fan-out of its events, and (from the
+    mixins of jdwpd/target/) every query and change a front end makes."""
+
     def __init__(self, link: Any, *, read_only: bool = False, start_runs: bool = False) -> None:
         self.link = link
         self.read_only = read_only
@@ -103,6 +84,7 @@ class VM:
         self.objects = ObjectRefs()
         self.invokes = InvokeTable()
         self.locals_ahead = LocalsAhead()
+        self.object_kinds = ObjectKinds(link)
         # Replies the sessions' fast lanes may repeat (jdwpd/fast_lane.py); JDWPD_FAST_LANE=0 turns
         # both off, which is how bench/ measures what they are worth.
         self.memo = ReplyMemo(enabled=os.environ.get("JDWPD_FAST_LANE", "1") != "0")
@@ -374,140 +356,6 @@ class VM:
             self.start_pending = False
             await self._quiet("RELEASE_START")
 
-    # ------------------------------------------------------------------ suspension, per session
-
-    async def suspend_all(self, session: Session) -> None:
-        await self.link.request("SUSPEND_ALL")
-        self.threads.suspended_all(session)
-
-    # _RESUMED_BY_LINK_END: a resume whose link ends before its reply has happened all the same: the
-    # link ends when the VM dies (often because of that very resume: a thread released from its
-    # ThreadDeath lets DestroyJavaVM post VMDeath before the reply is out) or when the agent resets,
-    # which resumes every thread.  The reference answers such a resume with success too.
-    async def resume_all(self, session: Session) -> None:
-        # Frame ids stay valid for a thread that stays suspended (the reference moves a
-        # thread's generation on only when it really runs).  Counts are read before the
-        # resume: afterwards a thread that ran may already sit at its next event.  Only
-        # threads whose frame ids are out with a debugger are worth the question.
-        # The questions and the resume go in one write: one round trip in all.
-        if self.start_pending and self._start_owner is session and not self._start_seen.is_set():
-            # The agent suspends the VM for its start just before it reports the start event: a resume
-            # that reached it first would find nothing to resume, and the start suspension would then
-            # hold the VM for good (a debugger that resumes before its VMStart arrives).
-            with trio.move_on_after(START_WAIT):
-                await self._start_seen.wait()
-        asked = self.threads.with_frames_out()
-        # The resume that gives back the start's suspend-all releases the start in the same write, after
-        # it: a second round trip would often find the link gone (a program that ends once resumed takes
-        # its VM down within milliseconds), and this resume, done, would then answer VM_DEAD.
-        releases_start = self.start_pending and self._start_owner is session and self.threads.all_claims(session) <= 1
-        if not asked and not releases_start:
-            # Nothing to learn from the agent: RESUME_ALL cannot fail, and runs before anything
-            # sent after it; nobody waits for its reply (a link round trip less per step).
-            try:
-                await self.link.post("RESUME_ALL")
-            except AgentLinkClosed:
-                return  # see _RESUMED_BY_LINK_END
-            self.threads.resumed_all(session)
-            return
-        try:
-            *counts, resumed = await self.link.request_many(
-                [*(("THREAD_STATUS", {"thread": t}) for t in asked), ("RESUME_ALL", {}),
-                 *([("RELEASE_START", {})] if releases_start else [])])
-        except AgentLinkClosed:
-            return  # see _RESUMED_BY_LINK_END
-        if releases_start:
-            counts, resumed = counts[:-1], counts[-1]
-        if isinstance(resumed, AgentError):
-            raise resumed
-        still = [t for t, c in zip(asked, counts, strict=True)
-                 if not isinstance(c, AgentError) and c["suspend_count"] > 1]
-        self.threads.resumed_all(session, frozenset(still))
-        if releases_start:
-            self.start_pending = False
-
-    async def _suspend_count(self, thread: int) -> int:
-        try:
-            return (await self.link.request("THREAD_STATUS", thread=thread))["suspend_count"]
-        except AgentError:
-            return 0
-
-    async def suspend_thread(self, session: Session, thread: int) -> None:
-        await self.link.request("THREAD_SUSPEND", thread=thread)
-        self.threads.suspended(session, thread)
-
-    async def resume_thread(self, session: Session, thread: int) -> None:
-        # Frames stay valid while the thread stays suspended (nested suspensions); the
-        # count is read first, as in resume_all, and only when frame ids are out (a round
-        # trip less on the hit-resume path of a debugger that did not look at the stack), and
-        # then in the same write as the resume.
-        try:
-            if self.threads.has_frames_out(thread):
-                status, resumed = await self.link.request_many(
-                    [("THREAD_STATUS", {"thread": thread}), ("THREAD_RESUME", {"thread": thread})])
-                if isinstance(resumed, AgentError):
-                    raise resumed
-                before = 0 if isinstance(status, AgentError) else status["suspend_count"]
-            elif self.threads.held_alone_by(session, thread):
-                # This debugger suspended this very thread (an event's or its own Suspend), so it
-                # is a live thread and the resume cannot fail; the agent runs it before anything
-                # sent after it.  Nobody waits for its reply (a link round trip less per hit).
-                await self.link.post("THREAD_RESUME", thread=thread)
-                before = 1
-            else:
-                await self.link.request("THREAD_RESUME", thread=thread)
-                before = 1
-        except AgentLinkClosed:
-            return  # see _RESUMED_BY_LINK_END
-        self.threads.resumed(session, thread, now_running=before == 1)
-
-    async def thread_status(self, thread: int) -> dict:
-        return await self.link.request("THREAD_STATUS", thread=thread)
-
-    # ------------------------------------------------------------------ event requests
-
-    async def add_request(self, request: EventRequest, *, cannot_fail: bool = False) -> None:
-        """Install a request.  ``cannot_fail``: the caller proved the agent will take it, so it
-        goes out without waiting for the agent's reply (commands/event_request.py, _agent_cannot_refuse)."""
-        # In the table before the agent has it: its first hit may overtake the reply.
-        self.requests.add(request)
-        if request.in_agent:
-            try:
-                if cannot_fail:
-                    await self.link.post("SET_REQUEST", on_refused=lambda status: self._refused(request, status),
-                                         **request.agent_fields())
-                else:
-                    await self.link.request("SET_REQUEST", **request.agent_fields())
-            except BaseException:
-                self.requests.remove(request.agent_id)
-                raise
-
-    def _refused(self, request: EventRequest, status: int) -> None:
-        # A proof in commands/event_request.py was wrong: the debugger was told the request is
-        # set, and it never fires.  Kept as retired, so that its Clear finds it.
-        log.warning("the agent refused request %d (%s), already answered as set: status %d",
-                    request.request_id, EventKind(request.event_kind).name, status)
-        if self.requests.get(request.agent_id) is request:
-            self.requests.add(attrs.evolve(request, in_agent=False))
-
-    async def clear_request(self, request: EventRequest) -> None:
-        # Out of the table first: a hit already on its way is dropped (and a suspension it made,
-        # given back) by route().  The agent cannot refuse the clear and runs it before anything
-        # sent after it, so nobody waits for its reply (a link round trip less per jdb step).
-        self.requests.remove(request.agent_id)
-        if request.in_agent:
-            await self.link.post("CLEAR_REQUEST", request_id=request.agent_id)
-
-    async def retire_request(self, request: EventRequest) -> None:
-        """Take a request out of the agent but keep it for its debugger (it just never fires)."""
-        if request.in_agent:
-            self.requests.add(attrs.evolve(request, in_agent=False))
-            await self.link.post("CLEAR_REQUEST", request_id=request.agent_id)  # as in clear_request
-
-    async def clear_requests(self, requests: Iterable[EventRequest]) -> None:
-        for r in list(requests):
-            await self.clear_request(r)
-
     # ------------------------------------------------------------------ agent messages
 
     async def _on_agent_message(self, message: dict) -> None:
@@ -602,12 +450,6 @@ class VM:
 
     # ------------------------------------------------------------------ scripting API (no JDWP bytes)
 
-    async def all_threads(self) -> list[int]:
-        return [t["thread"] for t in (await self.link.request("ALL_THREADS"))["threads"]]
-
-    async def thread_name(self, thread: int) -> str:
-        return (await self.link.request("THREAD_INFO", thread=thread))["name"]
-
     def script_session(self, name: str = "script") -> ScriptSession:
         """A debugger without a socket: ``async with vm.script_session() as s:``."""
         return ScriptSession(self, name)
@@ -662,7 +504,13 @@ class ScriptSession:
         await self.vm.add_request(req)
         return req
 
-    async def frames(self, thread: int) -> list[dict]:
-        """The suspended thread's frames: dicts with ref, ref_kind, method, index."""
-        r = await self.vm.link.request("THREAD_FRAMES", thread=thread, start=0, length=-1)
-        return r["frames"]
+    async def frames(self, thread: int) -> list[tuple[int, Location]]:
+        """The suspended thread's frames: (frame id, location), the ids valid until it runs."""
+        return await self.vm.frames(thread)
+
+    async def invoke(self, kind: int, *, clazz: int, thread: int, method_id: int, args: list[Value],
+                     options: int = 0, instance: int = 0) -> tuple[Value | TaggedObjectID, TaggedObjectID]:
+        """Run a method on a thread this script holds (``protocol.link.InvokeKind``); the call is this
+        script's, as a debugger's is: leaving while it runs detaches it."""
+        return await self.vm.invoke(self, kind, clazz=clazz, thread=thread, method_id=method_id, args=args,
+                                    options=options, instance=instance)

@@ -122,11 +122,13 @@ def cycles(edges: dict[str, set[str]]) -> set[frozenset[str]]:
 # and their readable views know each other.
 KNOWN_CYCLES = {frozenset({"protocol.link", "protocol.link_fast"}), frozenset({"jdwpd.api.values", "jdwpd.api.views"})}
 
-LAYER = {"protocol": 0, "jdwpd.errors": 0, "jdwpd.model": 1, "jdwpd.link": 2, "jdwpd.vm": 3}
+# The façade is vm.py, its operations (target/) and its event fan-out (events.py).
+LAYER = {"protocol": 0, "jdwpd.errors": 0, "jdwpd.model": 1, "jdwpd.link": 2, "jdwpd.vm": 3, "jdwpd.target": 3,
+         "jdwpd.events": 3}
 # Imports from a lower layer into a higher one that the redesign of issue 18 has still to remove:
 # the façade reaches into the JDWP handlers and the fast path; the agent link calls up into the
 # session's inline scheduler and raw I/O.
-KNOWN_UPWARD = {("jdwpd.vm", "jdwpd.commands"), ("jdwpd.vm", "jdwpd.commands.prefill"), ("jdwpd.vm", "jdwpd.events"),
+KNOWN_UPWARD = {("jdwpd.vm", "jdwpd.commands"), ("jdwpd.vm", "jdwpd.commands.prefill"),
                 ("jdwpd.vm", "jdwpd.reply_memo"), ("jdwpd.link.agent_link", "jdwpd.inline"),
                 ("jdwpd.link.agent_link", "jdwpd.rawio"), ("jdwpd.link.agent_link", "jdwpd"),
                 ("jdwpd.link.launcher", "jdwpd"), ("jdwpd.link.launcher", "jdwpd._agent")}
@@ -164,3 +166,15 @@ def test_no_submodule_shadows_an_api_name():
     top_level = {p.stem for p in (ROOT / "jdwpd").glob("*.py")} | {p.name for p in (ROOT / "jdwpd").iterdir()
                                                                   if (p / "__init__.py").is_file()}
     assert top_level & set(jdwpd._API_NAMES) == set()
+
+
+def test_front_ends_never_reach_the_link():
+    """Every query and change of a JDWP handler goes through the VM façade (docs/architecture.md, "The VM
+    façade"): no module in commands/ names the agent link, so a second front end finds the bookkeeping
+    (frame generations, suspensions, invokes, pins, cached facts) behind the façade, not in a handler."""
+    reaching = []
+    for path in sorted((ROOT / "jdwpd" / "commands").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr == "link":
+                reaching.append(f"{path.relative_to(ROOT)}:{node.lineno} {ast.unparse(node)}")
+    assert reaching == []

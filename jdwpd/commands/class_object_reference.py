@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from jdwpd.commands._values import check_type
-
 SET_NAME = "ClassObjectReference"
 
 
 async def reflected_type(ctx: Any, cmd: Any) -> Any:
     # A class object's id is its reference type's id: validate and bounce it back.
-    kind = await check_type(ctx.vm.classes, cmd.class_object)
+    kind = await ctx.vm.check_type(cmd.class_object)
     return {"ref_type_tag": kind, "type_id": cmd.class_object}
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from jdwpd.commands._values import check_kind, check_type, object_kinds, raise_agent
 from jdwpd.commands.jdwpd_ext import conditional_modifiers
 from jdwpd.commands.thread_reference import VIRTUAL_THREADS_SINCE
 from jdwpd.errors import AgentError, JdwpError
@@ -24,6 +23,7 @@ from jdwpd.model.requests import (
     is_inert,
     location_for_link,
 )
+from jdwpd.target.agent import raise_agent
 from protocol.constants import ErrorCode, EventKind, ModKind
 from protocol.link import CapBit, ObjectKind
 from protocol.wire import encode_mutf8
@@ -35,22 +35,19 @@ SET_NAME = "EventRequest"
 
 async def _thread(ctx: Any, thread: int) -> int:
     if thread:
-        await check_kind(ctx.vm, thread, ObjectKind.THREAD, ErrorCode.INVALID_THREAD)
+        await ctx.vm.check_kind(thread, ObjectKind.THREAD, ErrorCode.INVALID_THREAD)
     return thread
 
 
 async def _class(ctx: Any, ref: int) -> int:
     if ref:
-        await check_type(ctx.vm.classes, ref)
+        await ctx.vm.check_type(ref)
     return ref
 
 
 async def _object(ctx: Any, obj: int) -> int:
     if obj:
-        try:
-            await object_kinds(ctx.vm).get(obj)
-        except AgentError as e:
-            raise_agent(e)
+        await ctx.vm.object_kind(obj)
     return obj
 
 

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from jdwpd.commands._values import invoke
+from jdwpd.commands._values import invoke_arguments
 from protocol.link import InvokeKind
 
 SET_NAME = "InterfaceType"
 
 
 async def invoke_method(ctx: Any, cmd: Any) -> Any:
-    value, exception = await invoke(ctx, InvokeKind.STATIC, clazz=cmd.clazz, thread=cmd.thread,
-                                    method_id=cmd.method_id, args=cmd.arguments, options=cmd.options)
+    value, exception = await ctx.vm.invoke(ctx.session, InvokeKind.STATIC, clazz=cmd.clazz, thread=cmd.thread,
+                                           method_id=cmd.method_id, args=invoke_arguments(cmd.arguments),
+                                           options=cmd.options)
     return {"return_value": value, "exception": exception}
 
 

@@ -101,11 +101,8 @@ class _Resolver:
 
     async def class_ref(self, signature: str) -> int | None:
         if signature not in self._refs:
-            r = await self.vm.link.request("CLASSES_BY_SIGNATURE", signature=signature)
-            self._refs[signature] = r["classes"][0]["ref"] if r["classes"] else None
-            if r["classes"]:
-                c = r["classes"][0]
-                self.vm.classes.learn(c["ref"], c["ref_kind"], signature)
+            found = await self.vm.classes_by_signature(signature)
+            self._refs[signature] = found[0]["ref"] if found else None
         return self._refs[signature]
 
     async def signature(self, ref: int) -> str:
@@ -194,11 +191,7 @@ async def request_stats(ctx: Any, cmd: Any) -> Any:
     req = next((r for r in ctx.vm.requests.owned_by(ctx.session) if r.request_id == cmd.request_id), None)
     if req is None or not any(m.mod_kind == ModKind.CONDITIONAL and m.args.get("program") for m in req.modifiers):
         raise JdwpError(ErrorCode.INVALID_EVENT_TYPE, f"request {cmd.request_id} has no jdwpd condition or budget")
-    try:
-        r = await ctx.vm.link.request("EXT_STATS", request_id=req.agent_id)
-    except AgentError as e:
-        raise JdwpError(ErrorCode.INVALID_EVENT_TYPE, "the agent no longer holds that request") from e
-    c = {x["name"]: x["value"] for x in r["counters"]}
+    c = await ctx.vm.request_counters(req)
     return {"evaluations": c["evaluations"], "trues": c["trues"], "null_errors": c["null"],
             "index_errors": c["index"], "arithmetic_errors": c["arithmetic"], "type_errors": c["type"],
             "other_errors": c["other"], "cost_nanos": c["cost_ns"], "hits": c["hits"],

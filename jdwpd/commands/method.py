@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from jdwpd.commands import Encoded
-from jdwpd.commands._values import cached, check_type
 from jdwpd.errors import JdwpError
 from jdwpd.model.classes import MethodInfo
+from jdwpd.target.agent import cached
 from protocol import spec
 from protocol.constants import ErrorCode
 from protocol.messages import encode_reply
@@ -19,7 +19,7 @@ _LINE_TABLE = spec.by_name("Method", "LineTable")
 async def _method(ctx: Any, cmd: Any) -> int:
     # Like the reference, the class is checked to be a class and otherwise ignored: a
     # method id names its method on its own.
-    await check_type(ctx.vm.classes, cmd.ref_type)
+    await ctx.vm.check_type(cmd.ref_type)
     return cmd.method_id
 
 

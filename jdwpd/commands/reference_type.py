@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from jdwpd.commands import Encoded, prefill
-from jdwpd.commands._values import cached, check_type, request, tagged_list, to_jdwp
-from jdwpd.errors import JdwpError
+from jdwpd.commands._values import tagged_list
 from jdwpd.model.classes import ClassCache
-from protocol.constants import ErrorCode
+from jdwpd.target.agent import cached
 
 SET_NAME = "ReferenceType"
 
@@ -69,22 +68,7 @@ async def methods_with_generic(ctx: Any, cmd: Any) -> Any:
 
 
 async def get_values(ctx: Any, cmd: Any) -> Any:
-    """Static values; object values carry the runtime kind of the object (null: OBJECT)."""
-    classes = _classes(ctx)
-    ref = cmd.ref_type
-    await check_type(classes, ref)
-    wanted = []
-    for item in cmd.fields:
-        f = await cached(classes.find_field(ref, item.field_id))
-        if not f.is_static:
-            # The reference would read an instance field's id as a static one; JNI's
-            # behaviour is then undefined.  JDI never sends this.
-            raise JdwpError(ErrorCode.INVALID_FIELDID, f"{f.name} is not static")
-        wanted.append({"field": f.field_id, "tag": f.tag})
-    if not wanted:
-        return {"values": []}
-    r = await request(ctx.vm.link, "CLASS_GET_STATICS", ref=ref, fields=wanted)
-    return {"values": [to_jdwp(v["value"]) for v in r["values"]]}
+    return {"values": await ctx.vm.get_static_values(cmd.ref_type, [item.field_id for item in cmd.fields])}
 
 
 async def source_file(ctx: Any, cmd: Any) -> Any:
@@ -95,37 +79,9 @@ async def source_debug_extension(ctx: Any, cmd: Any) -> Any:
     return {"extension": await cached(_classes(ctx).source_debug_extension(cmd.ref_type))}
 
 
-def is_nested_signature(outer: str, candidate: str, sep: str) -> bool:
-    """The reference agent's rule for NestedTypes, on signatures ('Lp/Outer;').
-
-    'Lp/Outer$Inner;' is nested; 'Lp/Outer$1;' (anonymous) is not; 'Lp/Outer$1Local;' (local)
-    is; 'Lp/Outer$Inner$Deeper;' is not (nested in Inner, not in Outer).
-    """
-    stem = outer[:-1]
-    if not candidate.startswith(stem) or len(candidate) <= len(stem) or candidate[len(stem)] != sep:
-        return False
-    rest = candidate[len(stem) + 1:]
-    i = 0
-    while i < len(rest) and rest[i].isdigit():
-        i += 1
-    if rest[i:i + 1] == ";":
-        return False
-    return sep not in rest[i:]
-
-
 async def nested_types(ctx: Any, cmd: Any) -> Any:
-    """Classes loaded through the outer class's loader whose names say they are nested in it."""
-    classes = _classes(ctx)
-    outer = await cached(classes.signature(cmd.ref_type))
-    loader = await cached(classes.class_loader(cmd.ref_type))
-    visible = (await request(ctx.vm.link, "LOADER_VISIBLE_CLASSES", loader=loader))["classes"]
-    sigs = await cached(classes.signatures_of(c["ref"] for c in visible))
-    out = []
-    for c in visible:
-        s = sigs[c["ref"]].signature
-        if is_nested_signature(outer.signature, s, "$") or is_nested_signature(outer.signature, s, "#"):
-            out.append({"ref_type_tag": c["ref_kind"], "type_id": c["ref"]})
-    return {"classes": out}
+    return {"classes": [{"ref_type_tag": ref_kind, "type_id": ref} for ref_kind, ref in
+                        await ctx.vm.nested_types(cmd.ref_type)]}
 
 
 async def status(ctx: Any, cmd: Any) -> Any:
@@ -138,19 +94,12 @@ async def interfaces(ctx: Any, cmd: Any) -> Any:
 
 async def class_object(ctx: Any, cmd: Any) -> Any:
     # A reference type's id is the id of its java.lang.Class object.
-    await check_type(_classes(ctx), cmd.ref_type)
+    await ctx.vm.check_type(cmd.ref_type)
     return {"class_object": cmd.ref_type}
 
 
 async def instances(ctx: Any, cmd: Any) -> Any:
-    if cmd.ref_type == 0:
-        # The reference reads the null class without complaint and then finds no object to count.
-        raise JdwpError(ErrorCode.INVALID_OBJECT, "null class")
-    await check_type(_classes(ctx), cmd.ref_type)
-    if cmd.max_instances < 0:
-        raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, "maxInstances < 0")
-    r = await request(ctx.vm.link, "CLASS_INSTANCES", ref=cmd.ref_type, max=cmd.max_instances)
-    return tagged_list(r["instances"], "object", ctx.vm.id_sizes)
+    return tagged_list(await ctx.vm.instances(cmd.ref_type, cmd.max_instances), "object", ctx.vm.id_sizes)
 
 
 async def class_file_version(ctx: Any, cmd: Any) -> Any:

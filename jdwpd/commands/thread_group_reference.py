@@ -4,23 +4,20 @@ from __future__ import annotations
 
 from typing import Any
 
-from jdwpd.commands._values import request
-
 SET_NAME = "ThreadGroupReference"
 
 
 async def name(ctx: Any, cmd: Any) -> Any:
-    return {"group_name": (await request(ctx.vm.link, "GROUP_INFO", group=cmd.group))["name"]}
+    return {"group_name": await ctx.vm.thread_group_name(cmd.group)}
 
 
 async def parent(ctx: Any, cmd: Any) -> Any:
-    return {"parent_group": (await request(ctx.vm.link, "GROUP_INFO", group=cmd.group))["parent"]}
+    return {"parent_group": await ctx.vm.thread_group_parent(cmd.group)}
 
 
 async def children(ctx: Any, cmd: Any) -> Any:
-    r = await request(ctx.vm.link, "GROUP_CHILDREN", group=cmd.group)
-    return {"child_threads": [t["thread"] for t in r["threads"]],
-            "child_groups": [g["group"] for g in r["groups"]]}
+    threads, groups = await ctx.vm.thread_group_children(cmd.group)
+    return {"child_threads": threads, "child_groups": groups}
 
 
 HANDLERS = {"Name": name, "Parent": parent, "Children": children}

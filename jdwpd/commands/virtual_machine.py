@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from jdwpd.commands._values import debugger_resumed, object_kinds, request
-from jdwpd.errors import AgentError, JdwpError
+from jdwpd.errors import JdwpError
+from jdwpd.target.threads import debugger_resumed
 from protocol.constants import ErrorCode
-from protocol.wire import encode_mutf8
 
 SET_NAME = "VirtualMachine"
 _DESCRIPTION_NAME = "Java Debug Wire Protocol (Reference Implementation)"
@@ -40,17 +39,6 @@ async def version(ctx: Any, cmd: Any) -> Any:
             "vm_version": vm_version, "vm_name": vm_name}
 
 
-async def _loaded_classes(ctx: Any) -> list:
-    """ALL_CLASSES with the raw JVMTI status, which decides what each command lists."""
-    r = await request(ctx.vm.link, "ALL_CLASSES")
-    classes = r["classes"]
-    learn = getattr(ctx.vm.classes, "learn", None)
-    if learn is not None:
-        for c in classes:
-            learn(c["ref"], c["ref_kind"], c["signature"], c["generic"])
-    return classes
-
-
 def _jdwp_status(status: int) -> int:
     return status & 0xF
 
@@ -58,12 +46,7 @@ def _jdwp_status(status: int) -> int:
 async def classes_by_signature(ctx: Any, cmd: Any) -> Any:
     _alive(ctx)
     wanted = _PREPARED | _ARRAY | _PRIMITIVE
-    r = await request(ctx.vm.link, "CLASSES_BY_SIGNATURE", signature=cmd.signature)
-    learn = getattr(ctx.vm.classes, "learn", None)
-    if learn is not None:
-        for c in r["classes"]:
-            learn(c["ref"], c["ref_kind"], cmd.signature)
-    matches = [c for c in r["classes"] if c["status"] & wanted]
+    matches = [c for c in await ctx.vm.classes_by_signature(cmd.signature) if c["status"] & wanted]
     return {"classes": [{"ref_type_tag": c["ref_kind"], "type_id": c["ref"], "status": _jdwp_status(c["status"])}
                         for c in matches]}
 
@@ -72,7 +55,7 @@ async def _all_classes(ctx: Any, generic: bool) -> Any:
     _alive(ctx)
     wanted = _PREPARED | _ARRAY
     out = []
-    for c in await _loaded_classes(ctx):
+    for c in await ctx.vm.loaded_classes():
         if not c["status"] & wanted:
             continue
         item = {"ref_type_tag": c["ref_kind"], "type_id": c["ref"], "signature": c["signature"],
@@ -93,14 +76,12 @@ async def all_classes_with_generic(ctx: Any, cmd: Any) -> Any:
 
 async def all_threads(ctx: Any, cmd: Any) -> Any:
     _alive(ctx)
-    r = await request(ctx.vm.link, "ALL_THREADS")
-    return {"threads": [t["thread"] for t in r["threads"]]}
+    return {"threads": await ctx.vm.all_threads()}
 
 
 async def top_level_thread_groups(ctx: Any, cmd: Any) -> Any:
     _alive(ctx)
-    r = await request(ctx.vm.link, "TOP_THREAD_GROUPS")
-    return {"groups": [g["group"] for g in r["groups"]]}
+    return {"groups": await ctx.vm.top_thread_groups()}
 
 
 async def dispose(ctx: Any, cmd: Any) -> Any:
@@ -124,7 +105,7 @@ async def resume(ctx: Any, cmd: Any) -> Any:
     try:
         await ctx.vm.resume_all(ctx.session)
     finally:
-        debugger_resumed(ctx)
+        debugger_resumed(ctx.session)
 
 
 async def exit_vm(ctx: Any, cmd: Any) -> Any:
@@ -136,10 +117,7 @@ async def exit_vm(ctx: Any, cmd: Any) -> Any:
         # The reference closes its transport and exits without VMDeath: the debugger that asked
         # for the exit is owed none (the link's end would otherwise send it the automatic one).
         ctx.session.saw_vm_death = True
-        try:
-            await ctx.vm.link.request("EXIT", code=code)
-        except Exception:  # the VM is going away: whatever the link says now does not matter
-            pass
+        await ctx.vm.exit_vm(code)
 
     ctx.session.after_reply(ctx.packet_id, do_exit)
     return None
@@ -147,9 +125,7 @@ async def exit_vm(ctx: Any, cmd: Any) -> Any:
 
 async def create_string(ctx: Any, cmd: Any) -> Any:
     _alive(ctx)
-    # JNI's NewStringUTF takes modified UTF-8, as the reference converts to before calling it.
-    r = await request(ctx.vm.link, "CREATE_STRING", utf=encode_mutf8(cmd.utf))
-    return {"string_object": r["string"]}
+    return {"string_object": await ctx.vm.create_string(cmd.utf)}
 
 
 async def capabilities(ctx: Any, cmd: Any) -> Any:
@@ -176,24 +152,9 @@ async def class_paths(ctx: Any, cmd: Any) -> Any:
 
 
 async def dispose_objects(ctx: Any, cmd: Any) -> Any:
-    """An id disposed as many times as it was sent to this debugger, and held by no other, is
-    forgotten: INVALID_OBJECT afterwards, and the object gets a new id if it is sent again (as in
-    the reference).  The agent keeps the ids of threads, thread groups, classes, class loaders and
-    modules, which the daemon keys its thread and class models by (agent/objects.c)."""
     if ctx.vm.dead:
         return None
-    released = [r.object for r in cmd.requests if ctx.vm.objects.disposed(ctx.session, r.object, r.ref_cnt)]
-    if released:
-        ctx.vm.objects.released(released)
-        kinds = object_kinds(ctx.vm)
-        for oid in released:
-            kinds.forget(oid)
-        for thread in ctx.vm.threads.known():
-            ctx.vm.locals_ahead.forget(thread)  # values read ahead may name a released id
-        try:
-            await ctx.vm.link.request("RELEASE_IDS", ids=[{"id": i} for i in released])
-        except AgentError:
-            pass  # the reference never reports a failure here
+    await ctx.vm.dispose_ids(ctx.session, [(r.object, r.ref_cnt) for r in cmd.requests])
     return None
 
 
@@ -208,36 +169,13 @@ async def release_events(ctx: Any, cmd: Any) -> Any:
 async def redefine_classes(ctx: Any, cmd: Any) -> Any:
     if ctx.vm.dead or not cmd.classes:
         return None
-    for c in cmd.classes:  # in the reference's reading order: the class, then its bytes
-        await _check_class(ctx, c.ref_type)
-        if len(c.classfile) == 0:
-            raise JdwpError(ErrorCode.INVALID_CLASS_FORMAT, "empty class file")
-    await request(ctx.vm.link, "REDEFINE_CLASSES",
-                  classes=[{"ref": c.ref_type, "bytes": bytes(c.classfile)} for c in cmd.classes])
-    redefined = getattr(ctx.vm.classes, "redefined", None)
-    if redefined is not None:
-        redefined([c.ref_type for c in cmd.classes])
-
-
-async def _check_class(ctx: Any, ref: int) -> None:
-    """INVALID_OBJECT for an unknown id, INVALID_CLASS for an object that is no class."""
-    from jdwpd.commands._values import check_type
-
-    await check_type(ctx.vm.classes, ref)
+    await ctx.vm.redefine_classes([(c.ref_type, bytes(c.classfile)) for c in cmd.classes])
 
 
 async def set_default_stratum(ctx: Any, cmd: Any) -> Any:
     if ctx.vm.dead:
         return None
-    ctx.vm.default_stratum = cmd.stratum_id or None
-    # The agent's line steps follow it: a class with a SMAP is stepped by its default stratum's lines.
-    # Sent before the reply, so a step requested after it sees it.  A VM dying meanwhile is ignored quietly,
-    # as above.
-    try:
-        await ctx.vm.link.request("SET_DEFAULT_STRATUM", stratum=cmd.stratum_id or "")
-    except Exception:
-        if not ctx.vm.dead:
-            raise
+    await ctx.vm.set_default_stratum(cmd.stratum_id)
 
 
 async def instance_counts(ctx: Any, cmd: Any) -> Any:
@@ -245,28 +183,12 @@ async def instance_counts(ctx: Any, cmd: Any) -> Any:
     refs = [r.ref_type if hasattr(r, "ref_type") else r for r in cmd.ref_types_count]
     if not refs:
         return {"counts": []}
-    valid = []
-    for ref in refs:
-        # An unloaded or bogus class counts 0 instances (the reference skips it).
-        try:
-            await _check_class(ctx, ref)
-            valid.append(ref)
-        except JdwpError as e:
-            if e.code not in (ErrorCode.INVALID_OBJECT, ErrorCode.INVALID_CLASS):
-                raise
-            valid.append(0)
-    asked = [r for r in valid if r]
-    counts: dict[int, int] = {}
-    if asked:
-        r = await request(ctx.vm.link, "INSTANCE_COUNTS", refs=[{"ref": x} for x in asked])
-        counts = {ref: c["count"] for ref, c in zip(asked, r["counts"], strict=True)}
-    return {"counts": [counts.get(r, 0) if r else 0 for r in valid]}
+    return {"counts": await ctx.vm.instance_counts(refs)}
 
 
 async def all_modules(ctx: Any, cmd: Any) -> Any:
     _alive(ctx)
-    r = await request(ctx.vm.link, "ALL_MODULES")
-    return {"modules": [m["module"] for m in r["modules"]]}
+    return {"modules": await ctx.vm.all_modules()}
 
 
 HANDLERS = {

@@ -28,9 +28,13 @@ async def test_script_session_events_frames_and_leaving(sample_classes):
                 assert policy == SuspendPolicy.EVENT_THREAD and events[0].request_id == req.request_id
                 thread = events[0].thread
                 frames = await s.frames(thread)
-                assert frames and all(f["method"] for f in frames)
+                assert frames and all(location.method_id for _, location in frames)
+                # the frame ids carry the generation, as a debugger's do: locals read through them
+                assert await vm.frame_depth(thread, frames[1][0]) == 1
+                assert await vm.get_locals(thread, frames[0][0], []) == []
                 assert await vm.thread_name(thread) == "main"
-                assert (await vm.thread_status(thread))["suspend_count"] == 1
+                assert await vm.suspend_count(thread) == 1
+                assert vm.threads.has_frames_out(thread)
             # leaving resumed the event thread and dropped the request: the program ends normally
             assert await jvm.process.wait() == 0
             await vm.wait_dead()

@@ -9,7 +9,6 @@ from __future__ import annotations
 import pytest
 import trio
 
-from jdwpd.commands.reference_type import is_nested_signature
 from jdwpd.errors import AgentError, JdwpError
 from jdwpd.model.classes import (
     JVMTI_NATIVE_METHOD,
@@ -18,6 +17,7 @@ from jdwpd.model.classes import (
     signature_tag,
     split_method_signature,
 )
+from jdwpd.target.classes import is_nested_signature
 from protocol.constants import ErrorCode
 from protocol.link import LinkStatus
 

@@ -6,8 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from jdwpd.commands import Encoded
-from jdwpd.commands._values import to_jdwp
 from jdwpd.commands.stack_frame import encoded_values
+from jdwpd.target.values import to_jdwp
 from protocol import spec
 from protocol.link import OBJECT_TAGS, LinkValue
 from protocol.messages import encode_reply
@@ -35,15 +35,14 @@ _VALUES = st.one_of(
 def test_the_same_bytes_and_ids_as_the_generic_path(values, sizes) -> None:
     if sizes.object_id == 4:
         values = [LinkValue(v.tag, v.value & 0xFFFFFFFF) if v.tag in OBJECT_TAGS else v for v in values]
-    link_values = [{"value": v} for v in values]
     reply = {"values": [to_jdwp(v) for v in values]}
-    got = encoded_values(link_values, sizes)
+    got = encoded_values(values, sizes)
     assert type(got) is Encoded
     assert got.body == encode_reply(GET_VALUES, reply, sizes)
     assert got.object_ids == reply_ids(GET_VALUES, reply)
 
 
 def test_a_null_of_any_object_type_is_tagged_object_and_counts_no_id() -> None:
-    got = encoded_values([{"value": LinkValue(ord("s"), 0)}, {"value": LinkValue(ord("["), 9)}], IDSizes())
+    got = encoded_values([LinkValue(ord("s"), 0), LinkValue(ord("["), 9)], IDSizes())
     assert got.body == bytes([0, 0, 0, 2, ord("L")]) + bytes(8) + bytes([ord("[")]) + (9).to_bytes(8, "big")
     assert got.object_ids == [9]

@@ -173,7 +173,7 @@ async def test_a_wrong_proof_leaves_a_request_that_never_fires(tmp_path, monkeyp
             await a.command("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
                             suspend_policy=SuspendPolicy.ALL, modifiers=step_mods(thread))
             monkeypatch.setattr(event_request, "_agent_cannot_refuse", lambda ctx, kind, mods: True)
-            with caplog.at_level(logging.WARNING, logger="jdwpd.vm"):
+            with caplog.at_level(logging.WARNING, logger="jdwpd.target.requests"):
                 refused = await b.command("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
                                           suspend_policy=SuspendPolicy.ALL, modifiers=step_mods(thread))
                 await b.command("ThreadReference", "Status", thread=thread)  # the agent's reply is in
