@@ -3,8 +3,11 @@
 import pytest
 import trio
 
+from jdwpd.errors import JdwpError
 from jdwpd.model.requests import Modifier
-from protocol.constants import EventKind, ModKind, SuspendPolicy
+from protocol.constants import ErrorCode, EventKind, InvokeOptions, ModKind, SuspendPolicy
+from protocol.link import InvokeKind
+from protocol.wire import Value
 from tests.commands.types_support import sample_in_process
 
 pytestmark = pytest.mark.jvm
@@ -29,12 +32,22 @@ async def test_script_session_events_frames_and_leaving(sample_classes):
                 thread = events[0].thread
                 frames = await s.frames(thread)
                 assert frames and all(location.method_id for _, location in frames)
+                assert vm.threads.has_frames_out(thread)  # so a resume checks whether they go stale
                 # the frame ids carry the generation, as a debugger's do: locals read through them
                 assert await vm.frame_depth(thread, frames[1][0]) == 1
                 assert await vm.get_locals(thread, frames[0][0], []) == []
+                # an invoke is the script's, as a debugger's is, and it moves the thread's frame ids on
+                sample = (await vm.classes_by_signature("LSample;"))[0]["ref"]
+                factorial = next(m for m in await vm.classes.methods(sample) if m.name == "factorial")
+                value, exception = await s.invoke(InvokeKind.STATIC, clazz=sample, thread=thread,
+                                                  method_id=factorial.method_id, args=[Value(ord("I"), 5)],
+                                                  options=InvokeOptions.INVOKE_SINGLE_THREADED)
+                assert value == Value(ord("I"), 120) and not exception.object_id
+                with pytest.raises(JdwpError) as stale:
+                    await vm.frame_depth(thread, frames[1][0])
+                assert stale.value.code == ErrorCode.INVALID_FRAMEID
                 assert await vm.thread_name(thread) == "main"
                 assert await vm.suspend_count(thread) == 1
-                assert vm.threads.has_frames_out(thread)
             # leaving resumed the event thread and dropped the request: the program ends normally
             assert await jvm.process.wait() == 0
             await vm.wait_dead()
