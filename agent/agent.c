@@ -12,39 +12,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "app_resume.h"
+#include "base.h"
+#include "dispatch.h"
+#include "events.h"
+#include "filters.h"
+#include "invoke.h"
+#include "link.h"
+#include "objects.h"
+#include "step.h"
+#include "threads.h"
+#include "unload.h"
+#include "unload_report.h"
+#include "vt_events.h"
 #include "vthreads.h"
-
-agent_globals G;
-static FILE *log_file;
-
-void agent_log(const char *fmt, ...) {
-    if (log_file == NULL) return;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(log_file, "%ld.%06ld ", (long)ts.tv_sec, ts.tv_nsec / 1000);
-    vfprintf(log_file, fmt, ap);
-    fputc('\n', log_file);
-    fflush(log_file);
-    va_end(ap);
-}
-
-void jvmti_free(void *p) {
-    if (p != NULL) (*G.jvmti)->Deallocate(G.jvmti, (unsigned char *)p);
-}
-
-void lock_enter(void) { (*G.jvmti)->RawMonitorEnter(G.jvmti, G.lock); }
-void lock_exit(void) { (*G.jvmti)->RawMonitorExit(G.jvmti, G.lock); }
-jvmtiError lock_wait(jlong ms) { return (*G.jvmti)->RawMonitorWait(G.jvmti, G.lock, ms); }
-void lock_notify_all(void) { (*G.jvmti)->RawMonitorNotifyAll(G.jvmti, G.lock); }
-
-JNIEnv *agent_env(void) {
-    JNIEnv *env = NULL;
-    if ((*G.jvm)->GetEnv(G.jvm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return NULL;
-    return env;
-}
+#include "wake.h"
 
 /* ---- options ------------------------------------------------------------------------ */
 
@@ -319,6 +301,44 @@ static int acquire_capabilities(void) {
     return 0;
 }
 
+/* ---- the link's hooks ---------------------------------------------------------------- */
+
+/* Link loss (the reader thread, after link.c closed the socket and emptied the queue, so nothing of
+ * the old link goes out after this).  The only place that undoes what a daemon did, in this order:
+ *  1. the start-suspended main thread runs too;
+ *  2. every request goes (breakpoints, watches, steps, event modes, the extension's requests)
+ *     before any thread is resumed, so that no resumed thread stops at a request of the daemon
+ *     that left;
+ *  3. under the agent lock, where events check the link before they suspend (hits_send_raw):
+ *     invokes not started are dropped (nobody awaits them), then every count goes to 0, every
+ *     thread is resumed and a suspend-all ends;
+ *  4. pins go (DisableCollection's and the suspend-all's), now that no thread is held. */
+static void reset_after_link_loss(JNIEnv *env) {
+    G.hello_flags &= ~HELLO_SUSPEND_ON_START;
+    filters_clear_all(env);
+    lock_enter();
+    threads_each(env, invoke_drop_pending);
+    threads_reset(env);
+    lock_exit();
+    obj_unpin_all(env);
+}
+
+static const link_handlers hooks = {
+    .request = dispatch_request,
+    .lost = reset_after_link_loss,
+    .idle_wanted = unload_tracking_active,
+    .idle = unload_report_pending,
+};
+
+/* The link's threads and what follows them: virtual-thread tracking (includevirtualthreads=y) and
+ * the hold on Thread.resume (app_resume.c).  VMInit, OnAttach, or a dormant agent's wake-up. */
+static int start_agent(JNIEnv *env) {
+    if (link_start(env, &hooks) != 0) return -1;
+    vt_track_start();
+    app_resume_arm(env);
+    return 0;
+}
+
 /* ---- lifecycle ---------------------------------------------------------------------- */
 
 static jclass global_class(JNIEnv *env, const char *name) {
@@ -353,7 +373,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
     G.vm_started = true;
     G.hello_flags |= HELLO_VM_STARTED;
     if (G.dormant) return;  /* onthrow=/onuncaught=: the exception starts the rest */
-    if (link_start(env) != 0) {
+    if (link_start(env, &hooks) != 0) {
         fprintf(stderr, "jdwpd agent: cannot start the agent threads; the agent stays inactive\n");
         return;
     }
@@ -389,8 +409,7 @@ static int common_init(JavaVM *vm, const char *options, bool live) {
     if (!options_failed) read_secret();
     if (options_failed) return -1;
     if (G.opts.log) {
-        log_file = fopen(G.opts.log, "a");
-        if (log_file == NULL) {
+        if (!agent_log_open(G.opts.log)) {
             option_fail("cannot open log '%s': %s", G.opts.log, strerror(errno));
             return -1;
         }
@@ -412,11 +431,12 @@ static int common_init(JavaVM *vm, const char *options, bool live) {
         option_fail("cannot acquire the '%s' capabilities (JVMTI error %d)", G.opts.profile, err);
         return -1;
     }
-    if ((*G.jvmti)->CreateRawMonitor(G.jvmti, "jdwpd agent", &G.lock) != JVMTI_ERROR_NONE) {
+    if (!lock_create()) {
         option_fail("cannot create a raw monitor");
         return -1;
     }
     objects_init();
+    filters_init(step_start, step_stop);
     unload_init();
     threads_init();
     vt_callbacks cbs;  /* JDK 21's layout: 17's callbacks and the virtual-thread ones */
@@ -441,6 +461,7 @@ static int common_init(JavaVM *vm, const char *options, bool live) {
             option_fail("cannot enable Exception events for 'onthrow'/'onuncaught'");
             return -1;
         }
+        wake_arm(start_agent);
         G.dormant = true;
     }
     agent_log("agent loaded: link=%s profile=%s suspend=%d live=%d caps=%llx", G.opts.link, G.opts.profile,
@@ -481,8 +502,6 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
     if (env == NULL || !cache_classes(env)) return JNI_ERR;
     G.vm_started = true;
     G.hello_flags |= HELLO_VM_STARTED;
-    if (link_start(env) != 0) return JNI_ERR;
-    vt_track_start();
-    app_resume_arm(env);
+    if (start_agent(env) != 0) return JNI_ERR;
     return JNI_OK;
 }

@@ -5,7 +5,10 @@
  * from JDK 20 on Thread.resume only throws, and there is no breakpoint. */
 #include <stdlib.h>
 
-#include "filters.h"
+#include "app_resume.h"
+#include "base.h"
+#include "breakpoints.h"
+#include "threads.h"
 
 static jmethodID resume_method;
 

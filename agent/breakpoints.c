@@ -2,7 +2,8 @@
  * SetBreakpoint per (method, location), one watch per (class, field). Lock held by callers. */
 #include <stdlib.h>
 
-#include "filters.h"
+#include "base.h"
+#include "breakpoints.h"
 
 typedef struct bp {
     struct bp *next;

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "buf.h"
 
 void ob_init(outbuf *b, size_t reserve) {
     b->len = 0;

@@ -8,7 +8,13 @@
  * tables and field lists), and each local costs HotSpot a VM operation (docs/performance.md). */
 #include <string.h>
 
-#include "ext.h"
+#include "base.h"
+#include "buf.h"
+#include "capture.h"
+#include "cond.h"
+#include "live.h"
+#include "objects.h"
+#include "values.h"
 
 typedef struct cap_ctx {
     JNIEnv *env;
@@ -26,7 +32,7 @@ static bool over_budget(cap_ctx *x) {
     if (x->over) return true;
     uint8_t why = 0;
     if (x->byte_limit && x->out->len > x->byte_limit) why = CF_BYTES;
-    else if (x->deadline_ns && ext_now_ns() > x->deadline_ns) why = CF_TIME;
+    else if (x->deadline_ns && now_ns() > x->deadline_ns) why = CF_TIME;
     if (why) {
         if (!x->out->oom) x->out->data[x->flags_at] |= why;
         x->over = true;
@@ -244,7 +250,7 @@ static void put_this(cap_ctx *x, jthread thread, jint depth, jmethodID m, jlocat
 
 void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodID method, jlocation loc,
                    bool walk, ext_local_reads *reads, outbuf *out) {
-    cap_ctx x = {env, cap, out, cap->max_micros ? ext_now_ns() + (int64_t)cap->max_micros * 1000 : 0,
+    cap_ctx x = {env, cap, out, cap->max_micros ? now_ns() + (int64_t)cap->max_micros * 1000 : 0,
                  cap->max_bytes, 0, false, NULL, reads};
     if ((*env)->PushLocalFrame(env, 64) != 0) {
         (*env)->ExceptionClear(env);

@@ -10,7 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ext.h"
+#include "base.h"
+#include "buf.h"
+#include "cond.h"
+#include "cond_parse.h"
+#include "live.h"
+#include "values.h"
 
 #define MAX_STEPS 8192
 

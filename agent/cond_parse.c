@@ -5,7 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ext.h"
+#include "base.h"
+#include "buf.h"
+#include "cond_parse.h"
+#include "live.h"
+#include "objects.h"
+#include "values.h"
 
 static int arrays_init(JNIEnv *env);
 

@@ -1,15 +1,19 @@
-/* Link request kind -> executor; replies; the reset after link loss. */
+/* Link request kind -> executor; replies. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
-
-executor_fn exec_vm_lookup(uint16_t kind);
-executor_fn exec_classes_lookup(uint16_t kind);
-executor_fn exec_objects_lookup(uint16_t kind);
-executor_fn exec_threads_lookup(uint16_t kind);
-executor_fn exec_ext_lookup(uint16_t kind);
+#include "base.h"
+#include "buf.h"
+#include "dispatch.h"
+#include "exec_classes.h"
+#include "exec_objects.h"
+#include "exec_threads.h"
+#include "exec_vm.h"
+#include "ext.h"
+#include "filters.h"
+#include "invoke.h"
+#include "link.h"
 
 static int x_set_request(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
@@ -104,14 +108,4 @@ void dispatch_request(JNIEnv *env, uint32_t id, uint16_t kind, const uint8_t *bo
     if (st < 0 || st > 0xffff) st = LS_INTERNAL;
     ob_frame_end(&out, id, kind, (uint16_t)st);
     link_send(&out, false);
-}
-
-void agent_reset_after_link_loss(JNIEnv *env) {
-    /* Everything runs after a reset, the start-suspended main thread too. */
-    G.hello_flags &= ~HELLO_SUSPEND_ON_START;
-    filters_clear_all(env);
-    lock_enter();
-    threads_reset(env);
-    lock_exit();
-    obj_unpin_all(env);
 }

@@ -3,17 +3,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ext.h"
+#include "app_resume.h"
+#include "base.h"
+#include "breakpoints.h"
+#include "buf.h"
+#include "callback.h"
+#include "colocate.h"
+#include "cond_parse.h"
+#include "events.h"
+#include "evmode.h"
 #include "filters.h"
-
-static void ctx_init(ev_ctx *c, JNIEnv *env, jthread thread, jmethodID method, jlocation loc) {
-    memset(c, 0, sizeof *c);
-    c->env = env;
-    c->thread = thread;
-    c->method = method;
-    c->loc = loc;
-    if (method) (*G.jvmti)->GetMethodDeclaringClass(G.jvmti, method, &c->cls);
-}
+#include "link.h"
+#include "live.h"
+#include "objects.h"
+#include "step.h"
+#include "threads.h"
+#include "values.h"
+#include "wake.h"
 
 static void write_location(outbuf *b, ev_ctx *c, void *arg) {
     (void)arg;
@@ -24,84 +30,18 @@ static void write_nothing(outbuf *b, ev_ctx *c, void *arg) {
     (void)b; (void)c; (void)arg;
 }
 
-/* Co-located events: a step or method entry at a place where a breakpoint is set waits for the
- * breakpoint's callback, so that all of them reach the debugger in one composite (JVMTI reports
- * them as separate callbacks, the reference agent as one event set). */
-static void flush_deferred(JNIEnv *env, thread_rec *t, hits *into) {
-    if (t->deferred_count == 0) return;
-    if (into) {
-        /* Deferred hits go first, as the reference orders them (entry, step, breakpoint). */
-        hits_prepend(into, t->deferred.data, t->deferred.len);
-        into->count += t->deferred_count;
-        if (t->deferred_policy > into->policy) into->policy = t->deferred_policy;
-    } else {
-        hits h;
-        h.body = t->deferred;
-        h.count = t->deferred_count;
-        h.policy = t->deferred_policy;
-        hits_send(env, t, t->id, &h);  /* h borrows the buffer, which is kept for reuse */
-    }
-    t->deferred.len = 0;
-    t->deferred_count = 0;
-    t->deferred_policy = 0;
-}
-
-/* Hits deferred to a breakpoint that never came (cleared in between) go out on their own. */
-static void flush_stale_deferred(JNIEnv *env, thread_rec *t, jmethodID m, jlocation loc) {
-    lock_enter();
-    bool stale = t->deferred_count && (t->deferred_method != m || t->deferred_loc != loc);
-    lock_exit();
-    if (stale) flush_deferred(env, t, NULL);
-}
-
-/* defer_to_step: a method entry while the thread single-steps waits for the step event at the same
- * place (the reference defers entries then too). */
-static void send_or_defer(JNIEnv *env, thread_rec *t, hits *h, jmethodID m, jlocation loc, bool defer_to_step) {
-    if (h->ncaps) ext_captures_run(env, t, h);  /* read without the lock, before they may be deferred */
-    if (h->count == 0) return;
-    lock_enter();
-    if (t->deferred_count && (t->deferred_method != m || t->deferred_loc != loc)) {
-        lock_exit();
-        flush_deferred(env, t, NULL);
-        lock_enter();
-    }
-    bool defer = bp_present(m, loc) || defer_to_step;
-    if (defer) {
-        if (t->deferred.data == NULL) ob_init(&t->deferred, 128);
-        ob_bytes(&t->deferred, h->body.data, h->body.len);
-        t->deferred_count += h->count;
-        if (h->policy > t->deferred_policy) t->deferred_policy = h->policy;
-        t->deferred_method = m;
-        t->deferred_loc = loc;
-    } else {
-        flush_deferred(env, t, h);  /* earlier hits at this place first, in one composite */
-    }
-    lock_exit();
-    if (!defer) {
-        hits_send(env, t, t->id, h);
-        lock_enter();
-        t->cle_method = m;
-        t->cle_loc = loc;
-        t->cle_valid = true;
-        lock_exit();
-    }
-}
-
 static void JNICALL cb_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation loc) {
     (void)jvmti;
-    thread_rec *t = callback_enter(env, thread);
-    if (t == NULL) return;
+    ev_call e;
+    if (!ev_enter(&e, env, thread, method, loc)) return;
+    thread_rec *t = e.t;
     app_resume_hold(env, thread, method, loc);
-    ev_ctx c;
-    ctx_init(&c, env, thread, method, loc);
     /* A condition that reads locals finds them walked, before the lock (live.h): a walk runs Java. */
     live_view live;
     if (ext_local_readers > 0) {
         live_load(env, &live, 1);
-        c.live = &live;
+        e.c.live = &live;
     }
-    hits h;
-    hits_init(&h);
     lock_enter();
     if (t->deferred_count && (t->deferred_method != method || t->deferred_loc != loc)) {
         lock_exit();
@@ -109,14 +49,11 @@ static void JNICALL cb_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, 
         lock_enter();
     }
     bool co_located = t->cle_seen && t->cle_method == method && t->cle_loc == loc;
-    if (!co_located) match_kind(EK_BREAKPOINT, &c, &h, write_location, NULL);
-    flush_deferred(env, t, &h);
+    if (!co_located) match_kind(EK_BREAKPOINT, &e.c, &e.h, write_location, NULL);
+    flush_deferred(env, t, &e.h);
     lock_exit();
-    if (c.live) live_release(env, c.live);
-    hits_send(env, t, t->id, &h);
-    hits_free(&h);
-    ctx_free(&c);
-    callback_exit(env, t);
+    if (e.c.live) live_release(env, e.c.live);
+    ev_exit(&e);
 }
 
 static void JNICALL cb_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation loc) {
@@ -140,20 +77,6 @@ static void JNICALL cb_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
     lock_exit();
     if (leftover) flush_deferred(env, t, NULL);
     callback_exit(env, t);
-}
-
-/* Called by the step machine when a step completes at (method, loc). */
-void report_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID method, jlocation loc, int32_t request_id,
-                 uint8_t policy) {
-    ev_ctx c;
-    ctx_init(&c, env, thread, method, loc);
-    hits h;
-    hits_init(&h);
-    hit_begin(&h, request_id, EK_SINGLE_STEP, policy);
-    write_location(&h.body, &c, NULL);
-    send_or_defer(env, t, &h, method, loc, false);
-    hits_free(&h);
-    ctx_free(&c);
 }
 
 static void JNICALL cb_frame_pop(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jboolean by_exc) {
@@ -195,60 +118,35 @@ static void JNICALL cb_exception(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, j
         wake_on_exception(env, thread, method, loc, exception, catch_method, catch_loc);  /* wake.c */
         return;
     }
-    thread_rec *t = callback_enter(env, thread);
-    if (t == NULL) return;
-    ev_ctx c;
-    ctx_init(&c, env, thread, method, loc);
-    c.exception = exception;
-    c.caught = catch_method != NULL;
-    exc_arg e = {exception, catch_method, catch_loc};
-    hits h;
-    hits_init(&h);
-    lock_enter();
-    match_kind(EK_EXCEPTION, &c, &h, write_exception, &e);
-    lock_exit();
-    hits_send(env, t, t->id, &h);
-    hits_free(&h);
-    ctx_free(&c);
-    callback_exit(env, t);
+    ev_call e;
+    if (!ev_enter(&e, env, thread, method, loc)) return;
+    e.c.exception = exception;
+    e.c.caught = catch_method != NULL;
+    exc_arg x = {exception, catch_method, catch_loc};
+    ev_match(&e, EK_EXCEPTION, write_exception, &x);
+    ev_exit(&e);
 }
 
 static void JNICALL cb_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
     (void)jvmti;
-    thread_rec *t = callback_enter(env, thread);
-    if (t == NULL) return;
+    ev_call e;
+    if (!ev_enter(&e, env, thread, NULL, 0)) return;
     lock_enter();
     /* A thread born during a suspend-all starts suspended, as every other thread is. */
-    if (suspend_all_depth > 0 && t->suspend_count < suspend_all_depth) t->suspend_count = suspend_all_depth;
-    ev_ctx c;
-    ctx_init(&c, env, thread, NULL, 0);
-    hits h;
-    hits_init(&h);
-    match_kind(EK_THREAD_START, &c, &h, write_nothing, NULL);
+    if (suspend_all_depth > 0 && e.t->suspend_count < suspend_all_depth) e.t->suspend_count = suspend_all_depth;
+    ev_match(&e, EK_THREAD_START, write_nothing, NULL);
     lock_exit();
-    hits_send(env, t, t->id, &h);
-    hits_free(&h);
-    ctx_free(&c);
-    callback_exit(env, t);
+    ev_exit(&e);
 }
 
 static void JNICALL cb_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
     (void)jvmti;
-    thread_rec *t = callback_enter(env, thread);
-    if (t == NULL) return;
-    ev_ctx c;
-    ctx_init(&c, env, thread, NULL, 0);
-    hits h;
-    hits_init(&h);
+    ev_call e;
+    if (!ev_enter(&e, env, thread, NULL, 0)) return;
+    ev_match(&e, EK_THREAD_DEATH, write_nothing, NULL);
+    ev_exit(&e);
     lock_enter();
-    match_kind(EK_THREAD_DEATH, &c, &h, write_nothing, NULL);
-    lock_exit();
-    hits_send(env, t, t->id, &h);
-    hits_free(&h);
-    ctx_free(&c);
-    callback_exit(env, t);
-    lock_enter();
-    thread_forget(env, t);
+    thread_forget(env, e.t);
     lock_exit();
 }
 
@@ -269,18 +167,11 @@ static void JNICALL cb_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread threa
     (void)jvmti;
     thread_rec *t = callback_enter(env, thread);
     /* Classes our own threads prepare are still reported, with no thread and no suspension. */
-    ev_ctx c;
-    ctx_init(&c, env, t ? thread : NULL, NULL, 0);
-    c.cls = klass;
-    hits h;
-    hits_init(&h);
-    lock_enter();
-    match_kind(EK_CLASS_PREPARE, &c, &h, write_class_prepare, NULL);
-    lock_exit();
-    hits_send(env, t, t ? t->id : 0, &h);
-    hits_free(&h);
-    ctx_free(&c);
-    callback_exit(env, t);
+    ev_call e;
+    ev_begin(&e, t, env, t ? thread : NULL, NULL, 0);
+    e.c.cls = klass;
+    ev_match(&e, EK_CLASS_PREPARE, write_class_prepare, NULL);
+    ev_exit(&e);
 }
 
 static void JNICALL cb_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method) {
@@ -299,16 +190,13 @@ static void JNICALL cb_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread
     jint mods = 0;
     (*G.jvmti)->GetMethodModifiers(G.jvmti, method, &mods);
     if (!(mods & 0x0100)) (*G.jvmti)->GetMethodLocation(G.jvmti, method, &start, &end);
-    ev_ctx c;
-    ctx_init(&c, env, thread, method, start);
-    hits h;
-    hits_init(&h);
-    lock_enter();
-    match_kind(EK_METHOD_ENTRY, &c, &h, write_location, NULL);
-    lock_exit();
-    send_or_defer(env, t, &h, method, start, start >= 0 && step_single_stepping(t));
-    hits_free(&h);
-    ctx_free(&c);
+    ev_call e;
+    ev_begin(&e, t, env, thread, method, start);
+    ev_match(&e, EK_METHOD_ENTRY, write_location, NULL);
+    /* Not ev_exit: the hits may wait for a breakpoint or step at the same place. */
+    send_or_defer(env, t, &e.h, method, start, start >= 0 && step_single_stepping(t));
+    hits_free(&e.h);
+    ctx_free(&e.c);
     step_method_entry(env, t, thread, method);
     callback_exit(env, t);
 }
@@ -333,13 +221,12 @@ static void JNICALL cb_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
                                    jboolean by_exception, jvalue value) {
     (void)jvmti;
     if (by_exception) return;  /* JDWP reports no method exit for a method ended by a throw */
-    thread_rec *t = callback_enter(env, thread);
-    if (t == NULL) return;
+    ev_call ev;
+    if (!ev_enter(&ev, env, thread, method, -1)) return;
     jmethodID fm;
     jlocation loc = -1;
     if ((*G.jvmti)->GetFrameLocation(G.jvmti, thread, 0, &fm, &loc) != JVMTI_ERROR_NONE || fm != method) loc = -1;
-    ev_ctx c;
-    ctx_init(&c, env, thread, method, loc);
+    ev.c.loc = loc;
     exit_arg e = {TAG_VOID, value};
     char *name = NULL, *sig = NULL;
     if ((*G.jvmti)->GetMethodName(G.jvmti, method, &name, &sig, NULL) == JVMTI_ERROR_NONE) {
@@ -348,16 +235,11 @@ static void JNICALL cb_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
     }
     jvmti_free(name);
     jvmti_free(sig);
-    hits h;
-    hits_init(&h);
     lock_enter();
-    match_two_kinds(EK_METHOD_EXIT, write_exit_location, EK_METHOD_EXIT_WITH_RETURN_VALUE, write_exit_value, &c, &h,
-                    &e);
+    match_two_kinds(EK_METHOD_EXIT, write_exit_location, EK_METHOD_EXIT_WITH_RETURN_VALUE, write_exit_value, &ev.c,
+                    &ev.h, &e);
     lock_exit();
-    hits_send(env, t, t->id, &h);
-    hits_free(&h);
-    ctx_free(&c);
-    callback_exit(env, t);
+    ev_exit(&ev);
 }
 
 typedef struct field_arg {
@@ -378,23 +260,14 @@ static void write_field(outbuf *b, ev_ctx *c, void *arg) {
 
 static void field_event(JNIEnv *env, jthread thread, jmethodID method, jlocation loc, jclass field_klass,
                         jobject object, jfieldID field, field_arg *fa) {
-    thread_rec *t = callback_enter(env, thread);
-    if (t == NULL) return;
-    ev_ctx c;
-    ctx_init(&c, env, thread, method, loc);
-    c.field = field;
-    c.field_class = field_klass;
-    c.object = object;
-    c.object_known = true;
-    hits h;
-    hits_init(&h);
-    lock_enter();
-    match_kind(fa->modification ? EK_FIELD_MODIFICATION : EK_FIELD_ACCESS, &c, &h, write_field, fa);
-    lock_exit();
-    hits_send(env, t, t->id, &h);
-    hits_free(&h);
-    ctx_free(&c);
-    callback_exit(env, t);
+    ev_call e;
+    if (!ev_enter(&e, env, thread, method, loc)) return;
+    e.c.field = field;
+    e.c.field_class = field_klass;
+    e.c.object = object;
+    e.c.object_known = true;
+    ev_match(&e, fa->modification ? EK_FIELD_MODIFICATION : EK_FIELD_ACCESS, write_field, fa);
+    ev_exit(&e);
 }
 
 static void JNICALL cb_field_access(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation loc,
@@ -432,22 +305,15 @@ static void monitor_event(JNIEnv *env, jthread thread, jobject object, monitor_a
     jmethodID method = NULL;
     jlocation loc = -1;
     (*G.jvmti)->GetFrameLocation(G.jvmti, thread, 0, &method, &loc);
-    ev_ctx c;
-    ctx_init(&c, env, thread, method, loc);
-    c.object = object;
-    c.object_known = true;
+    ev_call e;
+    ev_begin(&e, t, env, thread, method, loc);
+    e.c.object = object;
+    e.c.object_known = true;
     /* Waits filter classes by the monitor object's class, contended entries by the location's, as the
      * reference does. */
-    if (m->kind == EK_MONITOR_WAIT || m->kind == EK_MONITOR_WAITED) c.cls = (*env)->GetObjectClass(env, object);
-    hits h;
-    hits_init(&h);
-    lock_enter();
-    match_kind(m->kind, &c, &h, write_monitor, m);
-    lock_exit();
-    hits_send(env, t, t->id, &h);
-    hits_free(&h);
-    ctx_free(&c);
-    callback_exit(env, t);
+    if (m->kind == EK_MONITOR_WAIT || m->kind == EK_MONITOR_WAITED) e.c.cls = (*env)->GetObjectClass(env, object);
+    ev_match(&e, m->kind, write_monitor, m);
+    ev_exit(&e);
 }
 
 static void JNICALL cb_contended_enter(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jobject object) {
@@ -507,25 +373,17 @@ void events_vm_start(JNIEnv *env, jthread thread) {
 }
 
 void events_vm_death(JNIEnv *env) {
-    ev_ctx c;
-    ctx_init(&c, env, NULL, NULL, 0);
-    hits h;
-    hits_init(&h);
-    lock_enter();
-    match_kind(EK_VM_DEATH, &c, &h, write_nothing, NULL);
-    lock_exit();
+    ev_call e;
+    ev_begin(&e, NULL, env, NULL, NULL, 0);
+    ev_match(&e, EK_VM_DEATH, write_nothing, NULL);
     /* As the reference: a VMDeath a debugger asked to suspend for holds the dying VM, every thread
      * suspended (the event has no thread of its own: EVENT_THREAD suspends them all too), until that
      * debugger resumes; meanwhile it can still look at the VM, as JDI's own test scaffold does.  The
      * link frame says ALL, what the agent did; each composite says what its requests asked. */
-    thread_rec *t = NULL;
-    if (h.policy != SP_NONE) {
+    if (e.h.policy != SP_NONE) {
         jthread self = NULL;
-        if ((*G.jvmti)->GetCurrentThread(G.jvmti, &self) == JVMTI_ERROR_NONE) t = callback_enter(env, self);
-        h.policy = t != NULL ? SP_ALL : SP_NONE;
+        if ((*G.jvmti)->GetCurrentThread(G.jvmti, &self) == JVMTI_ERROR_NONE) e.t = callback_enter(env, self);
+        e.h.policy = e.t != NULL ? SP_ALL : SP_NONE;
     }
-    hits_send(env, t, t != NULL ? t->id : 0, &h);
-    hits_free(&h);
-    ctx_free(&c);
-    callback_exit(env, t);  /* parks here until resumed */
+    ev_exit(&e);  /* parks here until resumed */
 }

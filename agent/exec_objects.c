@@ -2,7 +2,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "base.h"
+#include "buf.h"
+#include "exec_objects.h"
+#include "objects.h"
+#include "values.h"
 
 #define OBJECT_ARG(o)                                    \
     jobject o;                                           \

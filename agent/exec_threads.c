@@ -2,7 +2,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "base.h"
+#include "buf.h"
+#include "evmode.h"
+#include "exec_threads.h"
+#include "objects.h"
+#include "threads.h"
+#include "values.h"
 #include "vthreads.h"
 
 #define THREAD_ARG(th, rec)                                       \

@@ -2,9 +2,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "base.h"
+#include "breakpoints.h"
+#include "buf.h"
+#include "evmode.h"
+#include "exec_vm.h"
+#include "filters.h"
+#include "link.h"
+#include "objects.h"
 #include "smap.h"
-#include "vthreads.h"
+#include "threads.h"
+#include "values.h"
+#include "vt_events.h"
 
 static int x_vm_info(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env;

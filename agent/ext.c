@@ -10,14 +10,15 @@
 #include <string.h>
 #include <time.h>
 
+#include "base.h"
+#include "buf.h"
+#include "capture.h"
+#include "cond.h"
+#include "cond_parse.h"
 #include "ext.h"
 #include "filters.h"
-
-int64_t ext_now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
+#include "link.h"
+#include "values.h"
 
 /* Requests already gone (disabled, cleared): EXT_STATS still answers for a while.  Each slot holds
  * a reference, so a capture still in flight counts into what EXT_STATS answers. */
@@ -55,7 +56,7 @@ int ext_bind(filter *f) {
             r->hit_cap = o->hit_cap;
             r->rate = o->rate;
             r->cpu_ppm = o->cpu_ppm;
-            r->expires_at_ns = o->expires_ms ? ext_now_ns() + o->expires_ms * 1000000 : 0;
+            r->expires_at_ns = o->expires_ms ? now_ns() + o->expires_ms * 1000000 : 0;
         } else {
             r->budgeted = true;
             if (o->kind == XO_CAPTURE && r->capture == NULL) {
@@ -65,7 +66,7 @@ int ext_bind(filter *f) {
         }
     }
     if (r != NULL) {
-        int64_t now = ext_now_ns();
+        int64_t now = now_ns();
         r->rate_last_ns = r->cpu_last_ns = now;
         r->rate_tokens_milli = (int64_t)r->rate * 1000;  /* a second's worth: a burst */
         r->cpu_tokens_ns = (int64_t)r->cpu_ppm * EXT_CPU_WINDOW_MS;  /* ppm x ms = ns */
@@ -101,7 +102,7 @@ static bool disable(filter *f, int32_t reason) { return disable_req(f->ext, reas
 bool ext_before(filter *f) {
     ext_req *r = f->ext;
     if (r->disabled) return false;
-    if (r->expires_at_ns && ext_now_ns() >= r->expires_at_ns) return disable(f, XD_EXPIRED);
+    if (r->expires_at_ns && now_ns() >= r->expires_at_ns) return disable(f, XD_EXPIRED);
     return true;
 }
 
@@ -136,7 +137,7 @@ static bool charge(filter *f, int64_t ns, int64_t now) { return charge_req(f->ex
 bool ext_condition(filter *f, ext_obj *o, ev_ctx *c) {
     ext_req *r = f->ext;
     if (r == NULL || o == NULL || o->kind != XO_CONDITION) return true;  /* budgets and captures filter nothing */
-    int64_t t0 = ext_now_ns();
+    int64_t t0 = now_ns();
     ext_cell out;
     ext_frame at = {c->thread, c->method, c->loc, c->live, {0, 0}};
     int st = c->thread ? ext_eval(c->env, o->prog, &at, &out) : XR_OTHER;
@@ -147,7 +148,7 @@ bool ext_condition(filter *f, ext_obj *o, ev_ctx *c) {
         walk_ns = c->live->cost_ns;
         c->live->charged = true;
     }
-    int64_t t1 = ext_now_ns();
+    int64_t t1 = now_ns();
     r->evaluations++;
     bool yes = false;
     if (st) r->errors[st < 6 ? st : XR_OTHER]++;
@@ -162,14 +163,14 @@ bool ext_after_match(filter *f) {
     if (r->hit_cap && r->hits >= r->hit_cap) return disable(f, XD_HIT_CAP);
     if (r->rate) {
         /* rate hits per second = rate x 1000 thousandths of a hit per 1e9 ns = rate millionths per ns */
-        r->rate_tokens_milli += refill(&r->rate_last_ns, ext_now_ns(), r->rate);
+        r->rate_tokens_milli += refill(&r->rate_last_ns, now_ns(), r->rate);
         if (r->rate_tokens_milli > (int64_t)r->rate * 1000) r->rate_tokens_milli = (int64_t)r->rate * 1000;
         if (r->rate_tokens_milli < 1000) return disable(f, XD_RATE);
         r->rate_tokens_milli -= 1000;
     }
     r->hits++;
     /* The event this hit sends costs the thread too: charged at its typical price. */
-    if (!charge(f, EXT_EVENT_COST_NS, ext_now_ns())) return false;
+    if (!charge(f, EXT_EVENT_COST_NS, now_ns())) return false;
     if (r->hit_cap && r->hits >= r->hit_cap) {
         f->expired = true;  /* the last hit goes out; the request says why it ends */
         r->disabled = XD_HIT_CAP;
@@ -179,7 +180,7 @@ bool ext_after_match(filter *f) {
 
 /* The old way, for an event with more captures than a hits holds: read under the lock. */
 static void capture_inline(filter *f, ev_ctx *c, hits *h) {
-    int64_t t0 = ext_now_ns();
+    int64_t t0 = now_ns();
     size_t len_at = h->body.len;
     ob_u32(&h->body, 0);
     ext_local_reads reads = {0, 0};
@@ -187,7 +188,7 @@ static void capture_inline(filter *f, ev_ctx *c, hits *h) {
     f->ext->locals_walked += reads.walked;
     f->ext->locals_by_jvmti += reads.by_jvmti;
     ob_put_u32_at(&h->body, len_at, (uint32_t)(h->body.len - len_at - 4));
-    int64_t t1 = ext_now_ns();
+    int64_t t1 = now_ns();
     charge(f, t1 - t0, t1);  /* over the quota: this capture still goes out, the request ends after it */
 }
 
@@ -263,11 +264,11 @@ void ext_captures_run(JNIEnv *env, thread_rec *t, hits *h) {
             p->state = CP_DROPPED;
             continue;
         }
-        int64_t t0 = ext_now_ns();
+        int64_t t0 = now_ns();
         p->blob_at = blobs->len;
         capture_write(env, p->r->capture, h->cap_thread, h->cap_method, h->cap_loc, true, &reads[i], blobs);
         p->blob_len = blobs->len - p->blob_at;
-        cost[i] = ext_now_ns() - t0;
+        cost[i] = now_ns() - t0;
         p->state = CP_WRITTEN;
     }
     if (blobs->oom)
@@ -275,7 +276,7 @@ void ext_captures_run(JNIEnv *env, thread_rec *t, hits *h) {
             if (h->caps[i].state == CP_WRITTEN) h->caps[i].state = CP_DROPPED;
     lock_enter();
     bool expired = false;
-    int64_t now = ext_now_ns();
+    int64_t now = now_ns();
     uint64_t generation = link_generation();
     for (int i = 0; i < h->ncaps; i++) {
         cap_pending *p = &h->caps[i];

@@ -7,39 +7,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
+#include "breakpoints.h"
+#include "buf.h"
+#include "cond_parse.h"
+#include "evmode.h"
 #include "ext.h"
 #include "filters.h"
+#include "link.h"
+#include "objects.h"
 #include "smap.h"
+#include "threads.h"
+#include "unload.h"
+#include "values.h"
 #include "vthreads.h"
 
 #define MAX_KIND 128
+static int (*step_start_fn)(JNIEnv *env, filter *f, jthread thread, int size, int depth);
+static void (*step_stop_fn)(JNIEnv *env, filter *f);
+
+void filters_init(int (*start)(JNIEnv *env, filter *f, jthread thread, int size, int depth),
+                  void (*stop)(JNIEnv *env, filter *f)) {
+    step_start_fn = start;
+    step_stop_fn = stop;
+}
 static filter *by_kind[MAX_KIND];
 static int nfilters;
 static uint64_t next_seq = 1;
-static int event_refs[VT_MAX_EVENT + 1];  /* the JDK 17 header stops short of the virtual-thread events */
 
 int filters_count(void) { return nfilters; }
 
-int events_enabled_count(void) {
-    int n = 0;
-    for (size_t i = 0; i < ARRAY_LEN(event_refs); i++) n += event_refs[i] > 0;
-    return n;
-}
 filter *filters_of(uint8_t kind) { return kind < MAX_KIND ? by_kind[kind] : NULL; }
-
-void event_enable(jvmtiEvent ev, jthread thread, bool on) {
-    if (thread != NULL) {
-        (*G.jvmti)->SetEventNotificationMode(G.jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, ev, thread);
-        return;
-    }
-    lock_enter();
-    bool keep = !on && ev == JVMTI_EVENT_BREAKPOINT && bp_internal_armed();  /* app_resume.c's */
-    if (on ? event_refs[ev]++ == 0 : (event_refs[ev] > 0 && --event_refs[ev] == 0 && !keep)) {
-        jvmtiError err = (*G.jvmti)->SetEventNotificationMode(G.jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, ev, NULL);
-        if (err != JVMTI_ERROR_NONE) agent_log("SetEventNotificationMode(%d, %d): %d", on, ev, err);
-    }
-    lock_exit();
-}
 
 /* The JVMTI event a JDWP kind needs (0: none, the agent raises it itself) and the capability. */
 static jvmtiEvent jvmti_event_for(uint8_t kind, int *status) {
@@ -106,7 +104,7 @@ static void uninstall(JNIEnv *env, filter *f) {
         if (m->kind == MK_LOCATION_ONLY && f->event_kind == EK_BREAKPOINT) bp_remove(m->method, m->loc);
         if (m->kind == MK_FIELD_ONLY) watch_remove(env, m->ref, m->field, f->event_kind == EK_FIELD_ACCESS);
     }
-    if (f->event_kind == EK_SINGLE_STEP) step_stop(env, f);
+    if (f->event_kind == EK_SINGLE_STEP) step_stop_fn(env, f);
     int st;
     jvmtiEvent ev = jvmti_event_for(f->event_kind, &st);
     if (ev && !st) event_enable(ev, NULL, false);
@@ -147,7 +145,7 @@ static int install(JNIEnv *env, filter *f) {
         for (int i = 0; i < f->nmods; i++)
             if (f->mods[i].kind == MK_STEP) step = &f->mods[i];
         if (step == NULL) st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
-        else st = step_start(env, f, step->ref, step->size, step->depth);
+        else st = step_start_fn(env, f, step->ref, step->size, step->depth);
     }
     if (st) {
         for (int i = 0; i < f->nmods; i++) {
@@ -515,13 +513,6 @@ void match_two_kinds(uint8_t k1, hit_writer w1, uint8_t k2, hit_writer w2, ev_ct
         expired |= match_one(f, take_a ? k1 : k2, take_a ? w1 : w2, c, h, arg);
     }
     if (expired) filter_expire_pending(c->env);
-}
-
-void hits_send(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {
-    if (h->count == 0) return;
-    /* Unloads a GC did go out before the next event, as the reference reports them. */
-    if (unload_tracking_active()) unload_report_pending(env);
-    hits_send_raw(env, t, thread_id, h);
 }
 
 void hits_send_raw(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {

@@ -2,7 +2,9 @@
 #ifndef JDWPD_FILTERS_H
 #define JDWPD_FILTERS_H
 
-#include "agent.h"
+#include "base.h"
+#include "buf.h"
+#include "threads.h"
 
 typedef struct modifier {
     uint8_t kind;
@@ -91,16 +93,23 @@ bool filter_matches(filter *f, ev_ctx *c);
 filter *filters_of(uint8_t kind);
 void filter_expire_pending(JNIEnv *env);  /* remove expired filters (lock held) */
 void ctx_free(ev_ctx *c);
-/* Sends one EVENT frame: suspend policy applied first (lock taken inside). */
-void hits_send(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h);
-void hits_send_raw(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h);  /* without the unload drain */
+/* Sends one EVENT frame: suspend policy applied first (lock taken inside); hits_send (callback.h)
+ * reports pending class unloads first. */
+void hits_send_raw(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h);
 void hit_begin(hits *h, int32_t request_id, uint8_t kind, uint8_t policy);
 /* Encoded hits put before h's own (co-located events deferred to this one). */
 void hits_prepend(hits *h, const uint8_t *data, size_t len);
 
-/* Field watches (breakpoints.c). */
-int watch_add(JNIEnv *env, jclass cls, jfieldID f, bool access);
-void watch_remove(JNIEnv *env, jclass cls, jfieldID f, bool access);
-void watch_clear_all(JNIEnv *env);
+/* OnLoad: the step machine (step.c) starts and stops with its STEP request.  Handed over at load,
+ * so that the filters need not know the machine, which matches its own filter against them. */
+void filters_init(int (*step_start)(JNIEnv *env, filter *f, jthread thread, int size, int depth),
+                  void (*step_stop)(JNIEnv *env, filter *f));
+
+/* The executor's side: SET_REQUEST, CLEAR_REQUEST, CLEAR_ALL_REQUESTS (breakpoints, watches and
+ * steps installed and removed with their requests). */
+int filters_set(JNIEnv *env, inbuf *in);
+void filters_clear(JNIEnv *env, int32_t request_id);
+void filters_clear_all(JNIEnv *env);
+int filters_count(void);
 
 #endif

@@ -3,7 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "base.h"
+#include "buf.h"
+#include "invoke.h"
+#include "link.h"
+#include "objects.h"
+#include "threads.h"
+#include "values.h"
 
 typedef struct invoke_req {
     uint32_t reply_id;

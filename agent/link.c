@@ -23,7 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "base.h"
+#include "buf.h"
+#include "link.h"
+#include "sha256.h"
 
 #define RETRY_MS 200
 #define QUEUE_LIMIT (32u * 1024 * 1024)  /* events wait beyond this many queued bytes */
@@ -45,6 +48,7 @@ static out_frame *q_head, *q_tail;
 static size_t q_bytes;
 static bool writer_busy;            /* some thread is writing to the socket (the writer or a direct send) */
 static jthread reader_thread, writer_thread;
+static link_handlers handlers;      /* the modules above the link, set once at link_start */
 static int threads_out;             /* agent threads that have finished at VM death */
 static bool events_closed;          /* VMDeath has been reported: no event may follow it */
 /* Bytes the daemon has taken off the socket, counted by whoever writes (one thread at a time,
@@ -248,10 +252,11 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *env, void *arg) {
     ll_enter();
     for (;;) {
         while (!G.vm_dead && (q_head == NULL || !authed || writer_busy)) {
-            /* Class unloads are queued by GC (unload.c) without waking anyone: look every 100 ms. */
-            if (unload_tracking_active() && authed && !writer_busy) {
+            /* Class unloads are queued by GC (unload.c) without waking anyone: the idle handler
+             * looks every 100 ms. */
+            if (handlers.idle_wanted() && authed && !writer_busy) {
                 ll_exit();
-                unload_report_pending(env);
+                handlers.idle(env);
                 ll_enter();
                 if (q_head != NULL && !writer_busy) break;
                 ll_wait(100);
@@ -423,7 +428,7 @@ static void disconnect(JNIEnv *env) {
     ll_exit();
     if (was && !G.vm_dead) {
         agent_log("link lost: resetting");
-        agent_reset_after_link_loss(env);
+        handlers.lost(env);
     }
 }
 
@@ -447,7 +452,7 @@ static void JNICALL reader_main(jvmtiEnv *jvmti, JNIEnv *env, void *arg) {
                 uint8_t *body;
                 size_t len;
                 while (!G.vm_dead && read_frame(fd, &id, &kind, &status, &body, &len)) {
-                    dispatch_request(env, id, kind, body, len);
+                    handlers.request(env, id, kind, body, len);
                     free(body);
                     (*env)->ExceptionClear(env);
                 }
@@ -481,7 +486,8 @@ static jthread new_thread(JNIEnv *env, const char *name) {
     return g;
 }
 
-int link_start(JNIEnv *env) {
+int link_start(JNIEnv *env, const link_handlers *h) {
+    handlers = *h;
     if ((*G.jvmti)->CreateRawMonitor(G.jvmti, "jdwpd link", &link_lock) != JVMTI_ERROR_NONE) return -1;
     reader_thread = new_thread(env, "jdwpd agent reader");
     writer_thread = new_thread(env, "jdwpd agent writer");

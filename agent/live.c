@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base.h"
 #include "live.h"
 #include "top_frames_class.h"  /* agent/java/class_header.py, from agent/java/jdwpd/agent/TopFrames.java */
 

@@ -13,7 +13,7 @@
 #ifndef JDWPD_LIVE_H
 #define JDWPD_LIVE_H
 
-#include "agent.h"
+#include "base.h"
 
 #define LIVE_MAX_FRAMES 32
 

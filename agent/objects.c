@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "base.h"
+#include "objects.h"
+#include "unload.h"
 
 typedef struct entry {
     struct entry *next;

@@ -1,7 +1,8 @@
 /* SHA-256 (FIPS 180-4) and HMAC-SHA256 (RFC 2104) for the link handshake. */
 #include <string.h>
 
-#include "agent.h"
+#include "buf.h"
+#include "sha256.h"
 
 typedef struct {
     uint32_t h[8];

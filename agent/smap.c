@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
+#include "buf.h"
 #include "smap.h"
 
 typedef struct {

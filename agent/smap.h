@@ -3,7 +3,8 @@
 #ifndef JDWPD_SMAP_H
 #define JDWPD_SMAP_H
 
-#include "agent.h"
+#include "base.h"
+#include "buf.h"
 
 typedef struct smap smap;
 

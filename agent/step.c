@@ -14,8 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base.h"
+#include "colocate.h"
+#include "evmode.h"
 #include "filters.h"
 #include "smap.h"
+#include "step.h"
+#include "threads.h"
 
 struct step_state {
     filter *f;
@@ -55,9 +60,6 @@ struct step_state {
     jint nlines;
     jvmtiLineNumberEntry *lines;
 };
-
-void report_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID method, jlocation loc, int32_t request_id,
-                 uint8_t policy);
 
 /* The line of loc as the reference's step machine sees it: the table is read in its order up to the
  * first entry that starts after loc, the entry before that wins, and code before the first entry

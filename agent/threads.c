@@ -7,8 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
-#include "live.h"
+#include "base.h"
+#include "buf.h"
+#include "evmode.h"
+#include "link.h"
+#include "objects.h"
+#include "threads.h"
 #include "vthreads.h"
 
 static thread_rec *records;
@@ -72,68 +76,6 @@ thread_rec *thread_rec_of(JNIEnv *env, jthread thread) {
     r->next = records;
     records = r;
     return r;
-}
-
-thread_rec *callback_enter(JNIEnv *env, jthread thread) {
-    if (live_walking()) return NULL;  /* the agent's own stack walk (live.c) runs Java code */
-    void *tls = NULL;
-    (*G.jvmti)->GetThreadLocalStorage(G.jvmti, NULL, &tls);
-    if (tls && ((thread_rec *)tls)->is_agent) return NULL;
-    if (thread == NULL) return NULL;
-    lock_enter();
-    thread_rec *t = tls ? (thread_rec *)tls : thread_rec_of(env, thread);
-    if (t == NULL || t->is_agent) {
-        lock_exit();
-        return NULL;
-    }
-    t->in_agent++;
-    t->cle_seen = t->cle_valid;  /* any event after a step/entry report ends its co-location */
-    t->cle_valid = false;
-    lock_exit();
-    return t;
-}
-
-/* Lock held.  Waits while the count is positive, running invokes handed to this thread. */
-static void park(JNIEnv *env, thread_rec *t) {
-    t->parked = true;
-    lock_notify_all();  /* requests that need a parked thread may be waiting for this */
-    /* An invoke already running is an outer one: this is a park nested inside its call. */
-    /* An interrupt of a parked thread ends its raw-monitor wait and is cleared by it; it is the
-     * application's, so it is raised again once the thread goes on (the reference keeps it pending
-     * the same way): else a Thread.sleep or wait after the event would miss it. */
-    bool interrupted = false;
-    while ((t->suspend_count > 0 || invoke_is_runnable(t)) && !G.vm_dead && !t->pop_release) {
-        if (invoke_is_runnable(t)) {
-            invoke_run_pending(env, t);
-            continue;
-        }
-        if (lock_wait(0) == JVMTI_ERROR_INTERRUPT) interrupted = true;
-    }
-    t->parked = false;
-    if (interrupted && G.caps.can_signal_thread) {
-        jthread self = thread_ref(env, t);  /* the current thread: alive */
-        if (self != NULL) {
-            jvmtiError err = (*G.jvmti)->InterruptThread(G.jvmti, self);
-            if (err != JVMTI_ERROR_NONE) agent_log("InterruptThread: %d", err);
-            (*env)->DeleteLocalRef(env, self);
-        }
-    }
-    if (t->pop_release) {
-        t->pop_release = false;  /* at_event stays: the thread parks again right after the pop */
-        return;
-    }
-    t->at_event = false;
-}
-
-void callback_exit(JNIEnv *env, thread_rec *t) {
-    if (t == NULL) return;
-    lock_enter();
-    if (t->suspend_count > 0) park(env, t);
-    /* Resumed before it could park (its event's resume came back first): it is at no event, and a
-     * later suspension of it, which never parks it, must not report it RUNNING nor take invokes. */
-    else t->at_event = false;
-    t->in_agent--;
-    lock_exit();
 }
 
 static bool thread_has_ended(JNIEnv *env, thread_rec *t) {
@@ -369,7 +311,6 @@ int threads_resume_all(JNIEnv *env) {
 void threads_reset(JNIEnv *env) {
     if (vt_supported() && suspend_all_depth > 0) vt_resume_all(0, NULL);
     for (thread_rec *t = records; t; t = t->next) {
-        invoke_drop_pending(env, t);
         if (t->suspend_count > 0) thread_ran(t);
         t->suspend_count = 0;
         if (t->jvmti_suspended) jvmti_resume(env, t);
@@ -379,6 +320,10 @@ void threads_reset(JNIEnv *env) {
     suspend_all_depth = 0;
     threads_drop_dead(env);
     lock_notify_all();
+}
+
+void threads_each(JNIEnv *env, void (*fn)(JNIEnv *env, thread_rec *t)) {
+    for (thread_rec *t = records; t; t = t->next) fn(env, t);
 }
 
 void apply_suspend_policy(JNIEnv *env, thread_rec *t, uint8_t policy) {

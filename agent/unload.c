@@ -11,7 +11,7 @@
  *    reference's class tracking does).
  * ObjectFree runs where HotSpot posts it and may only queue (raw monitor, no allocation: the record
  * is the queue node); GarbageCollectionFinish only sets a flag.  The writer thread, and every thread
- * before it sends an event, drains the queue and reports. */
+ * before it sends an event, drains the queue and reports (unload_report.c). */
 /* POSIX (clock_gettime, strdup, sockets) also where the build sets no feature macro. */
 #ifndef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -19,13 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filters.h"
+#include "base.h"
+#include "unload.h"
 
-typedef struct tracked {
-    struct tracked *next;  /* queue link, once freed */
-    uint64_t id;           /* the agent's object id of the class object; 0: none handed out */
-    char signature[];
-} tracked;
+typedef unload_rec tracked;
 
 static jvmtiEnv *track;
 static jrawMonitorID queue_lock;  /* the queue; taken by ObjectFree */
@@ -157,55 +154,11 @@ int unload_tracking_start(JNIEnv *env) {
  * not before a class is tagged. */
 bool unload_tracking_active(void) { return tagged_any; }
 
-static void write_signature(outbuf *b, ev_ctx *c, void *arg) {
-    (void)c;
-    ob_str(b, arg);
-}
+bool unload_tracking_on(void) { return active; }
 
-static void send_class_unloaded(const tracked *t) {
-    outbuf b;
-    ob_init(&b, 64 + strlen(t->signature));
-    ob_frame_begin(&b);
-    ob_u64(&b, t->id);
-    ob_str(&b, t->signature);
-    ob_frame_end(&b, 0, LK_CLASS_UNLOADED, 0);
-    link_send(&b, false);  /* small; never waits for room (the writer thread sends these too) */
-}
-
-static void send_unload_events(JNIEnv *env, const char *sig) {
-    ev_ctx c;
-    memset(&c, 0, sizeof c);
-    c.env = env;
-    /* Patterns match the dotted name, as for the other kinds. */
-    size_t n = strlen(sig);
-    c.class_name = malloc(n + 1);
-    if (c.class_name) {
-        const char *s = sig;
-        size_t len = n;
-        if (sig[0] == 'L' && n >= 2) {
-            s = sig + 1;
-            len = n - 2;
-        }
-        for (size_t i = 0; i < len; i++) c.class_name[i] = s[i] == '/' ? '.' : s[i];
-        c.class_name[len] = 0;
-    }
-    hits h;
-    hits_init(&h);
-    lock_enter();
-    match_kind(EK_CLASS_UNLOAD, &c, &h, write_signature, (void *)sig);
-    /* An unload suspends nothing, whatever its requests ask: the reference's composite for it says
-     * NONE and holds no thread (JDI's EventSet.resume() then resumes nothing either). */
-    h.policy = SP_NONE;
-    lock_exit();
-    hits_send_raw(env, NULL, 0, &h);
-    hits_free(&h);
-    ctx_free(&c);
-}
-
-/* Called by the writer thread, and before every event (the reference reports the unloads a GC did
- * before the next event); no locks held.  Without a GC since the last call: one flag test. */
-void unload_report_pending(JNIEnv *env) {
-    if (track == NULL || !maybe_freed) return;
+/* Without a GC since the last call: one flag test, NULL. */
+unload_rec *unload_take_pending(void) {
+    if (track == NULL || !maybe_freed) return NULL;
     maybe_freed = false;
     /* HotSpot posts ObjectFree lazily; any use of the tracking env's tag map delivers the pending
      * ones, here on this thread. */
@@ -215,12 +168,5 @@ void unload_report_pending(JNIEnv *env) {
     tracked *list = queue;
     queue = NULL;
     t_exit(queue_lock);
-    while (list) {
-        tracked *t = list;
-        list = t->next;
-        /* The daemon's cached facts under this id go first, then the events the requests ask for. */
-        if (t->id != 0) send_class_unloaded(t);
-        if (active) send_unload_events(env, t->signature);
-        free(t);
-    }
+    return list;
 }

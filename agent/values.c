@@ -2,7 +2,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "base.h"
+#include "buf.h"
+#include "objects.h"
+#include "values.h"
 
 int object_from_id(JNIEnv *env, uint64_t id, jobject *out) {
     int status;

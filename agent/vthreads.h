@@ -76,18 +76,9 @@ void vt_want_capability(jvmtiCapabilities *want);
 bool vt_is_virtual(JNIEnv *env, jthread thread);  /* false before 21 */
 jvmtiError vt_suspend_all(jint except_count, const jthread *except_list);
 jvmtiError vt_resume_all(jint except_count, const jthread *except_list);
-/* The VirtualThreadStart/End callbacks, and the size to hand SetEventCallbacks. */
-void vt_events_init(vt_callbacks *cbs);
+/* The size of the callbacks struct to hand SetEventCallbacks (vt_events.c fills the slots). */
 jint vt_callbacks_size(void);
 /* The twin JVMTI event a thread start or end request needs for virtual threads (0: none). */
 jvmtiEvent vt_event_twin(jvmtiEvent ev);
-/* includevirtualthreads=y: AllThreads lists the virtual threads the agent has seen start. */
-extern bool vt_include_option;
-void vt_track_start(void);  /* VMInit: with includevirtualthreads=y, follow every virtual thread */
-
-struct outbuf;
-/* ALL_THREADS: append the live virtual threads (includevirtualthreads=y) to the list whose u32 count is
- * at count_at.  Lock held. */
-void threads_append_virtual(JNIEnv *env, struct outbuf *out, size_t count_at);
 
 #endif

@@ -2,8 +2,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base.h"
+#include "callback.h"
 #include "filters.h"
-#include "vthreads.h"
+#include "link.h"
+#include "threads.h"
+#include "values.h"
+#include "wake.h"
 
 /* Until the exception the agent holds its capabilities (HotSpot grants them only at load) but has no
  * thread, no link and one enabled event, Exception. */
@@ -68,6 +73,10 @@ static void report(JNIEnv *env, thread_rec *t, jmethodID method, jlocation loc, 
     hits_free(&h);
 }
 
+static int (*start_agent)(JNIEnv *env);
+
+void wake_arm(int (*start)(JNIEnv *env)) { start_agent = start; }
+
 /* The throwing thread connects the link; with suspend=y it stops the other threads, waits for the
  * daemon and reports the start event (the reference reports its trigger to the first debugger and
  * suspends every thread then), without it runs on at once (the reference drops the event when nobody
@@ -82,13 +91,11 @@ void wake_on_exception(JNIEnv *env, jthread thread, jmethodID method, jlocation 
         if (err != JVMTI_ERROR_NONE) agent_log("disabling the wake-up Exception event: JVMTI error %d", err);
         if (G.opts.suspend) G.hello_flags |= HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION;
         agent_log("woken by an exception (%s): connecting to the daemon", catch_method ? "caught" : "uncaught");
-        bool started = link_start(env) == 0;
+        /* includevirtualthreads=y follows threads from now on, as the reference starts at its trigger */
+        bool started = start_agent != NULL && start_agent(env) == 0;
         if (!started) {
             fprintf(stderr, "jdwpd agent: cannot start the agent threads; the agent stays inactive\n");
             G.hello_flags &= ~(HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION);
-        } else {
-            vt_track_start();  /* includevirtualthreads=y: from now on, as the reference starts at its trigger */
-            app_resume_arm(env);
         }
         if (started && G.opts.suspend) {
             thread_rec *t = callback_enter(env, thread);

@@ -1,0 +1,86 @@
+/* Co-located events (the reference groups them; JVMTI reports them as separate callbacks): hits of
+ * a step or method entry at a place with a breakpoint wait in the thread's record for the
+ * breakpoint's callback, and go out with it in one EVENT. */
+#include "base.h"
+#include "breakpoints.h"
+#include "buf.h"
+#include "callback.h"
+#include "colocate.h"
+#include "ext.h"
+#include "filters.h"
+#include "threads.h"
+#include "values.h"
+
+/* Co-located events: a step or method entry at a place where a breakpoint is set waits for the
+ * breakpoint's callback, so that all of them reach the debugger in one composite (JVMTI reports
+ * them as separate callbacks, the reference agent as one event set). */
+void flush_deferred(JNIEnv *env, thread_rec *t, hits *into) {
+    if (t->deferred_count == 0) return;
+    if (into) {
+        /* Deferred hits go first, as the reference orders them (entry, step, breakpoint). */
+        hits_prepend(into, t->deferred.data, t->deferred.len);
+        into->count += t->deferred_count;
+        if (t->deferred_policy > into->policy) into->policy = t->deferred_policy;
+    } else {
+        hits h;
+        h.body = t->deferred;
+        h.count = t->deferred_count;
+        h.policy = t->deferred_policy;
+        hits_send(env, t, t->id, &h);  /* h borrows the buffer, which is kept for reuse */
+    }
+    t->deferred.len = 0;
+    t->deferred_count = 0;
+    t->deferred_policy = 0;
+}
+
+/* Hits deferred to a breakpoint that never came (cleared in between) go out on their own. */
+void flush_stale_deferred(JNIEnv *env, thread_rec *t, jmethodID m, jlocation loc) {
+    lock_enter();
+    bool stale = t->deferred_count && (t->deferred_method != m || t->deferred_loc != loc);
+    lock_exit();
+    if (stale) flush_deferred(env, t, NULL);
+}
+
+/* defer_to_step: a method entry while the thread single-steps waits for the step event at the same
+ * place (the reference defers entries then too). */
+void send_or_defer(JNIEnv *env, thread_rec *t, hits *h, jmethodID m, jlocation loc, bool defer_to_step) {
+    if (h->ncaps) ext_captures_run(env, t, h);  /* read without the lock, before they may be deferred */
+    if (h->count == 0) return;
+    lock_enter();
+    if (t->deferred_count && (t->deferred_method != m || t->deferred_loc != loc)) {
+        lock_exit();
+        flush_deferred(env, t, NULL);
+        lock_enter();
+    }
+    bool defer = bp_present(m, loc) || defer_to_step;
+    if (defer) {
+        if (t->deferred.data == NULL) ob_init(&t->deferred, 128);
+        ob_bytes(&t->deferred, h->body.data, h->body.len);
+        t->deferred_count += h->count;
+        if (h->policy > t->deferred_policy) t->deferred_policy = h->policy;
+        t->deferred_method = m;
+        t->deferred_loc = loc;
+    } else {
+        flush_deferred(env, t, h);  /* earlier hits at this place first, in one composite */
+    }
+    lock_exit();
+    if (!defer) {
+        hits_send(env, t, t->id, h);
+        lock_enter();
+        t->cle_method = m;
+        t->cle_loc = loc;
+        t->cle_valid = true;
+        lock_exit();
+    }
+}
+
+void report_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID method, jlocation loc, int32_t request_id,
+                 uint8_t policy) {
+    (void)thread;
+    hits h;
+    hits_init(&h);
+    hit_begin(&h, request_id, EK_SINGLE_STEP, policy);
+    ob_location(&h.body, env, method, loc);
+    send_or_defer(env, t, &h, method, loc, false);
+    hits_free(&h);
+}
