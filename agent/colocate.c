@@ -8,6 +8,7 @@
 #include "colocate.h"
 #include "ext.h"
 #include "filters.h"
+#include "hits.h"
 #include "threads.h"
 #include "values.h"
 
@@ -44,7 +45,8 @@ void flush_stale_deferred(JNIEnv *env, thread_rec *t, jmethodID m, jlocation loc
 /* defer_to_step: a method entry while the thread single-steps waits for the step event at the same
  * place (the reference defers entries then too). */
 void send_or_defer(JNIEnv *env, thread_rec *t, hits *h, jmethodID m, jlocation loc, bool defer_to_step) {
-    if (h->ncaps) ext_captures_run(env, t, h);  /* read without the lock, before they may be deferred */
+    /* read without the lock, before they may be deferred; a request they expired goes now */
+    if (h->ncaps && ext_captures_run(env, t, h)) filter_expire_pending(env);
     if (h->count == 0) return;
     lock_enter();
     if (t->deferred_count && (t->deferred_method != m || t->deferred_loc != loc)) {

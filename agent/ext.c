@@ -16,7 +16,8 @@
 #include "cond.h"
 #include "cond_parse.h"
 #include "ext.h"
-#include "filters.h"
+#include "filter_list.h"
+#include "hits.h"
 #include "link.h"
 #include "values.h"
 
@@ -246,8 +247,8 @@ static void splice(hits *h, const outbuf *blobs) {
     h->body = nb;
 }
 
-void ext_captures_run(JNIEnv *env, thread_rec *t, hits *h) {
-    if (h->ncaps == 0 || h->caps_run) return;
+bool ext_captures_run(JNIEnv *env, thread_rec *t, hits *h) {
+    if (h->ncaps == 0 || h->caps_run) return false;
     h->caps_run = true;
     outbuf local = {NULL, 0, 0, false};
     outbuf *blobs = t != NULL ? &t->capture : &local;  /* a thread's buffer is kept for its next capture */
@@ -295,10 +296,10 @@ void ext_captures_run(JNIEnv *env, thread_rec *t, hits *h) {
             expired |= r->filter->expired;
         }
     }
-    if (expired) filter_expire_pending(env);
     lock_exit();
     splice(h, blobs);
     ob_free(&local);
+    return expired;
 }
 
 void ext_captures_release(JNIEnv *env, hits *h) {

@@ -9,7 +9,8 @@
 #include "base.h"
 #include "buf.h"
 #include "cond_parse.h"
-#include "filters.h"
+#include "filter_list.h"
+#include "hits.h"
 
 /* Per-request state, made at SET_REQUEST when any modifier names an extension object. */
 typedef struct ext_req {
@@ -48,9 +49,10 @@ bool ext_after_match(struct filter *f);      /* hit cap and rate; false: disable
 bool ext_capture_hit(struct filter *f, struct ev_ctx *c, struct hits *h, uint8_t kind);
 /* Without the agent lock: reads the captures h holds (dropping them, counted, while the link's
  * queue is full), then under the lock charges them and takes out those whose request went, and
- * splices the blobs into h's body.  Idempotent; hits_send_raw calls it. */
+ * splices the blobs into h's body.  Idempotent; hits_send_raw calls it.  True when a request
+ * expired by it (its quota or hit cap): the caller takes it out (filter_expire_pending). */
 struct thread_rec;
-void ext_captures_run(JNIEnv *env, struct thread_rec *t, struct hits *h);
+bool ext_captures_run(JNIEnv *env, struct thread_rec *t, struct hits *h);
 /* hits_free: drops counted for captures the link refused, references released. */
 void ext_captures_release(JNIEnv *env, struct hits *h);
 /* Appends a JdwpdDisabled hit if the filter disabled itself and has not said so yet. */

@@ -13,7 +13,9 @@
 #include "cond_parse.h"
 #include "evmode.h"
 #include "ext.h"
+#include "filter_list.h"
 #include "filters.h"
+#include "hits.h"
 #include "link.h"
 #include "objects.h"
 #include "smap.h"
@@ -22,7 +24,6 @@
 #include "values.h"
 #include "vthreads.h"
 
-#define MAX_KIND 128
 static int (*step_start_fn)(JNIEnv *env, filter *f, jthread thread, int size, int depth);
 static void (*step_stop_fn)(JNIEnv *env, filter *f);
 
@@ -31,13 +32,11 @@ void filters_init(int (*start)(JNIEnv *env, filter *f, jthread thread, int size,
     step_start_fn = start;
     step_stop_fn = stop;
 }
-static filter *by_kind[MAX_KIND];
 static int nfilters;
 static uint64_t next_seq = 1;
 
 int filters_count(void) { return nfilters; }
 
-filter *filters_of(uint8_t kind) { return kind < MAX_KIND ? by_kind[kind] : NULL; }
 
 /* The JVMTI event a JDWP kind needs (0: none, the agent raises it itself) and the capability. */
 static jvmtiEvent jvmti_event_for(uint8_t kind, int *status) {
@@ -272,13 +271,13 @@ int filters_set(JNIEnv *env, inbuf *in) {
     if (!st) st = ext_bind(f);
     if (!st) {
         lock_enter();
-        for (filter *g = by_kind[f->event_kind]; g && !st; g = g->next)
+        for (filter *g = *filters_head(f->event_kind); g && !st; g = g->next)
             if (g->request_id == f->request_id) st = 40;  /* JDWP DUPLICATE: ids are the daemon's */
         if (!st) st = install(env, f);
         if (!st) {
             f->seq = next_seq++;
-            f->next = by_kind[f->event_kind];
-            by_kind[f->event_kind] = f;
+            f->next = *filters_head(f->event_kind);
+            *filters_head(f->event_kind) = f;
             nfilters++;
         }
         lock_exit();
@@ -290,7 +289,7 @@ int filters_set(JNIEnv *env, inbuf *in) {
 static void remove_where(JNIEnv *env, bool all, int32_t request_id, bool expired_only) {
     lock_enter();
     for (int k = 0; k < MAX_KIND; k++) {
-        filter **pp = &by_kind[k];
+        filter **pp = filters_head((uint8_t)k);
         while (*pp) {
             filter *f = *pp;
             bool hit = all || (expired_only ? f->expired : f->request_id == request_id);
@@ -445,45 +444,9 @@ bool filter_matches(filter *f, ev_ctx *c) {
     return f->ext == NULL || ext_after_match(f);
 }
 
-void hits_init(hits *h) {
-    /* Empty until a hit is written (the buffer grows on first use): a callback that matches
-     * nothing, a false condition included, allocates nothing. */
-    h->body.data = NULL;
-    h->body.len = h->body.cap = 0;
-    h->body.oom = false;
-    h->count = 0;
-    h->policy = SP_NONE;
-    h->ncaps = 0;
-    h->caps_run = h->caps_refused = false;
-    h->cap_thread = NULL;
-    h->cap_method = NULL;
-    h->cap_loc = 0;
-}
-
 void hits_free(hits *h) {
     if (h->ncaps) ext_captures_release(agent_env(), h);
     ob_free(&h->body);
-}
-
-void hits_prepend(hits *h, const uint8_t *data, size_t len) {
-    if (len == 0) return;
-    outbuf merged;
-    ob_init(&merged, len + h->body.len);
-    ob_bytes(&merged, data, len);
-    ob_bytes(&merged, h->body.data, h->body.len);
-    ob_free(&h->body);
-    h->body = merged;
-    for (int i = 0; i < h->ncaps; i++) {  /* captures not yet read move with their hits */
-        h->caps[i].hit_at += len;
-        h->caps[i].at += len;
-    }
-}
-
-void hit_begin(hits *h, int32_t request_id, uint8_t kind, uint8_t policy) {
-    ob_u32(&h->body, (uint32_t)request_id);
-    ob_u8(&h->body, kind);
-    if (policy > h->policy) h->policy = policy;
-    h->count++;
 }
 
 /* One filter of an event of `kind`: its hit (or its capture, which replaces the event's own hit)
@@ -518,7 +481,7 @@ void match_two_kinds(uint8_t k1, hit_writer w1, uint8_t k2, hit_writer w2, ev_ct
 void hits_send_raw(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {
     /* Captures are read here, without the agent lock (ext.c); a capture whose request went meanwhile
      * comes out of the body, and so may the whole event. */
-    if (h->ncaps) ext_captures_run(env, t, h);
+    if (h->ncaps && ext_captures_run(env, t, h)) filter_expire_pending(env);
     if (h->count == 0) return;
     /* Checked under the lock that a link-loss reset also takes: either the reset comes after this
      * suspension and undoes it, or the event is dropped here without suspending anything. */

@@ -6,6 +6,7 @@
 #include "base.h"
 #include "buf.h"
 #include "filters.h"
+#include "hits.h"
 #include "link.h"
 #include "unload.h"
 #include "unload_report.h"

@@ -5,6 +5,7 @@
 #include "base.h"
 #include "callback.h"
 #include "filters.h"
+#include "hits.h"
 #include "link.h"
 #include "threads.h"
 #include "values.h"

@@ -1,0 +1,8 @@
+/* The live filters by kind (filter_list.h). */
+#include "filter_list.h"
+
+static filter *by_kind[MAX_KIND];
+
+filter *filters_of(uint8_t kind) { return kind < MAX_KIND ? by_kind[kind] : NULL; }
+
+filter **filters_head(uint8_t kind) { return &by_kind[kind]; }
