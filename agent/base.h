@@ -51,8 +51,8 @@ extern agent_globals G;
 bool agent_log_open(const char *path);
 void agent_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The agent lock (a raw monitor; re-entrant).  Lock order: the agent lock before the link's
- * queue lock (link.c), never the other way round. */
+/* The agent lock (a raw monitor; re-entrant).  Order: a thread holding it may take the link's lock
+ * (link.c), never the reverse (link.c takes no agent lock, and calls its handlers without its own). */
 bool lock_create(void);
 void lock_enter(void);
 void lock_exit(void);

@@ -1,4 +1,5 @@
-/* Per-thread records: the agent's suspend count, parking, and the JVMTI suspension behind it.
+/* Per-thread records: the agent's suspend count and the JVMTI suspension behind it (parking, where
+ * a counted thread waits on its way out of a callback, is callback.c's).
  *
  * Locking rule that keeps SuspendThread deadlock-free: every SuspendThread is issued with G.lock held,
  * and never on a thread that is inside one of our callbacks (in_agent > 0) or parked; such a thread
