@@ -21,7 +21,7 @@ import sys
 import attrs
 import trio
 
-from . import spin, warmup
+from .fast import spin, warmup
 from .link.agent_link import accept_agent
 
 

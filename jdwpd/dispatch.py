@@ -21,7 +21,7 @@ from protocol.wire import DecodeError, EncodeError
 
 from .commands import Context, Encoded, Handler
 from .errors import AgentError, AgentLinkClosed, JdwpError, jdwp_code_for
-from .reply_memo import MEMO_COMMANDS
+from .fast.memo import MEMO_COMMANDS
 
 log = logging.getLogger(__name__)
 

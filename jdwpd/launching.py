@@ -162,7 +162,7 @@ def run_serve(*, link: str, secret_file: str, host: str, port: int, allow: list[
     # then pays no import (a short program would otherwise wait at its exit for the daemon to catch up).
     import trio
 
-    from . import spin
+    from .fast import spin
     from .fleet import Fleet, serve_fleet, state_dir
 
     fleet = Fleet(link, state_dir() / f"serve-{os.getpid()}.json")

@@ -10,7 +10,7 @@ them but hold up nothing, as in the reference, which answers other commands
 (Resume and Dispose included) while an invoke runs.
 
 Commands with nothing ahead of them in their lane (invokes aside) start inline,
-in the reader (jdwpd/inline.py): one answered from the caches costs no task and
+in the reader (jdwpd/fast/inline.py): one answered from the caches costs no task and
 no Event.  One that needs the VM keeps the place in the lanes it would have had as
 a task, and stops at its link request: when the request went out whole it is
 parked on the replies, no task waiting, and whoever reads them (the VM's event
@@ -18,10 +18,10 @@ pump, mostly) goes on with it (_go_on): right there for the commands that only
 compute after a reply (GO_ON_INLINE), else in a worker task; a request that did
 not go out whole makes a worker go on with the command at once, and wait.
 
-Repeated questions.  A command whose reply the VM's reply memo holds (jdwpd/reply_memo.py)
+Repeated questions.  A command whose reply the VM's reply memo holds (jdwpd/fast/memo.py)
 is answered by the reader before any decoding, when every command before it has been
 answered; after LANE_AFTER_HITS of those in a row the reader hands the socket to the
-session's fast lane (jdwpd/fast_lane.py), which gives it back with the first command it
+session's fast lane (jdwpd/fast/lane.py), which gives it back with the first command it
 cannot answer.
 
 Leaving.  On Dispose or a closed socket the VM undoes this session's requests,
@@ -34,7 +34,6 @@ import functools
 import itertools
 import logging
 import math
-import os
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -48,11 +47,12 @@ from protocol.object_ids import composite_ids
 from protocol.packets import CommandPacket, ReplyPacket
 from protocol.wire import ProtocolError
 
-from . import inline
 from .dispatch import dispatch
-from .fast_lane import FastLane
-from .rawio import RawStream, WriteGate
-from .reply_memo import MEMO_COMMANDS
+from .fast import inline
+from .fast.lane import FastLane
+from .fast.memo import MEMO_COMMANDS
+from .fast.rawio import RawStream, WriteGate
+from .fast.settings import FAST
 
 log = logging.getLogger(__name__)
 
@@ -86,9 +86,6 @@ GO_ON_INLINE = frozenset({
 _session_numbers = itertools.count(1)
 DETACH_TIMEOUT = 10.0
 WRITE_BATCH = 1024  # composites per write of the event writer
-# Memo answers in a row after which the fast lane takes over the socket (jdwpd/fast_lane.py);
-# JDWPD_LANE_AFTER_HITS=0 hands it over at every chance (the tests' stress mode, docs/options.md).
-LANE_AFTER_HITS = int(os.environ.get("JDWPD_LANE_AFTER_HITS", "2"))
 
 
 class Session:
@@ -230,7 +227,7 @@ class Session:
                 else:
                     await self._run_inline(nursery, event, mutating=False)
 
-    # ------------------------------------------------------------------ the fast lane (jdwpd/fast_lane.py)
+    # ------------------------------------------------------------------ the fast lane (jdwpd/fast/lane.py)
 
     async def _next_data(self) -> bytes | None:
         """The debugger's next bytes (b"" at its end; None once it is gone), from the socket or from
@@ -242,7 +239,7 @@ class Session:
             if data is not None:
                 return data
             self._io_in = self._io
-        elif (self._memo_hits_in_row >= LANE_AFTER_HITS and self._io_in is self._io and self._io.raw
+        elif (self._memo_hits_in_row >= FAST.lane_after_hits and self._io_in is self._io and self._io.raw
               and self.conn.at_packet_boundary and not self._closing):
             if lane is None:
                 lane = self._lane = FastLane(self._io.socket, self, trio.lowlevel.current_trio_token(),
@@ -259,7 +256,7 @@ class Session:
             return None
 
     def _answer_from_memo(self, packet: CommandPacket) -> bool:
-        """Answer from the reply memo here and now, as the fast lane would (jdwpd/reply_memo.py)."""
+        """Answer from the reply memo here and now, as the fast lane would (jdwpd/fast/memo.py)."""
         vm = self.vm
         memo = vm.memo
         if (not memo.enabled or vm.dead or self.commands_read - 1 != self.commands_answered

@@ -1,10 +1,10 @@
 """The only place jdwpd touches trio's private internals, and why each is worth it.
 
 - ``CancelShieldedCheckpoint`` and ``WaitTaskRescheduled``: the traps a trio coroutine yields to
-  its task runner.  ``inline.py`` runs a command handler synchronously in the reader's task until
+  its task runner.  ``fast/inline.py`` runs a command handler synchronously in the reader's task until
   it reaches one of them, so that a query answered from the caches costs no task (docs/performance.md:
   the inline answers).
-- The run's epoll object: ``spin.py`` polls it without sleeping before trio sleeps in it, saving a
+- The run's epoll object: ``fast/spin.py`` polls it without sleeping before trio sleeps in it, saving a
   wake-up per round trip while a debugger is talking.  Without it jdwpd does not spin.
 
 trio does not promise these.  ``pyproject.toml`` pins trio below the first release not tested, and

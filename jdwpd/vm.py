@@ -24,12 +24,13 @@ from protocol.wire import IDSizes, Location, TaggedObjectID, Value
 from .errors import AgentError, AgentLinkClosed
 from .events import Composite, Routing, route
 from .events import _event as event_of_hit
+from .fast.locals_ahead import LocalsAhead
+from .fast.memo import NO_THAW, ReplyMemo
+from .fast.settings import FAST
 from .model.invokes import InvokeTable
-from .model.locals import LocalsAhead
 from .model.objects import ObjectRefs
 from .model.requests import EventRequest, RequestTable
 from .model.threads import ThreadTable
-from .reply_memo import NO_THAW, ReplyMemo
 from .target.classes import ClassOperations
 from .target.frames import FrameOperations
 from .target.invoke import InvokeOperations
@@ -85,9 +86,8 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
         self.invokes = InvokeTable()
         self.locals_ahead = LocalsAhead()
         self.object_kinds = ObjectKinds(link)
-        # Replies the sessions' fast lanes may repeat (jdwpd/fast_lane.py); JDWPD_FAST_LANE=0 turns
-        # both off, which is how bench/ measures what they are worth.
-        self.memo = ReplyMemo(enabled=os.environ.get("JDWPD_FAST_LANE", "1") != "0")
+        # Replies the sessions may repeat (jdwpd/fast/memo.py); JDWPD_FAST=off turns it off (A/B).
+        self.memo = ReplyMemo(enabled=FAST.memo)
         if hasattr(link, "on_message"):
             link.on_message = self._on_link_message
         self.id_sizes = IDSizes(8, 8, 8, 8, 8)
@@ -133,7 +133,7 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
         return self._classes
 
     def _prefill_read_ahead(self, refs: list[int]) -> None:
-        from .commands import prefill  # the handlers' encodings; imported late, as the command table is
+        from .fast import prefill  # imported late, as the command table is
 
         prefill.read_ahead(self, refs)
 

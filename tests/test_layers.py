@@ -7,7 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 DAEMON = ("jdwpd.session", "jdwpd.vm", "jdwpd.model", "jdwpd.commands", "jdwpd.daemon", "jdwpd.server",
-          "jdwpd.dispatch", "jdwpd.events", "jdwpd.fast_lane", "jdwpd.inline", "jdwpd.spin", "jdwpd.link",
+          "jdwpd.dispatch", "jdwpd.events", "jdwpd.fast", "jdwpd.link",
           "jdwpd.fleet", "jdwpd.ci")
 
 
@@ -122,15 +122,14 @@ def cycles(edges: dict[str, set[str]]) -> set[frozenset[str]]:
 # and their readable views know each other.
 KNOWN_CYCLES = {frozenset({"protocol.link", "protocol.link_fast"}), frozenset({"jdwpd.api.values", "jdwpd.api.views"})}
 
-# The façade is vm.py, its operations (target/) and its event fan-out (events.py).
-LAYER = {"protocol": 0, "jdwpd.errors": 0, "jdwpd.model": 1, "jdwpd.link": 2, "jdwpd.vm": 3, "jdwpd.target": 3,
-         "jdwpd.events": 3}
+# The fast path (jdwpd/fast/) is one layer, above the model and under the link: it builds on
+# protocol and the model only, and the link, the façade and the sessions build on it.  The façade
+# is vm.py, its operations (target/) and its event fan-out (events.py).
+LAYER = {"protocol": 0, "jdwpd.errors": 0, "jdwpd.trio_private": 0, "jdwpd.model": 1, "jdwpd.fast": 2,
+         "jdwpd.link": 3, "jdwpd.vm": 4, "jdwpd.target": 4, "jdwpd.events": 4}
 # Imports from a lower layer into a higher one that the redesign of issue 18 has still to remove:
-# the façade reaches into the JDWP handlers and the fast path; the agent link calls up into the
-# session's inline scheduler and raw I/O.
-KNOWN_UPWARD = {("jdwpd.vm", "jdwpd.commands"), ("jdwpd.vm", "jdwpd.commands.prefill"),
-                ("jdwpd.vm", "jdwpd.reply_memo"), ("jdwpd.link.agent_link", "jdwpd.inline"),
-                ("jdwpd.link.agent_link", "jdwpd.rawio"), ("jdwpd.link.agent_link", "jdwpd"),
+# the façade reaches into the JDWP handlers.
+KNOWN_UPWARD = {("jdwpd.vm", "jdwpd.commands"),
                 ("jdwpd.link.launcher", "jdwpd"), ("jdwpd.link.launcher", "jdwpd._agent")}
 
 

@@ -6,14 +6,12 @@ from typing import Any
 
 from jdwpd.commands import Encoded
 from jdwpd.errors import JdwpError
+from jdwpd.fast.prefill import line_table_body
 from jdwpd.model.classes import MethodInfo
 from jdwpd.target.agent import cached
-from protocol import spec
 from protocol.constants import ErrorCode
-from protocol.messages import encode_reply
 
 SET_NAME = "Method"
-_LINE_TABLE = spec.by_name("Method", "LineTable")
 
 
 async def _method(ctx: Any, cmd: Any) -> int:
@@ -43,14 +41,6 @@ async def line_table(ctx: Any, cmd: Any) -> Any:
     if body is None:
         body = line_table_body(classes, method_id, sizes, await cached(classes.line_table(method_id)))
     return Encoded(body)
-
-
-def line_table_body(classes: Any, method_id: int, sizes: Any, table: Any) -> bytes:
-    """The reply's bytes, kept with the table (a method id holds no object id)."""
-    body = encode_reply(_LINE_TABLE, {"start": table.start, "end": table.end, "lines": [
-        {"line_code_index": i, "line_number": n} for i, n in table.lines]}, sizes)
-    classes.keep(("method", method_id), ("LineTable reply", sizes), body, derived_from="lines")
-    return body
 
 
 def _variables(table: Any, generic: bool) -> Any:

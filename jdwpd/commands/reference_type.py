@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from jdwpd.commands import Encoded, prefill
+from jdwpd.commands import Encoded
 from jdwpd.commands._values import tagged_list
+from jdwpd.fast import prefill
 from jdwpd.model.classes import ClassCache
 from jdwpd.target.agent import cached
 

@@ -18,9 +18,9 @@ import trio
 
 from protocol import link as L
 
-from .. import inline
 from ..errors import AgentError, AgentLinkClosed
-from ..rawio import RawStream
+from ..fast import inline
+from ..fast.rawio import RawStream
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +121,7 @@ class AgentLink:
         self._events: list[dict[str, Any]] = []
         self._event_waiters: list[trio.Event] = []
         self._next_id = 1
-        # Told the name of every message about to go out (the VM's reply memo: jdwpd/reply_memo.py).
+        # Told the name of every message about to go out (the VM's reply memo: jdwpd/fast/memo.py).
         self.on_message: Callable[[str], None] = _ignore
         self._closed = False
         self.close_reason = ""

@@ -21,7 +21,7 @@ from protocol.link import LinkValue
 from protocol.wire import Location, TaggedObjectID, Value
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jdwpd.model.locals import LocalsAhead
+    from jdwpd.fast.locals_ahead import LocalsAhead
     from jdwpd.model.threads import ThreadTable
 
 _SLOT_TAGS = frozenset(OBJECT_TAGS | PRIMITIVE_TAGS)

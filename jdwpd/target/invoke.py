@@ -16,10 +16,10 @@ from protocol.link import InvokeKind, ObjectKind
 from protocol.wire import TaggedObjectID, Value
 
 if TYPE_CHECKING:  # pragma: no cover
+    from jdwpd.fast.memo import ReplyMemo
     from jdwpd.model.classes import ClassCache, MethodInfo
     from jdwpd.model.invokes import InvokeTable
     from jdwpd.model.threads import ThreadTable
-    from jdwpd.reply_memo import ReplyMemo
 
 _OBJ = int(Tag.OBJECT)
 

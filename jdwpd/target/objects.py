@@ -11,7 +11,7 @@ from protocol.constants import ErrorCode
 from protocol.link import LinkStatus
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jdwpd.model.locals import LocalsAhead
+    from jdwpd.fast.locals_ahead import LocalsAhead
     from jdwpd.model.objects import ObjectRefs
     from jdwpd.model.threads import ThreadTable
     from jdwpd.target.values import ObjectKinds

@@ -1,4 +1,4 @@
-"""The reply memo and the fast lane (jdwpd/reply_memo.py, jdwpd/fast_lane.py) against real JVMs.
+"""The reply memo and the fast lane (jdwpd/fast/memo.py, jdwpd/fast/lane.py) against real JVMs.
 
 A memoized reply is right only while what it answered cannot have changed: class facts until a
 redefinition, a thread's name while the whole VM is held, its frame count while the thread is.
@@ -10,7 +10,7 @@ if it lost or reordered replies under a flood.
 Debuggees (tests/differential/memo_java): ``Renamer`` renames its main thread each round and
 stops in ``Shape.area`` at a new recursion depth; ``Spinner`` has a thread "victim" that another
 thread renames every 2 ms (``tight``: as fast as it can).  Every server kind runs the same
-scenario: the reference agent, jdwpd, and jdwpd with JDWPD_FAST_LANE=0 (no memo, no lane).
+scenario: the reference agent, jdwpd, and jdwpd with JDWPD_FAST=memo=off (no memo, no lane).
 """
 
 from __future__ import annotations
@@ -39,13 +39,13 @@ SOURCES = HERE / "memo_java"
 MARKERS = debuggees.all_markers(SOURCES)
 KINDS = ["reference", "jdwpd", "jdwpd-nolane", "jdwpd-eager"]
 # jdwpd-eager: the lane takes the socket at every chance, so every command that is no memo answer
-# crosses a hand-over (JDWPD_LANE_AFTER_HITS=0).
-ENVIRONMENTS = {"jdwpd": {}, "jdwpd-nolane": {"JDWPD_FAST_LANE": "0"}, "jdwpd-eager": {"JDWPD_LANE_AFTER_HITS": "0"}}
+# crosses a hand-over (JDWPD_FAST=lane_after_hits=0).
+ENVIRONMENTS = {"jdwpd": {}, "jdwpd-nolane": {"JDWPD_FAST": "memo=off"},
+                "jdwpd-eager": {"JDWPD_FAST": "lane_after_hits=0"}}
 
 
 def use_environment(m, kind: str) -> None:
-    for name in ("JDWPD_FAST_LANE", "JDWPD_LANE_AFTER_HITS"):
-        m.delenv(name, raising=False)
+    m.delenv("JDWPD_FAST", raising=False)
     for name, value in ENVIRONMENTS.get(kind, {}).items():
         m.setenv(name, value)
 

@@ -8,7 +8,7 @@ import re
 import pytest
 import trio
 
-from jdwpd import inline
+from jdwpd.fast import inline
 
 
 async def _cached() -> int:

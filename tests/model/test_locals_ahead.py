@@ -1,8 +1,8 @@
-"""model/locals.py: what is read ahead at a stop, and when it stops holding."""
+"""fast/locals_ahead.py: what is read ahead at a stop, and when it stops holding."""
 
 from __future__ import annotations
 
-from jdwpd.model.locals import LocalsAhead
+from jdwpd.fast.locals_ahead import LocalsAhead
 
 FRAMES = [{"method": 10, "index": 3}, {"method": 11, "index": 7}, {"method": 12, "index": 0}]
 A, B = ((1, ord("I")),), ((0, ord("L")), (2, ord("J")))

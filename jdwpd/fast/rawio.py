@@ -138,7 +138,7 @@ class WriteGate:
     order otherwise.  Unlike a trio lock it belongs to no task, so a write that one task
     began without waiting can be finished by another.
 
-    A session's fast lane (jdwpd/fast_lane.py) takes it from its own thread, never waiting:
+    A session's fast lane (jdwpd/fast/lane.py) takes it from its own thread, never waiting:
     the flag is flipped under a thread lock, and the lane gives it back through trio when a
     task waits for it (only trio's thread may wake a task)."""
 

@@ -1,6 +1,6 @@
 """A session's fast lane: a thread that reads the debugger's socket and answers from the reply memo.
 
-A command the daemon answered before, whose answer cannot have changed (jdwpd/reply_memo.py),
+A command the daemon answered before, whose answer cannot have changed (jdwpd/fast/memo.py),
 need not cost the event loop anything: this thread, blocked in poll() without the GIL, reads
 it, finds the reply bytes and writes them.  That is the reference's own shape (one thread
 reads, answers, writes) and skips trio's scheduler pass, the session's lanes and the
@@ -35,7 +35,8 @@ import trio
 from protocol.packets import DEFAULT_MAX_PACKET_SIZE
 
 from . import spin
-from .reply_memo import MEMO_COMMANDS
+from .memo import MEMO_COMMANDS
+from .settings import FAST
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ class FastLane:
         # What the session reads instead of the debugger's socket.
         self.inbound = trio.SocketStream(trio.socket.from_stdlib_socket(inbound))
         self._wake_r, self._wake_w = os.pipe()
-        self._spin_ns = spin.SPIN_US * 1000
+        self._spin_ns = FAST.spin_us * 1000
         self._thread = threading.Thread(target=self._run, name=f"jdwpd-lane-{session.number}", daemon=True)
 
     def start(self) -> None:
@@ -114,7 +115,7 @@ class FastLane:
         idle.register(self._wake_r, select.POLLIN)
         try:
             while not self._stopping:
-                if self._owns:  # the next command of a burst is due at once (jdwpd/spin.py)
+                if self._owns:  # the next command of a burst is due at once (jdwpd/fast/spin.py)
                     spin.until_readable(self._sock.fileno(), self._spin_ns)
                 ready = (reading if self._owns else idle).poll()
                 if self._stopping:

@@ -3,7 +3,7 @@
 A debugger that lists a class's methods asks for their line tables next, and one that walks
 AllClasses asks the next class's methods (jdwpd/model/class_walk.py reads those ahead).  The
 class cache holds those facts already; their reply bytes, offered to the memo
-(jdwpd/reply_memo.py) as the handlers would encode them, let the session's reader or its fast
+(jdwpd/fast/memo.py) as the handlers would encode them, let the session's reader or its fast
 lane answer the walk without the dispatcher.  Only facts already cached are encoded: a prefill
 never asks the agent anything.
 """
@@ -18,6 +18,7 @@ from protocol.messages import encode_reply
 
 _METHODS = {False: (2, 5), True: (2, 15)}  # ReferenceType.Methods, MethodsWithGeneric
 _LINE_TABLE = (6, 1)
+_LINE_TABLE_SPEC = spec.by_name("Method", "LineTable")
 
 
 # The reply layouts of the declared-members commands; the handlers (reference_type.py) and the
@@ -40,6 +41,13 @@ def declared_body(classes: Any, ref: int, kind: str, generic: bool, sizes: Any, 
     classes.keep(ref, ("declared reply", kind, generic, sizes), body, derived_from=_MEMBER_FACTS[kind])
     return body
 
+
+def line_table_body(classes: Any, method_id: int, sizes: Any, table: Any) -> bytes:
+    """Method.LineTable's reply bytes, kept with the table (a method id holds no object id)."""
+    body = encode_reply(_LINE_TABLE_SPEC, {"start": table.start, "end": table.end, "lines": [
+        {"line_code_index": i, "line_number": n} for i, n in table.lines]}, sizes)
+    classes.keep(("method", method_id), ("LineTable reply", sizes), body, derived_from="lines")
+    return body
 
 
 def _id(value: int, size: int) -> bytes:
@@ -77,8 +85,6 @@ def read_ahead(vm: Any, refs: list[int]) -> None:
 def _offer_line_tables(vm: Any, ref: int, methods: Any, began: tuple[int, int, int]) -> None:
     if methods is None or isinstance(methods, Failure):
         return
-    from jdwpd.commands.method import line_table_body
-
     classes, sizes, memo = vm.classes, vm.id_sizes, vm.memo
     ref_bytes = _id(ref, sizes.reference_type_id)
     for m in methods:

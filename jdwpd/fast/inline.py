@@ -24,7 +24,7 @@ from typing import Any
 import outcome
 import trio
 
-from .trio_private import CancelShieldedCheckpoint, WaitTaskRescheduled
+from ..trio_private import CancelShieldedCheckpoint, WaitTaskRescheduled
 
 
 class _Handoff:

@@ -1,6 +1,6 @@
 """Replies a debugger may be given again byte for byte, without the daemon's event loop.
 
-The fast lane (jdwpd/fast_lane.py) answers a command from here when the same command
+The fast lane (jdwpd/fast/lane.py) answers a command from here when the same command
 body was answered before and what it asked cannot have changed since:
 
 - facts of a loaded class or method (a signature, a line table, the methods) hold until a
@@ -68,7 +68,7 @@ class ReplyMemo:
         self.hold_epoch = 0
         self.invokes = 0
         self.enabled = enabled
-        self.methods_generic = True  # which listing the last debugger asked (jdwpd/commands/prefill.py)
+        self.methods_generic = True  # which listing the last debugger asked (jdwpd/fast/prefill.py)
 
     def get(self, key: tuple[int, int, bytes]) -> bytes | None:
         body = self._facts.get(key)

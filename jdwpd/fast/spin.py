@@ -25,17 +25,16 @@ from __future__ import annotations
 
 import ctypes
 import logging
-import os
 import time
 from pathlib import Path
 
 import trio
 
+from .settings import FAST
+
 log = logging.getLogger(__name__)
 
-# JDWPD_SPIN_US=0 turns spinning off (docs/options.md).
-SPIN_US = max(0, int(os.environ.get("JDWPD_SPIN_US", "150") or 0))
-AGENT_LIBRARY = Path(__file__).parent / "_agent" / "libjdwpd_agent.so"
+AGENT_LIBRARY = Path(__file__).parents[1] / "_agent" / "libjdwpd_agent.so"
 
 
 def _load() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
@@ -49,7 +48,7 @@ def _load() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
     return fn
 
 
-_spin = _load() if SPIN_US else None
+_spin = _load() if FAST.spin_us else None
 
 
 def available() -> bool:
@@ -64,7 +63,7 @@ def until_readable(fd: int, max_ns: int) -> bool:
 
 
 def _event_loop_fd() -> int | None:
-    from .trio_private import event_loop_fd  # trio has no public accessor for its epoll object
+    from ..trio_private import event_loop_fd  # trio has no public accessor for its epoll object
 
     return event_loop_fd()
 
@@ -73,7 +72,7 @@ class SpinBeforeSleep(trio.abc.Instrument):
     """Before trio's event loop sleeps in epoll, poll its epoll descriptor (readable once any
     socket a task waits on is) without sleeping, while a conversation is under way."""
 
-    def __init__(self, max_us: int = SPIN_US) -> None:
+    def __init__(self, max_us: int = FAST.spin_us) -> None:
         self.max_ns = max_us * 1000
         self._fd: int | None = None
         self._gave_up = False

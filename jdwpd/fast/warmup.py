@@ -27,6 +27,8 @@ import trio
 from protocol import link, messages, spec
 from protocol.constants import EventKind
 
+from .settings import FAST
+
 log = logging.getLogger(__name__)
 
 # In the order debuggers send them on attach and at a first stop: jdb (the recordings), then what
@@ -85,6 +87,8 @@ def debugger_spoke(vm: Any) -> bool:
 async def warm(vm: Any) -> int:
     """Make codecs until a debugger speaks (or all are made); how many steps were made."""
     made = 0
+    if not FAST.warmup:
+        return made
     began = time.perf_counter()
     for step in steps(vm.id_sizes):
         if debugger_spoke(vm) or vm.dead:
