@@ -34,20 +34,10 @@ COMMAND_MODULES = (
 
 _TRAILING = re.compile(r"^(\d+) trailing bytes$")
 
-# What a read-only daemon refuses: commands that change program state (values, code, objects,
-# control flow).  Suspension and breakpoints stay: they change no state, and a debugger that
-# leaves takes them back.  Refused as NOT_IMPLEMENTED, which JDI turns into an
-# UnsupportedOperationException that debuggers show politely.
-CHANGES_STATE = frozenset({
-    (1, 10), (1, 11), (1, 18),  # VirtualMachine.Exit, CreateString, RedefineClasses
-    (3, 2), (3, 3), (3, 4),  # ClassType.SetValues, InvokeMethod, NewInstance
-    (4, 1),  # ArrayType.NewInstance
-    (5, 1),  # InterfaceType.InvokeMethod
-    (9, 3), (9, 6),  # ObjectReference.SetValues, InvokeMethod
-    (11, 10), (11, 11), (11, 14),  # ThreadReference.Stop, Interrupt, ForceEarlyReturn
-    (13, 3),  # ArrayReference.SetValues
-    (16, 2), (16, 4),  # StackFrame.SetValues, PopFrames
-})
+# What a read-only daemon refuses: the command table's changes_state column (protocol/spec*.py).
+# Refused as NOT_IMPLEMENTED, which JDI turns into an UnsupportedOperationException that debuggers
+# show politely.
+CHANGES_STATE = jdwp_spec.having("changes_state")
 
 
 # (set, cmd) -> async fn(ctx, data, error): what a command answers when its body does not

@@ -40,6 +40,7 @@ from typing import Any
 import outcome
 import trio
 
+from protocol import spec
 from protocol.constants import CommandSet, EventKind, SuspendPolicy
 from protocol.jdwp import NEED_DATA, ConnectionClosed, JdwpConnection
 from protocol.messages import encode_composite
@@ -56,32 +57,10 @@ from .fast.settings import FAST
 
 log = logging.getLogger(__name__)
 
-_VM, _TR, _SF, _ER = 1, 11, 16, 15
-# Commands that change what later commands see.
-MUTATING = frozenset({
-    (_VM, 6), (_VM, 8), (_VM, 9), (_VM, 10), (_VM, 14), (_VM, 15), (_VM, 16), (_VM, 18), (_VM, 19),
-    (3, 2),  # ClassType.SetValues
-    (9, 3), (9, 7), (9, 8),  # ObjectReference.SetValues, DisableCollection, EnableCollection
-    (_TR, 2), (_TR, 3), (_TR, 10), (_TR, 11), (_TR, 14),
-    (13, 3),  # ArrayReference.SetValues
-    (_ER, 1), (_ER, 2), (_ER, 3),
-    (_SF, 2), (_SF, 4),
-})
-
-# Invokes run user code on a suspended thread for as long as it takes: ordered after the
-# changes before them, holding up nothing after them (the reference's command loop goes on
-# while an invoke runs, and a debugger may resume or dispose meanwhile).
-INVOKES = frozenset({(3, 3), (3, 4), (5, 1), (9, 6)})
-
-# Commands that, once their link replies are in, only compute or send more requests (read
-# through: commands/thread_reference.py, virtual_machine.py, event_request.py, vm.py's resume
-# and request paths): the task that reads a reply may go on with them (Session._go_on).
-GO_ON_INLINE = frozenset({
-    (_VM, 9),  # VirtualMachine.Resume
-    (_TR, 1), (_TR, 3), (_TR, 4), (_TR, 7), (_TR, 12),  # ThreadReference.Name, Resume, Status, FrameCount,
-    # SuspendCount
-    (_ER, 1), (_ER, 2),  # EventRequest.Set, Clear
-})
+# The command table's trait columns (protocol/spec*.py) say what each command may overtake.
+MUTATING = spec.having("mutating")
+INVOKES = spec.having("invokes")
+GO_ON_INLINE = spec.having("inline_after_reply")
 
 _session_numbers = itertools.count(1)
 DETACH_TIMEOUT = 10.0

@@ -166,14 +166,20 @@ class MessageSpec:
     request: tuple
     reply: tuple
     doc: str
+    # May let a thread run or change what the VM would answer (False: it only reads, or suspends);
+    # what it would drop is the reply memo's thread answers (jdwpd/fast/memo.py).  New messages
+    # thaw until shown otherwise.
+    thaws: bool = True
+    suspends: bool = False  # holds a thread, or every thread, more
 
 
 MESSAGES: dict[int, MessageSpec] = {}
 BY_NAME: dict[str, MessageSpec] = {}
 
 
-def _msg(kind: int, name: str, request: tuple, reply: tuple, doc: str) -> None:
-    spec = MessageSpec(kind, name, tuple(request), tuple(reply), doc)
+def _msg(kind: int, name: str, request: tuple, reply: tuple, doc: str, *, thaws: bool = True,
+         suspends: bool = False) -> None:
+    spec = MessageSpec(kind, name, tuple(request), tuple(reply), doc, thaws, suspends)
     assert kind not in MESSAGES and name not in BY_NAME, name
     MESSAGES[kind] = spec
     BY_NAME[name] = spec
@@ -198,117 +204,124 @@ _msg(10, "CLASS_UNLOADED", [("ref", ID), ("signature", STR)], [],
 
 # --- VM -------------------------------------------------------------------------
 _msg(16, "VM_INFO", [], [("flags", I32), ("caps", I64), ("properties", lst(("key", STR), ("value", STR)))],
-     "system properties (GetSystemProperties) and capabilities held")
+     "system properties (GetSystemProperties) and capabilities held", thaws=False)
 _msg(17, "ALL_CLASSES", [], [("classes", lst(("ref", ID), ("ref_kind", U8), ("status", I32),
                                                  ("signature", STR), ("generic", STR)))],
-     "GetLoadedClasses; status is JVMTI class status bits; generic '' when none")
-_msg(18, "ALL_THREADS", [], [("threads", lst(("thread", ID),))], "live application threads (not the agent's)")
-_msg(19, "TOP_THREAD_GROUPS", [], [("groups", lst(("group", ID),))], "")
-_msg(20, "SUSPEND_ALL", [], [], "every application thread's suspend count += 1")
+     "GetLoadedClasses; status is JVMTI class status bits; generic '' when none", thaws=False)
+_msg(18, "ALL_THREADS", [], [("threads", lst(("thread", ID),))], "live application threads (not the agent's)",
+     thaws=False)
+_msg(19, "TOP_THREAD_GROUPS", [], [("groups", lst(("group", ID),))], "", thaws=False)
+_msg(20, "SUSPEND_ALL", [], [], "every application thread's suspend count += 1", thaws=False, suspends=True)
 _msg(21, "RESUME_ALL", [], [], "every application thread with count > 0: count -= 1")
 _msg(22, "EXIT", [("code", I32)], [], "reply is sent, then the VM exits with code")
 _msg(23, "CREATE_STRING", [("utf", STR)], [("string", ID)], "")
 _msg(24, "RELEASE_IDS", [("ids", lst(("id", ID),))], [],
-     "forget ids no debugger holds any more (weak refs deleted, tags cleared)")
-_msg(25, "INSTANCE_COUNTS", [("refs", lst(("ref", ID),))], [("counts", lst(("count", I64),))], "")
+     "forget ids no debugger holds any more (weak refs deleted, tags cleared)", thaws=False)
+_msg(25, "INSTANCE_COUNTS", [("refs", lst(("ref", ID),))], [("counts", lst(("count", I64),))], "", thaws=False)
 _msg(26, "REDEFINE_CLASSES", [("classes", lst(("ref", ID), ("bytes", BYTES)))], [], "")
-_msg(27, "ALL_MODULES", [], [("modules", lst(("module", ID),))], "")
+_msg(27, "ALL_MODULES", [], [("modules", lst(("module", ID),))], "", thaws=False)
 _msg(28, "GC", [], [], "ForceGarbageCollection, for tests of collected ids")
 _msg(29, "AGENT_STATS", [], [("counters", lst(("name", STR), ("value", I64)))],
-     "live ids, pins, breakpoints set, filters, agent threads, global refs: leak checks")
+     "live ids, pins, breakpoints set, filters, agent threads, global refs: leak checks", thaws=False)
 
 _msg(30, "CLASSES_BY_SIGNATURE", [("signature", STR)], [("classes", lst(("ref", ID), ("ref_kind", U8),
                                                                         ("status", I32)))],
-     "the loaded classes of that signature (ALL_CLASSES' entries for it, without handing out every class's id)")
+     "the loaded classes of that signature (ALL_CLASSES' entries for it, without handing out every class's id)",
+     thaws=False)
 
 # --- reference types --------------------------------------------------------------
-_msg(32, "CLASS_SIGNATURE", [("ref", ID)], [("ref_kind", U8), ("signature", STR), ("generic", STR)], "")
-_msg(33, "CLASS_STATUS", [("ref", ID)], [("status", I32)], "JVMTI class status bits")
-_msg(34, "CLASS_MODIFIERS", [("ref", ID)], [("modifiers", I32)], "")
-_msg(35, "CLASS_LOADER", [("ref", ID)], [("loader", ID)], "0 for the bootstrap loader")
-_msg(36, "CLASS_SUPERCLASS", [("ref", ID)], [("superclass", ID)], "0 for none")
-_msg(37, "CLASS_INTERFACES", [("ref", ID)], [("interfaces", lst(("ref", ID),))], "")
-_msg(38, "CLASS_SOURCE_FILE", [("ref", ID)], [("source_file", STR)], "JVMTI ABSENT_INFORMATION when none")
-_msg(39, "CLASS_SOURCE_DEBUG_EXTENSION", [("ref", ID)], [("extension", STR)], "")
+_msg(32, "CLASS_SIGNATURE", [("ref", ID)], [("ref_kind", U8), ("signature", STR), ("generic", STR)], "", thaws=False)
+_msg(33, "CLASS_STATUS", [("ref", ID)], [("status", I32)], "JVMTI class status bits", thaws=False)
+_msg(34, "CLASS_MODIFIERS", [("ref", ID)], [("modifiers", I32)], "", thaws=False)
+_msg(35, "CLASS_LOADER", [("ref", ID)], [("loader", ID)], "0 for the bootstrap loader", thaws=False)
+_msg(36, "CLASS_SUPERCLASS", [("ref", ID)], [("superclass", ID)], "0 for none", thaws=False)
+_msg(37, "CLASS_INTERFACES", [("ref", ID)], [("interfaces", lst(("ref", ID),))], "", thaws=False)
+_msg(38, "CLASS_SOURCE_FILE", [("ref", ID)], [("source_file", STR)], "JVMTI ABSENT_INFORMATION when none", thaws=False)
+_msg(39, "CLASS_SOURCE_DEBUG_EXTENSION", [("ref", ID)], [("extension", STR)], "", thaws=False)
 _msg(40, "CLASS_FIELDS", [("ref", ID)], [("fields", lst(("field", ID), ("name", STR), ("signature", STR),
                                                            ("generic", STR), ("modifiers", I32),
-                                                           ("synthetic", BOOL)))], "declared fields, in order")
+                                                           ("synthetic", BOOL)))], "declared fields, in order",
+     thaws=False)
 _msg(41, "CLASS_METHODS", [("ref", ID)], [("methods", lst(("method", ID), ("name", STR), ("signature", STR),
                                                              ("generic", STR), ("modifiers", I32),
-                                                             ("synthetic", BOOL)))], "declared methods, in order")
-_msg(42, "CLASS_VERSION", [("ref", ID)], [("major", I32), ("minor", I32)], "")
-_msg(43, "CLASS_CONSTANT_POOL", [("ref", ID)], [("count", I32), ("bytes", BYTES)], "")
-_msg(44, "CLASS_MODULE", [("ref", ID)], [("module", ID)], "")
-_msg(45, "CLASS_INSTANCES", [("ref", ID), ("max", I32)], [("instances", lst(("object", TAGGED),))], "")
+                                                             ("synthetic", BOOL)))], "declared methods, in order",
+     thaws=False)
+_msg(42, "CLASS_VERSION", [("ref", ID)], [("major", I32), ("minor", I32)], "", thaws=False)
+_msg(43, "CLASS_CONSTANT_POOL", [("ref", ID)], [("count", I32), ("bytes", BYTES)], "", thaws=False)
+_msg(44, "CLASS_MODULE", [("ref", ID)], [("module", ID)], "", thaws=False)
+_msg(45, "CLASS_INSTANCES", [("ref", ID), ("max", I32)], [("instances", lst(("object", TAGGED),))], "", thaws=False)
 _msg(46, "CLASS_GET_STATICS", [("ref", ID), ("fields", lst(("field", ID), ("tag", U8)))],
-     [("values", lst(("value", VALUE),))], "tag: the field's JDWP value tag from its signature")
+     [("values", lst(("value", VALUE),))], "tag: the field's JDWP value tag from its signature", thaws=False)
 _msg(47, "CLASS_SET_STATICS", [("ref", ID), ("values", lst(("field", ID), ("value", VALUE)))], [], "")
-_msg(48, "LOADER_VISIBLE_CLASSES", [("loader", ID)], [("classes", lst(("ref", ID), ("ref_kind", U8)))], "")
-_msg(49, "CLASS_OBJECT_KIND", [("ref", ID)], [("ref_kind", U8)], "class, interface or array")
-_msg(50, "MODULE_INFO", [("module", ID)], [("name", STR), ("loader", ID)], "")
+_msg(48, "LOADER_VISIBLE_CLASSES", [("loader", ID)], [("classes", lst(("ref", ID), ("ref_kind", U8)))], "", thaws=False)
+_msg(49, "CLASS_OBJECT_KIND", [("ref", ID)], [("ref_kind", U8)], "class, interface or array", thaws=False)
+_msg(50, "MODULE_INFO", [("module", ID)], [("name", STR), ("loader", ID)], "", thaws=False)
 
 # --- methods -----------------------------------------------------------------------
 _msg(56, "METHOD_LINE_TABLE", [("method", ID)],
      [("start", I64), ("end", I64), ("lines", lst(("index", I64), ("line", I32)))],
-     "JVMTI NATIVE_METHOD for native methods, ABSENT_INFORMATION without a table")
+     "JVMTI NATIVE_METHOD for native methods, ABSENT_INFORMATION without a table", thaws=False)
 _msg(57, "METHOD_VARIABLE_TABLE", [("method", ID)],
      [("arg_slots", I32), ("variables", lst(("start", I64), ("name", STR), ("signature", STR),
-                                            ("generic", STR), ("length", I32), ("slot", I32)))], "")
-_msg(58, "METHOD_BYTECODES", [("method", ID)], [("bytecodes", BYTES)], "")
-_msg(59, "METHOD_IS_OBSOLETE", [("method", ID)], [("obsolete", BOOL)], "")
-_msg(60, "METHOD_DECLARING_CLASS", [("method", ID)], [("ref", ID), ("ref_kind", U8)], "")
+                                            ("generic", STR), ("length", I32), ("slot", I32)))], "", thaws=False)
+_msg(58, "METHOD_BYTECODES", [("method", ID)], [("bytecodes", BYTES)], "", thaws=False)
+_msg(59, "METHOD_IS_OBSOLETE", [("method", ID)], [("obsolete", BOOL)], "", thaws=False)
+_msg(60, "METHOD_DECLARING_CLASS", [("method", ID)], [("ref", ID), ("ref_kind", U8)], "", thaws=False)
 
 # --- objects, strings, arrays ----------------------------------------------------
 _msg(64, "OBJECT_TYPE", [("object", ID)], [("kind", U8), ("ref", ID), ("ref_kind", U8)],
-     "kind: ObjectKind; ref: the object's class")
+     "kind: ObjectKind; ref: the object's class", thaws=False)
 _msg(65, "OBJECT_GET_FIELDS", [("object", ID), ("fields", lst(("field", ID), ("tag", U8)))],
-     [("values", lst(("value", VALUE),))], "")
+     [("values", lst(("value", VALUE),))], "", thaws=False)
 _msg(66, "OBJECT_SET_FIELDS", [("object", ID), ("values", lst(("field", ID), ("value", VALUE)))], [], "")
 _msg(67, "OBJECT_MONITOR_INFO", [("object", ID)],
-     [("owner", ID), ("entry_count", I32), ("waiters", lst(("thread", ID),))], "")
-_msg(68, "OBJECT_PIN", [("object", ID)], [], "DisableCollection: a strong global ref, counted")
-_msg(69, "OBJECT_UNPIN", [("object", ID)], [], "EnableCollection")
-_msg(70, "OBJECT_IS_COLLECTED", [("object", ID)], [("collected", BOOL)], "")
-_msg(71, "OBJECT_REFERRERS", [("object", ID), ("max", I32)], [("referrers", lst(("object", TAGGED),))], "")
+     [("owner", ID), ("entry_count", I32), ("waiters", lst(("thread", ID),))], "", thaws=False)
+_msg(68, "OBJECT_PIN", [("object", ID)], [], "DisableCollection: a strong global ref, counted", thaws=False)
+_msg(69, "OBJECT_UNPIN", [("object", ID)], [], "EnableCollection", thaws=False)
+_msg(70, "OBJECT_IS_COLLECTED", [("object", ID)], [("collected", BOOL)], "", thaws=False)
+_msg(71, "OBJECT_REFERRERS", [("object", ID), ("max", I32)], [("referrers", lst(("object", TAGGED),))], "", thaws=False)
 _msg(72, "STRING_VALUE", [("string", ID)], [("utf", STR)],
-     "standard UTF-8: the agent converts the JVM's modified UTF-8 (all link strings are standard UTF-8)")
-_msg(73, "ARRAY_LENGTH", [("array", ID)], [("length", I32)], "")
+     "standard UTF-8: the agent converts the JVM's modified UTF-8 (all link strings are standard UTF-8)", thaws=False)
+_msg(73, "ARRAY_LENGTH", [("array", ID)], [("length", I32)], "", thaws=False)
 _msg(74, "ARRAY_GET", [("array", ID), ("first", I32), ("length", I32)],
      [("tag", U8), ("values", lst(("value", VALUE),))],
-     "tag: component tag; every value tagged on the link (the daemon strips primitives)")
+     "tag: component tag; every value tagged on the link (the daemon strips primitives)", thaws=False)
 _msg(75, "ARRAY_SET", [("array", ID), ("first", I32), ("values", lst(("value", VALUE),))], [], "")
 _msg(76, "ARRAY_NEW", [("ref", ID), ("length", I32)], [("array", TAGGED)], "ref: the array type")
 
 # --- threads and groups ------------------------------------------------------------
 _msg(80, "THREAD_INFO", [("thread", ID)],
-     [("name", STR), ("group", ID), ("priority", I32), ("daemon", BOOL), ("virtual", BOOL)], "")
+     [("name", STR), ("group", ID), ("priority", I32), ("daemon", BOOL), ("virtual", BOOL)], "", thaws=False)
 _msg(81, "THREAD_STATUS", [("thread", ID)],
      [("state", I32), ("suspend_count", I32), ("at_event", BOOL), ("frame_generation", I64)],
      "state: JVMTI thread state bits; suspend_count: the agent's; at_event: parked by an event; "
      "frame_generation: the thread's real resumes since its record began (0 again for an ended thread "
-     "a debugger suspends), the generation of its frame ids as the reference counts it")
-_msg(82, "THREAD_SUSPEND", [("thread", ID)], [], "count += 1")
+     "a debugger suspends), the generation of its frame ids as the reference counts it", thaws=False)
+_msg(82, "THREAD_SUSPEND", [("thread", ID)], [], "count += 1", thaws=False, suspends=True)
 _msg(83, "THREAD_RESUME", [("thread", ID)], [], "count -= 1 if > 0")
 _msg(84, "THREAD_FRAMES", [("thread", ID), ("start", I32), ("length", I32)],
      [("frames", lst(("ref", ID), ("ref_kind", U8), ("method", ID), ("index", I64))), ("frame_generation", I64)],
      "length -1: all remaining. NOT_SUSPENDED unless the thread is suspended; frame_generation as in "
-     "THREAD_STATUS")
-_msg(85, "THREAD_FRAME_COUNT", [("thread", ID)], [("count", I32)], "NOT_SUSPENDED unless suspended")
-_msg(86, "THREAD_OWNED_MONITORS", [("thread", ID)], [("monitors", lst(("object", TAGGED), ("depth", I32)))], "")
-_msg(87, "THREAD_CONTENDED_MONITOR", [("thread", ID)], [("object", TAGGED)], "")
+     "THREAD_STATUS", thaws=False)
+_msg(85, "THREAD_FRAME_COUNT", [("thread", ID)], [("count", I32)], "NOT_SUSPENDED unless suspended", thaws=False)
+_msg(86, "THREAD_OWNED_MONITORS", [("thread", ID)], [("monitors", lst(("object", TAGGED), ("depth", I32)))], "",
+     thaws=False)
+_msg(87, "THREAD_CONTENDED_MONITOR", [("thread", ID)], [("object", TAGGED)], "", thaws=False)
 _msg(88, "THREAD_STOP", [("thread", ID), ("throwable", ID)], [], "")
 _msg(89, "THREAD_INTERRUPT", [("thread", ID)], [], "")
 _msg(90, "THREAD_POP_FRAMES", [("thread", ID), ("depth", I32)], [], "pops frames 0..depth inclusive")
 _msg(91, "THREAD_FORCE_EARLY_RETURN", [("thread", ID), ("value", VALUE)], [], "")
-_msg(92, "GROUP_INFO", [("group", ID)], [("name", STR), ("parent", ID)], "")
-_msg(93, "GROUP_CHILDREN", [("group", ID)], [("threads", lst(("thread", ID),)), ("groups", lst(("group", ID),))], "")
+_msg(92, "GROUP_INFO", [("group", ID)], [("name", STR), ("parent", ID)], "", thaws=False)
+_msg(93, "GROUP_CHILDREN", [("group", ID)], [("threads", lst(("thread", ID),)), ("groups", lst(("group", ID),))], "",
+     thaws=False)
 
 # --- frames ----------------------------------------------------------------------------
 _msg(96, "FRAME_GET_LOCALS", [("thread", ID), ("depth", I32), ("slots", lst(("slot", I32), ("tag", U8)))],
-     [("values", lst(("value", VALUE),))], "")
+     [("values", lst(("value", VALUE),))], "", thaws=False)
 _msg(97, "FRAME_SET_LOCALS", [("thread", ID), ("depth", I32), ("values", lst(("slot", I32), ("value", VALUE)))],
      [], "")
-_msg(98, "FRAME_THIS", [("thread", ID), ("depth", I32)], [("object", TAGGED)], "null for static and native")
+_msg(98, "FRAME_THIS", [("thread", ID), ("depth", I32)], [("object", TAGGED)], "null for static and native",
+     thaws=False)
 
 # --- invoke --------------------------------------------------------------------------
 _msg(100, "INVOKE", [("thread", ID), ("kind", U8), ("ref", ID), ("object", ID), ("method", ID),
@@ -342,9 +355,9 @@ MODIFIER_FIELDS: dict[int, tuple] = {
 _msg(112, "SET_REQUEST",
      [("request_id", I32), ("event_kind", U8), ("suspend_policy", U8),
       ("modifiers", lst(("mod_kind", U8), ("args", ("variant", "mod_kind", MODIFIER_FIELDS))))],
-     [], "compile one JDWP event request into an agent filter; numbers are JDWP's")
-_msg(113, "CLEAR_REQUEST", [("request_id", I32)], [], "no error if absent")
-_msg(114, "CLEAR_ALL_REQUESTS", [], [], "")
+     [], "compile one JDWP event request into an agent filter; numbers are JDWP's", thaws=False)
+_msg(113, "CLEAR_REQUEST", [("request_id", I32)], [], "no error if absent", thaws=False)
+_msg(114, "CLEAR_ALL_REQUESTS", [], [], "", thaws=False)
 _msg(115, "RELEASE_START", [], [], "suspend-on-start: the debugger has resumed; nothing else to do")
 
 # --- class facts in one round trip (appended) ----------------------------------------
@@ -353,12 +366,12 @@ _msg(116, "CLASS_METHODS_LINES", [("ref", ID)],
                       ("synthetic", BOOL), ("lines_status", I32), ("start", I64), ("end", I64),
                       ("lines", lst(("index", I64), ("line", I32)))))],
      "CLASS_METHODS with each method's line table: lines_status is GetLineNumberTable's JVMTI error "
-     "(0: lines valid); start/end are GetMethodLocation's (-1 when it fails)")
+     "(0: lines valid); start/end are GetMethodLocation's (-1 when it fails)", thaws=False)
 
 # --- steps by the default stratum (appended) ------------------------------------------
 _msg(117, "SET_DEFAULT_STRATUM", [("stratum", STR)], [],
      "VirtualMachine.SetDefaultStratum for the agent's line steps, VM-wide: '' means each class's own "
-     "SMAP default; a class with a SourceDebugExtension is stepped by that stratum's lines")
+     "SMAP default; a class with a SourceDebugExtension is stepped by that stratum's lines", thaws=False)
 
 # --- jdwpd's extension (docs/extensions.md) ----------------------------------------
 _msg(118, "EXT_STATS", [("request_id", I32)], [("counters", lst(("name", STR), ("value", I64)))],

@@ -56,6 +56,7 @@ __all__ = [
     "EVENT_SELECT",
     "lookup",
     "by_name",
+    "having",
     "snake_case",
     "parse_layout",
     "ID_TYPES",
@@ -136,10 +137,43 @@ class CommandSpec:
     name: str
     out: tuple  # layout of the command's data
     reply: tuple  # layout of the reply's data
+    # The trait columns: a row's optional fifth item names them, e.g. "mutating inline_after_reply".
+    # Changes what later commands see: it runs after every command before it has been answered,
+    # and the commands after it wait for it (the daemon's session ordering).
+    mutating: bool = False
+    # Runs user code on a suspended thread for as long as it takes: ordered after the changes
+    # before it, holding up nothing after it (as the reference's command loop goes on meanwhile).
+    invokes: bool = False
+    # Changes program state (values, code, objects, control flow): a read-only daemon refuses it.
+    # Suspension and breakpoints are not: a debugger that leaves takes them back.
+    changes_state: bool = False
+    # Once its link replies are in, the command only computes or sends more requests: the task that
+    # reads the reply may go on with it and answer it (jdwpd/fast/inline.py).
+    inline_after_reply: bool = False
+    # Whether its reply bytes may be repeated (jdwpd/fast/memo.py): "fact" until a class is redefined
+    # or unloaded, "frozen" while the thread (or the whole VM) stays held; None: never.
+    memo: str | None = None
 
     @property
     def label(self) -> str:
         return f"{self.set_name}.{self.name}"
+
+
+_FLAG_TRAITS = ("mutating", "invokes", "changes_state", "inline_after_reply")
+_MEMO_KINDS = ("fact", "frozen")
+
+
+def _traits(label: str, words: str) -> dict[str, object]:
+    out: dict[str, object] = {}
+    for word in words.split():
+        name, _, value = word.partition("=")
+        if name in _FLAG_TRAITS and not value:
+            out[name] = True
+        elif name == "memo" and value in _MEMO_KINDS:
+            out[name] = value
+        else:
+            raise ValueError(f"{label}: unknown trait {word!r}")
+    return out
 
 
 _SNAKE = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -262,13 +296,19 @@ _BY_NAME: dict[tuple[str, str], CommandSpec] = {}
 for _module in (spec_vm, spec_objects, spec_events, spec_ext):
     for _set_id, _set_name, _commands in _module.SETS:
         COMMAND_SETS[_set_id] = _set_name
-        for _cmd_id, _name, _out, _reply in _commands:
+        for _cmd_id, _name, _out, _reply, *_words in _commands:
             _spec = CommandSpec(
-                _set_id, _cmd_id, _set_name, _name, parse_layout(_out, _SELECTS), parse_layout(_reply, _SELECTS)
+                _set_id, _cmd_id, _set_name, _name, parse_layout(_out, _SELECTS), parse_layout(_reply, _SELECTS),
+                **_traits(f"{_set_name}.{_name}", " ".join(_words)),
             )
             _check_untagged(_spec)
             COMMANDS[(_set_id, _cmd_id)] = _spec
             _BY_NAME[(_set_name, _name)] = _spec
+
+
+def having(trait: str, value: object = True) -> frozenset[tuple[int, int]]:
+    """The (set, command) keys of the commands whose trait column holds value."""
+    return frozenset(key for key, cs in COMMANDS.items() if getattr(cs, trait) == value)
 
 
 def lookup(set_id: int, cmd_id: int) -> CommandSpec | None:

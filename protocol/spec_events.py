@@ -8,9 +8,10 @@ Pure data in the layout notation described in spec.py.  ``select Modifier`` and
 # fmt: off
 SETS = [
     (15, "EventRequest", [
-        (1, "Set", "byte eventKind, byte suspendPolicy, repeat modifiers: select Modifier", "int requestID"),
-        (2, "Clear", "byte eventKind, int requestID", ""),
-        (3, "ClearAllBreakpoints", "", ""),
+        (1, "Set", "byte eventKind, byte suspendPolicy, repeat modifiers: select Modifier", "int requestID",
+         "mutating inline_after_reply"),
+        (2, "Clear", "byte eventKind, int requestID", "", "mutating inline_after_reply"),
+        (3, "ClearAllBreakpoints", "", "", "mutating"),
     ]),
     (64, "Event", [
         (100, "Composite", "byte suspendPolicy, repeat events: select Events", ""),

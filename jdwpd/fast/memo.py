@@ -23,36 +23,20 @@ from __future__ import annotations
 
 from typing import Any
 
-FACT_COMMANDS = frozenset({
-    (2, 1), (2, 3), (2, 4), (2, 5), (2, 7), (2, 12), (2, 13), (2, 14), (2, 15), (2, 17), (2, 18),
-    # ReferenceType: Signature, Modifiers, Fields, Methods, SourceFile, SourceDebugExtension,
-    # SignatureWithGeneric, FieldsWithGeneric, MethodsWithGeneric, ClassFileVersion, ConstantPool
-    (6, 1), (6, 2), (6, 3), (6, 4), (6, 5),
-    # Method: LineTable, VariableTable, Bytecodes, IsObsolete, VariableTableWithGeneric
-})
-THREAD_NAME = (11, 1)
-FRAME_COUNT = (11, 7)
-FROZEN_COMMANDS = frozenset({THREAD_NAME, FRAME_COUNT})
+from protocol import link, spec
+
+# The command table's memo column (protocol/spec*.py) says which replies may be kept, and for how long.
+FACT_COMMANDS = spec.having("memo", "fact")
+FROZEN_COMMANDS = spec.having("memo", "frozen")
 MEMO_COMMANDS = FACT_COMMANDS | FROZEN_COMMANDS
+_name, _count = spec.by_name("ThreadReference", "Name"), spec.by_name("ThreadReference", "FrameCount")
+THREAD_NAME, FRAME_COUNT = (_name.set_id, _name.cmd_id), (_count.set_id, _count.cmd_id)
 
-# Link messages that only read or suspend: nothing runs and nothing changes because of them.
-NO_THAW = frozenset({
-    "VM_INFO", "ALL_CLASSES", "CLASSES_BY_SIGNATURE", "ALL_THREADS", "TOP_THREAD_GROUPS", "SUSPEND_ALL", "RELEASE_IDS",
-    "INSTANCE_COUNTS", "ALL_MODULES", "AGENT_STATS", "CLASS_SIGNATURE", "CLASS_STATUS",
-    "CLASS_MODIFIERS", "CLASS_LOADER", "CLASS_SUPERCLASS", "CLASS_INTERFACES", "CLASS_SOURCE_FILE",
-    "CLASS_SOURCE_DEBUG_EXTENSION", "CLASS_FIELDS", "CLASS_METHODS", "CLASS_VERSION",
-    "CLASS_CONSTANT_POOL", "CLASS_MODULE", "CLASS_INSTANCES", "CLASS_GET_STATICS",
-    "LOADER_VISIBLE_CLASSES", "CLASS_OBJECT_KIND", "MODULE_INFO", "METHOD_LINE_TABLE",
-    "METHOD_VARIABLE_TABLE", "METHOD_BYTECODES", "METHOD_IS_OBSOLETE", "METHOD_DECLARING_CLASS",
-    "OBJECT_TYPE", "OBJECT_GET_FIELDS", "OBJECT_MONITOR_INFO", "OBJECT_PIN", "OBJECT_UNPIN",
-    "OBJECT_IS_COLLECTED", "OBJECT_REFERRERS", "STRING_VALUE", "ARRAY_LENGTH", "ARRAY_GET",
-    "THREAD_INFO", "THREAD_STATUS", "THREAD_SUSPEND", "THREAD_FRAMES", "THREAD_FRAME_COUNT",
-    "THREAD_OWNED_MONITORS", "THREAD_CONTENDED_MONITOR", "GROUP_INFO", "GROUP_CHILDREN",
-    "FRAME_GET_LOCALS", "FRAME_THIS", "SET_REQUEST", "CLEAR_REQUEST", "CLEAR_ALL_REQUESTS",
-    "CLASS_METHODS_LINES", "SET_DEFAULT_STRATUM",
-})
+# The link table's columns (protocol/link.py): messages that only read or suspend, so that nothing
+# runs and nothing changes because of them, and those that suspend.
+NO_THAW = frozenset(name for name, m in link.BY_NAME.items() if not m.thaws)
+SUSPENDS = frozenset(name for name, m in link.BY_NAME.items() if m.suspends)
 
-SUSPENDS = frozenset({"SUSPEND_ALL", "THREAD_SUSPEND"})
 MAX_ENTRIES = 200_000  # a bound, not a tuning: past it the memo starts over
 
 
