@@ -15,7 +15,7 @@ answers come in a row again.  So a run of commands that need the VM pays no extr
 
 Ordering: the lane answers only while every command the session read has been answered, so a
 debugger that pipelines (a Resume, then a FrameCount) sees the same order as without the
-lane.  It writes only when the session's write gate is free at once; otherwise, and when
+lane.  It writes only when the session's writer is free at once (writer.py); otherwise, and when
 anything is odd (a bad header, a VM gone, a session closing), it gives the socket back and the
 session's own rules decide.
 """
@@ -37,6 +37,7 @@ from protocol.packets import DEFAULT_MAX_PACKET_SIZE
 from . import spin
 from .memo import MEMO_COMMANDS
 from .settings import FAST
+from .writer import Wrote
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ class FastLane:
         self._sock = sock
         self._session = session
         self._memo = session.vm.memo
-        self._gate = session.write_gate
+        self._writer = session.writer
         self._token = token
         # Commands the session's reader had read when it gave the lane the socket: the lane answers
         # only while the session has answered as many (nothing of its own still waits).
@@ -183,22 +184,11 @@ class FastLane:
         body = self._memo.get((command_set, command, data))
         if body is None:
             return False
-        gate = self._gate
-        if not gate.take_nowait():
-            return False
         packet = _REPLY_HEADER.pack(_HEADER_SIZE + len(body), packet_id, _REPLY_FLAG, 0) + body
-        try:
-            sent = self._sock.send(packet)
-        except BlockingIOError:
-            sent = 0
-        except OSError:
-            sent = -1
-        if sent <= 0:  # a full socket or a gone peer: the session answers, and sees which
-            gate.give_from_thread(self._token)
+        wrote = self._writer.write_from_thread(packet, self._token)
+        if wrote is Wrote.NONE:  # someone writes, a full socket or a gone peer: the session answers, and sees which
             return False
-        if sent < len(packet):
-            self._token.run_sync_soon(session.finish_lane_write, packet[sent:])  # gives the gate
-        else:
-            gate.give_from_thread(self._token)
+        if wrote is Wrote.PART:  # the rest waits first in line: a task of the session writes it
+            self._token.run_sync_soon(session.flush_soon)
         self.answered += 1
         return True

@@ -9,7 +9,7 @@ write is tried at once on the non-blocking socket, and the task waits
 The stream still owns the socket: closing the stream wakes a waiter here with
 ClosedResourceError, as trio's own calls would.  Errors are trio's: a peer gone is
 BrokenResourceError, a socket closed under us ClosedResourceError.  One reader and one
-writer at a time, as with any trio stream (the callers hold locks for that).
+writer at a time, as with any trio stream (writer.py sees to the writers).
 
 A reader that always finds data would never let other tasks run; every
 ``BURST``-th read in a row that did not wait checkpoints, so a debugger flooding us
@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import errno
 import socket
-import threading
 from typing import Any
 
 import trio
@@ -132,57 +131,3 @@ class RawStream:
                 await trio.lowlevel.wait_writable(self._sock)
                 sent += self.try_send(view[sent:])
 
-
-class WriteGate:
-    """The right to write to one stream: taken without a scheduler pass when free, in FIFO
-    order otherwise.  Unlike a trio lock it belongs to no task, so a write that one task
-    began without waiting can be finished by another.
-
-    A session's fast lane (jdwpd/fast/lane.py) takes it from its own thread, never waiting:
-    the flag is flipped under a thread lock, and the lane gives it back through trio when a
-    task waits for it (only trio's thread may wake a task)."""
-
-    __slots__ = ("_busy", "_lot", "_lock", "_parked")
-
-    def __init__(self) -> None:
-        self._busy = False
-        self._lot = trio.lowlevel.ParkingLot()
-        self._lock = threading.Lock()
-        self._parked = 0  # tasks parked or about to park: the lane must hand over through trio
-
-    def busy(self) -> bool:
-        return self._busy
-
-    def take_nowait(self) -> bool:
-        with self._lock:
-            if self._busy:
-                return False
-            self._busy = True
-            return True
-
-    async def take(self) -> None:
-        with self._lock:
-            if not self._busy:
-                self._busy = True
-                return
-            self._parked += 1
-        try:
-            await self._lot.park()  # give() hands the gate over: it stays busy
-        finally:
-            with self._lock:
-                self._parked -= 1
-
-    def give(self) -> None:
-        """On trio's thread."""
-        with self._lock:
-            if len(self._lot) and self._lot.unpark():
-                return
-            self._busy = False
-
-    def give_from_thread(self, token: trio.lowlevel.TrioToken) -> None:
-        """From another thread: free at once unless a task waits, which trio then hands it to."""
-        with self._lock:
-            if not self._parked:
-                self._busy = False
-                return
-        token.run_sync_soon(self.give)

@@ -20,7 +20,7 @@ from protocol import link as L
 
 from ..errors import AgentError, AgentLinkClosed
 from ..fast import inline
-from ..fast.rawio import RawStream
+from ..fast.writer import Writer, Wrote
 
 log = logging.getLogger(__name__)
 
@@ -107,14 +107,13 @@ class AgentLink:
 
     def __init__(self, stream: trio.abc.Stream, hello: dict[str, Any], conn: L.LinkConnection | None = None) -> None:
         self.stream = stream
-        self._io = RawStream(stream)
+        self._writer = Writer(stream)
+        self._io = self._writer.io
         if not self._io.raw:
             raise TypeError("the agent link needs a socket stream")
         self.hello = hello
         self.events = AgentEvents(self)
         self._conn = conn or L.LinkConnection()
-        self._send_lock = trio.StrictFIFOLock()
-        self._unsent: list[bytes] = []
         self._fd_waiter = False  # a task waits for the socket to be readable
         self._pending: dict[int, _Slot] = {}
         self._refusal_watch: dict[int, Callable[[int], None]] = {}  # posted ids whose refusal matters
@@ -221,7 +220,7 @@ class AgentLink:
         if sent is None:
             await self._send(data)
         elif sent is False:
-            await self._send(b"")  # the rest of ours waits first in _unsent: see that it goes
+            await self._send(b"")  # the rest of ours waits first in the writer's queue: see that it goes
 
     def _await_replies(self, slots: tuple[_Slot, ...], callback: Callable[[], None]) -> None:
         then = _Then(slots, callback)
@@ -232,49 +231,28 @@ class AgentLink:
             slot.then = then
 
     def _send_now(self, data: bytes) -> bool | None:
-        """Write without waiting if nobody else writes: True if all went, False if the rest was
-        queued first in line (to be flushed by the next _send), None if nothing was written."""
-        if self._closed or self._unsent or self._send_lock.locked():
+        """Write without waiting if nobody else writes: True if all went, False if the rest waits
+        first in line (to be flushed by the next _send), None if nothing was written."""
+        if self._closed:
             return None
         try:
-            sent = self._io.try_send(data)
+            wrote = self._writer.write_now(data)
         except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
             self._mark_closed(f"send failed: {e!r}")
             raise AgentLinkClosed(self.close_reason) from None
-        if sent == len(data):
-            return True
-        if sent == 0:
-            return None
-        self._unsent.append(data[sent:])
-        return False
+        return True if wrote is Wrote.ALL else False if wrote is Wrote.PART else None
 
     async def _send(self, data: bytes) -> None:
         # Requests queued while a write is under way go out together in the next write.
-        self._unsent.append(data)
-        if self._send_lock.locked():
-            try:
-                await self._send_lock.acquire()
-            except BaseException:  # cancelled before anyone wrote it: it must not go out later
-                self._unsent[:] = [d for d in self._unsent if d is not data]
-                raise
-        else:
-            self._send_lock.acquire_nowait()  # no scheduler pass when nobody writes
+        if self._closed:
+            raise AgentLinkClosed(self.close_reason or "agent link closed")
         try:
-            if self._closed:
-                self._unsent.clear()
-                raise AgentLinkClosed(self.close_reason or "agent link closed")
-            if not any(self._unsent):
-                self._unsent.clear()
-                return  # the writer before us took ours along
-            chunk = self._unsent[0] if len(self._unsent) == 1 else b"".join(self._unsent)
-            self._unsent.clear()
-            try:
-                await self._io.send_all(chunk)
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as e:
-                self._mark_closed(f"send failed: {e!r}")
-                raise AgentLinkClosed(self.close_reason) from None
-        finally:
-            self._send_lock.release()
+            await self._writer.write(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as e:
+            self._mark_closed(f"send failed: {e!r}")
+            raise AgentLinkClosed(self.close_reason) from None
+        if self._closed:  # closed while it waited: what was queued was dropped, not sent
+            raise AgentLinkClosed(self.close_reason or "agent link closed")
 
     # -- the cooperative reader ----------------------------------------------------------------
     # Reading is synchronous (what is there is read, framed and routed in one step); only the
@@ -400,6 +378,7 @@ class AgentLink:
         if not self._closed:
             self._closed = True
             self.close_reason = reason
+        self._writer.discard()  # nothing more goes to an agent we stopped believing
         self._wake_all()
         # Parked commands go on now and find the link closed.
         parked = {id(slot.then): slot.then for slot in self._pending.values() if slot.then is not None}

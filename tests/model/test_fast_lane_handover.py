@@ -16,7 +16,7 @@ import trio
 
 from jdwpd.fast.lane import FastLane
 from jdwpd.fast.memo import ReplyMemo
-from jdwpd.fast.rawio import WriteGate
+from jdwpd.fast.writer import Writer
 from jdwpd.model.threads import ThreadTable
 from protocol.wire import IDSizes
 
@@ -28,10 +28,11 @@ def command(packet_id: int, set_id: int, cmd_id: int, data: bytes = b"") -> byte
     return struct.pack(">IIBBB", 11 + len(data), packet_id, 0, set_id, cmd_id) + data
 
 
-def fake_session(memo: ReplyMemo) -> types.SimpleNamespace:
+def fake_session(memo: ReplyMemo, sock: socket.socket) -> types.SimpleNamespace:
     vm = types.SimpleNamespace(memo=memo, dead=False, id_sizes=IDSizes(), threads=ThreadTable())
-    return types.SimpleNamespace(vm=vm, commands_answered=0, closing=False, write_gate=WriteGate(), number=1,
-                                 finish_lane_write=lambda rest: None)
+    stream = trio.SocketStream(trio.socket.from_stdlib_socket(sock))
+    return types.SimpleNamespace(vm=vm, commands_answered=0, closing=False, writer=Writer(stream), number=1,
+                                 flush_soon=lambda: None)
 
 
 def read_reply(sock: socket.socket) -> tuple[int, int, bytes]:
@@ -51,9 +52,9 @@ async def answered(lane: FastLane, count: int) -> bool:
 async def test_the_lane_answers_hands_over_and_takes_the_socket_back():
     memo = ReplyMemo()
     memo.offer(SIGNATURE, BODY, memo.epochs(), None)
-    session = fake_session(memo)
     debugger, ours = socket.socketpair()
     ours.setblocking(False)  # as trio leaves a socket it owns
+    session = fake_session(memo, ours)
     debugger.settimeout(10)
     lane = FastLane(ours, session, trio.lowlevel.current_trio_token(), session_read=0)
     lane.start()
@@ -92,10 +93,10 @@ async def test_the_lane_answers_hands_over_and_takes_the_socket_back():
             assert lane.owns_socket and await answered(lane, 2)
 
             # a write gate held by the session: the lane does not write, it hands the command on
-            assert session.write_gate.take_nowait()
+            assert session.writer.gate.take_nowait()
             debugger.sendall(command(13, 2, 1, SIGNATURE[2]))
             assert await lane.inbound.receive_some(65536) == command(13, 2, 1, SIGNATURE[2])
-            session.write_gate.give()
+            session.writer.gate.give()
     finally:
         await lane.stop()
         debugger.close()
@@ -103,9 +104,9 @@ async def test_the_lane_answers_hands_over_and_takes_the_socket_back():
 
 
 async def test_the_end_of_the_stream_reaches_the_session():
-    session = fake_session(ReplyMemo())
     debugger, ours = socket.socketpair()
     ours.setblocking(False)
+    session = fake_session(ReplyMemo(), ours)
     lane = FastLane(ours, session, trio.lowlevel.current_trio_token(), session_read=0)
     lane.start()
     try:

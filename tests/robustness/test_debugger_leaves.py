@@ -44,7 +44,7 @@ async def one_debugger(port: int, line: int, way: str, vm=None) -> None:
             # across an event's new suspension is not kept, so it may take more than the lane's two.
             for _ in range(20):
                 assert (await c.command("ReferenceType", "Signature", ref_type=ref)).signature == "LTicker;"
-                lane = vm.sessions[-1]._lane
+                lane = vm.sessions[-1].reader.lane
                 if lane is not None and lane.owns_socket and lane.answered >= 1:
                     break
             assert lane is not None and lane.owns_socket and lane.answered >= 1
