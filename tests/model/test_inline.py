@@ -127,7 +127,7 @@ def test_command_paths_hold_no_task_bound_state(path: pathlib.Path) -> None:
 
 
 async def test_a_wait_given_up_goes_on_in_another_task_and_looks_again() -> None:
-    """What Session._go_on does when a command it goes on with waits on another task's fetch."""
+    """What CommandOrder._go_on does when a command it goes on with waits on another task's fetch."""
     event = trio.Event()
     state = {"ready": False}
 
@@ -156,7 +156,7 @@ async def test_a_wait_given_up_goes_on_in_another_task_and_looks_again() -> None
     assert results == [("woken in", "finisher")]
 
 
-# Session._go_on goes on with a command in the task that read its link reply; a wait the command
+# CommandOrder._go_on goes on with a command in the task that read its link reply; a wait the command
 # then makes is given up and repeated in a worker, so every wait in a command path must look again
 # when it returns (the class cache's does).  A new one: make it loop, and list it here.
 _WAITS = re.compile(r"\.wait\(\)")
