@@ -162,7 +162,7 @@ def _agent_cannot_refuse(ctx: Any, kind: int, mods: list[Modifier]) -> bool:
     # Only while nothing runs: an event of a running thread must not slip between the reply that
     # says the request is set and the agent's setting it.  Whatever lets a thread run goes to the
     # agent after this request.
-    return vm.threads.world_frozen() and not vm.memo.invokes
+    return vm.threads.world_frozen() and not vm.invokes.any_running()
 
 
 def _step_cannot_fail(ctx: Any, mods: list[Modifier]) -> bool:

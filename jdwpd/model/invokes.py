@@ -48,5 +48,9 @@ class InvokeTable:
         return [Detach(thread, claims.get(thread, 0), not options & InvokeOptions.INVOKE_SINGLE_THREADED)
                 for thread, options in self._by_session.pop(session, {}).items()]
 
+    def any_running(self) -> bool:
+        """Some session's invoke is not answered yet: a thread runs user code."""
+        return bool(self._by_session)
+
     def threads_of(self, session: Hashable) -> list[int]:
         return list(self._by_session.get(session, {}))
