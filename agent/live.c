@@ -21,7 +21,9 @@ static struct {
 } L;
 
 /* A compiled frame's objects may be scalar-replaced: a walk shows them as null where JVMTI
- * reallocates them (its escape barrier), so only interpreted frames are read by the walk. */
+ * reallocates them (its escape barrier).  So a compiled frame's null reference is read through
+ * JVMTI; its primitives, and references the walk shows, are the frame's own (with the capability
+ * to read locals, the compilers keep every local alive). */
 #define MODE_INTERPRETED 1
 
 static __thread bool walking;
@@ -76,7 +78,8 @@ static bool switched_off(void) {
 
 bool live_enable(JNIEnv *env) {
     if (L.state) return L.state > 0;
-    if (switched_off()) {
+    /* Without the capability the compilers let dead locals go and JVMTI reads none: neither may we. */
+    if (switched_off() || !G.caps.can_access_local_variables) {
         L.state = -1;
         return false;
     }
@@ -140,9 +143,9 @@ void live_load(JNIEnv *env, live_view *lv, jint count) {
     while (n < count) {
         jobject f = (*env)->GetObjectArrayElement(env, frames, n);
         if (f == NULL) break;
-        bool interpreted = (*env)->GetIntField(env, f, L.mode) == MODE_INTERPRETED;
-        lv->bci[n] = interpreted ? (*env)->GetIntField(env, f, L.bci) : -1;
-        lv->locals[n] = interpreted ? (*env)->GetObjectField(env, f, L.locals) : NULL;
+        lv->compiled[n] = (*env)->GetIntField(env, f, L.mode) != MODE_INTERPRETED;
+        lv->bci[n] = (*env)->GetIntField(env, f, L.bci);
+        lv->locals[n] = (*env)->GetObjectField(env, f, L.locals);
         (*env)->DeleteLocalRef(env, f);
         if ((*env)->ExceptionCheck(env) || lv->locals[n] == NULL) {
             (*env)->ExceptionClear(env);
@@ -173,6 +176,7 @@ bool live_local(JNIEnv *env, live_view *lv, jint depth, jlocation expect_bci, ji
             (*env)->DeleteLocalRef(env, v);
             return false;
         }
+        if (v == NULL && lv->compiled[depth]) return false;  /* null, or scalar-replaced: JVMTI knows */
         out->l = v;
         return true;
     }

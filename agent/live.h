@@ -5,11 +5,10 @@
  * a walk costs a few microseconds for all the locals of the frames it takes.
  *
  * Only the thread that walks may be read (a callback's own thread), only outside the agent lock
- * (the walk runs Java code, which may load classes or collect garbage), only interpreted frames
- * (the frame of a breakpoint or step always is; a compiled caller's scalar-replaced objects only
- * JVMTI brings back), and every value is checked: a frame whose bytecode index is not the one
- * JVMTI reports, or a slot whose kind is not the one asked, answers false and the caller reads it
- * through JVMTI as before. */
+ * (the walk runs Java code, which may load classes or collect garbage), and every value is
+ * checked: a frame whose bytecode index is not the one JVMTI reports, a slot whose kind is not
+ * the one asked, or a compiled frame's null reference (maybe an object the compiler replaced by
+ * its fields, which only JVMTI brings back) answers false and the caller reads it through JVMTI. */
 #ifndef JDWPD_LIVE_H
 #define JDWPD_LIVE_H
 
@@ -22,6 +21,7 @@ typedef struct live_view {
     jobjectArray frames;                    /* local ref */
     jobjectArray locals[LIVE_MAX_FRAMES];   /* local refs */
     jint bci[LIVE_MAX_FRAMES];              /* -1: unreadable */
+    bool compiled[LIVE_MAX_FRAMES];         /* its null references may be scalar-replaced objects */
     int64_t cost_ns;                        /* the walk's, charged to the first quota it served */
     bool charged;
 } live_view;
