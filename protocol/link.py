@@ -613,6 +613,8 @@ def encode_reply(msg_id: int, kind: int, status: int, values: Mapping[str, Any] 
 
 
 _FAST_REPLY: dict[int, Any] = {}  # kind -> generated decoder (link_fast.py), or False: generic only
+#: What the generated decoders make values of (link_fast.compile_decoder's ``types``).
+LINK_TYPES = (OBJECT_TAGS, LinkValue, Tagged, LinkLocation)
 
 
 def prepare_reply(kind: int) -> None:
@@ -620,7 +622,7 @@ def prepare_reply(kind: int) -> None:
     if kind not in _FAST_REPLY:
         from .link_fast import compile_decoder
 
-        _FAST_REPLY[kind] = compile_decoder(MESSAGES[kind].reply) or False
+        _FAST_REPLY[kind] = compile_decoder(MESSAGES[kind].reply, LINK_TYPES) or False
 
 
 def reply_prepared(kind: int) -> bool:

@@ -51,14 +51,11 @@ def _bytes(data: bytes, pos: int) -> tuple[bytes, int]:
     return data[pos:end], end
 
 
-def _helpers() -> dict[str, Any]:
-    from . import link as L
-
+def _helpers(types: tuple) -> dict[str, Any]:
     prim = {tag: struct.Struct(">" + code) for tag, code in
             {ord("B"): "b", ord("C"): "H", ord("D"): "d", ord("F"): "f", ord("I"): "i", ord("J"): "q",
              ord("S"): "h", ord("Z"): "B"}.items()}
-    objects = L.OBJECT_TAGS
-    link_value, tagged, location = L.LinkValue, L.Tagged, L.LinkLocation
+    objects, link_value, tagged, location = types
     void, boolean = ord("V"), ord("Z")
 
     def value(data: bytes, pos: int) -> tuple[Any, int]:
@@ -128,9 +125,11 @@ def _compile_level(fields: Sequence[tuple], env: dict[str, Any]) -> str | None:
     return name
 
 
-def compile_decoder(fields: Sequence[tuple]) -> Callable[[bytes], dict[str, Any]] | None:
-    """A function body -> fields for this layout, or None if the layout needs the generic decoder."""
-    env = _helpers()
+def compile_decoder(fields: Sequence[tuple], types: tuple) -> Callable[[bytes], dict[str, Any]] | None:
+    """A function body -> fields for this layout, or None if the layout needs the generic decoder.
+    ``types``: protocol.link's LINK_TYPES (object tags and the value classes), handed in so that
+    this module needs nothing of the one that uses it."""
+    env = _helpers(types)
     top = _compile_level(fields, env)
     if top is None:
         return None

@@ -120,7 +120,7 @@ def cycles(edges: dict[str, set[str]]) -> set[frozenset[str]]:
 # Debt, written down so that it can only shrink (docs/architecture.md, "Layers"): the generated
 # fast link decoders are made from link.py's tables and link.py calls them lazily; the API's values
 # and their readable views know each other.
-KNOWN_CYCLES = {frozenset({"protocol.link", "protocol.link_fast"}), frozenset({"jdwpd.api.values", "jdwpd.api.views"})}
+KNOWN_CYCLES: set[frozenset[str]] = set()
 
 # The fast path (jdwpd/fast/) is one layer, above the model and under the link: it builds on
 # protocol and the model only, and the link, the façade and the sessions build on it.  The façade

@@ -16,12 +16,14 @@ whole capture to the limits, and marks each cut (``"@truncated": "depth" | "item
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from .types import ReferenceType
-from .values import ArrayRef, ObjectRef
+
+if TYPE_CHECKING:
+    from .values import ObjectRef
 
 __all__ = ["Limits", "EnumValue", "OptionalValue", "ThrowableView", "view", "to_python", "KNOWN_TYPES"]
 
@@ -89,6 +91,16 @@ class _Budget:
         return self.left >= 0
 
 
+# References are told by what they can do, not by their classes: values.py's ObjectRef.view() and
+# to_python() call into this module, which so needs nothing of values.py at run time.
+def _is_object(x: Any) -> bool:
+    return hasattr(type(x), "read_fields")
+
+
+def _is_array(x: Any) -> bool:
+    return hasattr(type(x), "read_fields") and hasattr(type(x), "slice")
+
+
 async def _get(obj: ObjectRef, name: str) -> Any:
     return await obj.get(name)
 
@@ -146,7 +158,7 @@ async def map_entries(obj: ObjectRef, limit: int = 1 << 30) -> tuple[list[tuple[
         return pairs[:limit], len(pairs)
     if name.startswith("java.util.Collections$Unmodifiable") and await obj.type.field("m"):
         inner = await _get(obj, "m")
-        return await map_entries(inner, limit) if isinstance(inner, ObjectRef) else None
+        return await map_entries(inner, limit) if _is_object(inner) else None
     return None
 
 
@@ -184,7 +196,7 @@ async def collection_items(obj: ObjectRef, limit: int = 1 << 30) -> tuple[list[A
         return items[:limit], size
     if name.startswith("java.util.Collections$Unmodifiable") and await obj.type.field("c"):
         inner = await _get(obj, "c")
-        return await collection_items(inner, limit) if isinstance(inner, ObjectRef) else None
+        return await collection_items(inner, limit) if _is_object(inner) else None
     return None
 
 
@@ -206,7 +218,7 @@ async def throwable_view(obj: ObjectRef) -> ThrowableView:
     message = await _get(obj, "detailMessage")
     trace = await _get(obj, "stackTrace")
     stack = None
-    if isinstance(trace, ArrayRef) and trace.length:
+    if _is_array(trace) and trace.length:
         stack = []
         for el in await trace.values():
             f = await el.fields()
@@ -218,7 +230,7 @@ async def throwable_view(obj: ObjectRef) -> ThrowableView:
 
 async def _unbox(v: Any) -> Any:
     """Boxed primitives in a collection read as their numbers (what a person means by a key 1)."""
-    if isinstance(v, ObjectRef) and v.type.name in _BOXES:
+    if _is_object(v) and v.type.name in _BOXES:
         return await _get(v, "value")
     return v
 
@@ -226,7 +238,7 @@ async def _unbox(v: Any) -> Any:
 async def view(obj: ObjectRef) -> Any:
     """A readable Python view of a well-known JDK object (see the module doc), else ``obj``."""
     name = obj.type.name
-    if isinstance(obj, ArrayRef):
+    if _is_array(obj):
         return await obj.values()
     if name in _BOXES:
         return await _get(obj, "value")
@@ -281,7 +293,7 @@ async def to_python(value: Any, limits: Limits | None = None, *, _budget: _Budge
         out = {"@type": "java.lang.Thread", "@id": value.id, "name": value.name}
         budget.take(out)
         return out
-    if not isinstance(value, ObjectRef):
+    if not _is_object(value):
         return str(value)
     head: dict[str, Any] = {"@type": value.type.name, "@id": value.id}
     name = value.type.name
@@ -300,7 +312,7 @@ async def to_python(value: Any, limits: Limits | None = None, *, _budget: _Budge
     async def sub(v: Any) -> Any:
         return await to_python(v, limits, _budget=budget, _depth=_depth + 1)
 
-    if isinstance(value, ArrayRef):
+    if _is_array(value):
         items = await value.slice(0, limits.items)
         out = {**head, "@length": value.length, "@items": [await sub(x) for x in items]}
         if value.length > limits.items:

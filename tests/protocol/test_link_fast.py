@@ -12,7 +12,7 @@ from protocol.link_fast import compile_decoder
 # Every reply layout, and the request layouts without variants (SET_REQUEST's stay generic).
 LAYOUTS = [(f"{spec.name} {side}", fields) for spec in L.MESSAGES.values()
            for side, fields in (("request", spec.request), ("reply", spec.reply))
-           if compile_decoder(fields) is not None]
+           if compile_decoder(fields, L.LINK_TYPES) is not None]
 _PRIM = {ord("B"): st.integers(-128, 127), ord("C"): st.integers(0, 0xFFFF), ord("S"): st.integers(-32768, 32767),
          ord("I"): st.integers(-(2 ** 31), 2 ** 31 - 1), ord("J"): st.integers(-(2 ** 63), 2 ** 63 - 1),
          ord("Z"): st.booleans(), ord("F"): st.just(1.5), ord("D"): st.floats(allow_nan=False)}
@@ -56,7 +56,7 @@ def _fast(decode, fields, body):
 
 
 def test_every_reply_layout_compiles() -> None:
-    assert [spec.name for spec in L.MESSAGES.values() if compile_decoder(spec.reply) is None] == []
+    assert [spec.name for spec in L.MESSAGES.values() if compile_decoder(spec.reply, L.LINK_TYPES) is None] == []
     assert len(LAYOUTS) > 150
 
 
@@ -66,7 +66,7 @@ def test_well_formed_bodies_decode_alike(data) -> None:
     label, fields = data.draw(st.sampled_from(LAYOUTS))
     values = data.draw(_values(fields))
     body = L.encode_body(fields, values)
-    decode = compile_decoder(fields)
+    decode = compile_decoder(fields, L.LINK_TYPES)
     assert decode is not None
     assert decode(body) == L.decode_body(fields, body, label)
 
@@ -83,7 +83,7 @@ def test_cut_or_garbled_bodies_are_judged_by_the_generic_decoder(data) -> None:
     else:
         body += data.draw(st.binary(min_size=1, max_size=4))
     body = bytes(body)
-    assert _fast(compile_decoder(fields), fields, body) == _generic(fields, body)
+    assert _fast(compile_decoder(fields, L.LINK_TYPES), fields, body) == _generic(fields, body)
 
 
 def test_decode_reply_uses_the_fast_path_and_still_names_what_is_wrong() -> None:
