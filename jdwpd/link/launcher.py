@@ -30,9 +30,9 @@ class AgentNotBuilt(FileNotFoundError):
 
 def agent_path() -> pathlib.Path:
     """The agent library inside the installed package."""
-    from .. import _agent
+    from .._agent import __file__ as agent_package  # the built files' folder, a leaf of data
 
-    path = pathlib.Path(_agent.__file__).resolve().parent / AGENT_FILE
+    path = pathlib.Path(agent_package).resolve().parent / AGENT_FILE
     if not path.is_file():
         raise AgentNotBuilt(f"the jdwpd agent is not built ({path} is missing): run `pip install -e .` in the "
                             f"source tree (it compiles agent/*.c; needs gcc and a JDK)")
