@@ -275,8 +275,15 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
             thread = self.start_thread or await self._initial_thread()
             event = self._start_event or Events.VMStart(request_id=0, thread=thread)
             if self.start_runs:
-                await self.resume_all(session)
+                # The start goes first, and out only once the VM runs (the debugger's first
+                # questions find it running, as with the reference): what the run sends meanwhile
+                # (a short program's VMDeath) queues behind it.
+                session.hold_events()
                 await session.send_event(SuspendPolicy.NONE, (event,))
+                try:
+                    await self.resume_all(session)
+                finally:
+                    session.release_events()
             else:
                 await session.send_event(SuspendPolicy.ALL, (event,))
 
