@@ -96,24 +96,30 @@ async def test_runtime_errors_and_cuts_are_the_same(server_kind, shop_classes, s
     assert '"@truncated": "string"' in json.dumps(here[1]) and '"@truncated": "items"' in json.dumps(here[1])
 
 
-async def test_vm_snapshot_takes_the_vm_path_on_jdwpd(shop_classes, shop_lines):
-    """``vm.snapshot`` (one capture) on jdwpd, against the same read over JDWP on the reference.
-    Order 6 pays in the second round: by then the point captures in the VM on jdwpd."""
-    if not jvm.jdwpd_available():
-        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+async def _one_snapshot_on_each_server(shop_classes, location: str, **kw) -> list[tuple[dict, bool]]:
+    """``vm.snapshot`` on jdwpd, then on the reference: (comparable data, captured in the VM)."""
     got = []
     with trio.fail_after(180):
         for kind in ("jdwpd", "reference"):
             async with open_shop(kind, shop_classes) as vm:
                 async with trio.open_nursery() as n:
                     n.start_soon(vm.resume)
-                    snap = await vm.snapshot(f"Checkout.java:{shop_lines['shop_pay']}", watch=["order.id"],
-                                             condition="order.id == 6", limits=jdwpd.Limits(frames=3, depth=1),
-                                             timeout=60, in_vm=True)
-                got.append(_comparable(snap.data))
-                assert snap.in_vm == (kind == "jdwpd")
-    assert got[0] == got[1]
-    assert got[0]["watches"] == [{"expression": "order.id", "value": 6}]
+                    snap = await vm.snapshot(location, timeout=60, **kw)
+                got.append((_comparable(snap.data), snap.in_vm))
+    return got
+
+
+async def test_vm_snapshot_takes_the_vm_path_on_jdwpd(shop_classes, shop_lines):
+    """``vm.snapshot`` (one capture) on jdwpd, against the same read over JDWP on the reference.
+    Order 6 pays in the second round: by then the point captures in the VM on jdwpd."""
+    if not jvm.jdwpd_available():
+        pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
+    (ours, in_vm), (theirs, ref_in_vm) = await _one_snapshot_on_each_server(
+        shop_classes, f"Checkout.java:{shop_lines['shop_pay']}", watch=["order.id"], condition="order.id == 6",
+        limits=jdwpd.Limits(frames=3, depth=1), in_vm=True)
+    assert in_vm and not ref_in_vm
+    assert ours == theirs
+    assert ours["watches"] == [{"expression": "order.id", "value": 6}]
 
 
 async def test_vm_snapshot_reads_a_cut_capture_again_from_the_held_thread(shop_classes, shop_lines):
@@ -122,18 +128,12 @@ async def test_vm_snapshot_reads_a_cut_capture_again_from_the_held_thread(shop_c
     it gives the reference's snapshot, no mark of a cut."""
     if not jvm.jdwpd_available():
         pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
-    got = []
-    with trio.fail_after(180):
-        for kind in ("jdwpd", "reference"):
-            async with open_shop(kind, shop_classes) as vm:
-                async with trio.open_nursery() as n:
-                    n.start_soon(vm.resume)
-                    snap = await vm.snapshot(f"Checkout.java:{shop_lines['shop_report']}", condition="round == 2",
-                                             limits=jdwpd.Limits(frames=2, depth=2), timeout=60)
-                got.append(_comparable(snap.data))
-                assert not snap.in_vm
-    assert got[0] == got[1]
-    assert got[0]["truncated"] == [] and got[0]["frames"][0]["this"]["paid"]["@size"] == 8
+    (ours, in_vm), (theirs, ref_in_vm) = await _one_snapshot_on_each_server(
+        shop_classes, f"Checkout.java:{shop_lines['shop_report']}", condition="round == 2",
+        limits=jdwpd.Limits(frames=2, depth=2))
+    assert not in_vm and not ref_in_vm
+    assert ours == theirs
+    assert ours["truncated"] == [] and ours["frames"][0]["this"]["paid"]["@size"] == 8
 
 
 async def test_a_collection_cut_earlier_in_the_vm_is_marked_and_read_over_jdwp_next(shop_classes, shop_lines):
