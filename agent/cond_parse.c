@@ -43,11 +43,41 @@ void ext_capture_release(JNIEnv *env, ext_capture *c) {
     if (last) capture_free(env, c);
 }
 
-volatile int ext_local_readers;
+/* The methods whose conditions read locals, so that a breakpoint elsewhere walks nothing: changed
+ * under the agent lock, read without it (a stale answer costs one walk, or one read through JVMTI). */
+#define READER_SLOTS 32
+static struct { jmethodID method; int count; } readers[READER_SLOTS];
+static volatile int readers_elsewhere;  /* programs the table had no slot for: every breakpoint walks */
+
+static void reader_count(jmethodID m, int delta) {
+    lock_enter();
+    int slot = -1;
+    for (int i = 0; i < READER_SLOTS; i++) {
+        jmethodID held = __atomic_load_n(&readers[i].method, __ATOMIC_RELAXED);
+        if (held == m) { slot = i; break; }
+        if (held == NULL && slot < 0 && delta > 0) slot = i;
+    }
+    if (slot < 0) {
+        readers_elsewhere += delta;
+    } else if ((readers[slot].count += delta) <= 0) {
+        readers[slot].count = 0;
+        __atomic_store_n(&readers[slot].method, NULL, __ATOMIC_RELEASE);
+    } else {
+        __atomic_store_n(&readers[slot].method, m, __ATOMIC_RELEASE);
+    }
+    lock_exit();
+}
+
+bool ext_reads_locals_at(jmethodID m) {
+    if (readers_elsewhere > 0) return true;
+    for (int i = 0; i < READER_SLOTS; i++)
+        if (__atomic_load_n(&readers[i].method, __ATOMIC_ACQUIRE) == m) return true;
+    return false;
+}
 
 void ext_obj_free(JNIEnv *env, ext_obj *o) {
     if (o == NULL) return;
-    if (o->counted_reader) __atomic_sub_fetch(&ext_local_readers, 1, __ATOMIC_RELAXED);
+    if (o->counted_reader) reader_count(o->prog->method, -1);
     ext_prog_free(env, o->prog);
     ext_capture_release(env, o->capture);
     free(o);
@@ -257,7 +287,7 @@ int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out)
     if (o->kind == XO_CAPTURE) live_enable(env);
     if (o->kind == XO_CONDITION && o->prog->method != NULL && live_enable(env)) {
         o->counted_reader = true;
-        __atomic_add_fetch(&ext_local_readers, 1, __ATOMIC_RELAXED);
+        reader_count(o->prog->method, 1);
     }
     *out = o;
     return 0;

@@ -41,7 +41,7 @@ typedef struct ext_obj {
     ext_capture *capture;
     uint32_t hit_cap, rate, cpu_ppm;
     int64_t expires_ms;
-    bool counted_reader;     /* a condition reading locals: in ext_local_readers while it lives */
+    bool counted_reader;     /* a condition reading locals: counted for its method while it lives */
 } ext_obj;
 
 /* Parse the program bytes of a Conditional modifier (executor thread).  0 or a status. */
@@ -58,8 +58,9 @@ int ext_prog_parse(JNIEnv *env, inbuf *in, ext_prog **out);
 
 void ext_capture_release(JNIEnv *env, ext_capture *c);  /* lock taken inside */
 
-/* Programs set that read locals or `this` (a hint, read without the lock: walk before matching). */
-extern volatile int ext_local_readers;
+/* Whether a condition set in method m reads locals or `this` (a hint, read without the lock: a
+ * breakpoint there walks its frames before matching). */
+bool ext_reads_locals_at(jmethodID m);
 
 
 #endif

@@ -40,7 +40,7 @@ static void JNICALL cb_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, 
     app_resume_hold(env, thread, method, loc);
     /* A condition that reads locals finds them walked, before the lock (live.h): a walk runs Java. */
     live_view live;
-    if (ext_local_readers > 0) {
+    if (ext_reads_locals_at(method)) {
         live_load(env, &live, 1);
         e.c.live = &live;
     }
