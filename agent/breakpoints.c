@@ -4,6 +4,7 @@
 
 #include "base.h"
 #include "breakpoints.h"
+#include "slots.h"
 
 typedef struct bp {
     struct bp *next;
@@ -39,6 +40,7 @@ int bp_add(jmethodID m, jlocation loc) {
             b->refs++;
             return 0;
         }
+    slots_forget_all();
     jvmtiError err = (*G.jvmti)->SetBreakpoint(G.jvmti, m, loc);
     if (err != JVMTI_ERROR_NONE && err != JVMTI_ERROR_DUPLICATE) return (int)err;
     bp *b = calloc(1, sizeof *b);

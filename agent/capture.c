@@ -294,7 +294,7 @@ void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodI
     ob_u16(out, cap->nwatches);
     for (uint16_t i = 0; i < cap->nwatches; i++) {
         ext_cell v;
-        ext_frame at = {thread, method, loc, x.live, {0, 0}};
+        ext_frame at = {thread, method, loc, x.live, {0, 0, 0}, NULL};
         int st = ext_run(env, cap->watches[i], &at, &v);
         reads->walked += at.reads.walked;
         reads->by_jvmti += at.reads.by_jvmti;

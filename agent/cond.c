@@ -205,9 +205,10 @@ static int run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
             jvmtiError err = JVMTI_ERROR_NONE;
             jvalue v;
             memset(&v, 0, sizeof v);
-            bool live = at->live && strchr("ZBCSIJFDL", tag) &&
+            bool in_frame = at->slots && slots_local(env, at->slots, slot, (char)tag, &v);
+            bool live = !in_frame && at->live && strchr("ZBCSIJFDL", tag) &&
                         live_local(env, at->live, 0, at->loc, slot, (char)tag, &v);
-            if (live) {
+            if (in_frame || live) {
                 if (tag == 'Z') v.z = v.i != 0; else if (tag == 'B') v.b = (jbyte)v.i;
                 else if (tag == 'C') v.c = (jchar)v.i; else if (tag == 'S') v.s = (jshort)v.i;
             } else switch (tag) {
@@ -222,7 +223,7 @@ static int run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
             default: return XR_TYPE;
             }
             if (err != JVMTI_ERROR_NONE) return XR_OTHER;
-            if (live) at->reads.walked++; else at->reads.by_jvmti++;
+            if (in_frame) at->reads.in_frame++; else if (live) at->reads.walked++; else at->reads.by_jvmti++;
             c = widen(tag, v);
             if (ncache < LOCAL_CACHE) {
                 cache[ncache].slot = slot;
@@ -237,7 +238,10 @@ static int run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
                 jobject self = NULL;
                 jvalue v;
                 /* slot 0 of an instance method: the compiler never reuses it */
-                if (at->live && live_local(env, at->live, 0, at->loc, 0, 'L', &v)) {
+                if (at->slots && slots_local(env, at->slots, 0, 'L', &v)) {
+                    self = v.l;
+                    at->reads.in_frame++;
+                } else if (at->live && live_local(env, at->live, 0, at->loc, 0, 'L', &v)) {
                     self = v.l;
                     at->reads.walked++;
                 } else if ((*jv)->GetLocalInstance(jv, thread, 0, &self) != JVMTI_ERROR_NONE) {

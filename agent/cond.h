@@ -5,6 +5,7 @@
 #include "base.h"
 #include "cond_parse.h"
 #include "live.h"
+#include "slots.h"
 
 /* A stack cell: its type (I J F D L K) and value; K is a string constant (index in v.i). */
 typedef struct ext_cell {
@@ -12,9 +13,9 @@ typedef struct ext_cell {
     char t;
 } ext_cell;
 
-/* How the locals and `this` a program or capture read were read: by a walk, or through JVMTI. */
+/* How the locals and `this` a program or capture read were read: in place, by a walk, or through JVMTI. */
 typedef struct ext_local_reads {
-    uint32_t walked, by_jvmti;
+    uint32_t walked, by_jvmti, in_frame;
 } ext_local_reads;
 
 /* Where a program runs: the event thread's top frame, and its locals if a walk read them. */
@@ -24,6 +25,7 @@ typedef struct ext_frame {
     jlocation loc;
     live_view *live;  /* NULL or empty: locals through JVMTI */
     ext_local_reads reads;
+    const slots_view *slots;  /* NULL: none read in place (slots.h) */
 } ext_frame;
 
 /* Evaluate a program on the current thread's top frame; 0 with *out set, or an XR_* reason. */

@@ -10,6 +10,7 @@
 #include "cond_parse.h"
 #include "live.h"
 #include "objects.h"
+#include "slots.h"
 #include "values.h"
 
 static int arrays_init(JNIEnv *env);
@@ -286,6 +287,7 @@ int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out)
      * the executor thread, before any event path needs them. */
     if (o->kind == XO_CAPTURE) live_enable(env);
     if (o->kind == XO_CONDITION && o->prog->method != NULL && live_enable(env)) {
+        slots_enable(env);
         o->counted_reader = true;
         reader_count(o->prog->method, 1);
     }

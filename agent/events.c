@@ -18,6 +18,7 @@
 #include "link.h"
 #include "live.h"
 #include "objects.h"
+#include "slots.h"
 #include "step.h"
 #include "threads.h"
 #include "values.h"
@@ -38,11 +39,18 @@ static void JNICALL cb_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, 
     if (!ev_enter(&e, env, thread, method, loc)) return;
     thread_rec *t = e.t;
     app_resume_hold(env, thread, method, loc);
-    /* A condition that reads locals finds them walked, before the lock (live.h): a walk runs Java. */
+    /* A condition that reads locals finds them in place (slots.h) or walked, before the lock
+     * (live.h): a walk runs Java.  The first hit at a location walks too, to learn its slots. */
     live_view live;
+    slots_view slots;
     if (ext_reads_locals_at(method)) {
-        live_load(env, &live, 1);
-        e.c.live = &live;
+        bool in_place = slots_open(env, method, loc, &slots);
+        if (!in_place || slots.kinds == NULL) {
+            live_load(env, &live, 1);
+            e.c.live = &live;
+            if (in_place) slots_learn(env, &slots, &live, loc);
+        }
+        if (slots.locals != NULL) e.c.slots = &slots;
     }
     lock_enter();
     if (t->deferred_count && (t->deferred_method != method || t->deferred_loc != loc)) {

@@ -140,10 +140,11 @@ bool ext_condition(filter *f, ext_obj *o, ev_ctx *c) {
     if (r == NULL || o == NULL || o->kind != XO_CONDITION) return true;  /* budgets and captures filter nothing */
     int64_t t0 = now_ns();
     ext_cell out;
-    ext_frame at = {c->thread, c->method, c->loc, c->live, {0, 0}};
+    ext_frame at = {c->thread, c->method, c->loc, c->live, {0, 0, 0}, c->slots};
     int st = c->thread ? ext_eval(c->env, o->prog, &at, &out) : XR_OTHER;
     r->locals_walked += at.reads.walked;
     r->locals_by_jvmti += at.reads.by_jvmti;
+    r->locals_in_frame += at.reads.in_frame;
     int64_t walk_ns = 0;  /* the walk before matching: the quota of the first condition it served */
     if (at.reads.walked && !c->live->charged) {
         walk_ns = c->live->cost_ns;
@@ -184,10 +185,11 @@ static void capture_inline(filter *f, ev_ctx *c, hits *h) {
     int64_t t0 = now_ns();
     size_t len_at = h->body.len;
     ob_u32(&h->body, 0);
-    ext_local_reads reads = {0, 0};
+    ext_local_reads reads = {0, 0, 0};
     capture_write(c->env, f->ext->capture, c->thread, c->method, c->loc, false, &reads, &h->body);
     f->ext->locals_walked += reads.walked;
     f->ext->locals_by_jvmti += reads.by_jvmti;
+    f->ext->locals_in_frame += reads.in_frame;
     ob_put_u32_at(&h->body, len_at, (uint32_t)(h->body.len - len_at - 4));
     int64_t t1 = now_ns();
     charge(f, t1 - t0, t1);  /* over the quota: this capture still goes out, the request ends after it */
@@ -353,7 +355,7 @@ static int x_ext_stats(JNIEnv *env, inbuf *in, outbuf *out) {
     }
     lock_exit();
     if (!found) return LS_INVALID_ID;
-    ob_u32(out, 13);
+    ob_u32(out, 14);
     counter(out, "evaluations", copy.evaluations);
     counter(out, "trues", copy.trues);
     counter(out, "null", copy.errors[XR_NULL]);
@@ -367,6 +369,7 @@ static int x_ext_stats(JNIEnv *env, inbuf *in, outbuf *out) {
     counter(out, "dropped", copy.dropped);
     counter(out, "locals_walked", copy.locals_walked);
     counter(out, "locals_by_jvmti", copy.locals_by_jvmti);
+    counter(out, "locals_in_frame", copy.locals_in_frame);
     return 0;
 }
 

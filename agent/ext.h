@@ -27,6 +27,7 @@ typedef struct ext_req {
     ext_capture *capture;       /* a reference of its own */
     int64_t dropped;            /* captures dropped: the link's queue was full */
     int64_t locals_walked, locals_by_jvmti;  /* RequestStats: how locals were read (live.h) */
+    int64_t locals_in_frame;                 /* ... and read in place (slots.h) */
     /* Lifetime (agent lock): the filter, the grave and every capture in flight hold a reference.
      * A capture read outside the lock finds here, when it is queued, whether the request is still
      * there (gone: its filter was freed; cleared: by the daemon, not by its own budget or count). */

@@ -54,6 +54,7 @@ typedef struct ev_ctx {
     char *source_name;    /* lazy */
     bool source_known;
     struct live_view *live;  /* the thread's top frame walked before matching (live.h), or NULL */
+    struct slots_view *slots; /* the breakpoint frame's slots read in place (slots.h), or NULL */
 } ev_ctx;
 
 filter *filters_of(uint8_t kind);

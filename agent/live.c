@@ -196,6 +196,25 @@ bool live_local(JNIEnv *env, live_view *lv, jint depth, jlocation expect_bci, ji
     return true;
 }
 
+jint live_slot_count(JNIEnv *env, live_view *lv, jint depth, jlocation expect_bci) {
+    jobjectArray locals = frame_locals(lv, depth, expect_bci);
+    if (locals == NULL || lv->compiled[depth]) return -1;
+    return (*env)->GetArrayLength(env, locals);
+}
+
+int live_slot(JNIEnv *env, live_view *lv, jint depth, jint slot, jlong *bits, jobject *obj) {
+    jobjectArray locals = lv->locals[depth];
+    if (slot < 0 || slot >= (*env)->GetArrayLength(env, locals)) return -1;
+    jobject v = (*env)->GetObjectArrayElement(env, locals, slot);
+    if (v == NULL || !(*env)->IsInstanceOf(env, v, L.slot64)) {
+        *obj = v;
+        return 1;
+    }
+    *bits = (*env)->GetLongField(env, v, L.slot_value);
+    (*env)->DeleteLocalRef(env, v);
+    return 0;
+}
+
 void live_release(JNIEnv *env, live_view *lv) {
     for (jint i = 0; i < lv->count && i < LIVE_MAX_FRAMES; i++)
         if (lv->locals[i]) (*env)->DeleteLocalRef(env, lv->locals[i]);

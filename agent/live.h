@@ -41,6 +41,12 @@ void live_load(JNIEnv *env, live_view *lv, jint count);
  * `expect_bci` and the slot holds that kind of value.  Object values are new local refs. */
 bool live_local(JNIEnv *env, live_view *lv, jint depth, jlocation expect_bci, jint slot, char tag, jvalue *out);
 
+/* Slots of interpreted frame `depth` at `expect_bci` (slots.c learns kinds from them): the count,
+ * or -1 where the view has no such frame; then per slot 1 a reference (*obj: a new local ref or
+ * NULL), 0 a primitive (*bits: the slot's 64 bits), -1 unreadable. */
+jint live_slot_count(JNIEnv *env, live_view *lv, jint depth, jlocation expect_bci);
+int live_slot(JNIEnv *env, live_view *lv, jint depth, jint slot, jlong *bits, jobject *obj);
+
 void live_release(JNIEnv *env, live_view *lv);
 
 #endif

@@ -27,7 +27,7 @@ SETS = [
         (6, "RequestStats", "int requestID",
          "long evaluations, long trues, long nullErrors, long indexErrors, long arithmeticErrors,"
          " long typeErrors, long otherErrors, long costNanos, long hits, int disabledReason,"
-         " long droppedCaptures, long localsWalked, long localsByJvmti"),
+         " long droppedCaptures, long localsWalked, long localsByJvmti, long localsInFrame"),
         (7, "CompileExpression", "referenceType refType, method methodID, long index, string expression",
          "int exprID, int status, int column, string message, string signature"),
     ]),

@@ -196,7 +196,8 @@ async def request_stats(ctx: Any, cmd: Any) -> Any:
             "index_errors": c["index"], "arithmetic_errors": c["arithmetic"], "type_errors": c["type"],
             "other_errors": c["other"], "cost_nanos": c["cost_ns"], "hits": c["hits"],
             "disabled_reason": c["disabled"], "dropped_captures": c.get("dropped", 0),
-            "locals_walked": c.get("locals_walked", 0), "locals_by_jvmti": c.get("locals_by_jvmti", 0)}
+            "locals_walked": c.get("locals_walked", 0), "locals_by_jvmti": c.get("locals_by_jvmti", 0),
+            "locals_in_frame": c.get("locals_in_frame", 0)}
 
 
 def program_kind(data: bytes) -> int:

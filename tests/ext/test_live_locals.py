@@ -1,10 +1,12 @@
-"""Locals read by a stack walk (agent/live.c): the same values JVMTI gives, no VM operation, and
-none of the walk's own Java code seen by a debugger.
+"""Locals read in place (agent/slots.c) and by a stack walk (agent/live.c): the same values JVMTI
+gives, no VM operation, and none of the walk's own Java code seen by a debugger.
 
-HotSpot reads a platform thread's locals through a safepoint per value; the agent instead walks
-the event thread's own top frames once per hit.  RequestStats says how each read was made, so
-these tests fail if the agent quietly falls back to JVMTI.  The callers of the breakpointed
-method are warmed up first, so that a capture's deeper frames are compiled frames.
+HotSpot reads a platform thread's locals through a safepoint per value.  The agent instead reads
+a breakpoint frame's slots where the interpreter keeps them (after one walk per location has
+told it which slots hold references), and walks the event thread's own top frames for anything
+else (a capture's callers).  RequestStats says how each read was made, so these tests fail if the
+agent quietly falls back.  The callers of the breakpointed method are warmed up first, so that a
+capture's deeper frames are compiled frames.
 """
 
 from __future__ import annotations
@@ -120,11 +122,17 @@ async def _stop_at_done(c, ref, lines):
     return method
 
 
+# How a condition's locals are read: in place (the default), or by a walk at every hit.
+MODES = [pytest.param((), id="in-place"), pytest.param(("-Djdwpd.frameLocals=false",), id="walked")]
+
+
+@pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("java", _javas())
-async def test_conditions_on_every_kind_of_local_are_walked_not_read_by_jvmti(live_classes, java):
+async def test_conditions_on_every_kind_of_local_are_read_in_place_or_walked_never_by_jvmti(live_classes, java,
+                                                                                            mode):
     classes, lines = live_classes
     with trio.fail_after(3 * TIMEOUT):
-        async with jvm.open_jvm("jdwpd", classes, "Live", [str(N)], java=java) as vm, \
+        async with jvm.open_jvm("jdwpd", classes, "Live", [str(N)], java=java, jvm_args=list(mode)) as vm, \
                 open_jdwp_client(vm.host, vm.port, timeout=TIMEOUT) as c:
             await c.command("VirtualMachine", "JdwpdHello", client_version=1)
             ref = await prepare(c, "Live")
@@ -166,7 +174,11 @@ async def test_conditions_on_every_kind_of_local_are_walked_not_read_by_jvmti(li
             for rid, text in by_request.items():
                 stats = await c.command("Jdwpd", "RequestStats", request_id=rid)
                 assert stats.evaluations == N and stats.hits == 1, (text, stats)
-                assert stats.locals_by_jvmti == 0 and stats.locals_walked >= N, (text, stats)
+                assert stats.locals_by_jvmti == 0, (text, stats)
+                if mode:
+                    assert stats.locals_walked >= N and stats.locals_in_frame == 0, (text, stats)
+                else:  # the one walk at the location only learned its slots' kinds
+                    assert stats.locals_in_frame >= N and stats.locals_walked == 0, (text, stats)
                 assert stats.other_errors == stats.type_errors == 0, (text, stats)
             await c.command("VirtualMachine", "Resume")
             await vm.wait_exit(TIMEOUT)
@@ -223,10 +235,13 @@ async def test_a_capture_walks_compiled_callers_and_reads_what_jvmti_reads(live_
     walked, stats = await _capture_at(classes, lines, i, java)
     by_jvmti, jvmti_stats = await _capture_at(classes, lines, i, java, ["-Djdwpd.liveLocals=false"])
     reads = N + 11 + 4 + 2 + 3  # the condition's `i` at every hit, then the capture's locals and `this`s
-    # The top frame is read by the walk; the compiled callers through JVMTI (scalar-replaced
-    # objects: only JVMTI reallocates them; `tag` below is one).
-    assert stats.locals_walked + stats.locals_by_jvmti == reads and stats.locals_walked >= N + 12, stats
-    assert jvmti_stats.locals_walked == 0 and jvmti_stats.locals_by_jvmti == reads, jvmti_stats
+    # The condition reads in place; the capture's top frame is read by its walk, the compiled
+    # callers' too but through JVMTI where the walk shows null (scalar-replaced objects: only
+    # JVMTI reallocates them; `tag` below is one).
+    assert stats.locals_in_frame == N, stats
+    assert stats.locals_walked + stats.locals_by_jvmti == reads - N and stats.locals_walked >= 12, stats
+    assert jvmti_stats.locals_walked == jvmti_stats.locals_in_frame == 0, jvmti_stats
+    assert jvmti_stats.locals_by_jvmti == reads, jvmti_stats
     assert walked == by_jvmti
     frames = walked["frames"]
     assert frames[0]["locals"] == {
