@@ -15,6 +15,7 @@
 #include "cond.h"
 #include "cond_parse.h"
 #include "live.h"
+#include "slots.h"
 #include "values.h"
 
 #define MAX_STEPS 8192

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base.h"
+#include "live.h"
 #include "slots.h"
 
 /* x86_64's interpreter frame, words from its frame pointer (HotSpot's frame_x86.hpp, the same in
