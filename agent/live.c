@@ -59,7 +59,9 @@ static jobject make_walker(JNIEnv *env) {
     if (!get_walker || !hidden || !of) return NULL;
     jobject show = (*env)->GetStaticObjectField(env, option, hidden);
     jobject set = show ? (*env)->CallStaticObjectMethod(env, enum_set, of, show) : NULL;
+    if ((*env)->ExceptionCheck(env)) set = NULL;  /* -Xcheck:jni: every call that may throw is checked */
     jobject walker = set ? (*env)->CallStaticObjectMethod(env, live, get_walker, set) : NULL;
+    if ((*env)->ExceptionCheck(env)) walker = NULL;
     jobject global = walker ? (*env)->NewGlobalRef(env, walker) : NULL;
     (*env)->DeleteLocalRef(env, live);
     (*env)->DeleteLocalRef(env, option);

@@ -1,0 +1,172 @@
+"""Locals read in place (agent/slots.c) where it is hardest: references while collectors move
+them, every HotSpot collector, checked JNI, a virtual thread, and a hot loop's compiled frame
+that the breakpoint turned back into an interpreted one.
+
+A reference local is read through a pointer to its slot, which HotSpot resolves in the VM as it
+does a native method's arguments; these tests make the collectors move the objects between hits
+(a thread allocating without pause in a small heap) and require every hit the program's own Java
+gives, no fallback to a walk or to JVMTI, and no complaint from -Xcheck:jni.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+import pytest
+import trio
+
+from jdwpd.testing import jdks, jvm
+from jdwpd.testing.client import open_jdwp_client
+from protocol import Value
+from protocol.constants import EventKind, SuspendPolicy, Tag
+from tests.ext.ext_support import TIMEOUT, breakpoint_mods, conditional, location_of_line, prepare
+
+pytestmark = pytest.mark.jvm
+
+STRESS = """\
+public class SlotsStress {
+    static volatile Object sink;
+    static volatile boolean stop;
+    static volatile int trues;
+
+    static long work(long n, String tag) {
+        long acc = 0;
+        String s = tag;
+        for (int i = 0; i < n && !stop; i++) {
+            byte[] junk = new byte[64 + (i & 7)];
+            if (i % 1000 == 0) s = "k" + i;
+            if (s.equals("k200000") && i % 100 == 7 && junk.length > 63) trues++;
+            acc += s.length() + junk.length; // @bp
+        }
+        return acc;
+    }
+
+    public static void main(String[] args) throws Exception {
+        long n = Long.parseLong(args[0]);
+        Thread churn = new Thread(() -> { while (!stop) sink = new byte[65536]; });
+        churn.setDaemon(true);
+        churn.start();
+        Runnable body = () -> sink = work(n, "start");
+        Thread t;
+        if (args.length > 1 && args[1].equals("virtual")) {
+            Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+            t = (Thread) Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class)
+                    .invoke(builder, body);
+        } else {
+            t = new Thread(body, "worker");
+            t.start();
+        }
+        t.join();
+        stop = true;
+        System.out.println("DONE " + trues); // @done
+    }
+}
+"""
+CONDITION = 's.equals("k200000") && i % 100 == 7 && junk.length > 63'  # the program counts it too
+N = 300_000
+
+
+@pytest.fixture(scope="module")
+def stress(tmp_path_factory):
+    out = tmp_path_factory.mktemp("slots")
+    (out / "SlotsStress.java").write_text(STRESS)
+    subprocess.run(["javac", "-g", "--release", "17", "-d", str(out), str(out / "SlotsStress.java")], check=True,
+                   timeout=120)
+    lines = {tag: n for n, text in enumerate(STRESS.splitlines(), 1) for tag in ("bp", "done") if f"// @{tag}" in text}
+    return out, lines
+
+
+async def _set_condition(c, ref, method, index, text, suspend) -> int:
+    r = await c.command("Jdwpd", "CompileCondition", ref_type=ref, method_id=method, index=index, expression=text)
+    assert r.status == 0, r.message
+    budget = await c.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0, cpu_ppm=0)
+    req = await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=suspend,
+                          modifiers=breakpoint_mods(ref, method, index, conditional(r.expr_id),
+                                                    conditional(budget.budget_id)))
+    return req.request_id
+
+
+def _runs() -> list:
+    newer = jdks.find_jdk(21)
+    skip = pytest.mark.skipif(newer is None, reason=jdks.MISSING_REASON.format(n=21))
+    return [pytest.param(None, ["-XX:+UseSerialGC"], "platform", id="serial"),
+            pytest.param(None, ["-XX:+UseParallelGC"], "platform", id="parallel"),
+            pytest.param(None, ["-XX:+UseG1GC", "-Xcheck:jni"], "platform", id="g1-checked-jni"),
+            pytest.param(None, ["-XX:+UseZGC"], "platform", id="zgc"),
+            pytest.param(None, ["-XX:+UseShenandoahGC"], "platform", id="shenandoah"),
+            pytest.param(newer.java if newer else None, ["-XX:+UseZGC"], "platform", id="jdk21+-zgc", marks=skip),
+            pytest.param(newer.java if newer else None, ["-XX:+UseG1GC", "-Xcheck:jni"], "virtual",
+                         id="jdk21+-virtual-thread", marks=skip)]
+
+
+@pytest.mark.parametrize(("java", "gc", "thread"), _runs())
+async def test_references_read_in_place_while_collectors_move_them(stress, java, gc, thread):
+    classes, lines = stress
+    with trio.fail_after(3 * TIMEOUT):
+        async with jvm.open_jvm("jdwpd", classes, "SlotsStress", [str(N), thread], java=java,
+                                jvm_args=["-Xmx64m", "-Xlog:gc:stderr", *gc]) as vm, \
+                open_jdwp_client(vm.host, vm.port, timeout=TIMEOUT) as c:
+            await c.command("VirtualMachine", "JdwpdHello", client_version=1)
+            ref = await prepare(c, "SlotsStress")
+            method, index = await location_of_line(c, ref, lines["bp"])
+            rid = await _set_condition(c, ref, method, index, CONDITION, SuspendPolicy.NONE)
+            done_method, done_index = await location_of_line(c, ref, lines["done"])
+            await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.ALL,
+                            modifiers=breakpoint_mods(ref, done_method, done_index))
+            await c.command("VirtualMachine", "Resume")
+            hits = 0
+            while True:
+                _, events = await c.next_event(TIMEOUT)
+                hits += sum(1 for e in events if e.request_id == rid)
+                if any(int(e.event_kind) == EventKind.BREAKPOINT and e.location.method_id == done_method
+                       for e in events):
+                    break
+            stats = await c.command("Jdwpd", "RequestStats", request_id=rid)
+            await c.command("VirtualMachine", "Resume")
+            await vm.wait_exit(TIMEOUT)
+    gcs = len(set(re.findall(r"GC\((\d+)\)", vm.output.text())))
+    assert f"DONE {hits}" in vm.output.text() and hits == 10, vm.output.describe()
+    assert stats.evaluations == N and stats.hits == 10, stats
+    assert stats.locals_walked == stats.locals_by_jvmti == 0 and stats.locals_in_frame >= N, stats
+    assert gcs >= 3, f"the collector ran {gcs} times: the objects did not move\n{vm.output.describe()}"
+    checked = vm.output.text()
+    assert "FATAL ERROR" not in checked and "JNI " not in checked.replace("JNI global refs", ""), checked[-3000:]
+
+
+async def test_a_hot_loop_compiled_before_its_breakpoint_is_read_in_place(stress):
+    """The loop runs compiled (on-stack replacement) for a second before the condition is set: the
+    breakpoint makes HotSpot rebuild that frame as an interpreted one, which must read the same."""
+    classes, lines = stress
+    with trio.fail_after(3 * TIMEOUT):
+        async with jvm.open_jvm("jdwpd", classes, "SlotsStress", [str(10 ** 12)]) as vm, \
+                open_jdwp_client(vm.host, vm.port, timeout=TIMEOUT) as c:
+            await c.command("VirtualMachine", "JdwpdHello", client_version=1)
+            ref = await prepare(c, "SlotsStress")
+            method, index = await location_of_line(c, ref, lines["bp"])
+            await c.command("VirtualMachine", "Resume")
+            await trio.sleep(1.5)
+            rid = await _set_condition(c, ref, method, index, 'i % 50000 == 7 && s.length() > 1 && acc > 0',
+                                       SuspendPolicy.EVENT_THREAD)
+            slots = {v.name: v for v in (await c.command("Method", "VariableTable", ref_type=ref,
+                                                          method_id=method)).slots}
+            seen = []
+            while len(seen) < 4:
+                _, events = await c.next_event(TIMEOUT)
+                for e in (e for e in events if e.request_id == rid):
+                    frame = (await c.command("ThreadReference", "Frames", thread=e.thread, start_frame=0,
+                                             length=1)).frames[0]
+                    values = await c.command("StackFrame", "GetValues", thread=e.thread, frame=frame.frame_id,
+                                             slots=[{"slot": slots["i"].slot, "sigbyte": Tag.INT},
+                                                    {"slot": slots["acc"].slot, "sigbyte": Tag.LONG}])
+                    seen.append(tuple(v.slot_value.value for v in values.values))
+                    await c.command("ThreadReference", "Resume", thread=e.thread)
+            stats = await c.command("Jdwpd", "RequestStats", request_id=rid)
+            await c.command("EventRequest", "Clear", event_kind=EventKind.BREAKPOINT, request_id=rid)
+            fields = {f.name: f.field_id for f in (await c.command("ReferenceType", "Fields", ref_type=ref)).declared}
+            await c.command("ClassType", "SetValues", clazz=ref, values=[(fields["stop"], Value(Tag.BOOLEAN, True))])
+            await vm.wait_exit(TIMEOUT)
+    assert all(i % 50000 == 7 and acc > 0 for i, acc in seen), seen
+    assert seen[0][0] > 50000, "the loop ran a while before the breakpoint"
+    assert stats.locals_walked == stats.locals_by_jvmti == 0, stats
+    assert stats.locals_in_frame >= 3 * 50000 and stats.trues >= 4, stats
