@@ -168,8 +168,10 @@ bool slots_open(JNIEnv *env, jmethodID method, jlocation loc, slots_view *v) {
     if ((const void *)fp[FP_METHOD] != m) return false;
     const char *const_method = *(const char *const *)((const char *)m + S.const_method);
     if ((const char *)fp[FP_BCP] != const_method + S.const_method_size + loc) return false;
-    jint max_locals = 0;
-    if ((*G.jvmti)->GetMaxLocals(G.jvmti, method, &max_locals) != JVMTI_ERROR_NONE || max_locals <= 0) return false;
+    const slot_kinds *known = kinds_of(m, loc);
+    jint max_locals = known ? known->max_locals : 0;  /* no JVMTI call once the location is known */
+    if (!known && (*G.jvmti)->GetMaxLocals(G.jvmti, method, &max_locals) != JVMTI_ERROR_NONE) return false;
+    if (max_locals <= 0) return false;
     /* The interpreter puts the last local just above the return address and saved fp. */
     intptr_t *locals = fp + max_locals + 1;
     if (fp[FP_LOCALS] != max_locals + 1 && fp[FP_LOCALS] != (intptr_t)locals) return false;
@@ -178,7 +180,7 @@ bool slots_open(JNIEnv *env, jmethodID method, jlocation loc, slots_view *v) {
     v->max_locals = max_locals;
     v->method = m;
     v->loc = loc;
-    v->kinds = kinds_of(m, loc);
+    v->kinds = known;
     return true;
 }
 
