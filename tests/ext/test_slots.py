@@ -170,3 +170,58 @@ async def test_a_hot_loop_compiled_before_its_breakpoint_is_read_in_place(stress
     assert seen[0][0] > 50000, "the loop ran a while before the breakpoint"
     assert stats.locals_walked == stats.locals_by_jvmti == 0, stats
     assert stats.locals_in_frame >= 3 * 50000 and stats.trues >= 4, stats
+
+
+NO_ALLOC = """\
+import java.lang.management.ManagementFactory;
+
+public class NoAlloc {
+    static int sink;
+
+    static void loop(int n, String s) {
+        for (int i = 0; i < n; i++) {
+            sink += i; // @bp
+        }
+    }
+
+    public static void main(String[] args) {
+        int n = Integer.parseInt(args[0]);
+        com.sun.management.ThreadMXBean mx = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        long id = Thread.currentThread().getId();
+        loop(1000, "warm");  // the first hit at the location learns its slots
+        long idle0 = mx.getThreadAllocatedBytes(id);
+        long idle1 = mx.getThreadAllocatedBytes(id);  // what asking costs
+        long before = mx.getThreadAllocatedBytes(id);
+        loop(n, "measured");
+        long after = mx.getThreadAllocatedBytes(id);
+        System.out.println("ALLOCATED " + (after - before - (idle1 - idle0)));
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("mode", [pytest.param((), id="in-place"),
+                                  pytest.param(("-Djdwpd.frameLocals=false",), id="walked")])
+async def test_a_false_condition_on_locals_allocates_nothing_on_the_java_heap(tmp_path, mode):
+    """Issue 20: no allocation on the event path.  The walk's frames are Java objects (a few
+    hundred bytes a hit); read in place, a condition on a local and a reference allocates none."""
+    (tmp_path / "NoAlloc.java").write_text(NO_ALLOC)
+    subprocess.run(["javac", "-g", "--release", "17", "-d", str(tmp_path), str(tmp_path / "NoAlloc.java")],
+                   check=True, timeout=120)
+    line = next(n for n, text in enumerate(NO_ALLOC.splitlines(), 1) if "// @bp" in text)
+    n = 100_000
+    with trio.fail_after(3 * TIMEOUT):
+        async with jvm.open_jvm("jdwpd", tmp_path, "NoAlloc", [str(n)], jvm_args=list(mode)) as vm, \
+                open_jdwp_client(vm.host, vm.port, timeout=TIMEOUT) as c:
+            await c.command("VirtualMachine", "JdwpdHello", client_version=1)
+            ref = await prepare(c, "NoAlloc")
+            method, index = await location_of_line(c, ref, line)
+            await _set_condition(c, ref, method, index, 's.length() == 0 || i < 0', SuspendPolicy.NONE)
+            await c.command("VirtualMachine", "Resume")
+            await vm.wait_exit(TIMEOUT)
+            assert vm.output.wait_for(re.compile(r"ALLOCATED (-?\d+)"), None, TIMEOUT)
+    allocated = int(re.search(r"ALLOCATED (-?\d+)", vm.output.text()).group(1))
+    if mode:
+        assert allocated > 50 * n, f"the walk allocates per hit: {allocated} bytes for {n} hits"
+    else:
+        assert allocated <= 1024, f"{allocated} bytes allocated by {n} false conditions read in place"
