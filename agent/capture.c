@@ -5,7 +5,8 @@
  * the event sent like any other, or dropped and counted while the link's queue is full.
  *
  * Unlike a condition this path allocates (the blob grows in an outbuf; JVMTI hands out variable
- * tables and field lists), and each local costs HotSpot a VM operation (docs/performance.md). */
+ * tables and field lists).  Locals are read in place when only a breakpoint's own frame is read
+ * (slots.h), else by one walk (live.h), else through JVMTI (a VM operation each). */
 #include <string.h>
 
 #include "base.h"
@@ -14,6 +15,7 @@
 #include "cond.h"
 #include "live.h"
 #include "objects.h"
+#include "slots.h"
 #include "values.h"
 
 typedef struct cap_ctx {
@@ -26,6 +28,7 @@ typedef struct cap_ctx {
     bool over;       /* a limit was reached: the rest is written as 'X' */
     live_view *live; /* the top frames' locals from one walk, or NULL: JVMTI */
     ext_local_reads *reads;
+    const slots_view *slots; /* the top frame's read in place, or NULL */
 } cap_ctx;
 
 static bool over_budget(cap_ctx *x) {
@@ -189,9 +192,10 @@ static void put_locals(cap_ctx *x, jthread thread, int depth, jmethodID m, jloca
             jvalue v;
             memset(&v, 0, sizeof v);
             jvmtiError err = JVMTI_ERROR_NONE;
-            bool walked = lv && live_local(x->env, lv, depth, loc, e->slot, t, &v);
-            if (walked) x->reads->walked++; else x->reads->by_jvmti++;
-            if (walked) {
+            bool in_frame = depth == 0 && x->slots && slots_local(x->env, x->slots, e->slot, t, &v);
+            bool walked = !in_frame && lv && live_local(x->env, lv, depth, loc, e->slot, t, &v);
+            if (in_frame) x->reads->in_frame++; else if (walked) x->reads->walked++; else x->reads->by_jvmti++;
+            if (in_frame || walked) {
                 if (t == 'Z') v.z = v.i != 0; else if (t == 'B') v.b = (jbyte)v.i;
                 else if (t == 'C') v.c = (jchar)v.i; else if (t == 'S') v.s = (jshort)v.i;
             } else switch (t) {
@@ -233,7 +237,10 @@ static void put_this(cap_ctx *x, jthread thread, jint depth, jmethodID m, jlocat
     }
     jvalue v;
     jobject self = NULL;
-    if (x->live && live_local(x->env, x->live, depth, loc, 0, 'L', &v)) {
+    if (depth == 0 && x->slots && slots_local(x->env, x->slots, 0, 'L', &v)) {
+        self = v.l;
+        x->reads->in_frame++;
+    } else if (x->live && live_local(x->env, x->live, depth, loc, 0, 'L', &v)) {
         self = v.l;
         x->reads->walked++;
     } else {
@@ -249,9 +256,9 @@ static void put_this(cap_ctx *x, jthread thread, jint depth, jmethodID m, jlocat
 }
 
 void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodID method, jlocation loc,
-                   bool walk, ext_local_reads *reads, outbuf *out) {
+                   bool walk, bool at_breakpoint, ext_local_reads *reads, outbuf *out) {
     cap_ctx x = {env, cap, out, cap->max_micros ? now_ns() + (int64_t)cap->max_micros * 1000 : 0,
-                 cap->max_bytes, 0, false, NULL, reads};
+                 cap->max_bytes, 0, false, NULL, reads, NULL};
     if ((*env)->PushLocalFrame(env, 64) != 0) {
         (*env)->ExceptionClear(env);
         ob_u8(out, CAPTURE_VERSION);
@@ -277,11 +284,18 @@ void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodI
         nframes = 1;
     }
     ob_u16(out, (uint16_t)nframes);
+    /* A capture that reads only the top frame's locals (a logpoint's watches, say) reads them in
+     * place once the location is known; the first hit's walk learns it. */
+    slots_view sv;
+    memset(&sv, 0, sizeof sv);
+    bool in_place = walk && at_breakpoint && cap->locals_frames <= 1 && slots_open(env, method, loc, &sv);
     live_view lv;
-    if (walk) {  /* one walk for every frame whose locals are read, `this` and the watches */
+    if (walk && !(in_place && sv.kinds)) {  /* one walk for every frame whose locals are read, `this`, the watches */
         live_load(env, &lv, cap->locals_frames < nframes ? (cap->locals_frames ? cap->locals_frames : 1) : nframes);
         x.live = &lv;
+        if (in_place) slots_learn(env, &sv, &lv, loc);
     }
+    if (sv.locals && sv.kinds && frames[0].method == method && frames[0].location == loc) x.slots = &sv;
     for (jint d = 0; d < nframes; d++) {
         ob_location(out, env, frames[d].method, frames[d].location);
         if (d < cap->locals_frames && !over_budget(&x)) {
@@ -294,10 +308,11 @@ void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodI
     ob_u16(out, cap->nwatches);
     for (uint16_t i = 0; i < cap->nwatches; i++) {
         ext_cell v;
-        ext_frame at = {thread, method, loc, x.live, {0, 0, 0}, NULL};
+        ext_frame at = {thread, method, loc, x.live, {0, 0, 0}, x.slots};
         int st = ext_run(env, cap->watches[i], &at, &v);
         reads->walked += at.reads.walked;
         reads->by_jvmti += at.reads.by_jvmti;
+        reads->in_frame += at.reads.in_frame;
         if (st) {
             ob_u8(out, 'E');
             ob_u8(out, (uint8_t)st);

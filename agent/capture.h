@@ -5,7 +5,9 @@
 #include "buf.h"
 #include "cond.h"
 
-/* The blob of one capture at the current thread's hit. */
+/* The blob of one capture at the current thread's hit.  walk: not under the agent lock, so locals
+ * may be read by a walk (live.h); at_breakpoint: in a Breakpoint callback, so the top frame's may
+ * be read in place (slots.h). */
 void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodID method, jlocation loc,
-                   bool walk, ext_local_reads *reads, outbuf *out);  /* walk: not under the agent lock (live.h) */
+                   bool walk, bool at_breakpoint, ext_local_reads *reads, outbuf *out);
 #endif

@@ -38,6 +38,7 @@ static void JNICALL cb_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, 
     ev_call e;
     if (!ev_enter(&e, env, thread, method, loc)) return;
     thread_rec *t = e.t;
+    e.h.at_breakpoint = true;
     app_resume_hold(env, thread, method, loc);
     /* A condition that reads locals finds them in place (slots.h) or walked, before the lock
      * (live.h): a walk runs Java.  The first hit at a location walks too, to learn its slots. */

@@ -186,7 +186,7 @@ static void capture_inline(filter *f, ev_ctx *c, hits *h) {
     size_t len_at = h->body.len;
     ob_u32(&h->body, 0);
     ext_local_reads reads = {0, 0, 0};
-    capture_write(c->env, f->ext->capture, c->thread, c->method, c->loc, false, &reads, &h->body);
+    capture_write(c->env, f->ext->capture, c->thread, c->method, c->loc, false, false, &reads, &h->body);
     f->ext->locals_walked += reads.walked;
     f->ext->locals_by_jvmti += reads.by_jvmti;
     f->ext->locals_in_frame += reads.in_frame;
@@ -269,7 +269,8 @@ bool ext_captures_run(JNIEnv *env, thread_rec *t, hits *h) {
         }
         int64_t t0 = now_ns();
         p->blob_at = blobs->len;
-        capture_write(env, p->r->capture, h->cap_thread, h->cap_method, h->cap_loc, true, &reads[i], blobs);
+        capture_write(env, p->r->capture, h->cap_thread, h->cap_method, h->cap_loc, true, h->at_breakpoint,
+                      &reads[i], blobs);
         p->blob_len = blobs->len - p->blob_at;
         cost[i] = now_ns() - t0;
         p->state = CP_WRITTEN;
@@ -290,6 +291,7 @@ bool ext_captures_run(JNIEnv *env, thread_rec *t, hits *h) {
         }
         r->locals_walked += reads[i].walked;
         r->locals_by_jvmti += reads[i].by_jvmti;
+        r->locals_in_frame += reads[i].in_frame;
         if (p->state == CP_DROPPED) r->dropped++;
         /* over the quota: this capture still goes out, the request ends after it */
         else charge_req(r, cost[i], now);

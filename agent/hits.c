@@ -16,6 +16,7 @@ void hits_init(hits *h) {
     h->cap_thread = NULL;
     h->cap_method = NULL;
     h->cap_loc = 0;
+    h->at_breakpoint = false;
 }
 
 void hits_prepend(hits *h, const uint8_t *data, size_t len) {

@@ -30,6 +30,7 @@ typedef struct hits {
     jthread cap_thread;
     jmethodID cap_method;
     jlocation cap_loc;
+    bool at_breakpoint;   /* a Breakpoint callback's: its frame may be read in place (slots.h) */
     cap_pending caps[HITS_MAX_CAPTURES];
 } hits;
 

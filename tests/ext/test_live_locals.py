@@ -184,7 +184,8 @@ async def test_conditions_on_every_kind_of_local_are_read_in_place_or_walked_nev
             await vm.wait_exit(TIMEOUT)
 
 
-async def _capture_at(classes, lines, target: int, java, jvm_args=(), object_ids=False):
+async def _capture_at(classes, lines, target: int, java, jvm_args=(), object_ids=False, frames=4, locals_frames=3,
+                      watches=()):
     """The one capture of 4 frames (locals of 3, `this`) at leaf(i == target), and its request's stats.
     With ``object_ids``, each id in it is checked to be the VM's JDWP id of that object."""
     with trio.fail_after(3 * TIMEOUT):
@@ -195,9 +196,15 @@ async def _capture_at(classes, lines, target: int, java, jvm_args=(), object_ids
             method, index = await location_of_line(c, ref, lines["bp"])
             cond = await c.command("Jdwpd", "CompileCondition", ref_type=ref, method_id=method, index=index,
                                    expression=f"i == {target}")
-            cap = await c.command("Jdwpd", "DefineCapture", frames=4, locals_frames=3, depth=1, max_string=64,
-                                  max_items=10, max_bytes=65536, max_micros=0, this_object=True,
-                                  object_ids=object_ids, watches=[])
+            watch_ids = []
+            for text in watches:
+                w = await c.command("Jdwpd", "CompileExpression", ref_type=ref, method_id=method, index=index,
+                                    expression=text)
+                assert w.status == 0, (text, w.message)
+                watch_ids.append(w.expr_id)
+            cap = await c.command("Jdwpd", "DefineCapture", frames=frames, locals_frames=locals_frames, depth=1,
+                                  max_string=64, max_items=10, max_bytes=65536, max_micros=0, this_object=True,
+                                  object_ids=object_ids, watches=watch_ids)
             req = await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT,
                                   suspend_policy=SuspendPolicy.NONE,
                                   modifiers=breakpoint_mods(ref, method, index, conditional(cond.expr_id),
@@ -259,3 +266,21 @@ async def test_a_capture_walks_compiled_callers_and_reads_what_jvmti_reads(live_
 async def test_a_capture_with_ids_names_its_objects_by_their_jdwp_ids(live_classes):
     classes, lines = live_classes
     await _capture_at(classes, lines, WARM + 10, None, object_ids=True)
+
+
+@pytest.mark.parametrize("java", _javas())
+async def test_a_capture_of_the_top_frame_alone_reads_it_in_place(live_classes, java):
+    """A logpoint's or one-frame snapshot's locals, `this` and watches: in place, no walk, and the
+    same capture as a walk and as JVMTI give."""
+    classes, lines = live_classes
+    i = WARM + 16
+    how = {"frames": 1, "locals_frames": 1, "watches": ["str.length() + i", "this.f * l", "node"]}
+    in_place, stats = await _capture_at(classes, lines, i, java, **how)
+    walked, walk_stats = await _capture_at(classes, lines, i, java, ["-Djdwpd.frameLocals=false"], **how)
+    by_jvmti, jvmti_stats = await _capture_at(classes, lines, i, java, ["-Djdwpd.liveLocals=false"], **how)
+    assert in_place == walked == by_jvmti
+    assert in_place["frames"][0]["locals"]["str"] == f"s{i}" and in_place["this"] == {"@type": "LLive;", "f": 5}
+    reads = N + 11 + 1 + 5  # the condition's `i` at every hit; 11 locals, `this`, the watches' str, i, this, l, node
+    assert stats.locals_in_frame == reads and stats.locals_walked == stats.locals_by_jvmti == 0, stats
+    assert walk_stats.locals_walked == reads and walk_stats.locals_in_frame == walk_stats.locals_by_jvmti == 0
+    assert jvmti_stats.locals_by_jvmti == reads, jvmti_stats
