@@ -146,7 +146,7 @@ bool ext_condition(filter *f, ext_obj *o, ev_ctx *c) {
     r->locals_by_jvmti += at.reads.by_jvmti;
     r->locals_in_frame += at.reads.in_frame;
     int64_t walk_ns = 0;  /* the walk before matching: the quota of the first condition it served */
-    if (at.reads.walked && !c->live->charged) {
+    if ((at.reads.walked || at.reads.in_frame) && c->live && !c->live->charged) {  /* a walk read them or learned the slots */
         walk_ns = c->live->cost_ns;
         c->live->charged = true;
     }

@@ -15,7 +15,7 @@
 #define FP_BCP (-8)
 
 static struct {
-    volatile int state;      /* 0: not tried, 1: on, -1: off */
+    int state;               /* 0: not tried, 1: on, -1: off; atomic: set after the rest */
     ptrdiff_t env_in_thread; /* JNIEnv's place in its JavaThread */
     ptrdiff_t last_fp;       /* JavaThread::_anchor + JavaFrameAnchor::_last_Java_fp */
     ptrdiff_t stack_base, stack_size;
@@ -100,12 +100,14 @@ static bool switched_off(void) {
 
 static bool off(const char *why) {
     if (why) agent_log("locals in place off (%s): a walk reads them", why);
-    S.state = -1;
+    __atomic_store_n(&S.state, -1, __ATOMIC_RELEASE);
     return false;
 }
 
+static int state(void) { return __atomic_load_n(&S.state, __ATOMIC_ACQUIRE); }
+
 bool slots_enable(JNIEnv *env) {
-    if (S.state) return S.state > 0;
+    if (state()) return state() > 0;
 #if !defined(__x86_64__)
     (void)env;
     return off("the interpreter frame layout is known for x86_64 only");
@@ -136,7 +138,7 @@ bool slots_enable(JNIEnv *env) {
     S.env_in_thread = (const char *)env - (const char *)(intptr_t)self;
     if (self == 0 || S.env_in_thread <= 0 || S.env_in_thread > 64 * 1024)
         return off("no JavaThread address in java.lang.Thread.eetop");
-    S.state = 1;
+    __atomic_store_n(&S.state, 1, __ATOMIC_RELEASE);
     return true;
 #endif
 }
@@ -154,7 +156,7 @@ static slot_kinds *kinds_of(const void *method, jlocation loc) {
 
 bool slots_open(JNIEnv *env, jmethodID method, jlocation loc, slots_view *v) {
     memset(v, 0, sizeof *v);
-    if (S.state <= 0 || method == NULL || loc < 0) return false;
+    if (state() <= 0 || method == NULL || loc < 0) return false;
     const char *thread = (const char *)env - S.env_in_thread;
     intptr_t *fp = *(intptr_t *const *)(thread + S.last_fp);
     const char *base = *(const char *const *)(thread + S.stack_base);
@@ -190,7 +192,7 @@ static bool same_bits(const slots_view *v, jint slot, jlong walked) {
 }
 
 void slots_learn(JNIEnv *env, slots_view *v, live_view *lv, jlocation loc) {
-    if (v->locals == NULL || S.state <= 0) return;
+    if (v->locals == NULL || state() <= 0) return;
     jint n = live_slot_count(env, lv, 0, loc);
     if (n < 0) return;  /* the walk saw another frame, or no interpreted one: nothing to learn */
     if (n != v->max_locals) {
