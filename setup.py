@@ -63,7 +63,7 @@ class BuildAgent(build_ext):
         out.parent.mkdir(parents=True, exist_ok=True)
         sources = sorted(str(p) for p in (ROOT / "agent").glob("*.c"))
         cmd = [cc, *CFLAGS, "-shared", f"-I{home / 'include'}", f"-I{home / 'include' / 'linux'}",
-               f"-I{ROOT / 'agent'}", "-o", str(out), *sources, "-lpthread"]
+               f"-I{ROOT / 'agent'}", "-o", str(out), *sources, "-lpthread", "-ldl"]
         self.announce(" ".join(cmd), level=2)
         subprocess.run(cmd, check=True)
         self.compile_sample(home, out.parent.parent / "samples")

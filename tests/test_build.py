@@ -26,7 +26,7 @@ def test_agent_builds_with_all_warnings_as_errors(tmp_path):
     assert sources, "agent/ has no C sources"
     cmd = ["gcc", "-std=c99", "-O2", "-fPIC", "-shared", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-pthread",
            f"-I{home / 'include'}", f"-I{home / 'include' / 'linux'}", f"-I{ROOT / 'agent'}", "-o", str(out),
-           *sources, "-lpthread"]
+           *sources, "-lpthread", "-ldl"]
     result = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert out.stat().st_size > 0

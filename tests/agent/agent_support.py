@@ -31,7 +31,7 @@ def build_agent(out_dir: Path) -> Path:
     out = out_dir / "libjdwpd_agent.so"
     cmd = ["gcc", "-std=c99", "-O2", "-g", "-fPIC", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-pthread",
            "-shared", f"-I{home / 'include'}", f"-I{home / 'include' / 'linux'}", f"-I{ROOT / 'agent'}",
-           "-o", str(out), *sorted(str(p) for p in (ROOT / "agent").glob("*.c")), "-lpthread"]
+           "-o", str(out), *sorted(str(p) for p in (ROOT / "agent").glob("*.c")), "-lpthread", "-ldl"]
     subprocess.run(cmd, check=True, capture_output=True, timeout=300)
     return out
 

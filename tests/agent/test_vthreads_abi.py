@@ -44,5 +44,5 @@ def test_agent_also_builds_against_the_jdk21_headers(jdk21, tmp_path):
     sources = sorted(str(p) for p in (ROOT / "agent").glob("*.c"))
     out = tmp_path / "agent.so"
     build = subprocess.run(["gcc", *FLAGS, "-O2", "-fPIC", "-shared", *_includes(jdk21), "-o", str(out), *sources,
-                            "-lpthread"], capture_output=True, text=True, timeout=300)
+                            "-lpthread", "-ldl"], capture_output=True, text=True, timeout=300)
     assert build.returncode == 0, build.stderr
