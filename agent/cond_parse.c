@@ -269,7 +269,9 @@ int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out)
         o->expires_ms = (int64_t)ib_u64(&in);
         o->rate = ib_u32(&in);
         o->cpu_ppm = ib_u32(&in);
-        if (!in.bad && (o->expires_ms < 0 || o->cpu_ppm > 1000000)) st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
+        o->flags = ib_u32(&in);
+        if (!in.bad && (o->expires_ms < 0 || o->cpu_ppm > 1000000 || (o->flags & ~(uint32_t)BF_STOP_ON_ERROR)))
+            st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
         break;
     case XO_CAPTURE:
         st = parse_capture(env, &in, &o->capture);

@@ -39,7 +39,7 @@ typedef struct ext_obj {
     uint8_t kind;            /* XO_CONDITION / XO_CAPTURE / XO_BUDGET */
     ext_prog *prog;
     ext_capture *capture;
-    uint32_t hit_cap, rate, cpu_ppm;
+    uint32_t hit_cap, rate, cpu_ppm, flags;  /* a budget's; flags: BF_* */
     int64_t expires_ms;
     bool counted_reader;     /* a condition reading locals: counted for its method while it lives */
 } ext_obj;

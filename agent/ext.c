@@ -57,6 +57,7 @@ int ext_bind(filter *f) {
             r->hit_cap = o->hit_cap;
             r->rate = o->rate;
             r->cpu_ppm = o->cpu_ppm;
+            r->stop_on_error = (o->flags & BF_STOP_ON_ERROR) != 0;
             r->expires_at_ns = o->expires_ms ? now_ns() + o->expires_ms * 1000000 : 0;
         } else {
             r->budgeted = true;
@@ -153,10 +154,12 @@ bool ext_condition(filter *f, ext_obj *o, ev_ctx *c) {
     int64_t t1 = now_ns();
     r->evaluations++;
     bool yes = false;
+    if (!st && out.t != 'I') st = XR_TYPE;
     if (st) r->errors[st < 6 ? st : XR_OTHER]++;
-    else if (out.t != 'I') r->errors[XR_TYPE]++;
     else yes = out.v.i != 0;
     if (yes) r->trues++;
+    r->failed_now = st && r->stop_on_error ? (st < 6 ? st : XR_OTHER) : 0;
+    if (r->failed_now) yes = true;  /* reported as a hit, its reason before it (ext_report_failure) */
     return charge(f, t1 - t0 + walk_ns, t1) && yes;
 }
 
@@ -317,6 +320,17 @@ void ext_captures_release(JNIEnv *env, hits *h) {
     }
     h->ncaps = 0;
     lock_exit();
+}
+
+void ext_report_failure(filter *f, bool matched, ev_ctx *c, hits *h) {
+    ext_req *r = f->ext;
+    if (r == NULL || r->failed_now == 0) return;
+    if (matched) {
+        hit_begin(h, f->request_id, EK_JDWPD_CONDITION_ERROR, SP_NONE);
+        ob_location(&h->body, c->env, c->method, c->loc);
+        ob_u32(&h->body, (uint32_t)r->failed_now);
+    }
+    r->failed_now = 0;
 }
 
 void ext_report_disabled(filter *f, hits *h) {

@@ -22,6 +22,8 @@ typedef struct ext_req {
     int64_t cpu_tokens_ns;      /* quota bucket */
     int64_t cpu_last_ns;
     int32_t disabled;           /* XD_* once over budget */
+    bool stop_on_error;         /* a condition that fails is a hit, said with a JdwpdConditionError */
+    int32_t failed_now;         /* the reason of the failure the match under way counted as true */
     bool disabled_reported;
     bool budgeted;              /* a condition or a capture: the quota applies */
     ext_capture *capture;       /* a reference of its own */
@@ -56,6 +58,9 @@ struct thread_rec;
 bool ext_captures_run(JNIEnv *env, struct thread_rec *t, struct hits *h);
 /* hits_free: drops counted for captures the link refused, references released. */
 void ext_captures_release(JNIEnv *env, struct hits *h);
+/* Appends a JdwpdConditionError hit before the request's own if its condition failed at this match
+ * and counted as true (BF_STOP_ON_ERROR); forgets the failure either way. */
+void ext_report_failure(struct filter *f, bool matched, struct ev_ctx *c, struct hits *h);
 /* Appends a JdwpdDisabled hit if the filter disabled itself and has not said so yet. */
 void ext_report_disabled(struct filter *f, struct hits *h);
 

@@ -452,7 +452,9 @@ void hits_free(hits *h) {
 /* One filter of an event of `kind`: its hit (or its capture, which replaces the event's own hit)
  * when it matches, an extension request's disabled notice either way.  True if it expired. */
 static bool match_one(filter *f, uint8_t kind, hit_writer w, ev_ctx *c, hits *h, void *arg) {
-    if (filter_matches(f, c) && !(f->ext && ext_capture_hit(f, c, h, kind))) {
+    bool matched = filter_matches(f, c);
+    if (f->ext) ext_report_failure(f, matched, c, h);
+    if (matched && !(f->ext && ext_capture_hit(f, c, h, kind))) {
         hit_begin(h, f->request_id, kind, f->suspend_policy);
         if (w) w(&h->body, c, arg);
     }

@@ -214,6 +214,7 @@ enum jdwp_event_kind {
     EK_VM_DEATH = 99,
     EK_JDWPD_CAPTURE = 200,
     EK_JDWPD_DISABLED = 201,
+    EK_JDWPD_CONDITION_ERROR = 202,
     EK_VM_DISCONNECTED = 100,
 };
 
@@ -369,6 +370,9 @@ enum ext_capture_flag {
 enum ext_capture_what {
     CW_THIS = 1,
     CW_IDS = 2,
+};
+enum ext_budget_flag {
+    BF_STOP_ON_ERROR = 1,
 };
 #define EXT_MAX_STACK 32
 #define EXT_MAX_CODE 16384
@@ -859,6 +863,7 @@ enum ext_capture_what {
  *   99: 
  *   200: location:loc, source_kind:u8, data:bytes
  *   201: reason:i32
+ *   202: location:loc, reason:i32
  * SET_REQUEST modifier args by mod_kind:
  *   1: count:i32
  *   2: expr_id:i32, program:bytes

@@ -90,6 +90,9 @@ def _event(kind: int, request_id: int, thread: int, data: dict) -> Any:
         return Events.VMDeath(request_id=request_id)
     if kind == EventKind.JDWPD_DISABLED:  # jdwpd's extension: only its sessions make such requests
         return Events.JdwpdDisabled(request_id=request_id, reason=data["reason"])
+    if kind == EventKind.JDWPD_CONDITION_ERROR:
+        return Events.JdwpdConditionError(request_id=request_id, thread=thread,
+                                          location=jdwp_location(data["location"]), reason=data["reason"])
     if kind == EventKind.JDWPD_CAPTURE:
         return Events.JdwpdCapture(request_id=request_id, thread=thread, location=jdwp_location(data["location"]),
                                    source_kind=data["source_kind"], data=data["data"])
@@ -143,9 +146,10 @@ def route(body: dict, requests: RequestTable) -> Routing:
         owner = req.owner
         # An unload suspends nothing and its composite says NONE, as the reference's does, whatever
         # its request asked (the agent suspended nothing for it).
-        # So does the extension's JdwpdDisabled: the request's own event, if any, came with it.
-        policy = SuspendPolicy.NONE if hit["event_kind"] in (EventKind.CLASS_UNLOAD, EventKind.JDWPD_DISABLED) \
-            else req.suspend_policy
+        # So do the extension's JdwpdDisabled and JdwpdConditionError: the request's own event, if
+        # any, came with it and suspended what it asked.
+        policy = SuspendPolicy.NONE if hit["event_kind"] in (
+            EventKind.CLASS_UNLOAD, EventKind.JDWPD_DISABLED, EventKind.JDWPD_CONDITION_ERROR) else req.suspend_policy
         if owner not in per_session:
             per_session[owner] = []
             policy_of[owner] = suspends[owner] = SuspendPolicy.NONE

@@ -152,11 +152,18 @@ class CaptureWhat(enum.IntFlag):
     IDS = 2  # object ids: the daemon counts them as handed to the session, as any reply's
 
 
-_BUDGET = struct.Struct(">BIqII")
+class BudgetFlag(enum.IntFlag):
+    #: A condition that fails (a Reason) counts as true: the hit is reported, a JdwpdConditionError
+    #: with the reason just before it, as a debugger stops where a condition cannot be evaluated.
+    STOP_ON_ERROR = 1
 
 
-def encode_budget(hit_cap: int = 0, expires_ms: int = 0, rate: int = 0, cpu_ppm: int = DEFAULT_CPU_PPM) -> bytes:
-    return _BUDGET.pack(ObjKind.BUDGET, hit_cap, expires_ms, rate, cpu_ppm)
+_BUDGET = struct.Struct(">BIqIII")
+
+
+def encode_budget(hit_cap: int = 0, expires_ms: int = 0, rate: int = 0, cpu_ppm: int = DEFAULT_CPU_PPM,
+                  flags: int = 0) -> bytes:
+    return _BUDGET.pack(ObjKind.BUDGET, hit_cap, expires_ms, rate, cpu_ppm, flags)
 
 
 _CAPTURE = struct.Struct(">BHHHHHIIBH")

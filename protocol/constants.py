@@ -122,6 +122,7 @@ class EventKind(enum.IntEnum):
     VM_DEATH = 99
     JDWPD_CAPTURE = 200  # extension events (docs/extensions.md): never sent to a standard client
     JDWPD_DISABLED = 201
+    JDWPD_CONDITION_ERROR = 202
     VM_DISCONNECTED = 100  # never on the wire; front ends use it internally
 
 

@@ -105,7 +105,8 @@ def render() -> str:
                                     ("ext_reason", "XR_", agent_code.Reason),
                                     ("ext_disabled", "XD_", agent_code.Disabled),
                                     ("ext_capture_flag", "CF_", agent_code.CaptureFlag),
-                                    ("ext_capture_what", "CW_", agent_code.CaptureWhat)):
+                                    ("ext_capture_what", "CW_", agent_code.CaptureWhat),
+                                    ("ext_budget_flag", "BF_", agent_code.BudgetFlag)):
         lines += _enum(c_name, prefix, members)
     lines.append(f"#define EXT_MAX_STACK {agent_code.MAX_STACK}")
     lines.append(f"#define EXT_MAX_CODE {agent_code.MAX_CODE}")

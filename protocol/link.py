@@ -405,6 +405,7 @@ HIT_FIELDS: dict[int, tuple] = {
     # that disabled itself (its budget ran out); source_kind is the JVMTI-side event kind that fired.
     200: (("location", LOC), ("source_kind", U8), ("data", BYTES)),
     201: (("reason", I32),),
+    202: (("location", LOC), ("reason", I32)),  # a condition that failed, the request's hit next
 }
 EVENT_BODY = (
     ("thread", ID),

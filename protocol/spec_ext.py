@@ -22,7 +22,8 @@ SETS = [
          "int frames, int localsFrames, int depth, int maxString, int maxItems, int maxBytes, int maxMicros,"
          " boolean thisObject, boolean objectIds, repeat watches: int exprID",
          "int captureID"),
-        (4, "DefineBudget", "int hitCap, long expiresMillis, int ratePerSecond, int cpuPpm", "int budgetID"),
+        (4, "DefineBudget", "int hitCap, long expiresMillis, int ratePerSecond, int cpuPpm, int flags",
+         "int budgetID"),
         (5, "Forget", "int id", ""),
         (6, "RequestStats", "int requestID",
          "long evaluations, long trues, long nullErrors, long indexErrors, long arithmeticErrors,"
@@ -39,5 +40,6 @@ EVENTS = [
     (200, "JdwpdCapture", "int requestID, threadObject thread, location location, byte sourceKind,"
                           " repeat data: byte octet"),
     (201, "JdwpdDisabled", "int requestID, int reason"),
+    (202, "JdwpdConditionError", "int requestID, threadObject thread, location location, int reason"),
 ]
 # fmt: on

@@ -21,7 +21,7 @@ from jdwpd.errors import AgentError, JdwpError
 from jdwpd.expr.agent_code import FieldRef, NotInAgent, compile_condition, compile_expression
 from jdwpd.expr.errors import ExpressionError
 from jdwpd.model.requests import Modifier
-from protocol.agent_code import ObjKind, encode_budget, encode_capture
+from protocol.agent_code import BudgetFlag, ObjKind, encode_budget, encode_capture
 from protocol.constants import ErrorCode, ModKind
 
 SET_NAME = "Jdwpd"
@@ -178,7 +178,9 @@ async def define_budget(ctx: Any, cmd: Any) -> Any:
     _state(ctx)
     if cmd.hit_cap < 0 or cmd.expires_millis < 0 or cmd.rate_per_second < 0 or not 0 <= cmd.cpu_ppm <= 1_000_000:
         raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, "budget fields are >= 0, cpuPpm at most 1000000")
-    data = encode_budget(cmd.hit_cap, cmd.expires_millis, cmd.rate_per_second, cmd.cpu_ppm)
+    if cmd.flags & ~int(BudgetFlag.STOP_ON_ERROR):
+        raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, f"budget flags {cmd.flags:#x}: only 1 (STOP_ON_ERROR) is defined")
+    data = encode_budget(cmd.hit_cap, cmd.expires_millis, cmd.rate_per_second, cmd.cpu_ppm, cmd.flags)
     return {"budget_id": _define(ctx, data)}
 
 

@@ -12,7 +12,7 @@ import trio
 
 from jdwpd.testing import jvm
 from jdwpd.testing.client import open_jdwp_client
-from protocol.agent_code import Disabled
+from protocol.agent_code import BudgetFlag, Disabled, Reason
 from protocol.constants import ErrorCode, EventKind, SuspendPolicy
 from tests.ext.ext_support import TIMEOUT, breakpoint_mods, conditional, location_of_line, prepare
 
@@ -101,7 +101,7 @@ def stats_taken(scope: dict) -> bool:
 async def test_hit_cap_sends_that_many_then_says_why(spin_classes):
     hits, disabled, stats, _, order = await _run(spin_classes, 200, 0, "i % 2 == 0",
                                                  {"hit_cap": 5, "expires_millis": 0, "rate_per_second": 0,
-                                                  "cpu_ppm": 0})
+                                                  "cpu_ppm": 0, "flags": 0})
     assert hits == 5 and disabled == [Disabled.HIT_CAP]
     assert order.index(EventKind.JDWPD_DISABLED) == 5  # after the last hit
     assert stats.hits == 5 and stats.evaluations == 9 and stats.disabled_reason == Disabled.HIT_CAP
@@ -109,14 +109,14 @@ async def test_hit_cap_sends_that_many_then_says_why(spin_classes):
 
 async def test_expiry(spin_classes):
     hits, disabled, _, _, _ = await _run(spin_classes, 400, 2_000_000, "always == 1",
-                                         {"hit_cap": 0, "expires_millis": 150, "rate_per_second": 0, "cpu_ppm": 0})
+                                         {"hit_cap": 0, "expires_millis": 150, "rate_per_second": 0, "cpu_ppm": 0, "flags": 0})
     assert disabled == [Disabled.EXPIRED]
     assert 10 < hits < 300, hits
 
 
 async def test_rate_limit(spin_classes):
     hits, disabled, _, _, _ = await _run(spin_classes, 100_000, 0, "always == 1",
-                                         {"hit_cap": 0, "expires_millis": 0, "rate_per_second": 20, "cpu_ppm": 0})
+                                         {"hit_cap": 0, "expires_millis": 0, "rate_per_second": 20, "cpu_ppm": 0, "flags": 0})
     assert disabled == [Disabled.RATE]
     assert 15 <= hits <= 25, hits  # a second's worth as a burst
 
@@ -149,10 +149,50 @@ async def test_hostile_conditions_are_false_with_a_reason(spin_classes):
     for condition in ("arr[i] > 0", "s.length() == 1", "10 / (i - i) == 1"):
         hits, disabled, _, out, _ = await _run(spin_classes, 50, 0, condition,
                                                {"hit_cap": 0, "expires_millis": 0, "rate_per_second": 0,
-                                                "cpu_ppm": 0}, policy=SuspendPolicy.EVENT_THREAD)
+                                                "cpu_ppm": 0, "flags": 0}, policy=SuspendPolicy.EVENT_THREAD)
         assert "NS_PER_ITER" in out and not disabled
         expect = {"arr[i] > 0": 3, "s.length() == 1": 25, "10 / (i - i) == 1": 0}[condition]
         assert hits == expect, (condition, hits)
+
+
+async def test_a_failing_condition_stops_when_the_budget_says_so_and_says_why(spin_classes):
+    """BudgetFlag.STOP_ON_ERROR: a condition that cannot be evaluated counts as true, as a debugger
+    stops where it cannot evaluate one; its reason comes just before the hit, in the same set."""
+    classes, line = spin_classes
+    n = 50
+    cases = {"arr[i] > 0": (3, 47, Reason.INDEX), "s.length() == 1": (25, 25, Reason.NULL),
+             "10 / (i - i) == 1": (0, 50, Reason.ARITHMETIC)}  # (true hits, failures, reason)
+    for condition, (trues, failures, reason) in cases.items():
+        with trio.fail_after(3 * TIMEOUT):
+            async with jvm.open_jvm("jdwpd", classes, "Spin", [str(n), "0"]) as vm, \
+                    open_jdwp_client(vm.host, vm.port, timeout=TIMEOUT) as c:
+                await c.command("VirtualMachine", "JdwpdHello", client_version=1)
+                ref = await prepare(c, "Spin")
+                method, index = await location_of_line(c, ref, line)
+                r = await c.command("Jdwpd", "CompileCondition", ref_type=ref, method_id=method, index=index,
+                                    expression=condition)
+                budget = await c.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0,
+                                         cpu_ppm=0, flags=BudgetFlag.STOP_ON_ERROR)
+                req = await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT,
+                                      suspend_policy=SuspendPolicy.EVENT_THREAD,
+                                      modifiers=breakpoint_mods(ref, method, index, conditional(r.expr_id),
+                                                                conditional(budget.budget_id)))
+                await c.command("VirtualMachine", "Resume")
+                sets = []
+                while True:
+                    policy, evs = await c.next_event(TIMEOUT)
+                    if any(int(e.event_kind) == EventKind.VM_DEATH for e in evs):
+                        break
+                    sets.append([(int(e.event_kind), getattr(e, "reason", None)) for e in evs])
+                    assert policy == SuspendPolicy.EVENT_THREAD and all(e.request_id == req.request_id for e in evs)
+                    errors = [e for e in evs if int(e.event_kind) == EventKind.JDWPD_CONDITION_ERROR]
+                    if errors:  # where the failure was: the hit's own place and thread
+                        assert (errors[0].thread, errors[0].location) == (evs[1].thread, evs[1].location)
+                    await c.command("ThreadReference", "Resume", thread=evs[-1].thread)
+                await vm.wait_exit(TIMEOUT)
+        failed = [(EventKind.JDWPD_CONDITION_ERROR, reason), (EventKind.BREAKPOINT, None)]
+        assert sets.count(failed) == failures and sets.count([(EventKind.BREAKPOINT, None)]) == trues, (condition, sets)
+        assert len(sets) == n, condition
 
 
 async def test_a_standard_client_sees_the_reference_behaviour(spin_classes):
@@ -171,7 +211,7 @@ async def test_a_standard_client_sees_the_reference_behaviour(spin_classes):
                     for name, fields in (("CompileCondition", {"ref_type": ref, "method_id": method, "index": index,
                                                                "expression": "i > 3"}),
                                          ("DefineBudget", {"hit_cap": 1, "expires_millis": 0,
-                                                           "rate_per_second": 0, "cpu_ppm": 0}),
+                                                           "rate_per_second": 0, "cpu_ppm": 0, "flags": 0}),
                                          ("RequestStats", {"request_id": 1})):
                         code, _ = await c.command_raw("Jdwpd", name, fields)
                         assert code == ErrorCode.NOT_IMPLEMENTED, (kind, name, code)

@@ -243,10 +243,13 @@ async def test_fuzzed_extension_never_harms_the_daemon_or_the_jvm(tmp_path):
                     if code == 0:
                         ids.append(reply.capture_id)
                 elif roll < 0.6:
-                    b = await c.command("Jdwpd", "DefineBudget", hit_cap=rng.choice([0, 1, 3]),
-                                        expires_millis=rng.choice([0, 5, 1000]), rate_per_second=rng.choice([0, 2]),
-                                        cpu_ppm=rng.choice([0, 10, 10_000]))
-                    ids.append(b.budget_id)
+                    flags = rng.choice([0, 1, 2])  # 2: no such flag
+                    code, b = await c.command_raw(
+                        "Jdwpd", "DefineBudget", hit_cap=rng.choice([0, 1, 3]), expires_millis=rng.choice([0, 5, 1000]),
+                        rate_per_second=rng.choice([0, 2]), cpu_ppm=rng.choice([0, 10, 10_000]), flags=flags)
+                    assert code == (ErrorCode.ILLEGAL_ARGUMENT if flags == 2 else 0), (flags, code)
+                    if code == 0:
+                        ids.append(b.budget_id)
                 elif roll < 0.85:
                     mods = [where] + [{"mod_kind": ModKind.CONDITIONAL, "expr_id": rng.choice(ids)}
                                       for _ in range(rng.randint(1, 3))]
