@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from protocol.agent_code import (
+    DEFAULT_CPU_PPM,
+    BudgetFlag,
     CapturedArray,
     CapturedError,
     CapturedObject,
@@ -92,9 +94,11 @@ async def plan(vm: VM, loc: Location, limits: Limits, watch: list[str], conditio
         max_bytes=min(limits.bytes * AGENT_BYTES_FACTOR, 2**31 - 1), max_micros=AGENT_MAX_MICROS,
         this_object=True, object_ids=True, watches=watches)
     mods.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": cap.capture_id})
-    if cpu_quota is not None:  # else the agent's default budget: 1% of one CPU
+    if cpu_quota is not None or condition is not None:  # else the agent's default budget: 1% of one CPU
+        # A condition the VM cannot evaluate captures there, as the standard path does (STOP_ON_ERROR).
         b = await vm.conn.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0,
-                                  cpu_ppm=round(cpu_quota * 1_000_000))
+                                  cpu_ppm=DEFAULT_CPU_PPM if cpu_quota is None else round(cpu_quota * 1_000_000),
+                                  flags=BudgetFlag.STOP_ON_ERROR if condition is not None else 0)
         mods.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": b.budget_id})
     return mods
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
-from protocol.agent_code import Disabled, decode_capture
+from protocol.agent_code import DEFAULT_CPU_PPM, BudgetFlag, Disabled, Reason, decode_capture
 from protocol.constants import EventKind, ModKind
 
 from .errors import Timeout
@@ -37,6 +37,12 @@ __all__ = ["EventSource", "Breakpoint", "Logpoint", "ExceptionBreakpoint", "Watc
 SUSPEND_POLICIES = {"none": 0, "thread": 1, "all": 2}
 _PRIMITIVES = frozenset("ZBCSIJFD")
 Handler = Callable[[Hit], Awaitable[Any]]
+
+# What Java would have thrown where the agent could not evaluate a condition (protocol Reason).
+FAILED_IN_VM = {Reason.NULL: "NullPointerException", Reason.INDEX: "IndexOutOfBoundsException",
+                Reason.ARITHMETIC: "ArithmeticException: / by zero",
+                Reason.TYPE: "ClassCastException (or a value of another type)",
+                Reason.OTHER: "a value the VM could not read"}
 
 
 @attrs.define(eq=False)
@@ -165,6 +171,8 @@ class Breakpoint(_Deferred):
     temporary: bool = attrs.field(default=False, kw_only=True)
     locations: list[Location] = attrs.field(factory=list, init=False)
     problem: str | None = attrs.field(default=None, init=False)
+    #: Where the condition could not be evaluated and why (``"Checkout.java:42: NullPointerException
+    #: ..."``): the breakpoint stopped there, as debuggers do, on either path.
     condition_errors: list[str] = attrs.field(factory=list, init=False, repr=False)
     #: Evaluate the condition in the VM when the server can (jdwpd's extension): no stop per hit.
     #: False: always the standard way (stop, evaluate here over JDWP, resume).
@@ -176,6 +184,8 @@ class Breakpoint(_Deferred):
     # Requests whose condition the VM could not compile yet (a class it names was not loaded when
     # the breakpoint was set): tried again at their first hit.  request id -> location.
     _retry: dict[int, Location] = attrs.field(factory=dict, init=False, repr=False)
+    # The budget of its in-VM conditions (a session's id), defined at the first.
+    _budget_id: int | None = attrs.field(default=None, init=False, repr=False)
     # Where each breakpoint request is set: request id -> (class id, method id, index).
     _request_at: dict[int, tuple[int, int, int]] = attrs.field(factory=dict, init=False, repr=False)
 
@@ -252,6 +262,7 @@ class Breakpoint(_Deferred):
                 mods.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": expr_id})
                 if self.hit_count:
                     mods.append({"mod_kind": ModKind.COUNT, "count": self.hit_count})
+                mods.append(await self._in_vm_budget())
                 # The same policy as the standard path: a hit holds its thread as long, with a frame.
                 self._in_vm_requests.add(await self._set(EventKind.BREAKPOINT, self._policy, mods, self._on_event))
                 continue
@@ -276,8 +287,17 @@ class Breakpoint(_Deferred):
         await self.vm._clear_request(EventKind.BREAKPOINT, rid)
         self._requests.remove((EventKind.BREAKPOINT, rid))
         mods = [{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc.to_wire()},
-                {"mod_kind": ModKind.CONDITIONAL, "expr_id": expr_id}]
+                {"mod_kind": ModKind.CONDITIONAL, "expr_id": expr_id}, await self._in_vm_budget()]
         self._in_vm_requests.add(await self._set(EventKind.BREAKPOINT, self._policy, mods, self._on_event))
+
+    async def _in_vm_budget(self) -> dict:
+        """The budget modifier of an in-VM condition: the agent's default quota (1% of a CPU), and
+        a condition the VM cannot evaluate stops there as on the standard path (STOP_ON_ERROR)."""
+        if self._budget_id is None:
+            b = await self.vm.conn.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0,
+                                           cpu_ppm=DEFAULT_CPU_PPM, flags=BudgetFlag.STOP_ON_ERROR)
+            self._budget_id = b.budget_id
+        return {"mod_kind": ModKind.CONDITIONAL, "expr_id": self._budget_id}
 
     async def _compile_in_vm(self, loc: Location) -> int | None:
         """The condition compiled for the VM at ``loc`` (its id); 0: no condition, a server without
@@ -297,6 +317,11 @@ class Breakpoint(_Deferred):
         if int(event.event_kind) == EventKind.JDWPD_DISABLED:  # its budget ran out in the VM
             self.disabled = Disabled(event.reason).name.lower()
             await stop.release()
+            return
+        if int(event.event_kind) == EventKind.JDWPD_CONDITION_ERROR:  # the VM could not evaluate it:
+            await stop.release()  # the hit that follows stops (or logs, or captures) for it
+            where = await self.vm.types.location_from_wire(event.location)
+            self.condition_errors.append(f"{where}: {FAILED_IN_VM.get(event.reason, 'an error')} (in the VM)")
             return
         in_vm = event.request_id in self._in_vm_requests  # the VM sent only hits where it held
         if event.request_id in self._retry and stop.policy:
@@ -320,14 +345,19 @@ class Breakpoint(_Deferred):
         await self._deliver(hit)
 
     async def _condition_holds(self, hit: Hit) -> bool:
+        from jdwpd.expr import EvaluationError
+
         from .access import ExpressionError, evaluate_in_frame
 
         assert self.condition is not None
         try:
             value = await evaluate_in_frame(hit.frame, self.condition, allow_invoke=self.allow_invoke)
+        except EvaluationError as e:  # what Java would throw: it stops, as in IDEs, saying where and why
+            self.condition_errors.append(f"{hit.location}: {e.message}")
+            return True
         except ExpressionError:
             raise
-        except Exception as e:  # a runtime error stops, as in IDEs: the user sees where and why
+        except Exception as e:  # a JDWP error on the way (an object collected ...): the same
             self.condition_errors.append(f"{hit.location}: {e}")
             return True
         return bool(value)
@@ -379,6 +409,7 @@ class Logpoint(Breakpoint):
             if c.status != 0:
                 return False
             extra.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": c.expr_id})
+            extra.append(await self._in_vm_budget())
         cap = await conn.command("Jdwpd", "DefineCapture", frames=1, locals_frames=0, depth=0, max_string=65535,
                                  max_items=0, max_bytes=0, max_micros=0, this_object=False, object_ids=False,
                                  watches=watches)

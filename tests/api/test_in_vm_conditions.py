@@ -5,6 +5,8 @@ the VM at its first hit."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import trio
 from api_support import open_shop
@@ -66,3 +68,40 @@ async def test_logpoint_lines_captured_in_the_vm_equal_the_standard_ones(server_
             there = await _lines(server_kind, shop_classes, line, template, condition, True)
             assert here[0] == there[0], template
             assert there[1] == (server_kind == "jdwpd") and not here[1]
+
+
+async def test_a_condition_that_cannot_be_evaluated_stops_on_both_paths(server_kind, shop_classes, shop_lines):
+    """As debuggers do: where the condition throws (here / by zero at i == 1) the breakpoint stops,
+    and ``bp.condition_errors`` says where and what Java would have thrown, in the VM or here."""
+    condition = "order.id / (i - 1) > 2"
+    results = []
+    with trio.fail_after(300):
+        for in_vm in (False, True):
+            async with open_shop(server_kind, shop_classes) as vm:
+                bp = await vm.breakpoint(f"Checkout.java:{shop_lines['shop_checkout']}", condition=condition,
+                                         in_vm=in_vm)
+                await vm.resume()
+                seen = []
+                async for hit in bp.hits(limit=6, timeout=30):
+                    local = await hit.frame.locals()
+                    seen.append((await local["order"].get("id"), local["i"]))
+                    await hit.resume()
+                failed = sum(1 for _, i in seen if i == 1)
+                errors = [re.match(r"(\S+): (\w+)", e).groups() for e in bp.condition_errors[:failed]]
+                results.append((seen, errors, len(bp.condition_errors) >= failed, bool(bp._in_vm_requests)))
+    (here, here_errors, here_all, here_vm), (there, there_errors, there_all, there_vm) = results
+    assert here == there and here_errors == there_errors, results
+    assert any(i == 1 for _, i in here) and here_all and there_all
+    assert {name for _, name in here_errors} == {"ArithmeticException"}, here_errors
+    assert (here_vm, there_vm) == (False, server_kind == "jdwpd")
+
+
+async def test_a_logpoint_whose_condition_fails_logs_on_both_paths(server_kind, shop_classes, shop_lines):
+    """The same rule for a logpoint captured in the VM: where its condition throws, it logs."""
+    line = shop_lines["shop_pay"]
+    condition = "revenue / (amount - amount) > 0"  # a long / by zero at every hit
+    with trio.fail_after(300):
+        here = await _lines(server_kind, shop_classes, line, "amount={amount}", condition, False)
+        there = await _lines(server_kind, shop_classes, line, "amount={amount}", condition, True)
+    assert here[0] == there[0] and len(here[0]) == 6, (here, there)
+    assert there[1] == (server_kind == "jdwpd")

@@ -33,9 +33,10 @@ def test_event_kinds_and_aliases():
     assert EventKind.VM_INIT is EventKind.VM_START == 90
     assert EventKind.METHOD_EXIT_WITH_RETURN_VALUE == 42
     assert EventKind.MONITOR_WAITED == 46
-    assert len(EventKind) == 25  # canonical members (jdwpd's two extension kinds among them); two aliases
-    assert len(EventKind.__members__) == 27
+    assert len(EventKind) == 26  # canonical members (jdwpd's three extension kinds among them); two aliases
+    assert len(EventKind.__members__) == 28
     assert EventKind.JDWPD_CAPTURE == 200 and EventKind.JDWPD_DISABLED == 201
+    assert EventKind.JDWPD_CONDITION_ERROR == 202
 
 
 def test_mod_kinds():

@@ -218,7 +218,7 @@ def test_modifiers_and_events_are_complete():
         "MethodExitWithReturnValue": 42, "MonitorContendedEnter": 43, "MonitorContendedEntered": 44,
         "MonitorWait": 45, "MonitorWaited": 46, "Exception": 4, "ThreadStart": 6, "ThreadDeath": 7,
         "ClassPrepare": 8, "ClassUnload": 9, "FieldAccess": 20, "FieldModification": 21, "VMDeath": 99,
-        "JdwpdCapture": 200, "JdwpdDisabled": 201,  # jdwpd's extension (docs/extensions.md)
+        "JdwpdCapture": 200, "JdwpdDisabled": 201, "JdwpdConditionError": 202,  # jdwpd's extension
     }  # fmt: skip
     for alt in spec.EVENT_SELECT.alts:
         cls = getattr(messages.Events, alt.name)
