@@ -77,7 +77,8 @@ async def in_agent(n: int, condition: str) -> tuple[float, int, float]:
         r = await c.command("Jdwpd", "CompileCondition", ref_type=ref, method_id=method, index=index,
                             expression=condition)
         assert r.status == 0, r
-        budget = await c.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0, cpu_ppm=0, flags=0)
+        budget = await c.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0, cpu_ppm=0,
+                                 flags=0)
         await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.NONE,
                         modifiers=[_loc(ref, method, index), {"mod_kind": ModKind.CONDITIONAL, "expr_id": r.expr_id},
                                    {"mod_kind": ModKind.CONDITIONAL, "expr_id": budget.budget_id}])

@@ -67,7 +67,8 @@ async def jdwpd_capture(main: str, args: list[str], line: int, limits: dict,
             r = await c.command("Jdwpd", "CompileExpression", ref_type=ref, method_id=method, index=index, expression=w)
             ids.append({"expr_id": r.expr_id})
         cap = await c.command("Jdwpd", "DefineCapture", watches=ids, **limits)
-        budget = await c.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0, cpu_ppm=0, flags=0)
+        budget = await c.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0, cpu_ppm=0,
+                                 flags=0)
         await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.NONE,
                         modifiers=[_loc(ref, method, index),
                                    {"mod_kind": ModKind.CONDITIONAL, "expr_id": cap.capture_id},

@@ -171,8 +171,8 @@ class Breakpoint(_Deferred):
     temporary: bool = attrs.field(default=False, kw_only=True)
     locations: list[Location] = attrs.field(factory=list, init=False)
     problem: str | None = attrs.field(default=None, init=False)
-    #: Where the condition could not be evaluated and why (``"Checkout.java:42: NullPointerException
-    #: ..."``): the breakpoint stopped there, as debuggers do, on either path.
+    #: Where the condition could not be evaluated and why (``"shop.Checkout.checkout(Checkout.java:26):
+    #: NullPointerException ..."``): the breakpoint stopped there, as debuggers do, on either path.
     condition_errors: list[str] = attrs.field(factory=list, init=False, repr=False)
     #: Evaluate the condition in the VM when the server can (jdwpd's extension): no stop per hit.
     #: False: always the standard way (stop, evaluate here over JDWP, resume).

@@ -109,14 +109,16 @@ async def test_hit_cap_sends_that_many_then_says_why(spin_classes):
 
 async def test_expiry(spin_classes):
     hits, disabled, _, _, _ = await _run(spin_classes, 400, 2_000_000, "always == 1",
-                                         {"hit_cap": 0, "expires_millis": 150, "rate_per_second": 0, "cpu_ppm": 0, "flags": 0})
+                                         {"hit_cap": 0, "expires_millis": 150, "rate_per_second": 0, "cpu_ppm": 0,
+                                          "flags": 0})
     assert disabled == [Disabled.EXPIRED]
     assert 10 < hits < 300, hits
 
 
 async def test_rate_limit(spin_classes):
     hits, disabled, _, _, _ = await _run(spin_classes, 100_000, 0, "always == 1",
-                                         {"hit_cap": 0, "expires_millis": 0, "rate_per_second": 20, "cpu_ppm": 0, "flags": 0})
+                                         {"hit_cap": 0, "expires_millis": 0, "rate_per_second": 20, "cpu_ppm": 0,
+                                          "flags": 0})
     assert disabled == [Disabled.RATE]
     assert 15 <= hits <= 25, hits  # a second's worth as a burst
 

@@ -111,7 +111,8 @@ def _javas() -> list:
 
 async def _no_quota(c) -> dict:
     """A budget without the default CPU quota: reading through JVMTI costs the loop too much for it."""
-    budget = await c.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0, cpu_ppm=0, flags=0)
+    budget = await c.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0, cpu_ppm=0,
+                             flags=0)
     return conditional(budget.budget_id)
 
 

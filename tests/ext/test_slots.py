@@ -80,7 +80,8 @@ def stress(tmp_path_factory):
 async def _set_condition(c, ref, method, index, text, suspend) -> int:
     r = await c.command("Jdwpd", "CompileCondition", ref_type=ref, method_id=method, index=index, expression=text)
     assert r.status == 0, r.message
-    budget = await c.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0, cpu_ppm=0, flags=0)
+    budget = await c.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0, cpu_ppm=0,
+                             flags=0)
     req = await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=suspend,
                           modifiers=breakpoint_mods(ref, method, index, conditional(r.expr_id),
                                                     conditional(budget.budget_id)))
