@@ -25,10 +25,12 @@ from tests.ext.ext_support import TIMEOUT, breakpoint_mods, conditional, locatio
 pytestmark = pytest.mark.jvm
 
 STRESS = """\
+import java.util.concurrent.atomic.AtomicInteger;
+
 public class SlotsStress {
     static volatile Object sink;
     static volatile boolean stop;
-    static volatile int trues;
+    static final AtomicInteger trues = new AtomicInteger();
 
     static long work(long n, String tag) {
         long acc = 0;
@@ -36,7 +38,7 @@ public class SlotsStress {
         for (int i = 0; i < n && !stop; i++) {
             byte[] junk = new byte[64 + (i & 7)];
             if (i % 1000 == 0) s = "k" + i;
-            if (s.equals("k200000") && i % 100 == 7 && junk.length > 63) trues++;
+            if (s.equals("k200000") && i % 100 == 7 && junk.length > 63) trues.incrementAndGet();
             acc += s.length() + junk.length; // @bp
         }
         return acc;
@@ -48,17 +50,20 @@ public class SlotsStress {
         churn.setDaemon(true);
         churn.start();
         Runnable body = () -> sink = work(n, "start");
-        Thread t;
-        if (args.length > 1 && args[1].equals("virtual")) {
-            Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
-            t = (Thread) Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class)
-                    .invoke(builder, body);
-        } else {
-            t = new Thread(body, "worker");
-            t.start();
+        int workers = args.length > 2 ? Integer.parseInt(args[2]) : 1;
+        Thread[] ts = new Thread[workers];
+        for (int w = 0; w < workers; w++) {
+            if (args.length > 1 && args[1].equals("virtual")) {
+                Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+                ts[w] = (Thread) Class.forName("java.lang.Thread$Builder").getMethod("start", Runnable.class)
+                        .invoke(builder, body);
+            } else {
+                ts[w] = new Thread(body, "worker-" + w);
+                ts[w].start();
+            }
         }
-        t.join();
-        stop = true;
+        for (Thread t : ts) t.join();
+        stop = true; // @stop
         System.out.println("DONE " + trues); // @done
     }
 }
@@ -73,7 +78,7 @@ def stress(tmp_path_factory):
     (out / "SlotsStress.java").write_text(STRESS)
     subprocess.run(["javac", "-g", "--release", "17", "-d", str(out), str(out / "SlotsStress.java")], check=True,
                    timeout=120)
-    lines = {tag: n for n, text in enumerate(STRESS.splitlines(), 1) for tag in ("bp", "done") if f"// @{tag}" in text}
+    lines = {tag: n for n, text in enumerate(STRESS.splitlines(), 1) for tag in ("bp", "done", "stop") if f"// @{tag}" in text}
     return out, lines
 
 
@@ -226,3 +231,54 @@ async def test_a_false_condition_on_locals_allocates_nothing_on_the_java_heap(tm
         assert allocated > 50 * n, f"the walk allocates per hit: {allocated} bytes for {n} hits"
     else:
         assert allocated <= 1024, f"{allocated} bytes allocated by {n} false conditions read in place"
+
+
+async def test_threads_read_in_place_while_breakpoints_come_and_go(stress):
+    """Four threads at the same conditional breakpoint, each learning its slots for itself, while
+    a debugger sets and clears another breakpoint again and again: every new breakpoint makes each
+    thread learn again (a location may be another method's bytecode by then); no hit is lost or
+    invented."""
+    classes, lines = stress
+    workers = 4
+    with trio.fail_after(3 * TIMEOUT):
+        async with jvm.open_jvm("jdwpd", classes, "SlotsStress", [str(N), "platform", str(workers)],
+                                jvm_args=["-Xmx64m"]) as vm, \
+                open_jdwp_client(vm.host, vm.port, timeout=TIMEOUT) as c:
+            await c.command("VirtualMachine", "JdwpdHello", client_version=1)
+            ref = await prepare(c, "SlotsStress")
+            method, index = await location_of_line(c, ref, lines["bp"])
+            rid = await _set_condition(c, ref, method, index, CONDITION, SuspendPolicy.NONE)
+            done_method, done_index = await location_of_line(c, ref, lines["done"])
+            await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.ALL,
+                            modifiers=breakpoint_mods(ref, done_method, done_index))
+            await c.command("VirtualMachine", "Resume")
+            hits, churned, finished = 0, 0, False
+
+            stop_method, stop_index = await location_of_line(c, ref, lines["stop"])
+
+            async def churn():  # a breakpoint that hits once at most (main's), set and cleared
+                nonlocal churned
+                while not finished:
+                    r = await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT,
+                                        suspend_policy=SuspendPolicy.NONE,
+                                        modifiers=breakpoint_mods(ref, stop_method, stop_index))
+                    await c.command("EventRequest", "Clear", event_kind=EventKind.BREAKPOINT, request_id=r.request_id)
+                    churned += 1
+                    await trio.sleep(0.002)
+
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(churn)
+                while True:
+                    _, events = await c.next_event(TIMEOUT)
+                    hits += sum(1 for e in events if e.request_id == rid)
+                    if any(int(e.event_kind) == EventKind.BREAKPOINT and e.location.method_id == done_method
+                           for e in events):
+                        break
+                finished = True
+            stats = await c.command("Jdwpd", "RequestStats", request_id=rid)
+            await c.command("VirtualMachine", "Resume")
+            await vm.wait_exit(TIMEOUT)
+    assert f"DONE {hits}" in vm.output.text() and hits == 10 * workers, vm.output.describe()
+    assert stats.evaluations == N * workers and stats.locals_by_jvmti == 0, stats
+    assert stats.locals_in_frame >= N * workers - 20 * churned, (stats, churned)
+    assert churned >= 10, "the breakpoints came and went while the threads ran"
