@@ -34,12 +34,62 @@ int bp_add_internal(jmethodID m, jlocation loc) {
     return 0;
 }
 
+/* Bytes of the instruction at `pc` (0: none there, or one this decoder does not know). */
+static uint32_t instruction_size(const unsigned char *code, uint32_t len, uint32_t pc) {
+    static const signed char size[202] = {
+        /* 0x00 */ 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 2, 3, 3, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1,
+        /* 0x20 */ 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1,
+        /* 0x40 */ 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+        /* 0x60 */ 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+        /* 0x80 */ 1, 1, 1, 1, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3,
+        /* 0xa0 */ 3, 3, 3, 3, 3, 3, 3, 3, 3, 2, -1, -1, 1, 1, 1, 1, 1, 1, 3, 3, 3, 3, 3, 3, 3, 5, 5, 3, 2, 3, 1, 1,
+        /* 0xc0 */ 3, 3, 1, 1, -2, 4, 3, 3, 5, 5,
+    };
+    unsigned op = code[pc];
+    if (op >= sizeof size || size[op] == 0) return 0;
+    if (size[op] > 0) return (uint32_t)size[op];
+    if (size[op] == -2) {  /* wide: iinc takes 6 bytes, a load, store or ret 4 */
+        if (pc + 1 >= len) return 0;
+        return code[pc + 1] == 0x84 ? 6 : 4;
+    }
+    /* tableswitch, lookupswitch: padding to a multiple of 4, then 32-bit operands */
+    uint32_t at = (pc + 4) & ~3u;
+    if (at + (op == 0xaa ? 12 : 8) > len) return 0;
+    const unsigned char *p = code + at;
+    int32_t a = (int32_t)((uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 | p[7]);
+    int32_t b = (int32_t)((uint32_t)p[8] << 24 | (uint32_t)p[9] << 16 | (uint32_t)p[10] << 8 | p[11]);
+    int64_t entries = op == 0xaa ? (int64_t)b - a + 1 : a;  /* high - low + 1, or npairs */
+    int64_t bytes = op == 0xaa ? 12 + 4 * entries : 8 + 8 * entries;
+    if (entries < 0 || at - pc + bytes > (int64_t)len - pc) return 0;
+    return (uint32_t)(at - pc + bytes);
+}
+
+/* HotSpot's SetBreakpoint checks only that the index is inside the code: one in the middle of an
+ * instruction overwrites an operand byte with the breakpoint opcode, and the thread that runs it
+ * reads a wrong constant or jumps wrong (the reference agent lets such a request crash the VM).
+ * True only where an instruction starts; true too where the bytecodes cannot be read. */
+static bool instruction_starts_at(jmethodID m, jlocation loc) {
+    if (!G.caps.can_get_bytecodes) return true;
+    jint len = 0;
+    unsigned char *code = NULL;
+    if ((*G.jvmti)->GetBytecodes(G.jvmti, m, &len, &code) != JVMTI_ERROR_NONE) return true;
+    uint32_t pc = 0;
+    while (pc < (uint32_t)len && pc < (uint64_t)loc) {
+        uint32_t n = instruction_size(code, (uint32_t)len, pc);
+        if (n == 0) break;
+        pc += n;
+    }
+    jvmti_free(code);
+    return (uint64_t)loc == pc;
+}
+
 int bp_add(jmethodID m, jlocation loc) {
     for (bp *b = bps; b; b = b->next)
         if (b->method == m && b->loc == loc) {
             b->refs++;
             return 0;
         }
+    if (loc >= 0 && !instruction_starts_at(m, loc)) return JVMTI_ERROR_INVALID_LOCATION;
     slots_forget_all();
     jvmtiError err = (*G.jvmti)->SetBreakpoint(G.jvmti, m, loc);
     if (err != JVMTI_ERROR_NONE && err != JVMTI_ERROR_DUPLICATE) return (int)err;
