@@ -10,7 +10,8 @@
  * the layout puts them for the method's max_locals; any difference and the reader walks (live.h).
  *
  * What each slot holds at a location (a reference or not) is learned from the first walk at that
- * location, which also checks every slot's value against the one read in place; a mismatch turns
+ * location on each thread (kept per thread, forgotten when breakpoints change), which also checks
+ * every slot's value against the one read in place; a mismatch turns
  * reading in place off for the VM's life (logged).  So a slot is never read as a reference unless
  * the VM's own oop map, through the walk, said it is one at that bytecode. */
 #ifndef JDWPD_SLOTS_H

@@ -78,7 +78,8 @@ def stress(tmp_path_factory):
     (out / "SlotsStress.java").write_text(STRESS)
     subprocess.run(["javac", "-g", "--release", "17", "-d", str(out), str(out / "SlotsStress.java")], check=True,
                    timeout=120)
-    lines = {tag: n for n, text in enumerate(STRESS.splitlines(), 1) for tag in ("bp", "done", "stop") if f"// @{tag}" in text}
+    lines = {tag: n for n, text in enumerate(STRESS.splitlines(), 1) for tag in ("bp", "done", "stop")
+             if f"// @{tag}" in text}
     return out, lines
 
 
