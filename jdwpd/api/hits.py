@@ -80,6 +80,9 @@ class Hit:
     _released: bool = attrs.field(default=False, repr=False)
     #: What the method returned, for a hit of ``vm.method_exits`` (else None).
     return_value: Any = attrs.field(default=None, repr=False)
+    #: Why the breakpoint stopped although its condition did not hold: the condition threw here
+    #: (``"ArithmeticException: / by zero"``), as debuggers stop where they cannot evaluate one.
+    condition_error: str | None = attrs.field(default=None, repr=False)
 
     @property
     def frame(self) -> Frame:

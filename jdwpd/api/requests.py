@@ -184,6 +184,8 @@ class Breakpoint(_Deferred):
     # Requests whose condition the VM could not compile yet (a class it names was not loaded when
     # the breakpoint was set): tried again at their first hit.  request id -> location.
     _retry: dict[int, Location] = attrs.field(factory=dict, init=False, repr=False)
+    # What the VM said its condition threw at the event that follows, by thread id.
+    _failed_at: dict[int, str] = attrs.field(factory=dict, init=False, repr=False)
     # The budget of its in-VM conditions (a session's id), defined at the first.
     _budget_id: int | None = attrs.field(default=None, init=False, repr=False)
     # Where each breakpoint request is set: request id -> (class id, method id, index).
@@ -321,12 +323,16 @@ class Breakpoint(_Deferred):
         if int(event.event_kind) == EventKind.JDWPD_CONDITION_ERROR:  # the VM could not evaluate it:
             await stop.release()  # the hit that follows stops (or logs, or captures) for it
             where = await self.vm.types.location_from_wire(event.location)
-            self.condition_errors.append(f"{where}: {FAILED_IN_VM.get(event.reason, 'an error')} (in the VM)")
+            what = f"{FAILED_IN_VM.get(event.reason, 'an error')} (in the VM)"
+            self.condition_errors.append(f"{where}: {what}")
+            self._failed_at[event.thread] = what
             return
         in_vm = event.request_id in self._in_vm_requests  # the VM sent only hits where it held
         if event.request_id in self._retry and stop.policy:
             await self._move_in_vm(event.request_id)
         hit = await self.vm._make_hit(self, event, stop)
+        if in_vm:
+            hit.condition_error = self._failed_at.pop(event.thread, None)
         if self.condition is not None and not in_vm and not await self._condition_holds(hit):
             await hit.resume()
             return
@@ -353,11 +359,13 @@ class Breakpoint(_Deferred):
         try:
             value = await evaluate_in_frame(hit.frame, self.condition, allow_invoke=self.allow_invoke)
         except EvaluationError as e:  # what Java would throw: it stops, as in IDEs, saying where and why
+            hit.condition_error = e.message
             self.condition_errors.append(f"{hit.location}: {e.message}")
             return True
         except ExpressionError:
             raise
         except Exception as e:  # a JDWP error on the way (an object collected ...): the same
+            hit.condition_error = str(e)
             self.condition_errors.append(f"{hit.location}: {e}")
             return True
         return bool(value)

@@ -43,6 +43,8 @@ class Snapshot:
 
     data: dict[str, Any]
     in_vm: bool = False
+    #: Taken because the condition threw here (what Java would have thrown), else None.
+    condition_error: str | None = None
 
     @property
     def location(self) -> dict[str, Any]:

@@ -94,8 +94,9 @@ class SnapshotPoint(Breakpoint):
         if int(event.event_kind) != EventKind.JDWPD_CAPTURE:
             await super()._on_event(event, stop)
             return
+        failed = self._failed_at.pop(event.thread, None)  # its condition threw: captured for that
         if self.hold and stop.policy:
-            await self._held_capture(event, stop)
+            await self._held_capture(event, stop, failed)
             return
         await stop.release()  # holds nothing: the request's policy is NONE
         if self.cleared:
@@ -105,9 +106,9 @@ class SnapshotPoint(Breakpoint):
             # The VM's raw fields could not show a JDK collection as deep as JDWP reads it (a
             # LinkedHashMap's entries are a chain): the next hits here are read over JDWP.
             await self._back_to_standard(event.request_id)
-        self._put(Snapshot(data, in_vm=True))
+        self._put(Snapshot(data, in_vm=True, condition_error=failed))
 
-    async def _held_capture(self, event: Any, stop: Stop) -> None:
+    async def _held_capture(self, event: Any, stop: Stop, failed: str | None) -> None:
         """The VM captured and holds the thread: the capture if it is complete, else the same hit
         read over JDWP; the thread goes on either way."""
         try:
@@ -115,9 +116,10 @@ class SnapshotPoint(Breakpoint):
                 return
             data, complete = await to_snapshot(self.vm, event, self.limits, self.watch)
             if complete:
-                snap = Snapshot(data, in_vm=True)
+                snap = Snapshot(data, in_vm=True, condition_error=failed)
             else:
-                snap = await capture(await self.vm._make_hit(self, event, stop), self.limits, self.watch)
+                snap = attrs.evolve(await capture(await self.vm._make_hit(self, event, stop), self.limits, self.watch),
+                                    condition_error=failed)
         finally:
             await stop.release()
         self._put(snap)
@@ -135,7 +137,7 @@ class SnapshotPoint(Breakpoint):
 
     async def _consume(self, hit: Hit) -> None:
         try:
-            snap = await capture(hit, self.limits, self.watch)
+            snap = attrs.evolve(await capture(hit, self.limits, self.watch), condition_error=hit.condition_error)
         finally:
             await hit.resume()
         self._put(snap)

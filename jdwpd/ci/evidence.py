@@ -78,7 +78,7 @@ class Evidence:
         (self.out / name).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         self.snapshots.append({"file": name, "vm": vm, "probe": probe, "kind": kind, "data": record})
         self.event("snapshot", kind=kind, file=name, vm=vm, probe=probe, location=record.get("location"),
-                   **{k: v for k, v in extra.items() if k in ("test", "exception", "message")})
+                   **{k: v for k, v in extra.items() if k in ("test", "exception", "message", "condition_error")})
         return name
 
     def close(self) -> None:

@@ -199,7 +199,9 @@ class VmProbes:
         if self.test_patterns and not self.test_wanted(test_of(snap.data)):
             return
         if self._count(probe, source, self.settings.max_hits):
-            self._record(snap, "snapshot", probe)
+            # taken where the condition threw (as a debugger stops there): the event says so
+            extra = {"condition_error": snap.condition_error} if snap.condition_error else {}
+            self._record(snap, "snapshot", probe, **extra)
 
     async def _assert(self, hit: Any, probe: Probe, source: Any) -> None:
         if not await self.hit_wanted(hit):

@@ -85,6 +85,9 @@ async def test_a_condition_that_cannot_be_evaluated_stops_on_both_paths(server_k
                 async for hit in bp.hits(limit=6, timeout=30):
                     local = await hit.frame.locals()
                     seen.append((await local["order"].get("id"), local["i"]))
+                    # the hits where it threw say so; the others held
+                    assert (hit.condition_error or "").startswith("ArithmeticException") == (local["i"] == 1), \
+                        (hit.condition_error, local["i"])
                     await hit.resume()
                 failed = sum(1 for _, i in seen if i == 1)
                 errors = [re.match(r"(\S+): (\w+)", e).groups() for e in bp.condition_errors[:failed]]
@@ -105,3 +108,25 @@ async def test_a_logpoint_whose_condition_fails_logs_on_both_paths(server_kind, 
         there = await _lines(server_kind, shop_classes, line, "amount={amount}", condition, True)
     assert here[0] == there[0] and len(here[0]) == 6, (here, there)
     assert there[1] == (server_kind == "jdwpd")
+
+
+async def test_a_snapshot_whose_condition_fails_says_so_on_both_paths(server_kind, shop_classes, shop_lines):
+    """Snapshot points follow the same rule: captured where the condition throws, and the
+    snapshot says why (``snap.condition_error``), in the VM and over JDWP alike."""
+    condition = "order.id / (i - 1) > 2"
+    results = []
+    with trio.fail_after(300):
+        for in_vm in (False, True):
+            async with open_shop(server_kind, shop_classes) as vm:
+                sp = await vm.snapshots(f"Checkout.java:{shop_lines['shop_checkout']}", condition=condition,
+                                        in_vm=in_vm)
+                await vm.resume()
+                got = []
+                async for snap in sp.snapshots(limit=6, timeout=30):
+                    got.append((snap.locals["i"], (snap.condition_error or "").split(":")[0].split(" ")[0],
+                                snap.in_vm))
+                results.append(got)
+    assert [g[:2] for g in results[0]] == [g[:2] for g in results[1]], results
+    assert all((i == 1) == (error == "ArithmeticException") for i, error, _ in results[1]), results
+    assert any(i == 1 for i, _, _ in results[1])
+    assert all(in_vm == (server_kind == "jdwpd") for _, _, in_vm in results[1]), results

@@ -158,6 +158,17 @@ def test_a_location_that_never_resolves_is_said_at_the_end(tmp_path, sample_clas
     assert any(e["event"] == "probe-unresolved" for e in events(tmp_path / "o"))
 
 
+def test_a_snapshot_whose_condition_throws_is_taken_and_says_why(tmp_path, sample_classes, sample_markers):
+    """As a debugger stops where it cannot evaluate a condition: captured there, the event says why."""
+    line = sample_markers["ci_total"]
+    result = jdwpd_ci("--snapshot", f"ci.Ledger:{line}@item / (sum - sum) > 0", "--out", str(tmp_path / "o"), "--",
+                      "java", "-cp", str(sample_classes), "ci.Child", "fine")
+    assert result.returncode == 0, result.stderr
+    snaps = [e for e in events(tmp_path / "o") if e["event"] == "snapshot"]
+    assert len(snaps) == 3, snaps  # total({3, 4, 5}): each pass through the line throws
+    assert all(e["condition_error"].startswith("ArithmeticException") for e in snaps), snaps
+
+
 def test_config_file_and_select(tmp_path, sample_classes, sample_markers):
     config = tmp_path / "jdwpd.toml"
     config.write_text(f'''
