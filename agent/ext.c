@@ -202,6 +202,10 @@ bool ext_capture_hit(filter *f, ev_ctx *c, hits *h, uint8_t kind) {
     ext_req *r = f->ext;
     if (r == NULL || r->capture == NULL || c->thread == NULL || c->method == NULL) return false;
     size_t hit_at = h->body.len;
+    /* the failure said just before, if any, is taken out with the capture if it is dropped */
+    bool after_failure = h->failure_request == f->request_id && h->failure_request != 0;
+    if (after_failure) hit_at = h->failure_at;
+    h->failure_request = 0;
     hit_begin(h, f->request_id, EK_JDWPD_CAPTURE, f->suspend_policy);
     ob_location(&h->body, c->env, c->method, c->loc);
     ob_u8(&h->body, kind);
@@ -212,6 +216,7 @@ bool ext_capture_hit(filter *f, ev_ctx *c, hits *h, uint8_t kind) {
     cap_pending *p = &h->caps[h->ncaps++];
     memset(p, 0, sizeof *p);
     p->hit_at = hit_at;
+    p->after_failure = after_failure;
     p->at = h->body.len;
     p->r = r;
     r->refs++;
@@ -244,6 +249,10 @@ static void splice(hits *h, const outbuf *blobs) {
         } else {
             ob_bytes(&nb, h->body.data + from, p->hit_at - from);
             h->count--;
+            if (p->after_failure) {  /* its JdwpdConditionError goes too */
+                h->count--;
+                h->nfailures--;
+            }
         }
         from = p->at;
     }
@@ -326,9 +335,12 @@ void ext_report_failure(filter *f, bool matched, ev_ctx *c, hits *h) {
     ext_req *r = f->ext;
     if (r == NULL || r->failed_now == 0) return;
     if (matched) {
+        h->failure_at = h->body.len;
+        h->failure_request = f->request_id;
         hit_begin(h, f->request_id, EK_JDWPD_CONDITION_ERROR, SP_NONE);
         ob_location(&h->body, c->env, c->method, c->loc);
         ob_u32(&h->body, (uint32_t)r->failed_now);
+        h->nfailures++;
     }
     r->failed_now = 0;
 }

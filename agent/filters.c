@@ -506,7 +506,7 @@ void hits_send_raw(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {
      * link's queue full it is dropped, and counted (docs/extensions.md). */
     int written = 0;
     for (int i = 0; i < h->ncaps; i++) written += h->caps[i].state == CP_WRITTEN;
-    if (h->policy == SP_NONE && written > 0 && written == h->count) {
+    if (h->policy == SP_NONE && written > 0 && written + h->nfailures == h->count) {
         if (!link_send_nowait(&b)) h->caps_refused = true;
     } else {
         link_send(&b, true);

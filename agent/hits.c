@@ -17,6 +17,9 @@ void hits_init(hits *h) {
     h->cap_method = NULL;
     h->cap_loc = 0;
     h->at_breakpoint = false;
+    h->nfailures = 0;
+    h->failure_at = 0;
+    h->failure_request = 0;
 }
 
 void hits_prepend(hits *h, const uint8_t *data, size_t len) {
@@ -31,6 +34,7 @@ void hits_prepend(hits *h, const uint8_t *data, size_t len) {
         h->caps[i].hit_at += len;
         h->caps[i].at += len;
     }
+    h->failure_at += len;
 }
 
 void hit_begin(hits *h, int32_t request_id, uint8_t kind, uint8_t policy) {

@@ -14,6 +14,7 @@ typedef struct cap_pending {
     uint64_t generation;  /* the link's when it matched */
     size_t blob_at, blob_len;
     uint8_t state;        /* CP_* */
+    bool after_failure;   /* a JdwpdConditionError hit just before it (from hit_at) goes with it */
 } cap_pending;
 enum { CP_PENDING, CP_WRITTEN, CP_DROPPED, CP_GONE };
 #define HITS_MAX_CAPTURES 4  /* more on one event are read under the lock, as before */
@@ -31,6 +32,9 @@ typedef struct hits {
     jmethodID cap_method;
     jlocation cap_loc;
     bool at_breakpoint;   /* a Breakpoint callback's: its frame may be read in place (slots.h) */
+    int nfailures;        /* JdwpdConditionError hits: they go (or are dropped) with their captures */
+    size_t failure_at;    /* where the last one starts in the body, */
+    int32_t failure_request; /* for this request (0: none pending) */
     cap_pending caps[HITS_MAX_CAPTURES];
 } hits;
 

@@ -18,6 +18,7 @@ import trio
 from agent_support import run_jvm
 
 from protocol.agent_code import decode_capture, encode_budget, encode_capture
+from protocol.constants import EventKind
 
 pytestmark = pytest.mark.jvm
 BREAKPOINT, JDWPD_CAPTURE, NONE, EVENT_THREAD = 2, 200, 0, 1
@@ -188,5 +189,45 @@ async def test_a_daemon_that_reads_nothing_makes_captures_drop_not_wait(agent_so
                 msg = await jvm.event()
                 received += sum(1 for h in msg["hits"] if h["request_id"] == 31)
         assert received == stats["hits"] - stats["dropped"], (received, stats)
+        await jvm.send("exit")
+        assert await jvm.wait_exit(30) == 0
+
+
+async def test_a_failed_condition_said_with_its_capture_is_dropped_with_it(agent_so, burst):
+    """STOP_ON_ERROR: each hit is a JdwpdConditionError then its capture.  With nothing reading the
+    link the program still ends (the pair never waits for the daemon), and a dropped capture takes
+    its error with it: every error that arrives comes just before its own capture."""
+    from test_ext_programs import i32, op, program
+
+    from protocol.agent_code import ArithOp, BudgetFlag, Op, Reason
+
+    classes, lines = burst
+    threads, each, big = 4, 500, 60000
+    async with run_jvm(agent_so, classes, "Burst", (str(threads), str(each), "0", str(big))) as jvm:
+        await jvm.expect("ready")
+        ref = await jvm.class_id("LBurst;")
+        cap_loc = await jvm.location_of_line(ref, "hit", lines["CAP"])
+        divide_by_zero = program(cap_loc.method, op(Op.CONST_I, i32(1)) + op(Op.CONST_I, i32(0)) +
+                                 op(Op.ARITH, b"I", bytes([ArithOp.DIV])) + op(Op.END))
+        mods = capture_mods(cap_loc, 41, 65535)
+        mods[2]["args"]["program"] = encode_budget(cpu_ppm=0, flags=BudgetFlag.STOP_ON_ERROR)
+        mods.insert(1, {"mod_kind": 2, "args": {"expr_id": 42, "program": divide_by_zero}})
+        await jvm.request("SET_REQUEST", request_id=41, event_kind=BREAKPOINT, suspend_policy=NONE, modifiers=mods)
+        await jvm.send("go")
+        await jvm.expect("done", timeout=60)
+        pairs = errors = 0
+        with trio.fail_after(60):
+            stats = stats_of(await jvm.request("EXT_STATS", request_id=41))
+            assert stats["hits"] == threads * each and stats["arithmetic"] == threads * each, stats
+            assert 0 < stats["dropped"] < threads * each, stats
+            with trio.move_on_after(2):
+                while pairs < stats["hits"] - stats["dropped"]:
+                    msg = await jvm.event(timeout=30)
+                    kinds = [(h["request_id"], h["event_kind"]) for h in msg["hits"]]
+                    errors += kinds.count((41, EventKind.JDWPD_CONDITION_ERROR))
+                    assert kinds == [(41, EventKind.JDWPD_CONDITION_ERROR), (41, EventKind.JDWPD_CAPTURE)], kinds
+                    assert msg["hits"][0]["data"]["reason"] == Reason.ARITHMETIC
+                    pairs += 1
+        assert pairs == errors == stats["hits"] - stats["dropped"], (pairs, errors, stats)
         await jvm.send("exit")
         assert await jvm.wait_exit(30) == 0
