@@ -201,7 +201,7 @@ class VM:
         Asked once, with VirtualMachine.JdwpdHello: a server without it answers NOT_IMPLEMENTED."""
         if self._extension is None:
             try:
-                await self.conn.command("VirtualMachine", "JdwpdHello", client_version=1)
+                await self.conn.command("VirtualMachine", "JdwpdHello", client_version=2)
                 self._extension = True
             except JdwpError:
                 self._extension = False

@@ -25,10 +25,11 @@ from protocol.agent_code import BudgetFlag, ObjKind, encode_budget, encode_captu
 from protocol.constants import ErrorCode, ModKind
 
 SET_NAME = "Jdwpd"
-VERSION = 1
+VERSION = 2  # 2: DefineBudget's flags, the JdwpdConditionError event (docs/extensions.md)
 FEATURE_CONDITIONS = 1
 FEATURE_BUDGETS = 2
 FEATURE_CAPTURES = 4
+FEATURE_STOP_ON_ERROR = 8
 STATUS_OK, STATUS_ERROR, STATUS_NOT_IN_AGENT = 0, 1, 2
 _MOD_STATIC = 0x0008
 
@@ -121,7 +122,8 @@ class _Resolver:
 
 async def hello(ctx: Any, cmd: Any) -> Any:
     _STATES.setdefault(ctx.session, _SessionState())
-    return {"version": VERSION, "features": FEATURE_CONDITIONS | FEATURE_BUDGETS | FEATURE_CAPTURES}
+    return {"version": VERSION,
+            "features": FEATURE_CONDITIONS | FEATURE_BUDGETS | FEATURE_CAPTURES | FEATURE_STOP_ON_ERROR}
 
 
 async def _compile(ctx: Any, cmd: Any, compiler: Any) -> dict:
