@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import platform
 import re
 import shutil
 import subprocess
@@ -86,6 +87,25 @@ def attach_facts() -> str:
             "not used by HotSpot attach)")
 
 
+def locals_in_place(java: str) -> str:
+    """How the agent will read a breakpoint condition's locals in this java (docs/extensions.md, "How
+    the agent reads locals"): in place needs x86_64 and a libjvm that exports HotSpot's VMStructs."""
+    if platform.machine() not in ("x86_64", "AMD64", "amd64"):
+        return f"by a stack walk (reading in place knows the interpreter frames of x86_64, not {platform.machine()})"
+    home = pathlib.Path(os.path.realpath(java)).parent.parent
+    libjvm = next((p for p in (home / "lib" / "server" / "libjvm.so", home / "jre" / "lib" / "server" / "libjvm.so")
+                   if p.is_file()), None)
+    if libjvm is None:
+        return f"by a stack walk (no lib/server/libjvm.so under {home}: not HotSpot?)"
+    wanted, tail = b"gHotSpotVMStructs", b""
+    with open(libjvm, "rb") as f:
+        while chunk := f.read(1 << 20):
+            if wanted in tail + chunk:
+                return "in place (HotSpot's VMStructs exported, x86_64), checked at every hit"
+            tail = chunk[-len(wanted):]
+    return f"by a stack walk ({libjvm} exports no VMStructs)"
+
+
 def run_doctor(out=print) -> int:
     """Print the facts; exit status 0 when jdwpd can debug a JVM on this machine, 1 otherwise."""
     ok = True
@@ -115,6 +135,7 @@ def run_doctor(out=print) -> int:
     out(f"agent loads into this java: {'yes' if not reason else 'NO: ' + reason}")
     ok = ok and not reason
     out(f"dynamic attach (jdwpd attach PID): {attach_facts()}")
+    out(f"locals of in-VM conditions: read {locals_in_place(java)}")
     if feature is None:
         out("virtual threads: unknown (java version unreadable)")
     elif feature >= VIRTUAL_THREADS_JDK:
