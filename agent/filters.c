@@ -450,7 +450,8 @@ void hits_free(hits *h) {
 }
 
 /* One filter of an event of `kind`: its hit (or its capture, which replaces the event's own hit)
- * when it matches, an extension request's disabled notice either way.  True if it expired. */
+ * when it matches, after the notice that its condition failed if it counted that as true; an
+ * extension request's disabled notice either way.  True if it expired. */
 static bool match_one(filter *f, uint8_t kind, hit_writer w, ev_ctx *c, hits *h, void *arg) {
     bool matched = filter_matches(f, c);
     if (f->ext) ext_report_failure(f, matched, c, h);
