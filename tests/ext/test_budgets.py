@@ -53,8 +53,9 @@ def spin_classes(tmp_path_factory):
 
 
 async def _run(spin_classes, n: int, pause_ns: int, condition: str, budget: dict | None,
-               policy=SuspendPolicy.NONE):
-    """Run Spin with one conditional breakpoint; (breakpoint events, disabled reasons, stats, stdout)."""
+               policy=SuspendPolicy.NONE, sets: list | None = None):
+    """Run Spin with one conditional breakpoint; (breakpoint events, disabled reasons, stats, stdout).
+    ``sets``: filled with each event set's (kind, reason) pairs."""
     classes, line = spin_classes
     with trio.fail_after(3 * TIMEOUT):
         async with jvm.open_jvm("jdwpd", classes, "Spin", [str(n), str(pause_ns)]) as vm, \
@@ -74,6 +75,11 @@ async def _run(spin_classes, n: int, pause_ns: int, condition: str, budget: dict
             hits, disabled, order = 0, [], []
             while True:
                 _, evs = await c.next_event(TIMEOUT)
+                if sets is not None and not any(int(e.event_kind) == EventKind.VM_DEATH for e in evs):
+                    sets.append([(int(e.event_kind), getattr(e, "reason", None)) for e in evs])
+                    errors = [e for e in evs if int(e.event_kind) == EventKind.JDWPD_CONDITION_ERROR]
+                    if errors:  # where the failure was: the hit's own place and thread
+                        assert (errors[0].thread, errors[0].location) == (evs[1].thread, evs[1].location)
                 for e in evs:
                     k = int(e.event_kind)
                     order.append(k)
@@ -160,41 +166,18 @@ async def test_hostile_conditions_are_false_with_a_reason(spin_classes):
 async def test_a_failing_condition_stops_when_the_budget_says_so_and_says_why(spin_classes):
     """BudgetFlag.STOP_ON_ERROR: a condition that cannot be evaluated counts as true, as a debugger
     stops where it cannot evaluate one; its reason comes just before the hit, in the same set."""
-    classes, line = spin_classes
     n = 50
     cases = {"arr[i] > 0": (3, 47, Reason.INDEX), "s.length() == 1": (25, 25, Reason.NULL),
              "10 / (i - i) == 1": (0, 50, Reason.ARITHMETIC)}  # (true hits, failures, reason)
     for condition, (trues, failures, reason) in cases.items():
-        with trio.fail_after(3 * TIMEOUT):
-            async with jvm.open_jvm("jdwpd", classes, "Spin", [str(n), "0"]) as vm, \
-                    open_jdwp_client(vm.host, vm.port, timeout=TIMEOUT) as c:
-                await c.command("VirtualMachine", "JdwpdHello", client_version=1)
-                ref = await prepare(c, "Spin")
-                method, index = await location_of_line(c, ref, line)
-                r = await c.command("Jdwpd", "CompileCondition", ref_type=ref, method_id=method, index=index,
-                                    expression=condition)
-                budget = await c.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0,
-                                         cpu_ppm=0, flags=BudgetFlag.STOP_ON_ERROR)
-                req = await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT,
-                                      suspend_policy=SuspendPolicy.EVENT_THREAD,
-                                      modifiers=breakpoint_mods(ref, method, index, conditional(r.expr_id),
-                                                                conditional(budget.budget_id)))
-                await c.command("VirtualMachine", "Resume")
-                sets = []
-                while True:
-                    policy, evs = await c.next_event(TIMEOUT)
-                    if any(int(e.event_kind) == EventKind.VM_DEATH for e in evs):
-                        break
-                    sets.append([(int(e.event_kind), getattr(e, "reason", None)) for e in evs])
-                    assert policy == SuspendPolicy.EVENT_THREAD and all(e.request_id == req.request_id for e in evs)
-                    errors = [e for e in evs if int(e.event_kind) == EventKind.JDWPD_CONDITION_ERROR]
-                    if errors:  # where the failure was: the hit's own place and thread
-                        assert (errors[0].thread, errors[0].location) == (evs[1].thread, evs[1].location)
-                    await c.command("ThreadReference", "Resume", thread=evs[-1].thread)
-                await vm.wait_exit(TIMEOUT)
+        sets: list = []
+        hits, disabled, _, _, _ = await _run(spin_classes, n, 0, condition,
+                                             {"hit_cap": 0, "expires_millis": 0, "rate_per_second": 0, "cpu_ppm": 0,
+                                              "flags": BudgetFlag.STOP_ON_ERROR},
+                                             policy=SuspendPolicy.EVENT_THREAD, sets=sets)
         failed = [(EventKind.JDWPD_CONDITION_ERROR, reason), (EventKind.BREAKPOINT, None)]
         assert sets.count(failed) == failures and sets.count([(EventKind.BREAKPOINT, None)]) == trues, (condition, sets)
-        assert len(sets) == n, condition
+        assert len(sets) == hits == n and not disabled, condition
 
 
 async def test_a_standard_client_sees_the_reference_behaviour(spin_classes):

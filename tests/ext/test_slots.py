@@ -94,6 +94,30 @@ async def _set_condition(c, ref, method, index, text, suspend) -> int:
     return req.request_id
 
 
+async def _start_counting(c, lines) -> tuple[int, int, int]:
+    """Up to the program's start: CONDITION at @bp (suspend NONE), a stop at @done, the VM resumed;
+    (class, request, the done method)."""
+    await c.command("VirtualMachine", "JdwpdHello", client_version=2)
+    ref = await prepare(c, "SlotsStress")
+    method, index = await location_of_line(c, ref, lines["bp"])
+    rid = await _set_condition(c, ref, method, index, CONDITION, SuspendPolicy.NONE)
+    done_method, done_index = await location_of_line(c, ref, lines["done"])
+    await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.ALL,
+                    modifiers=breakpoint_mods(ref, done_method, done_index))
+    await c.command("VirtualMachine", "Resume")
+    return ref, rid, done_method
+
+
+async def _hits_until_done(c, rid: int, done_method: int) -> int:
+    """The request's hits until the VM stops at @done (held there: the caller asks its stats)."""
+    hits = 0
+    while True:
+        _, events = await c.next_event(TIMEOUT)
+        hits += sum(1 for e in events if e.request_id == rid)
+        if any(int(e.event_kind) == EventKind.BREAKPOINT and e.location.method_id == done_method for e in events):
+            return hits
+
+
 def _runs() -> list:
     newer = jdks.find_jdk(21)
     skip = pytest.mark.skipif(newer is None, reason=jdks.MISSING_REASON.format(n=21))
@@ -114,21 +138,8 @@ async def test_references_read_in_place_while_collectors_move_them(stress, java,
         async with jvm.open_jvm("jdwpd", classes, "SlotsStress", [str(N), thread], java=java,
                                 jvm_args=["-Xmx64m", "-Xlog:gc:stderr", *gc]) as vm, \
                 open_jdwp_client(vm.host, vm.port, timeout=TIMEOUT) as c:
-            await c.command("VirtualMachine", "JdwpdHello", client_version=1)
-            ref = await prepare(c, "SlotsStress")
-            method, index = await location_of_line(c, ref, lines["bp"])
-            rid = await _set_condition(c, ref, method, index, CONDITION, SuspendPolicy.NONE)
-            done_method, done_index = await location_of_line(c, ref, lines["done"])
-            await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.ALL,
-                            modifiers=breakpoint_mods(ref, done_method, done_index))
-            await c.command("VirtualMachine", "Resume")
-            hits = 0
-            while True:
-                _, events = await c.next_event(TIMEOUT)
-                hits += sum(1 for e in events if e.request_id == rid)
-                if any(int(e.event_kind) == EventKind.BREAKPOINT and e.location.method_id == done_method
-                       for e in events):
-                    break
+            _, rid, done_method = await _start_counting(c, lines)
+            hits = await _hits_until_done(c, rid, done_method)
             stats = await c.command("Jdwpd", "RequestStats", request_id=rid)
             await c.command("VirtualMachine", "Resume")
             await vm.wait_exit(TIMEOUT)
@@ -245,16 +256,8 @@ async def test_threads_read_in_place_while_breakpoints_come_and_go(stress):
         async with jvm.open_jvm("jdwpd", classes, "SlotsStress", [str(N), "platform", str(workers)],
                                 jvm_args=["-Xmx64m"]) as vm, \
                 open_jdwp_client(vm.host, vm.port, timeout=TIMEOUT) as c:
-            await c.command("VirtualMachine", "JdwpdHello", client_version=1)
-            ref = await prepare(c, "SlotsStress")
-            method, index = await location_of_line(c, ref, lines["bp"])
-            rid = await _set_condition(c, ref, method, index, CONDITION, SuspendPolicy.NONE)
-            done_method, done_index = await location_of_line(c, ref, lines["done"])
-            await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.ALL,
-                            modifiers=breakpoint_mods(ref, done_method, done_index))
-            await c.command("VirtualMachine", "Resume")
-            hits, churned, finished = 0, 0, False
-
+            ref, rid, done_method = await _start_counting(c, lines)
+            churned, finished = 0, False
             stop_method, stop_index = await location_of_line(c, ref, lines["stop"])
 
             async def churn():  # a breakpoint that hits once at most (main's), set and cleared
@@ -269,12 +272,7 @@ async def test_threads_read_in_place_while_breakpoints_come_and_go(stress):
 
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(churn)
-                while True:
-                    _, events = await c.next_event(TIMEOUT)
-                    hits += sum(1 for e in events if e.request_id == rid)
-                    if any(int(e.event_kind) == EventKind.BREAKPOINT and e.location.method_id == done_method
-                           for e in events):
-                        break
+                hits = await _hits_until_done(c, rid, done_method)
                 finished = True
             stats = await c.command("Jdwpd", "RequestStats", request_id=rid)
             await c.command("VirtualMachine", "Resume")
