@@ -5,6 +5,7 @@
 #endif
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "base.h"
@@ -53,4 +54,12 @@ JNIEnv *agent_env(void) {
     JNIEnv *env = NULL;
     if ((*G.jvm)->GetEnv(G.jvm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return NULL;
     return env;
+}
+
+bool property_is_false(const char *name) {
+    char *value = NULL;
+    if ((*G.jvmti)->GetSystemProperty(G.jvmti, name, &value) != JVMTI_ERROR_NONE) return false;
+    bool off = value != NULL && strcmp(value, "false") == 0;
+    jvmti_free(value);
+    return off;
 }

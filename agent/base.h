@@ -68,4 +68,7 @@ int64_t now_ns(void);
 /* JVMTI Deallocate of what JVMTI allocated; NULL is fine. */
 void jvmti_free(void *p);
 
+/* True when the system property `name` is "false" (-Dname=false: a switch the tests and bench use). */
+bool property_is_false(const char *name);
+
 #endif

@@ -69,19 +69,11 @@ static jobject make_walker(JNIEnv *env) {
     return global;
 }
 
-/* -Djdwpd.liveLocals=false: every local through JVMTI (for comparisons: the tests, the bench). */
-static bool switched_off(void) {
-    char *value = NULL;
-    if ((*G.jvmti)->GetSystemProperty(G.jvmti, "jdwpd.liveLocals", &value) != JVMTI_ERROR_NONE) return false;
-    bool off = value != NULL && strcmp(value, "false") == 0;
-    jvmti_free(value);
-    return off;
-}
-
 bool live_enable(JNIEnv *env) {
     if (L.state) return L.state > 0;
     /* Without the capability the compilers let dead locals go and JVMTI reads none: neither may we. */
-    if (switched_off() || !G.caps.can_access_local_variables) {
+    /* -Djdwpd.liveLocals=false: every local through JVMTI (for comparisons: the tests, the bench) */
+    if (property_is_false("jdwpd.liveLocals") || !G.caps.can_access_local_variables) {
         L.state = -1;
         return false;
     }

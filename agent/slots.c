@@ -89,15 +89,6 @@ static int32_t int_constant(const char *name, bool *ok) {
     return *ok = false, 0;
 }
 
-/* -Djdwpd.frameLocals=false: no reading in place (for comparisons: the tests, the bench). */
-static bool switched_off(void) {
-    char *value = NULL;
-    if ((*G.jvmti)->GetSystemProperty(G.jvmti, "jdwpd.frameLocals", &value) != JVMTI_ERROR_NONE) return false;
-    bool off = value != NULL && strcmp(value, "false") == 0;
-    jvmti_free(value);
-    return off;
-}
-
 static bool off(const char *why) {
     if (why) agent_log("locals in place off (%s): a walk reads them", why);
     __atomic_store_n(&S.state, -1, __ATOMIC_RELEASE);
@@ -112,7 +103,7 @@ bool slots_enable(JNIEnv *env) {
     (void)env;
     return off("the interpreter frame layout is known for x86_64 only");
 #else
-    if (switched_off()) return off(NULL);
+    if (property_is_false("jdwpd.frameLocals")) return off(NULL);  /* for comparisons: tests, bench */
     bool ok = true;
     ptrdiff_t anchor = struct_offset("JavaThread", "_anchor", &ok);
     ptrdiff_t fp = struct_offset("JavaFrameAnchor", "_last_Java_fp", &ok);
