@@ -13,7 +13,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -22,6 +21,7 @@ from pathlib import Path
 
 import attrs
 
+from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing import debuggees
 
 BENCH = Path(__file__).resolve().parent
@@ -93,7 +93,7 @@ def reference_agent(*, suspend: bool, port: int = 0) -> str:
 
 def launch_prefix(*, suspend: bool = False, profile: str = "full") -> list[str]:
     """`jdwpd launch` as a user runs it (the console script does the same imports as -m)."""
-    cmd = [sys.executable, "-m", "jdwpd", "launch", "--jdwp", f"{HOST}:0", "--profile", profile]
+    cmd = [*jdwpd_argv(), "launch", "--jdwp", f"{HOST}:0", "--profile", profile]
     if suspend:
         cmd.append("--suspend")
     return [*cmd, "--"]
@@ -147,7 +147,7 @@ def serve_daemon(timeout: float = 30.0) -> Iterator[ServedDaemon]:
     with tempfile.TemporaryDirectory(prefix="jdwpd-bench-") as tmp:
         link = f"unix:{tmp}/link.sock"
         secret = f"{tmp}/secret"
-        cmd = [sys.executable, "-m", "jdwpd", "serve", "--link", link, "--secret-file", secret, "--jdwp", f"{HOST}:0"]
+        cmd = [*jdwpd_argv(), "serve", "--link", link, "--secret-file", secret, "--jdwp", f"{HOST}:0"]
         proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                 start_new_session=True)
         try:

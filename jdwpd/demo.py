@@ -21,6 +21,8 @@ import trio
 from protocol.constants import EventKind, ModKind, SuspendPolicy, Tag, TypeTag
 from protocol.wire import Location
 
+from .own_command import jdwpd_argv
+
 SAMPLE = Path(__file__).resolve().parent / "samples" / "Sample.java"
 READY = re.compile(r"jdwpd: listening for debuggers at (\S+):(\d+)")
 TIMEOUT = 60
@@ -198,7 +200,7 @@ def run_demo(host: str, port: int) -> int:
         print("jdwpd demo: java is not on PATH: install a Java runtime (apt-get install openjdk-17-jre-headless) "
               "or put its bin/ on PATH", file=sys.stderr)
         return 1
-    cmd = [sys.executable, "-m", "jdwpd", "launch", "--jdwp", f"{host}:{port}", "--suspend", "--",
+    cmd = [*jdwpd_argv(), "launch", "--jdwp", f"{host}:{port}", "--suspend", "--",
            "java", "-cp", str(classes), "Sample"]
     print("$ jdwpd launch --suspend -- java -cp ... Sample", flush=True)
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)

@@ -17,6 +17,7 @@ import sys
 import tempfile
 
 from . import __version__
+from .own_command import jdwpd_argv
 
 AGENT_DIR = pathlib.Path(__file__).resolve().parent / "_agent"
 #: The first JDK whose JVMTI serves virtual threads (docs/virtual_threads.md).
@@ -63,7 +64,7 @@ def java_version(java: str) -> tuple[str, int | None]:
 def agent_loads(java: str) -> str:
     """Start ``java -version`` under ``jdwpd launch``: the agent loads, proves the secret over the link
     and the JVM ends. Returns "" on success, else the reason."""
-    cmd = [sys.executable, "-m", "jdwpd", "launch", "--jdwp", "127.0.0.1:0", "--", java, "-version"]
+    cmd = [*jdwpd_argv(), "launch", "--jdwp", "127.0.0.1:0", "--", java, "-version"]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, timeout=60, cwd=tempfile.gettempdir())
     except subprocess.TimeoutExpired:

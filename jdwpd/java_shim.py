@@ -19,6 +19,7 @@ import sys
 
 import attrs
 
+from .own_command import jdwpd_shell_command
 from .usage import UsageError
 
 HELP = """\
@@ -323,6 +324,6 @@ def make_java_home(directory: str, jdk: str | None = None) -> str:
     script = os.path.join(directory, "bin", "java")
     with open(script, "w") as f:
         f.write("#!/bin/sh\n# jdwpd: the reference's -agentlib:jdwp served by jdwpd (jdwpd java-home)\n"
-                f"JDWPD_JAVA='{java}' exec '{sys.executable}' -m jdwpd java \"$@\"\n")
+                f"JDWPD_JAVA='{java}' exec {jdwpd_shell_command()} java \"$@\"\n")
     os.chmod(script, 0o755)
     return directory

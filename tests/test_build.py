@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from jdwpd.own_command import jdwpd_argv
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -58,7 +60,7 @@ def test_install_without_jdk_headers_says_what_to_do(tmp_path):
 
 @pytest.mark.jvm
 def test_agent_path_is_loadable_by_java():
-    path = subprocess.run([sys.executable, "-m", "jdwpd", "agent-path"], capture_output=True, text=True,
+    path = subprocess.run([*jdwpd_argv(), "agent-path"], capture_output=True, text=True,
                           timeout=60, cwd=ROOT)
     assert path.returncode == 0, path.stderr
     lib = Path(path.stdout.strip())
@@ -67,9 +69,9 @@ def test_agent_path_is_loadable_by_java():
 
 def test_cli_help_and_version():
     for args in (["--help"], ["--version"], ["launch", "--help"]):
-        result = subprocess.run([sys.executable, "-m", "jdwpd", *args], capture_output=True, text=True, timeout=60)
+        result = subprocess.run([*jdwpd_argv(), *args], capture_output=True, text=True, timeout=60)
         assert result.returncode == 0, result.stderr
-    version = subprocess.run([sys.executable, "-m", "jdwpd", "--version"], capture_output=True, text=True, timeout=60)
+    version = subprocess.run([*jdwpd_argv(), "--version"], capture_output=True, text=True, timeout=60)
     assert version.stdout.startswith("jdwpd ")
 
 

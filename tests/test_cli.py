@@ -5,11 +5,12 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
-import sys
 
 import pytest
 
-JDWPD = [sys.executable, "-m", "jdwpd"]
+from jdwpd.own_command import jdwpd_argv
+
+JDWPD = jdwpd_argv()
 
 
 def run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 
 import pytest
 
+from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing import jvm
 
 
@@ -15,7 +15,7 @@ from jdwpd.testing import jvm
 def test_demo_hits_the_breakpoint_and_shows_what_the_program_computed():
     if not jvm.jdwpd_available():
         pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
-    result = subprocess.run([sys.executable, "-m", "jdwpd", "demo"], capture_output=True, text=True, timeout=180)
+    result = subprocess.run([*jdwpd_argv(), "demo"], capture_output=True, text=True, timeout=180)
     out = result.stdout
     assert result.returncode == 0, out + result.stderr
     assert re.search(r'breakpoint hit in thread "main"', out), out

@@ -9,17 +9,17 @@ import os
 import platform
 import socket
 import subprocess
-import sys
 
 import pytest
 
+from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing import jvm
 
 USAGE, FAILED = 2, 1
 
 
 def jdwpd(*args: str, cwd=None, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "jdwpd", *args], capture_output=True, text=True, timeout=timeout,
+    return subprocess.run([*jdwpd_argv(), *args], capture_output=True, text=True, timeout=timeout,
                           cwd=cwd)
 
 
@@ -142,7 +142,7 @@ def test_version_and_doctor_name_the_agent_build_and_the_java():
 def test_doctor_without_java_says_what_to_install(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("JAVA_HOME", "JDWPD_JAVA")}
     env["PATH"] = str(tmp_path)
-    result = subprocess.run([sys.executable, "-m", "jdwpd", "doctor"], capture_output=True, text=True, timeout=60,
+    result = subprocess.run([*jdwpd_argv(), "doctor"], capture_output=True, text=True, timeout=60,
                             env=env)
     assert result.returncode == 1
     assert "java: NOT FOUND" in result.stdout and "install" in result.stdout

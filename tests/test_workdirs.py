@@ -6,13 +6,13 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from jdwpd.link import workdirs
+from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing import jvm
 
 
@@ -74,7 +74,7 @@ def test_a_killed_daemons_folder_is_removed_by_the_next_daemon(tmp_path):
     if not jvm.jdwpd_available():
         pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
     env = {**os.environ, "TMPDIR": str(tmp_path)}
-    daemon = subprocess.Popen([sys.executable, "-m", "jdwpd", "launch", "--jdwp", "127.0.0.1:0", "--suspend", "--",
+    daemon = subprocess.Popen([*jdwpd_argv(), "launch", "--jdwp", "127.0.0.1:0", "--suspend", "--",
                                "java", "-version"], stderr=subprocess.PIPE, text=True, env=env,
                               start_new_session=True)
     try:
@@ -88,7 +88,7 @@ def test_a_killed_daemons_folder_is_removed_by_the_next_daemon(tmp_path):
         os.killpg(daemon.pid, signal.SIGKILL)  # the daemon and its JVM: no finally of theirs runs
         daemon.wait(30)
     assert left[0].exists(), "a SIGKILLed daemon cannot have removed its folder"
-    again = subprocess.run([sys.executable, "-m", "jdwpd", "launch", "--jdwp", "127.0.0.1:0", "--", "java",
+    again = subprocess.run([*jdwpd_argv(), "launch", "--jdwp", "127.0.0.1:0", "--", "java",
                             "-version"], capture_output=True, text=True, env=env, timeout=60)
     assert again.returncode == 0, again.stderr
     assert not left[0].exists()

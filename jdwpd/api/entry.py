@@ -15,7 +15,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import tempfile
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from pathlib import Path
 import attrs
 import trio
 
+from ..own_command import jdwpd_argv
 from .connection import DEFAULT_COMMAND_TIMEOUT, open_connection
 from .errors import Timeout, VMDisconnected
 from .vm import VM
@@ -152,7 +152,7 @@ async def launch(argv: Sequence[str], *, suspend: bool = True, jdwp: str = "127.
     one).  ``keep_running``: leave the JVM running after the block (else it is ended).
     The JVM's output is in ``vm.process.output()``.
     """
-    command = [sys.executable, "-m", "jdwpd", "launch", "--jdwp", jdwp,
+    command = [*jdwpd_argv(), "launch", "--jdwp", jdwp,
                "--suspend" if suspend else "--no-suspend", *jdwpd_args]
     if profile:
         command += ["--profile", profile]
@@ -191,7 +191,7 @@ async def attach_pid(pid: int, *, jdwp: str = "127.0.0.1:0", timeout: float = 60
     agent gets only the capabilities HotSpot grants after start-up (no breakpoints or steps;
     threads, stacks, values and heap work).  The ``jdwpd attach`` daemon ends with the block and
     the JVM runs on."""
-    proc = await _start([sys.executable, "-m", "jdwpd", "attach", "--jdwp", jdwp, str(pid)], "jdwpd attach",
+    proc = await _start([*jdwpd_argv(), "attach", "--jdwp", jdwp, str(pid)], "jdwpd attach",
                         timeout)
     try:
         host, port = _split(proc.address)

@@ -17,13 +17,14 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import attrs
+
+from ..own_command import jdwpd_argv
 
 __all__ = [
     "JvmStartError",
@@ -89,7 +90,7 @@ def jdwpd_command(
     classpath, main, args=(), *, suspend=True, port=0, java=None, jvm_args=(), launch_args=()
 ) -> list[str]:
     """The command line of `jdwpd launch` (the lead's CLI) for one debuggee; ``launch_args``: more of its options."""
-    launch = [sys.executable, "-m", "jdwpd", "launch", "--jdwp", f"{HOST}:{port}", *launch_args]
+    launch = [*jdwpd_argv(), "launch", "--jdwp", f"{HOST}:{port}", *launch_args]
     if suspend:
         launch.append("--suspend")
     return [*launch, "--", java or java_executable(), *_java_args(classpath, main, args, jvm_args)]
@@ -104,7 +105,7 @@ def jdwpd_available() -> bool:
     if _available is None:
         try:
             proc = subprocess.run(
-                [sys.executable, "-m", "jdwpd", "launch", "--help"], capture_output=True, timeout=60
+                [*jdwpd_argv(), "launch", "--help"], capture_output=True, timeout=60
             )
             _available = proc.returncode == 0
         except (OSError, subprocess.TimeoutExpired):

@@ -12,6 +12,7 @@ import pytest
 from agent_support import assert_refused, java_with_agent
 
 from jdwpd.link.launcher import new_secret_file
+from jdwpd.own_command import jdwpd_argv
 
 
 def test_bad_onthrow_options_exit_2_with_one_line(agent_so, classes, tmp_path):
@@ -64,7 +65,7 @@ def test_with_no_daemon_the_woken_agent_lets_every_thread_go_after_its_timeout(a
 
 
 def _launch(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "jdwpd", "launch", "--jdwp", "127.0.0.1:0", *args, "--", "java",
+    return subprocess.run([*jdwpd_argv(), "launch", "--jdwp", "127.0.0.1:0", *args, "--", "java",
                            "-version"], capture_output=True, text=True, timeout=60)
 
 

@@ -7,11 +7,12 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from xml.etree import ElementTree
 
 import pytest
+
+from jdwpd.own_command import jdwpd_argv
 
 pytestmark = pytest.mark.jvm
 SOURCES = Path(__file__).resolve().parent / "junit_java"
@@ -36,7 +37,7 @@ def junit_run(tmp_path_factory):
     summary = work / "step-summary.md"
     env = {**os.environ, "GITHUB_ACTIONS": "true", "GITHUB_STEP_SUMMARY": str(summary)}
     out = work / "debug"
-    result = subprocess.run([sys.executable, "-m", "jdwpd", "ci", "--on-test-failure", "--out", str(out),
+    result = subprocess.run([*jdwpd_argv(), "ci", "--on-test-failure", "--out", str(out),
                              "--junit-reports", str(work / "reports-CartTest"),
                              "--junit-reports", str(work / "reports-LedgerTest"), "--", "sh", "-c", script],
                             capture_output=True, text=True, cwd=work, env=env, timeout=300)
@@ -114,7 +115,7 @@ def test_the_report_reads_well_in_a_real_browser(junit_run, tmp_path):
 def test_select_by_test_name(junit_run):
     _, _, work = junit_run
     out = work / "selected"
-    result = subprocess.run([sys.executable, "-m", "jdwpd", "ci", "--on-test-failure", "--select", "test=shop.Cart*",
+    result = subprocess.run([*jdwpd_argv(), "ci", "--on-test-failure", "--select", "test=shop.Cart*",
                              "--out", str(out), "--", "java", "-jar", str(CONSOLE), "-cp", str(work / "classes"),
                              "--select-package", "shop", "--disable-banner", "--details=none"],
                             capture_output=True, text=True, cwd=work, timeout=300)

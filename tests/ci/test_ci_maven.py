@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from jdwpd.own_command import jdwpd_argv
 
 pytestmark = pytest.mark.jvm
 PROJECT = Path(__file__).resolve().parent / "maven_project"  # its pom.xml
@@ -30,7 +31,7 @@ def test_surefire_forks_in_parallel_each_debugged(tmp_path):
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(source, target)
     out = project / "debug"
-    result = subprocess.run([sys.executable, "-m", "jdwpd", "ci", "--on-test-failure", "--out", str(out), "--",
+    result = subprocess.run([*jdwpd_argv(), "ci", "--on-test-failure", "--out", str(out), "--",
                              mvn, "-o", "-B", "test"], capture_output=True, text=True, cwd=project, timeout=600)
     if any(miss in result.stdout for miss in OFFLINE_MISS):
         pytest.skip("Maven cannot resolve Surefire 3.2.5 and JUnit 5.11 offline on this machine (~/.m2 holds "

@@ -6,16 +6,17 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from jdwpd.own_command import jdwpd_argv
 
 pytestmark = pytest.mark.jvm
 
 
 def jdwpd_ci(*args: str, cwd=None, env=None, timeout: float = 180) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "jdwpd", "ci", *args], capture_output=True, text=True, cwd=cwd,
+    return subprocess.run([*jdwpd_argv(), "ci", *args], capture_output=True, text=True, cwd=cwd,
                           env=env, timeout=timeout)
 
 
@@ -197,7 +198,7 @@ def test_a_progress_line_on_a_terminal_and_hit_caps(tmp_path, sample_classes, sa
 
     controller, terminal = pty.openpty()
     try:
-        proc = subprocess.Popen([sys.executable, "-m", "jdwpd", "ci", "--max-hits", "2", "--snapshot",
+        proc = subprocess.Popen([*jdwpd_argv(), "ci", "--max-hits", "2", "--snapshot",
                                  f"ci.Ledger:{sample_markers['ci_total']}", "--out", str(tmp_path / "o"), "--",
                                  "java", "-cp", str(sample_classes), "ci.Child", "fine"],
                                 stdout=subprocess.DEVNULL, stderr=terminal, stdin=subprocess.DEVNULL)
@@ -249,7 +250,7 @@ def test_sigterm_reaches_the_command_and_its_status_is_kept(tmp_path):
 
     ready = tmp_path / "ready"
     script = f"trap 'echo got-term; exit 42' TERM; touch {ready}; while true; do sleep 0.1; done"
-    proc = subprocess.Popen([sys.executable, "-m", "jdwpd", "ci", "--out", str(tmp_path / "o"), "--", "sh", "-c",
+    proc = subprocess.Popen([*jdwpd_argv(), "ci", "--out", str(tmp_path / "o"), "--", "sh", "-c",
                              script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 60

@@ -4,6 +4,7 @@ import struct
 
 import pytest
 
+from jdwpd.own_command import jdwpd_argv
 from protocol.constants import ErrorCode, EventKind, SuspendPolicy, TypeTag
 from tests.commands.types_support import TIMEOUT, differential
 
@@ -94,7 +95,6 @@ async def test_exit_answers_then_ends_the_vm_with_the_code(server_kind, sample_c
 
 @pytest.mark.parametrize("profile", ["inspect", "nothrow"])
 async def test_capabilities_say_what_the_profile_cannot_do(profile, sample_classes, sample_markers):
-    import sys
 
     import trio
 
@@ -104,7 +104,7 @@ async def test_capabilities_say_what_the_profile_cannot_do(profile, sample_class
 
     if not jvm.jdwpd_available():
         pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
-    cmd = [sys.executable, "-m", "jdwpd", "launch", "--profile", profile, "--jdwp", "127.0.0.1:0", "--suspend",
+    cmd = [*jdwpd_argv(), "launch", "--profile", profile, "--jdwp", "127.0.0.1:0", "--suspend",
            "--", jvm.java_executable(), "-cp", str(sample_classes), "Sample"]
     with trio.fail_after(3 * TIMEOUT):
         async with jvm._open_trio("jdwpd", cmd, TIMEOUT, None) as debuggee:

@@ -17,12 +17,12 @@ import signal
 import socket
 import struct
 import subprocess
-import sys
 import time
 
 import pytest
 import trio
 
+from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing import jvm
 from jdwpd.testing.client import open_jdwp_client
 from protocol import spec
@@ -84,7 +84,7 @@ def _early_resume_session(classes) -> list[int]:
     """jdwpd launched; a debugger connected as soon as the port takes connections (before the daemon
     serves) sends handshake, Set(ClassPrepare Sample) and Resume in one write: the events it gets."""
     port = _free_port()
-    cmd = [sys.executable, "-m", "jdwpd", "launch", "--jdwp", f"{jvm.HOST}:{port}", "--suspend", "--",
+    cmd = [*jdwpd_argv(), "launch", "--jdwp", f"{jvm.HOST}:{port}", "--suspend", "--",
            jvm.java_executable(), "-cp", str(classes), "Sample"]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     try:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import re
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from pathlib import Path
 
 import attrs
 
+from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing import jvm
 
 __all__ = ["SCENARIOS", "EVENT_SECTIONS", "KNOWN_DIFFERENCES", "INTERMITTENT", "KNOWN_DIFFERENCE_JDK",
@@ -209,7 +209,7 @@ _PROXY_READY = re.compile(r"jdwpd record: listening at ([0-9.]+):(\d+)")
 @contextlib.contextmanager
 def recording_proxy(out: Path, host: str, port: int) -> Iterator[tuple[str, int]]:
     """`jdwpd record --once` between the client and ``host:port``, raw packets to ``out`` (JSON lines)."""
-    proxy = subprocess.Popen([sys.executable, "-m", "jdwpd", "record", "--listen", "127.0.0.1:0", "--to",
+    proxy = subprocess.Popen([*jdwpd_argv(), "record", "--listen", "127.0.0.1:0", "--to",
                               f"{host}:{port}", "--once", "--out", str(out)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                              start_new_session=True, text=True)

@@ -18,7 +18,6 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -26,6 +25,7 @@ import pytest
 import trio
 
 from jdwpd.java_shim import jdk_home_of, make_java_home
+from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing import debuggees, jvm
 from jdwpd.testing.client import jdwp_client_on, open_jdwp_client
 from protocol.constants import EventKind
@@ -52,10 +52,10 @@ def command(kind: str, classes: Path, agent: str, *program: str) -> list[str]:
     if kind == "reference":
         return [java, f"-agentlib:jdwp={agent}", *tail]
     if kind == "jdwpd-java":
-        return [sys.executable, "-m", "jdwpd", "java", "-Xdebug", f"-Xrunjdwp:{agent}", *tail]
+        return [*jdwpd_argv(), "java", "-Xdebug", f"-Xrunjdwp:{agent}", *tail]
     options = dict(item.split("=", 1) for item in agent.split(","))
     suspend = ["--suspend"] if options.get("suspend", "y") == "y" else []
-    return [sys.executable, "-m", "jdwpd", "launch", "--connect", options["address"], *suspend, "--", java, *tail]
+    return [*jdwpd_argv(), "launch", "--connect", options["address"], *suspend, "--", java, *tail]
 
 
 async def accept_one(listener: trio.SocketListener) -> trio.SocketStream:
@@ -193,7 +193,7 @@ async def test_server_y_says_it_listens_again_when_its_debugger_leaves(classes, 
 def without_jdwp(kind: str, classes: Path) -> list[str]:
     """The command line of ``kind`` with no JDWP option: it comes from the environment."""
     java = jvm.java_executable()
-    launcher = [java] if kind == "reference" else [sys.executable, "-m", "jdwpd", "java"]
+    launcher = [java] if kind == "reference" else [*jdwpd_argv(), "java"]
     return [*launcher, "-cp", str(classes), "Exits", "0"]
 
 
@@ -318,7 +318,7 @@ def test_jdwpd_java_without_the_option_is_plain_java(classes):
     """No -agentlib:jdwp among java's options: exec'd as is; the same text after the main class is the
     program's argument, not an option."""
     program = ["0", "-agentlib:jdwp=transport=dt_socket,server=y", "-Xdebug"]
-    cmd = [sys.executable, "-m", "jdwpd", "java", "-cp", str(classes), "Exits", *program]
+    cmd = [*jdwpd_argv(), "java", "-cp", str(classes), "Exits", *program]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = proc.communicate(timeout=TIMEOUT)
     assert proc.returncode == 3, err
@@ -396,7 +396,7 @@ def test_jdwpd_java_onthrow_says_where_to_attach_as_the_reference(onthrow_classe
     tail = [f"-agentlib:jdwp={agent}", "-cp", str(onthrow_classes), "Trigger", "hold"]
     outputs = {}
     for kind, cmd in (("reference", [jvm.java_executable(), *tail]),
-                      ("jdwpd-java", [sys.executable, "-m", "jdwpd", "java", *tail])):
+                      ("jdwpd-java", [*jdwpd_argv(), "java", *tail])):
         proc = subprocess.run(cmd, input="go\nend\n", capture_output=True, text=True, timeout=TIMEOUT,
                               cwd=jvm.jvm_workdir())
         assert proc.returncode == 0, (kind, proc.stderr)
@@ -415,7 +415,7 @@ async def test_launch_connect_with_a_listening_port_serves_both(classes):
     dialed debugger gets the start; one that attaches at B later sees the same VM, without a start event."""
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
     port = listeners[0].socket.getsockname()[1]
-    cmd = [sys.executable, "-m", "jdwpd", "launch", "--connect", f"127.0.0.1:{port}", "--jdwp", "127.0.0.1:0",
+    cmd = [*jdwpd_argv(), "launch", "--connect", f"127.0.0.1:{port}", "--jdwp", "127.0.0.1:0",
            "--suspend", "--", jvm.java_executable(), "-cp", str(classes), "Exits", "0"]
     async with running(cmd) as (proc, out):
         stream = await accept_one(listeners[0])

@@ -19,12 +19,12 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import trio
 
+from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing import debuggees, jdks, jvm
 from jdwpd.testing.client import open_jdwp_client
 from protocol.constants import EventKind, ModKind, SuspendPolicy
@@ -58,7 +58,7 @@ def command(kind: str, mode: str, classes: Path, port: int) -> list[str]:
                 f"address=127.0.0.1:{port},{trigger},launch=/bin/echo"
         return [jvm.java_executable(), agent, *program]
     trigger = ["--onuncaught"] if mode == "onuncaught" else ["--onthrow", NEVER if mode == "never" else ISE]
-    return [sys.executable, "-m", "jdwpd", "launch", "--jdwp", f"127.0.0.1:{port}", *(["--suspend"] * suspend),
+    return [*jdwpd_argv(), "launch", "--jdwp", f"127.0.0.1:{port}", *(["--suspend"] * suspend),
             *trigger, "--launch", "/bin/echo", "--", jvm.java_executable(), *program]
 
 
@@ -253,7 +253,7 @@ async def test_serve_adopts_an_agent_that_wakes_late(tmp_path):
     classes = debuggees.compile_sources(SOURCES)
     tmp_path.chmod(0o700)
     serve = await trio.lowlevel.open_process(
-        [sys.executable, "-m", "jdwpd", "serve", "--link", f"unix:{tmp_path / 'link.sock'}", "--secret-file",
+        [*jdwpd_argv(), "serve", "--link", f"unix:{tmp_path / 'link.sock'}", "--secret-file",
          str(tmp_path / "secret"), "--jdwp", "127.0.0.1:0"], stderr=subprocess.PIPE, start_new_session=True)
     java = None
     daemon, program = Output(), Output()
@@ -302,7 +302,7 @@ async def virtual_threads_session(kind: str, jdk, classes: Path, markers: dict[s
         cmd = [program[0], f"-agentlib:jdwp=transport=dt_socket,server=y,suspend=y,address=127.0.0.1:{port},"
                f"onthrow={ISE},launch=/bin/echo,includevirtualthreads=y", *program[1:]]
     else:
-        cmd = [sys.executable, "-m", "jdwpd", "launch", "--jdwp", f"127.0.0.1:{port}", "--suspend", "--onthrow", ISE,
+        cmd = [*jdwpd_argv(), "launch", "--jdwp", f"127.0.0.1:{port}", "--suspend", "--onthrow", ISE,
                "--launch", "/bin/echo", "--include-virtual-threads", "--", *program]
     facts: dict = {}
     async with running(cmd) as (proc, out):

@@ -21,7 +21,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from typing import Any
 import pytest
 import trio
 
+from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing import debuggees, jdks, jvm
 from jdwpd.testing.client import JdwpClient, open_jdwp_client
 from jdwpd.testing.transcript import Transcript
@@ -387,7 +387,7 @@ async def stop_with_a_virtual_thread_spinning_then_kill(port: int, markers: dict
 def test_a_killed_daemon_lets_suspended_virtual_threads_go(vt_classes, jdk21, vt_markers, tmp_path):
     """The agent's reset after a lost daemon resumes virtual threads too (ResumeAllVirtualThreads): a virtual
     thread held by a suspend-all (every platform thread let go) runs on, and the program ends normally."""
-    serve = subprocess.Popen([sys.executable, "-m", "jdwpd", "serve", "--link", f"unix:{tmp_path / 'link.sock'}",
+    serve = subprocess.Popen([*jdwpd_argv(), "serve", "--link", f"unix:{tmp_path / 'link.sock'}",
                               "--secret-file", str(tmp_path / "secret"), "--jdwp", "127.0.0.1:0"],
                              stderr=subprocess.PIPE, text=True, start_new_session=True)
     serve_log, java = jvm.OutputLog(), None

@@ -6,7 +6,6 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -14,6 +13,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing.client import open_jdwp_client
 from protocol.constants import EventKind, ModKind, SuspendPolicy, TypeTag
 from protocol.wire import Location
@@ -59,7 +59,7 @@ class Lines:
 
 
 def start_serve(tmp_path: Path) -> tuple[subprocess.Popen, Lines]:
-    proc = subprocess.Popen([sys.executable, "-m", "jdwpd", "serve", "--link", f"unix:{tmp_path / 'link.sock'}",
+    proc = subprocess.Popen([*jdwpd_argv(), "serve", "--link", f"unix:{tmp_path / 'link.sock'}",
                              "--secret-file", str(tmp_path / "secret"), "--jdwp", "127.0.0.1:0"],
                             stderr=subprocess.PIPE, text=True, start_new_session=True)
     return proc, Lines(proc.stderr)

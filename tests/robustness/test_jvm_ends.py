@@ -6,12 +6,12 @@ import os
 import re
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import trio
 
+from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing.client import JdwpClosedError, open_jdwp_client
 from protocol.constants import EventKind, SuspendPolicy
 
@@ -28,7 +28,7 @@ def classes(tmp_path_factory):
 
 
 def launch(classes, *args: str) -> tuple[subprocess.Popen, int]:
-    proc = subprocess.Popen([sys.executable, "-m", "jdwpd", "launch", "--jdwp", "127.0.0.1:0", "--suspend", "--",
+    proc = subprocess.Popen([*jdwpd_argv(), "launch", "--jdwp", "127.0.0.1:0", "--suspend", "--",
                              "java", "-cp", str(classes), "Ends", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     for line in proc.stderr:

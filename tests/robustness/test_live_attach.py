@@ -6,12 +6,12 @@ import os
 import re
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import trio
 
+from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing.client import open_jdwp_client
 from protocol.constants import ErrorCode, EventKind, ModKind, SuspendPolicy, TypeTag
 from protocol.wire import Location
@@ -28,7 +28,7 @@ async def test_attach_serves_threads_stacks_and_redefinition_but_says_what_it_ca
     daemon = None
     try:
         assert jvm.stdout.readline().startswith("tick")
-        daemon = subprocess.Popen([sys.executable, "-m", "jdwpd", "attach", str(jvm.pid), "--jdwp", "127.0.0.1:0"],
+        daemon = subprocess.Popen([*jdwpd_argv(), "attach", str(jvm.pid), "--jdwp", "127.0.0.1:0"],
                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
         for line in daemon.stderr:
             if m := READY.search(line):

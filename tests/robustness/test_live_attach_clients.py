@@ -13,12 +13,12 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import pytest
 
+from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing.client import open_jdwp_client
 from jdwpd.testing.jdb import open_jdb
 from protocol.constants import ErrorCode, EventKind, ModKind, SuspendPolicy
@@ -37,7 +37,7 @@ def attached(tmp_path):
     daemon = None
     try:
         assert jvm.stdout.readline().startswith("tick")
-        daemon = subprocess.Popen([sys.executable, "-m", "jdwpd", "attach", str(jvm.pid), "--jdwp", "127.0.0.1:0"],
+        daemon = subprocess.Popen([*jdwpd_argv(), "attach", str(jvm.pid), "--jdwp", "127.0.0.1:0"],
                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
         log: list[str] = []
         timer = threading.Timer(60, daemon.kill)

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 import trio
 
+from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing.client import open_jdwp_client
 from protocol.constants import ErrorCode
 
@@ -28,7 +28,7 @@ def classes(tmp_path_factory):
 
 @contextmanager
 def launched(classes, *daemon_args):
-    proc = subprocess.Popen([sys.executable, "-m", "jdwpd", "launch", "--jdwp", "127.0.0.1:0", "--suspend",
+    proc = subprocess.Popen([*jdwpd_argv(), "launch", "--jdwp", "127.0.0.1:0", "--suspend",
                              *daemon_args, "--", "java", "-cp", str(classes), "Sample"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
     try:
@@ -63,7 +63,7 @@ async def test_allow_list_refuses_others_before_the_handshake(classes):
 
 
 def test_allow_rejects_what_is_no_address():
-    result = subprocess.run([sys.executable, "-m", "jdwpd", "launch", "--allow", "not-an-address", "--", "java"],
+    result = subprocess.run([*jdwpd_argv(), "launch", "--allow", "not-an-address", "--", "java"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 2
     assert result.stderr.strip() == "jdwpd: --allow: 'not-an-address' is not an address or a network"

@@ -8,7 +8,6 @@ import re
 import signal
 import socket
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -16,6 +15,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing.client import open_jdwp_client
 
 pytestmark = pytest.mark.jvm
@@ -58,7 +58,7 @@ def ticker(tmp_path) -> Path:
 
 
 def jdwpd_list(env) -> list[dict]:
-    out = subprocess.run([sys.executable, "-m", "jdwpd", "list", "--json"], capture_output=True, text=True, env=env,
+    out = subprocess.run([*jdwpd_argv(), "list", "--json"], capture_output=True, text=True, env=env,
                          timeout=60)
     assert out.returncode == 0, out.stderr
     return json.loads(out.stdout)
@@ -93,7 +93,7 @@ def test_three_jvms_at_once_each_on_its_port_listed_and_dropped_when_gone(tmp_pa
     env = {**os.environ, "XDG_RUNTIME_DIR": str(tmp_path / "run")}
     (tmp_path / "run").mkdir(mode=0o700)
     base = free_port_pair()
-    serve = subprocess.Popen([sys.executable, "-m", "jdwpd", "serve", "--link", f"unix:{tmp_path / 'link.sock'}",
+    serve = subprocess.Popen([*jdwpd_argv(), "serve", "--link", f"unix:{tmp_path / 'link.sock'}",
                               "--secret-file", str(tmp_path / "secret"), "--jdwp", f"127.0.0.1:{base}"],
                              stderr=subprocess.PIPE, text=True, start_new_session=True, env=env)
     log = Log(serve.stderr)
@@ -117,7 +117,7 @@ def test_three_jvms_at_once_each_on_its_port_listed_and_dropped_when_gone(tmp_pa
         for vm in by_pid.values():
             assert vm["main"] == "Ticker" and vm["ppid"] == os.getpid() and vm["cwd"] == str(tmp_path)
             assert vm["argv"][-3:] == ["Ticker", "1200", "50"]
-        table = subprocess.run([sys.executable, "-m", "jdwpd", "list"], capture_output=True, text=True, env=env,
+        table = subprocess.run([*jdwpd_argv(), "list"], capture_output=True, text=True, env=env,
                                timeout=60).stdout
         assert all(str(j.pid) in table for j in jvms) and "Ticker" in table
 
@@ -155,5 +155,5 @@ def test_three_jvms_at_once_each_on_its_port_listed_and_dropped_when_gone(tmp_pa
 
 def test_list_without_a_daemon(tmp_path):
     env = {**os.environ, "XDG_RUNTIME_DIR": str(tmp_path)}
-    out = subprocess.run([sys.executable, "-m", "jdwpd", "list"], capture_output=True, text=True, env=env, timeout=60)
+    out = subprocess.run([*jdwpd_argv(), "list"], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 0 and "no `jdwpd serve`" in out.stdout
