@@ -8,11 +8,13 @@ installed jdwpd needs only `java` at run time (no javac, no JDK headers), and
 records what the agent was built against for `jdwpd --version`.
 """
 
+import atexit
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from setuptools import Extension, setup
@@ -126,7 +128,17 @@ def build_facts(home, cc):
             "sample_release": OLDEST_JDK}
 
 
+def scratch_options():
+    """pip builds in the checkout itself: setuptools' build/ and jdwpd.egg-info go to a folder of
+    their own, removed when this build step ends, so that `pip install .` leaves the checkout as it
+    found it (an editable install still writes the agent into jdwpd/_agent/, where it is ignored)."""
+    scratch = tempfile.mkdtemp(prefix="jdwpd-build-")
+    atexit.register(shutil.rmtree, scratch, True)
+    return {"build": {"build_base": os.path.join(scratch, "build")}, "egg_info": {"egg_base": scratch}}
+
+
 setup(
     ext_modules=[Extension(AGENT_NAME, sources=[])],
     cmdclass={"build_ext": BuildAgent},
+    options=scratch_options(),
 )
