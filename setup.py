@@ -23,7 +23,7 @@ from setuptools.command.build_ext import build_ext
 ROOT = Path(__file__).resolve().parent
 AGENT_NAME = "jdwpd._agent.libjdwpd_agent"
 #: The oldest JDK jdwpd supports: the sample's class files target it, so every supported JVM runs them.
-OLDEST_JDK = 17
+OLDEST_JDK = 11
 CFLAGS = ["-std=c99", "-O2", "-g", "-fPIC", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-pthread"]
 
 

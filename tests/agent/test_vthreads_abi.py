@@ -19,7 +19,7 @@ FLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-pthread"]
 def jdk21() -> jdks.Jdk:
     if shutil.which("gcc") is None:
         pytest.skip("needs gcc")
-    jdk = jdks.find_jdk(21)
+    jdk = jdks.find_jdk(21, under_test=False)  # its headers: not the JDK under test
     if jdk is None:
         pytest.skip(jdks.MISSING_REASON.format(n=21))
     return jdk

@@ -343,7 +343,7 @@ async def test_virtual_threads_listed_from_the_trigger_on_as_with_the_reference(
         pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
     jdk = jdks.find_jdk(21)
     if jdk is None:
-        pytest.skip(jdks.MISSING_REASON.format(n=21))
+        pytest.skip(jdks.missing_reason(21))
     classes = debuggees.compile_sources(SOURCES_21, javac=jdk.javac, release="21")
     markers = debuggees.all_markers(SOURCES_21)
     reference = await virtual_threads_session("reference", jdk, classes, markers)

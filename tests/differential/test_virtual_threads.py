@@ -51,7 +51,7 @@ THREAD_KINDS = (E.THREAD_START, E.THREAD_DEATH)
 def jdk21() -> jdks.Jdk:
     jdk = jdks.find_jdk(21)
     if jdk is None:
-        pytest.skip(jdks.MISSING_REASON.format(n=21))
+        pytest.skip(jdks.missing_reason(21))
     return jdk
 
 

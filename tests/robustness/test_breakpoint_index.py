@@ -18,7 +18,7 @@ import subprocess
 import pytest
 import trio
 
-from jdwpd.testing import jvm
+from jdwpd.testing import debuggees, jvm
 from jdwpd.testing.client import open_jdwp_client
 from protocol.constants import ErrorCode, EventKind, SuspendPolicy
 from tests.ext.ext_support import TIMEOUT, breakpoint_mods, prepare
@@ -79,7 +79,8 @@ def instructions(tmp_path_factory):
         pytest.skip("javap (a JDK tool) is not on PATH")
     out = tmp_path_factory.mktemp("instructions")
     (out / "Instructions.java").write_text(_source())
-    subprocess.run(["javac", "-g", "--release", "17", "-d", str(out), str(out / "Instructions.java")], check=True,
+    subprocess.run([debuggees.default_javac(), "-g", "--release", debuggees.default_release(),
+                    "-d", str(out), str(out / "Instructions.java")], check=True,
                    timeout=120)
     listing = subprocess.run(["javap", "-c", "-p", "-cp", str(out), "Instructions"], check=True, timeout=120,
                              capture_output=True, text=True).stdout
