@@ -17,7 +17,7 @@ _API_NAMES = frozenset({
     "Frame",
     "ReferenceType", "ClassType", "InterfaceType", "ArrayType", "Method", "Field", "Location", "ObjectRef",
     "ArrayRef", "ApiError", "JdwpError", "VMDisconnected", "Timeout", "LocationError", "InvalidStateError",
-    "InvocationError", "ExpressionError", "EvaluationError", "InvocationException",
+    "InvocationError", "ExpressionError", "EvaluationError", "InvocationException", "RequestError", "RequestDisabled",
 })
 
 

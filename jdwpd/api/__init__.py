@@ -19,7 +19,16 @@ from jdwpd.expr import EvaluationError, ExpressionError, InvocationException
 
 from .connection import Connection, open_connection
 from .entry import Process, attach, attach_pid, launch
-from .errors import ApiError, InvalidStateError, JdwpError, LocationError, Timeout, VMDisconnected
+from .errors import (
+                     ApiError,
+                     InvalidStateError,
+                     JdwpError,
+                     LocationError,
+                     RequestDisabled,
+                     RequestError,
+                     Timeout,
+                     VMDisconnected,
+)
 from .hits import DEFAULT_STEP_EXCLUDES, ExceptionHit, Hit, WatchHit
 from .locations import LocationSpec, parse_location
 from .requests import Breakpoint, ExceptionBreakpoint, Logpoint, Watchpoint
@@ -38,5 +47,5 @@ __all__ = [
     "Thread", "Frame", "ReferenceType", "ClassType", "InterfaceType", "ArrayType", "Method", "Field", "Location",
     "ObjectRef", "ArrayRef", "ClassObjectRef", "LocationSpec", "parse_location", "DEFAULT_STEP_EXCLUDES",
     "ApiError", "JdwpError", "VMDisconnected", "Timeout", "LocationError", "InvalidStateError", "InvocationError",
-    "ExpressionError", "EvaluationError", "InvocationException",
+    "ExpressionError", "EvaluationError", "InvocationException", "RequestError", "RequestDisabled",
 ]

@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from protocol.agent_code import (
-    DEFAULT_CPU_PPM,
     BudgetFlag,
     CapturedArray,
     CapturedError,
@@ -33,7 +32,7 @@ from protocol.agent_code import (
     NotRead,
     read_capture,
 )
-from protocol.constants import ModKind
+from protocol.constants import ErrorCode, ModKind
 
 from .errors import JdwpError, VMDisconnected
 from .snapshot import SCHEMA
@@ -56,6 +55,40 @@ AGENT_MAX_MICROS = 100_000
 MIN_AGENT_STRING = 128
 
 
+@attrs.frozen
+class Compiled:
+    """A Compile* reply, or what a refusal of the command means for the request (status 1: not
+    now, try at a hit; 2: the standard path)."""
+
+    status: int
+    expr_id: int = 0
+    signature: str = ""
+    message: str = ""
+
+
+async def compile_for_vm(vm: VM, command: str, expression: str, loc: Location) -> Compiled:
+    """``Jdwpd.CompileCondition``/``CompileExpression`` at ``loc``.  A server error never ends the
+    request, nor the session: a class not prepared yet is "not now" (status 1), anything else the
+    standard path (status 2), where the same expression is evaluated over JDWP."""
+    wire = loc.to_wire()
+    try:
+        r = await vm.conn.command("Jdwpd", command, expression=expression, ref_type=wire["class_id"],
+                                  method_id=wire["method_id"], index=wire["index"])
+    except JdwpError as e:
+        return Compiled(1 if e.code == ErrorCode.CLASS_NOT_PREPARED else 2, message=str(e))
+    return Compiled(r.status, r.expr_id, getattr(r, "signature", ""), r.message)
+
+
+async def define_budget(vm: VM, cpu_quota: float | None, flags: int = 0) -> int:
+    """A budget for an in-VM request: ``cpu_quota`` of one CPU, None or 0 for no quota (the agent's
+    default of 1% applies only to requests that carry no budget: every request of the API has
+    one)."""
+    b = await vm.conn.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0,
+                              cpu_ppm=0 if not cpu_quota else max(1, round(cpu_quota * 1_000_000)),
+                              flags=flags)
+    return b.budget_id
+
+
 #: ``plan``'s answer when an expression names what the VM cannot resolve yet (a class not loaded
 #: when the request is set): worth trying again at the first hit.
 LATER = "later"
@@ -69,17 +102,15 @@ async def plan(vm: VM, loc: Location, limits: Limits, watch: list[str], conditio
     the share of one CPU the captures may use (0: no quota); None: the agent's default (1%)."""
     if not await vm.has_extension():
         return None
-    wire = loc.to_wire()
-    where = {"ref_type": wire["class_id"], "method_id": wire["method_id"], "index": wire["index"]}
     mods = []
     if condition is not None:
-        c = await vm.conn.command("Jdwpd", "CompileCondition", expression=condition, **where)
+        c = await compile_for_vm(vm, "CompileCondition", condition, loc)
         if c.status != 0:
             return LATER if c.status == 1 else None
         mods.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": c.expr_id})
     watches = []
     for text in watch:
-        r = await vm.conn.command("Jdwpd", "CompileExpression", expression=text, **where)
+        r = await compile_for_vm(vm, "CompileExpression", text, loc)
         if r.status != 0:
             return LATER if r.status == 1 else None
         watches.append({"expr_id": r.expr_id})
@@ -94,12 +125,10 @@ async def plan(vm: VM, loc: Location, limits: Limits, watch: list[str], conditio
         max_bytes=min(limits.bytes * AGENT_BYTES_FACTOR, 2**31 - 1), max_micros=AGENT_MAX_MICROS,
         this_object=True, object_ids=True, watches=watches)
     mods.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": cap.capture_id})
-    if cpu_quota is not None or condition is not None:  # else the agent's default budget: 1% of one CPU
-        # A condition the VM cannot evaluate captures there, as the standard path does (STOP_ON_ERROR).
-        b = await vm.conn.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0,
-                                  cpu_ppm=DEFAULT_CPU_PPM if cpu_quota is None else round(cpu_quota * 1_000_000),
-                                  flags=BudgetFlag.STOP_ON_ERROR if condition is not None else 0)
-        mods.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": b.budget_id})
+    # No quota unless asked; a condition the VM cannot evaluate captures there, as the standard
+    # path does (STOP_ON_ERROR).
+    budget = await define_budget(vm, cpu_quota, BudgetFlag.STOP_ON_ERROR if condition is not None else 0)
+    mods.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": budget})
     return mods
 
 

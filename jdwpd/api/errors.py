@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from protocol.constants import ErrorCode
 
-__all__ = ["ApiError", "JdwpError", "VMDisconnected", "Timeout", "LocationError", "InvalidStateError"]
+__all__ = ["ApiError", "JdwpError", "VMDisconnected", "Timeout", "LocationError", "InvalidStateError",
+           "RequestError", "RequestDisabled"]
 
 
 class ApiError(Exception):
@@ -55,6 +56,26 @@ class LocationError(ApiError, ValueError):
 
 class InvalidStateError(ApiError, RuntimeError):
     """The call needs a state the object is not in (a frame of a thread that runs, a hit already resumed)."""
+
+
+class RequestError(ApiError):
+    """A request (breakpoint, logpoint, watch ...) can serve no more hits: what it found only when
+    its class loaded (a field or method that does not exist there, ...).  Raised by that request's
+    own waits and iterators, once the hits it queued before are taken; every other request goes on.
+
+    ``request`` is the request, ``reason`` why, ``hits`` how many hits it delivered before.
+    """
+
+    def __init__(self, request: object, reason: str, hits: int) -> None:
+        self.request = request
+        self.reason = reason
+        self.hits = hits
+        super().__init__(f"{request}: {reason} (after {hits} hit{'s' if hits != 1 else ''})")
+
+
+class RequestDisabled(RequestError):
+    """The server disabled the request: the budget the script gave it ran out (``reason``:
+    ``"cpu_quota"``, ``"hit_cap"``, ``"expired"``, ``"rate"``)."""
 
 
 # Hints for the errors a script meets most, so that the message says what to do.

@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, Any
 import attrs
 import trio
 
-from protocol.agent_code import DEFAULT_CPU_PPM, BudgetFlag, Disabled, Reason, decode_capture
+from protocol.agent_code import BudgetFlag, Disabled, Reason, decode_capture
 from protocol.constants import EventKind, ModKind
 
-from .errors import Timeout
+from .capture import compile_for_vm, define_budget
+from .errors import RequestDisabled, RequestError, Timeout
 from .hits import Hit, Stop
 from .locations import LocationSpec
 from .types import Location, ReferenceType
@@ -55,6 +56,10 @@ class EventSource:
     _requests: list[tuple[int, int]] = attrs.field(factory=list, init=False, repr=False)  # (kind, id)
     hit_total: int = attrs.field(default=0, init=False)
     cleared: bool = attrs.field(default=False, init=False)
+    #: Why the request can serve no more hits (found when its class loaded, or its budget ran
+    #: out), else None: its waits raise ``RequestError`` with it once its queued hits are taken.
+    error: str | None = attrs.field(default=None, init=False)
+    _error_type: type[RequestError] = attrs.field(default=RequestError, init=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         self._queue = trio.open_memory_channel[Hit](math.inf)
@@ -82,8 +87,22 @@ class EventSource:
         except trio.TooSlowError:
             raise Timeout(f"{self} was not hit within {timeout}s") from None
         except (trio.EndOfChannel, trio.ClosedResourceError):
+            if self.error is not None:
+                raise self._error_type(self, self.error, self.hit_total) from None
             raise self.vm._gone(f"a hit of {self}") from None
         return hit
+
+    async def _fail(self, reason: str, *, disabled: bool = False) -> None:
+        """The request can serve no more hits: it leaves the VM, the hits it queued stay to be
+        taken, then its waits raise (RequestDisabled for a budget); other requests go on."""
+        if self.error is not None or self.cleared:
+            return
+        self.error = reason
+        self._error_type = RequestDisabled if disabled else RequestError
+        for kind, rid in self._requests:
+            await self.vm._clear_request(kind, rid)
+        self._requests.clear()
+        self._queue[0].close()
 
     def on_hit(self, fn: Handler) -> Handler:
         """Run ``await fn(hit)`` for every hit from now on, each in a task of its own (usable as a
@@ -94,6 +113,9 @@ class EventSource:
         return fn
 
     async def _deliver(self, hit: Hit) -> None:
+        if self.error is not None:  # failed while this hit was on its way: it holds nothing more
+            await hit.resume()
+            return
         self.hit_total += 1
         if not self._callbacks:
             self._queue[0].send_nowait(hit)
@@ -177,13 +199,18 @@ class Breakpoint(_Deferred):
     #: Evaluate the condition in the VM when the server can (jdwpd's extension): no stop per hit.
     #: False: always the standard way (stop, evaluate here over JDWP, resume).
     in_vm: bool = attrs.field(default=True, kw_only=True)
-    #: Why the server disabled the in-VM condition (its budget: "cpu_quota", ...), else None.
+    #: The share of one CPU its in-VM condition (or capture) may use; None: no quota, as a
+    #: debugger never drops a breakpoint its user set.  Past it the request is disabled.
+    cpu_quota: float | None = attrs.field(default=None, kw_only=True)
+    #: Why the server disabled the request (its budget: "cpu_quota", ...), else None; its waits
+    #: then raise ``RequestDisabled``.
     disabled: str | None = attrs.field(default=None, init=False)
     _passed: int = attrs.field(default=0, init=False, repr=False)
     _in_vm_requests: set[int] = attrs.field(factory=set, init=False, repr=False)
     # Requests whose condition the VM could not compile yet (a class it names was not loaded when
     # the breakpoint was set): tried again at their first hit.  request id -> location.
     _retry: dict[int, Location] = attrs.field(factory=dict, init=False, repr=False)
+    _retry_hits: dict[int, int] = attrs.field(factory=dict, init=False, repr=False)
     # What the VM said its condition threw at the event that follows, by thread id.
     _failed_at: dict[int, str] = attrs.field(factory=dict, init=False, repr=False)
     # The budget of its in-VM conditions (a session's id), defined at the first.
@@ -278,12 +305,23 @@ class Breakpoint(_Deferred):
         """Set the request as one the VM captures for (a logpoint's): False when it cannot."""
         return False
 
+    def _retry_now(self, rid: int) -> bool:
+        """Whether this standard-path hit tries the VM again: at the 1st, 2nd, 4th, 8th ... hit, so
+        that a class that loads late is found soon and a name that never resolves costs a
+        compile at only a logarithmic share of the hits."""
+        seen = self._retry_hits.get(rid, 0) + 1
+        self._retry_hits[rid] = seen
+        return seen & (seen - 1) == 0
+
     async def _move_in_vm(self, rid: int) -> None:
         """At a standard-path hit (its thread held): compile again; if the VM can run the condition
         now, replace the request by one that does.  Until the replacement is set, another thread
         passing there is not stopped (the window is two commands long)."""
-        loc = self._retry.pop(rid)
+        loc = self._retry[rid]
         expr_id = await self._compile_in_vm(loc)
+        if expr_id is None and not self.hit_count:
+            return  # not yet: tried again at a later hit
+        del self._retry[rid]
         if not expr_id or self.hit_count:  # a count already under way stays where it is counted
             return
         await self.vm._clear_request(EventKind.BREAKPOINT, rid)
@@ -293,12 +331,12 @@ class Breakpoint(_Deferred):
         self._in_vm_requests.add(await self._set(EventKind.BREAKPOINT, self._policy, mods, self._on_event))
 
     async def _in_vm_budget(self) -> dict:
-        """The budget modifier of an in-VM condition: the agent's default quota (1% of a CPU), and
-        a condition the VM cannot evaluate stops there as on the standard path (STOP_ON_ERROR)."""
+        """The budget modifier of an in-VM condition or capture: no CPU quota unless the script
+        gave one (``cpu_quota``), and a condition the VM cannot evaluate stops there as on the
+        standard path (STOP_ON_ERROR)."""
         if self._budget_id is None:
-            b = await self.vm.conn.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0,
-                                           cpu_ppm=DEFAULT_CPU_PPM, flags=BudgetFlag.STOP_ON_ERROR)
-            self._budget_id = b.budget_id
+            self._budget_id = await define_budget(self.vm, self.cpu_quota,
+                                                  BudgetFlag.STOP_ON_ERROR if self.condition is not None else 0)
         return {"mod_kind": ModKind.CONDITIONAL, "expr_id": self._budget_id}
 
     async def _compile_in_vm(self, loc: Location) -> int | None:
@@ -307,18 +345,17 @@ class Breakpoint(_Deferred):
         that does not resolve yet: its class may load later)."""
         if self.condition is None or not self.in_vm or not await self.vm.has_extension():
             return 0
-        wire = loc.to_wire()
-        r = await self.vm.conn.command("Jdwpd", "CompileCondition", ref_type=wire["class_id"],
-                                       method_id=wire["method_id"], index=wire["index"], expression=self.condition)
+        r = await compile_for_vm(self.vm, "CompileCondition", self.condition, loc)
         return r.expr_id if r.status == 0 else (None if r.status == 1 else 0)
 
     async def _on_event(self, event: Any, stop: Stop) -> None:
         if self.cleared:
             await stop.release()
             return
-        if int(event.event_kind) == EventKind.JDWPD_DISABLED:  # its budget ran out in the VM
+        if int(event.event_kind) == EventKind.JDWPD_DISABLED:  # the budget the script gave ran out
             self.disabled = Disabled(event.reason).name.lower()
             await stop.release()
+            await self._fail(f"disabled in the VM by its budget ({self.disabled})", disabled=True)
             return
         if int(event.event_kind) == EventKind.JDWPD_CONDITION_ERROR:  # the VM could not evaluate it:
             await stop.release()  # the hit that follows stops (or logs, or captures) for it
@@ -328,7 +365,7 @@ class Breakpoint(_Deferred):
             self._failed_at[event.thread] = what
             return
         in_vm = event.request_id in self._in_vm_requests  # the VM sent only hits where it held
-        if event.request_id in self._retry and stop.policy:
+        if event.request_id in self._retry and stop.policy and self._retry_now(event.request_id):
             await self._move_in_vm(event.request_id)
         hit = await self.vm._make_hit(self, event, stop)
         if in_vm:
@@ -397,8 +434,6 @@ class Logpoint(Breakpoint):
             return False
         from jdwpd.expr import parse_template
 
-        wire = loc.to_wire()
-        where = {"ref_type": wire["class_id"], "method_id": wire["method_id"], "index": wire["index"]}
         conn = self.vm.conn
         parts: list[Any] = []
         watches = []
@@ -406,18 +441,18 @@ class Logpoint(Breakpoint):
             if isinstance(part, str):
                 parts.append(part)
                 continue
-            r = await conn.command("Jdwpd", "CompileExpression", expression=part.text, **where)
+            r = await compile_for_vm(self.vm, "CompileExpression", part.text, loc)
             if r.status != 0 or not (r.signature in _PRIMITIVES or r.signature == "Ljava/lang/String;"):
                 return False  # an object would print through toString(): a call, only here
             parts.append(r.signature)
             watches.append({"expr_id": r.expr_id})
         extra = []
         if self.condition is not None:
-            c = await conn.command("Jdwpd", "CompileCondition", expression=self.condition, **where)
+            c = await compile_for_vm(self.vm, "CompileCondition", self.condition, loc)
             if c.status != 0:
                 return False
             extra.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": c.expr_id})
-            extra.append(await self._in_vm_budget())
+        extra.append(await self._in_vm_budget())
         cap = await conn.command("Jdwpd", "DefineCapture", frames=1, locals_frames=0, depth=0, max_string=65535,
                                  max_items=0, max_bytes=0, max_micros=0, this_object=False, object_ids=False,
                                  watches=watches)

@@ -79,9 +79,12 @@ class SnapshotPoint(Breakpoint):
         """At the first held hit of a request that waited for its classes: plan again; if the VM
         can capture now, a capturing request replaces it (another thread passing there in the two
         commands between is not captured)."""
-        loc = self._retry.pop(rid)
+        loc = self._retry[rid]
         extra = await plan(self.vm, loc, self.limits, self.watch, self.condition, self.cpu_quota)
-        if extra is None or extra == LATER:
+        if extra == LATER:
+            return  # not yet: tried again at a later hit
+        del self._retry[rid]
+        if extra is None:
             return
         await self.vm._clear_request(EventKind.BREAKPOINT, rid)
         self._requests.remove((EventKind.BREAKPOINT, rid))

@@ -153,6 +153,19 @@ class VM:
             async for event, stop in recv:
                 try:
                     await handler(event, stop)
+                except VMDisconnected:
+                    raise
+                except Exception as e:
+                    # What a request found only at an event (a field its class does not have, a
+                    # template that cannot be rendered ...) ends that request, never the session.
+                    with trio.CancelScope(shield=True):
+                        if stop.holds:
+                            await stop.release(force=True)
+                        source = getattr(handler, "__self__", None)
+                        if isinstance(source, EventSource):
+                            await source._fail(f"{type(e).__name__}: {e}")
+                        else:
+                            raise
                 finally:
                     self._work_ends()
 
@@ -308,7 +321,8 @@ class VM:
     # ------------------------------------------------------------------ requests
 
     async def breakpoint(self, location: str, *, condition: str | None = None, suspend: str = "thread",
-                         hit_count: int | None = None, allow_invoke: bool = False, in_vm: bool = True) -> Breakpoint:
+                         hit_count: int | None = None, allow_invoke: bool = False, in_vm: bool = True,
+                         cpu_quota: float | None = None) -> Breakpoint:
         """Stop at ``location`` (``File.java:42``, ``pkg.Class:42``, ``pkg.Class.method``,
         ``pkg.Class.method(int,String)``), now or when its class loads.
 
@@ -317,22 +331,30 @@ class VM:
         ``"all"`` (the VM), ``"none"`` (nothing held: the hit has no frames).  ``hit_count=N``:
         only the Nth hit counts (then the breakpoint is spent).  ``in_vm``: where the server is
         jdwpd, a condition it can compile runs in the VM (docs/extensions.md: no stop for a false
-        hit; ``bp.disabled`` says if its CPU budget ran out); False: always evaluated here.
+        hit); False: always evaluated here.  ``cpu_quota``: the share of one CPU the in-VM
+        condition may use (None: no quota); past it the breakpoint is disabled and its waits
+        raise ``RequestDisabled``.
         """
         if suspend not in SUSPEND_POLICIES:
             raise ValueError(f"suspend must be one of {sorted(SUSPEND_POLICIES)}, not {suspend!r}")
         bp = Breakpoint(self, spec=parse_location(location), condition=condition, suspend=suspend,
-                        hit_count=hit_count, allow_invoke=allow_invoke, in_vm=in_vm)
+                        hit_count=hit_count, allow_invoke=allow_invoke, in_vm=in_vm, cpu_quota=cpu_quota)
         await self._check_expression(condition)
         return await self._add(bp)
 
     async def logpoint(self, location: str, template: str, *, condition: str | None = None,
-                       allow_invoke: bool = False, echo: Any = None, in_vm: bool = True) -> Logpoint:
+                       allow_invoke: bool = False, echo: Any = None, in_vm: bool = True,
+                       cpu_quota: float | None = None) -> Logpoint:
         """Print ``template`` (``"paid {order.id} amount={amount}"``) each time ``location`` runs;
-        ``await log.lines()`` returns the lines; ``echo=print`` also hands each to a function."""
+        ``await log.lines()`` returns the lines; ``echo=print`` also hands each to a function.
+        A template or condition that does not parse raises ``ExpressionError`` here.
+        ``cpu_quota``: as for ``breakpoint`` (None: every line, no quota)."""
         lp = Logpoint(self, spec=parse_location(location), condition=condition, template=template,
-                      allow_invoke=allow_invoke, echo=echo, in_vm=in_vm)
+                      allow_invoke=allow_invoke, echo=echo, in_vm=in_vm, cpu_quota=cpu_quota)
         await self._check_expression(condition)
+        from jdwpd.expr import parse_template
+
+        parse_template(template)  # each part parsed: an error's column is the template's
         return await self._add(lp)
 
     async def catch(self, class_name: str | None = None, *, caught: bool = True, uncaught: bool = True,
@@ -380,8 +402,8 @@ class VM:
         Where the server is jdwpd (``in_vm``) the VM captures each hit itself and the thread never
         waits for this script; elsewhere the thread is held while the snapshot is read over JDWP.
         Both give the same data (docs/scripting.md).  ``cpu_quota``: the share of one CPU the
-        VM's captures may use (None: the server's default, 1%; 0: none); past it the point
-        disables itself and ``sp.disabled`` says ``"cpu_quota"``."""
+        VM's captures may use (None: no quota); past it the point disables itself,
+        ``sp.disabled`` says ``"cpu_quota"`` and its waits raise ``RequestDisabled``."""
         from .snapshot_point import SnapshotPoint
         from .views import Limits
 

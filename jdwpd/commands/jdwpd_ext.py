@@ -140,8 +140,19 @@ async def _compile(ctx: Any, cmd: Any, compiler: Any) -> dict:
                 "signature": ""}
     except ExpressionError as e:
         return {"expr_id": 0, "status": STATUS_ERROR, "column": e.column or 0, "message": e.message, "signature": ""}
+    except (JdwpError, AgentError) as e:
+        if _code(e) != ErrorCode.CLASS_NOT_PREPARED:
+            raise
+        # A type the expression names is loaded (by the verifier, say) but not prepared: its fields
+        # are not known yet. Like a name that does not resolve yet, the client may try again later.
+        return {"expr_id": 0, "status": STATUS_ERROR, "column": 0, "signature": "",
+                "message": "a class the expression uses is not prepared yet: try again once it is"}
     return {"expr_id": _define(ctx, program.program), "status": STATUS_OK, "column": 0, "message": "",
             "signature": program.signature}
+
+
+def _code(e: JdwpError | AgentError) -> int:
+    return e.code if isinstance(e, JdwpError) else e.status
 
 
 async def compile_condition_cmd(ctx: Any, cmd: Any) -> Any:
