@@ -119,9 +119,41 @@ async def _end(proc: Process, keep_running: bool) -> None:
         proc.log_path.unlink()
 
 
+def single_cause(group: BaseExceptionGroup) -> BaseException | None:
+    """The one exception a group of nurseries carries (``trio.Cancelled`` aside), else None."""
+    leaves: list[BaseException] = []
+
+    def walk(e: BaseException) -> None:
+        if isinstance(e, BaseExceptionGroup):
+            for inner in e.exceptions:
+                walk(inner)
+        elif not isinstance(e, trio.Cancelled):
+            leaves.append(e)
+
+    walk(group)
+    return leaves[0] if len(leaves) == 1 else None
+
+
 @contextlib.asynccontextmanager
 async def _session(host: str, port: int, process: Process | None, timeout: float,
                    command_timeout: float) -> AsyncIterator[VM]:
+    """The VM of one connection.  The nurseries inside wrap what they raise in ExceptionGroups;
+    where there is one cause (the script's own exception, a Timeout, VMDisconnected ...) it is
+    raised as itself, so that ``except jdwpd.Timeout:`` catches it; several at once (two hit
+    handlers failing together) stay grouped."""
+    try:
+        async with _connected(host, port, process, timeout, command_timeout) as vm:
+            yield vm
+    except BaseExceptionGroup as group:
+        only = single_cause(group)
+        if only is None:
+            raise
+        raise only from None
+
+
+@contextlib.asynccontextmanager
+async def _connected(host: str, port: int, process: Process | None, timeout: float,
+                     command_timeout: float) -> AsyncIterator[VM]:
     async with open_connection(host, port, timeout=timeout, command_timeout=command_timeout) as conn:
         async with trio.open_nursery() as nursery:
             vm = VM(conn, nursery, process=process)

@@ -132,3 +132,30 @@ def _java(classes: Path) -> list[str]:
     from api_support import java_argv
 
     return java_argv(classes, "tokens.Main")
+
+
+async def test_the_exception_a_script_raises_or_waits_for_arrives_as_itself(server_kind, tokens_classes):
+    """One cause, not an ExceptionGroup around one: ``except jdwpd.Timeout`` catches a wait's timeout
+    out of ``jdwpd.launch`` and ``jdwpd.attach`` alike."""
+    from api_support import java_argv
+
+    from jdwpd.testing import jvm
+
+    async def timeout_in(vm):
+        bp = await vm.breakpoint("tokens.Main.main")
+        await bp.wait(timeout=0.5)  # held at the start: never hit
+
+    async def own_error(vm):
+        raise KeyError("mine")
+
+    with trio.fail_after(120):
+        for body, expected in ((timeout_in, jdwpd.Timeout), (own_error, KeyError)):
+            if server_kind == "jdwpd":
+                with pytest.raises(expected):
+                    async with jdwpd.launch(java_argv(tokens_classes, "tokens.Main"), suspend=True) as vm:
+                        await body(vm)
+                continue
+            async with jvm.open_reference_jvm(tokens_classes, "tokens.Main") as debuggee:
+                with pytest.raises(expected):
+                    async with jdwpd.attach(debuggee.address) as vm:
+                        await body(vm)
