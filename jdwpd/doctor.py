@@ -22,6 +22,11 @@ from .own_command import jdwpd_argv
 AGENT_DIR = pathlib.Path(__file__).resolve().parent / "_agent"
 #: The first JDK whose JVMTI serves virtual threads (docs/virtual_threads.md).
 VIRTUAL_THREADS_JDK = 21
+#: The JDK feature releases jdwpd supports: the suites run on each (.ci/other_jdks; docs/jdks.md).
+SUPPORTED_JDKS = (11, 17, 21, 25)
+#: What jdwpd cannot do on a JDK older than 21, and why (docs/jdks.md, "JDK 11").
+BEFORE_21_LIMITS = ("no virtual threads (they arrive with JDK 21: no Thread.ofVirtual, no JVMTI 21 functions; "
+                    "--include-virtual-threads lists nothing more)")
 
 
 def build_facts() -> dict:
@@ -107,6 +112,26 @@ def locals_in_place(java: str) -> str:
     return f"by a stack walk ({libjvm} exports no VMStructs)"
 
 
+def jdk_support(feature: int | None) -> tuple[str, bool]:
+    """Whether jdwpd supports this JDK release, and what it cannot do there (docs/jdks.md)."""
+    tested = ", ".join(map(str, SUPPORTED_JDKS))
+    if feature is None:
+        return f"unknown (java version unreadable); supported: JDK {tested}", True
+    if feature < SUPPORTED_JDKS[0]:
+        return (f"NO: JDK {feature} is older than {SUPPORTED_JDKS[0]}, the oldest jdwpd supports "
+                f"(supported: {tested})"), False
+    if feature in SUPPORTED_JDKS:
+        text = f"JDK {feature}, supported and tested (supported: {tested})"
+    elif feature > SUPPORTED_JDKS[-1]:
+        text = (f"JDK {feature} is newer than any tested ({tested}): expected to work, HotSpot's internals are "
+                "not read (see the locals line)")
+    else:
+        text = f"JDK {feature} is not tested (supported: {tested}); the releases around it are"
+    if feature < VIRTUAL_THREADS_JDK:
+        text += f"; on JDK {feature}: {BEFORE_21_LIMITS}"
+    return text, True
+
+
 def run_doctor(out=print) -> int:
     """Print the facts; exit status 0 when jdwpd can debug a JVM on this machine, 1 otherwise."""
     ok = True
@@ -130,8 +155,9 @@ def run_doctor(out=print) -> int:
     out(f"java: {os.path.realpath(java)}")
     text, feature = java_version(java)
     out(f"java version: {text}")
-    if feature is not None and feature < 17:
-        out(f"java support: JDK {feature} is older than 17, the oldest JDK jdwpd is tested with")
+    support, supported = jdk_support(feature)
+    out(f"java support: {support}")
+    ok = ok and supported
     reason = agent_loads(java) if agent.is_file() else "agent missing"
     out(f"agent loads into this java: {'yes' if not reason else 'NO: ' + reason}")
     ok = ok and not reason

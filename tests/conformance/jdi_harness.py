@@ -104,7 +104,7 @@ class JdiRun:
 def _client_command(client_classes: Path, host: str, port: int, scenario: str, conf_classes: Path,
                     markers: dict[str, int]) -> list[str]:
     # The transcript is UTF-8 whatever the machine's locale (Java 17 prints in the locale's charset otherwise).
-    return [jvm.java_executable(), *CLIENT_JVM_ARGS.get(scenario, ()), "-Duser.language=en", "-Duser.country=US",
+    return [jvm.tools_java(), *CLIENT_JVM_ARGS.get(scenario, ()), "-Duser.language=en", "-Duser.country=US",
             "-Dfile.encoding=UTF-8", "-Dsun.stdout.encoding=UTF-8", "-cp", str(client_classes), "JdiConformance",
             host, str(port), scenario, str(conf_classes), *(f"{k}={v}" for k, v in sorted(markers.items()))]
 

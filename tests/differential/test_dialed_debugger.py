@@ -363,7 +363,7 @@ async def test_jdwpd_java_ends_with_its_jvm_and_leaves_no_daemon(classes):
 
 
 def run_jdi_launch(home: str, client_classes: Path, sample_classes: Path, markers: dict[str, int]) -> str:
-    cmd = [jvm.java_executable(), "-Duser.language=en", "-Duser.country=US", "-cp", str(client_classes),
+    cmd = [jvm.tools_java(), "-Duser.language=en", "-Duser.country=US", "-cp", str(client_classes),
            "JdiClient", f"launch={home}", f"-Duser.language=en -Duser.country=US -cp {sample_classes}",
            *(f"{k}={v}" for k, v in sorted(markers.items()))]
     client = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,

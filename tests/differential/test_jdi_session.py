@@ -36,7 +36,7 @@ def run_jdi(kind: str, client_classes, sample_classes, markers: dict[str, int]) 
     """(client transcript, debuggee stdout)."""
     with jvm.debuggee_jvm(kind, sample_classes, "Sample") as vm:
         args = [f"{k}={v}" for k, v in sorted(markers.items())]
-        cmd = [jvm.java_executable(), "-Duser.language=en", "-Duser.country=US", "-cp", str(client_classes),
+        cmd = [jvm.tools_java(), "-Duser.language=en", "-Duser.country=US", "-cp", str(client_classes),
                "JdiClient", vm.host, str(vm.port), *args]
         client = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                   start_new_session=True)

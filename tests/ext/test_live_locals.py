@@ -17,7 +17,7 @@ import subprocess
 import pytest
 import trio
 
-from jdwpd.testing import jdks, jvm
+from jdwpd.testing import debuggees, jdks, jvm
 from jdwpd.testing.client import open_jdwp_client
 from protocol.agent_code import decode_capture
 from protocol.constants import EventKind, ModKind, SuspendPolicy
@@ -96,7 +96,8 @@ CONDITIONS = {
 def live_classes(tmp_path_factory):
     out = tmp_path_factory.mktemp("live")
     (out / "Live.java").write_text(LIVE)
-    subprocess.run(["javac", "-g", "--release", "17", "-d", str(out), str(out / "Live.java")], check=True,
+    subprocess.run([debuggees.default_javac(), "-g", "--release", debuggees.default_release(),
+                    "-d", str(out), str(out / "Live.java")], check=True,
                    timeout=120)
     lines = {tag: n for n, text in enumerate(LIVE.splitlines(), 1) for tag in ("bp", "done") if f"// @{tag}" in text}
     return out, lines
@@ -106,7 +107,7 @@ def _javas() -> list:
     newer = jdks.find_jdk(21)
     return [pytest.param(None, id="default-jdk"),
             pytest.param(newer.java if newer else None, id="jdk21+",
-                         marks=pytest.mark.skipif(newer is None, reason=jdks.MISSING_REASON.format(n=21)))]
+                         marks=pytest.mark.skipif(newer is None, reason=jdks.missing_reason(21)))]
 
 
 async def _no_quota(c) -> dict:

@@ -16,7 +16,7 @@ import subprocess
 import pytest
 import trio
 
-from jdwpd.testing import jdks, jvm
+from jdwpd.testing import debuggees, jdks, jvm
 from jdwpd.testing.client import open_jdwp_client
 from protocol import Value
 from protocol.constants import EventKind, SuspendPolicy, Tag
@@ -76,7 +76,8 @@ N = 300_000
 def stress(tmp_path_factory):
     out = tmp_path_factory.mktemp("slots")
     (out / "SlotsStress.java").write_text(STRESS)
-    subprocess.run(["javac", "-g", "--release", "17", "-d", str(out), str(out / "SlotsStress.java")], check=True,
+    subprocess.run([debuggees.default_javac(), "-g", "--release", debuggees.default_release(),
+                    "-d", str(out), str(out / "SlotsStress.java")], check=True,
                    timeout=120)
     lines = {tag: n for n, text in enumerate(STRESS.splitlines(), 1) for tag in ("bp", "done", "stop")
              if f"// @{tag}" in text}
@@ -120,7 +121,7 @@ async def _hits_until_done(c, rid: int, done_method: int) -> int:
 
 def _runs() -> list:
     newer = jdks.find_jdk(21)
-    skip = pytest.mark.skipif(newer is None, reason=jdks.MISSING_REASON.format(n=21))
+    skip = pytest.mark.skipif(newer is None, reason=jdks.missing_reason(21))
     return [pytest.param(None, ["-XX:+UseSerialGC"], "platform", id="serial"),
             pytest.param(None, ["-XX:+UseParallelGC"], "platform", id="parallel"),
             pytest.param(None, ["-XX:+UseG1GC", "-Xcheck:jni"], "platform", id="g1-checked-jni"),
@@ -224,7 +225,8 @@ async def test_a_false_condition_on_locals_allocates_nothing_on_the_java_heap(tm
     """Issue 20: no allocation on the event path.  The walk's frames are Java objects (a few
     hundred bytes a hit); read in place, a condition on a local and a reference allocates none."""
     (tmp_path / "NoAlloc.java").write_text(NO_ALLOC)
-    subprocess.run(["javac", "-g", "--release", "17", "-d", str(tmp_path), str(tmp_path / "NoAlloc.java")],
+    subprocess.run([debuggees.default_javac(), "-g", "--release", debuggees.default_release(),
+                    "-d", str(tmp_path), str(tmp_path / "NoAlloc.java")],
                    check=True, timeout=120)
     line = next(n for n, text in enumerate(NO_ALLOC.splitlines(), 1) if "// @bp" in text)
     n = 100_000
