@@ -33,13 +33,18 @@ from protocol.constants import OBJECT_TAGS, InvokeOptions, Tag
 from protocol.wire import Value as WireValue
 
 from .errors import Timeout
-from .types import ArrayType, InterfaceType, Method, ReferenceType, name_to_signature
+from .types import ArrayType, InterfaceType, Method, ReferenceType, name_to_signature, signature_to_name
 
 if TYPE_CHECKING:
     from .threads import Frame
 
 __all__ = ["FrameAccess", "evaluate_in_frame", "render_in_frame", "check_expression", "ExpressionError"]
 
+_BOX_OF = {"Z": "Ljava/lang/Boolean;", "B": "Ljava/lang/Byte;", "C": "Ljava/lang/Character;",
+           "S": "Ljava/lang/Short;", "I": "Ljava/lang/Integer;", "J": "Ljava/lang/Long;", "F": "Ljava/lang/Float;",
+           "D": "Ljava/lang/Double;"}
+_NUMBER = ("Ljava/lang/Number;", "Ljava/lang/Comparable;", "Ljava/io/Serializable;", "Ljava/lang/Object;")
+_BOX_SUPERTYPES = {box: (_NUMBER if p in "BSIJFD" else _NUMBER[1:]) for p, box in _BOX_OF.items()}
 _WIDEN = {"B": "BSIJFD", "S": "SIJFD", "C": "CIJFD", "I": "IJFD", "J": "JFD", "F": "FD", "D": "D", "Z": "Z"}
 
 
@@ -89,7 +94,12 @@ class FrameAccess:
             elif signature != "Z":
                 data = int(data)
             return WireValue(ord(signature), data)
-        raise EvaluationError(f"cannot pass a {value.signature} as {signature} (boxing is not done here)")
+        if value.is_primitive and value.signature in _BOX_OF:  # boxing, as javac does: Integer.valueOf
+            box = _BOX_OF[value.signature]
+            boxed = await self.invoke(box, "valueOf", [value])
+            assert isinstance(boxed.data, WireValue)
+            return boxed.data
+        raise EvaluationError(f"cannot pass a {value.signature} as {signature}")
 
     async def to_python(self, value: Value) -> Any:
         """The evaluator's Value as the API's Python value."""
@@ -163,7 +173,25 @@ class FrameAccess:
             sig = name_to_signature(c)
             if await self.vm.types.type_named_sig(sig) is not None:
                 return sig
+        if "." not in name:  # a simple name its source imported: the frame's class refers to it
+            from .constant_pool import imported_named
+
+            names = await self.vm.types.pool_class_names(self.frame.location.type)
+            for sig in imported_named(names, name):
+                if await self.vm.types.type_named_sig(sig) is not None:
+                    return sig
         return None
+
+    async def frame_classes(self) -> list[str]:
+        """Signatures of the frame's class and of the classes it is nested in, innermost first:
+        where a simple name finds a static field (``NAMES[0]`` in a static method or a lambda)."""
+        own = self.frame.location.type.signature
+        out = [own]
+        name = own[1:-1]
+        while "$" in name:
+            name = name.rsplit("$", 1)[0]
+            out.append(f"L{name};")
+        return out
 
     async def array_length(self, array: Value) -> int:
         r = await self.vm.conn.command("ArrayReference", "Length", array_object=array.data.value)  # type: ignore
@@ -232,15 +260,25 @@ class FrameAccess:
     async def _choose(self, t: ReferenceType, name: str, args: list[Value], static: bool) -> Method:
         candidates = [m for m in await t.methods_named(name)
                       if len(m.argument_signatures) == len(args) and (m.is_static or not static)]
-        for m in candidates:
-            if all([await self._applicable(a, s) for a, s in zip(args, m.argument_signatures, strict=True)]):
-                return m
-        raise EvaluationError(f"{t.name} has no {'static ' if static else ''}method {name} applicable to "
-                              f"{len(args)} argument(s)")
+        # Java's phases: first without boxing, then with it (List.of(1, 2) takes Integers)
+        for boxing in (False, True):
+            for m in candidates:
+                if all([await self._applicable(a, s, boxing)
+                        for a, s in zip(args, m.argument_signatures, strict=True)]):
+                    return m
+        if not candidates:
+            raise EvaluationError(f"{t.name} has no {'static ' if static else ''}method {name} taking "
+                                  f"{len(args)} argument(s)")
+        given = ", ".join("null" if a.is_null else signature_to_name(a.signature) for a in args)
+        raise EvaluationError(f"no {'static ' if static else ''}method {name} of {t.name} applies to ({given}); "
+                              f"it has {', '.join(str(m) for m in candidates)}")
 
-    async def _applicable(self, arg: Value, sig: str) -> bool:
+    async def _applicable(self, arg: Value, sig: str, boxing: bool) -> bool:
         if arg.is_primitive:
-            return len(sig) == 1 and sig in _WIDEN.get(arg.signature, "")
+            if len(sig) == 1:
+                return sig in _WIDEN.get(arg.signature, "")
+            box = _BOX_OF.get(arg.signature)
+            return boxing and box is not None and sig in (box, *_BOX_SUPERTYPES.get(box, ()))
         if len(sig) == 1:
             return False
         if arg.is_null or sig == "Ljava/lang/Object;":

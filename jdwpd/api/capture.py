@@ -37,7 +37,7 @@ from protocol.constants import ErrorCode, ModKind
 from .errors import JdwpError, VMDisconnected
 from .snapshot import SCHEMA
 from .types import Location, ReferenceType, signature_to_name
-from .views import _BOXES, _HASH_MAPS, _IMM, _LISTS, Limits, _Budget
+from .views import _BOXES, _HASH_MAPS, _IMM, _LISTS, Limits, _Budget, known_collection_base
 
 if TYPE_CHECKING:
     from .vm import VM
@@ -268,7 +268,7 @@ class _Converter:
     async def _map_entries(self, v: Any, t: ReferenceType | None, limit: int) -> tuple[list, int] | None:
         if not isinstance(v, _Obj):
             return None
-        name = signature_to_name(v.sig)
+        name = await known_collection_base(t) if t is not None else signature_to_name(v.sig)
         if name in _HASH_MAPS or await self._is(v.sig, t, "Ljava/util/HashMap;"):
             size = v.get("size") if _has(v, "size") else None
             out: list = []
@@ -307,7 +307,7 @@ class _Converter:
     async def _collection_items(self, v: Any, t: ReferenceType | None, limit: int) -> tuple[list, int] | None:
         if not isinstance(v, _Obj):
             return None
-        name = signature_to_name(v.sig)
+        name = await known_collection_base(t) if t is not None else signature_to_name(v.sig)
         if name in _LISTS or name == "java.util.Arrays$ArrayList":
             data = v.get("elementData" if name != "java.util.Arrays$ArrayList" else "a")
             size = (v.get("elementCount" if name != "java.util.ArrayList" else "size") if name in _LISTS

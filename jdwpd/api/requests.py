@@ -179,6 +179,34 @@ class _Deferred(EventSource):
     async def _install_in(self, t: ReferenceType) -> None:
         raise NotImplementedError
 
+    async def _install_named(self, class_name: str) -> None:
+        """Wait for the class as written, a nested one written with dots included
+        (``p.Selector.ParseException`` is ``p.Selector$ParseException``): each way it may be named
+        is watched, and whichever loads is used."""
+        for name in binary_names(class_name):
+            await self._watch_prepares([{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": name}])
+        for name in binary_names(class_name):
+            for t in await self.vm.classes_named(name):
+                await self._found(t)
+
+
+def binary_names(name: str) -> list[str]:
+    """The binary names a class written in Java source may have: as written, then with the dots
+    after a class's name (one starting with a capital) made ``$``, innermost first.
+
+    >>> binary_names("p.Selector.ParseException")
+    ['p.Selector.ParseException', 'p.Selector$ParseException']
+    >>> binary_names("a.B.C.D")
+    ['a.B.C.D', 'a.B.C$D', 'a.B$C$D']
+    """
+    parts = name.split(".")
+    out = [name]
+    for i in range(len(parts) - 1, 0, -1):
+        if not parts[i - 1][:1].isupper() or "*" in name:
+            break
+        out.append(".".join(parts[:i]) + "$" + "$".join(parts[i:]))
+    return out
+
 
 @attrs.define(eq=False)
 class Breakpoint(_Deferred):
@@ -539,9 +567,7 @@ class ExceptionBreakpoint(_Deferred):
         if self.class_name is None:
             await self._set_for(0)
             return
-        await self._watch_prepares([{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": self.class_name}])
-        for t in await self.vm.classes_named(self.class_name):
-            await self._found(t)
+        await self._install_named(self.class_name)
 
     async def _install_in(self, t: ReferenceType) -> None:
         await self._set_for(t.id)
@@ -572,9 +598,7 @@ class Watchpoint(_Deferred):
         return f"watchpoint {self.class_name}.{self.field_name}"
 
     async def _install(self) -> None:
-        await self._watch_prepares([{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": self.class_name}])
-        for t in await self.vm.classes_named(self.class_name):
-            await self._found(t)
+        await self._install_named(self.class_name)
 
     async def _install_in(self, t: ReferenceType) -> None:
         f = next((f for f in await t.fields() if f.name == self.field_name), None)
@@ -607,9 +631,7 @@ class MethodExits(_Deferred):
         return f"exits of {self.class_name}.{self.method_name}"
 
     async def _install(self) -> None:
-        await self._watch_prepares([{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": self.class_name}])
-        for t in await self.vm.classes_named(self.class_name):
-            await self._found(t)
+        await self._install_named(self.class_name)
 
     async def _install_in(self, t: ReferenceType) -> None:
         if not any(m.name == self.method_name for m in await t.methods()):

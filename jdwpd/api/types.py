@@ -341,6 +341,19 @@ class TypeCache:
             return [Field(t, f.field_id, f.name, f.signature, f.mod_bits) for f in r.declared]
         return await self._fact("fields", t.id, fetch)
 
+    async def pool_class_names(self, t: ReferenceType) -> list[str]:
+        """The class names in ``t``'s constant pool (what its source imported and used); none
+        where the server cannot give the pool."""
+        from .constant_pool import class_names
+
+        async def fetch() -> list[str]:
+            try:
+                r = await self.vm.conn.command("ReferenceType", "ConstantPool", ref_type=t.id)
+            except JdwpError:
+                return []
+            return class_names(r.count, bytes(r.bytes))
+        return await self._fact("pool", t.id, fetch)
+
     async def source_name(self, t: ReferenceType) -> str | None:
         async def fetch() -> str | None:
             try:

@@ -143,9 +143,26 @@ async def _tree_entries(root: Any, limit: int) -> list[tuple[Any, Any]]:
     return out
 
 
+_EXTENSIBLE = _LISTS | _HASH_MAPS | {"java.util.LinkedList", "java.util.HashSet", "java.util.LinkedHashSet",
+                                     "java.util.TreeSet", "java.util.TreeMap"}
+
+
+async def known_collection_base(t: ReferenceType) -> str:
+    """The name of ``t`` or of its nearest superclass whose layout the views know: a class that
+    extends ArrayList keeps ArrayList's fields, so it reads as one."""
+    cur: ReferenceType | None = t
+    while cur is not None:
+        if cur.name in _EXTENSIBLE:
+            return cur.name
+        if cur.name.startswith("java."):
+            break  # a JDK class the views do not know: its subclasses are not known either
+        cur = await cur.superclass()
+    return t.name
+
+
 async def map_entries(obj: ObjectRef, limit: int = 1 << 30) -> tuple[list[tuple[Any, Any]], int] | None:
-    """(entries up to ``limit``, size) of a known Map implementation, or None."""
-    name = obj.type.name
+    """(entries up to ``limit``, size) of a known Map implementation (or a subclass), or None."""
+    name = await known_collection_base(obj.type)
     if name in _HASH_MAPS or await obj.type.is_subtype_of("Ljava/util/HashMap;"):
         return await _hash_entries(obj, limit)
     if name == "java.util.TreeMap":
@@ -163,8 +180,8 @@ async def map_entries(obj: ObjectRef, limit: int = 1 << 30) -> tuple[list[tuple[
 
 
 async def collection_items(obj: ObjectRef, limit: int = 1 << 30) -> tuple[list[Any], int] | None:
-    """(items up to ``limit``, size) of a known List/Set implementation, or None."""
-    name = obj.type.name
+    """(items up to ``limit``, size) of a known List/Set implementation (or a subclass), or None."""
+    name = await known_collection_base(obj.type)
     if name in _LISTS or name == "java.util.Arrays$ArrayList":
         data = await _get(obj, "elementData" if name != "java.util.Arrays$ArrayList" else "a")
         size = await _get(obj, "elementCount" if name != "java.util.ArrayList" and name in _LISTS else "size") \

@@ -390,6 +390,8 @@ class _Compiler:
             return _Code(_op(Op.LOCAL, _u8(ord(_tag(var.signature))), _u16(var.slot)), var.signature, 1)
         holder = self.r.declaring
         f = await self.find_field(holder, ident) if holder else None
+        if f is None and holder and not self.r.static:  # a local an anonymous or local class captured
+            f = await self.find_field(holder, f"val${ident}")
         if f is not None:
             if f.static:
                 return self.static_field(f)

@@ -64,6 +64,8 @@ from jdwpd.expr.types import (
 __all__ = ["evaluate", "Evaluator", "INVOKE_REFUSED"]
 
 #: How a refused method call is explained (the API names the switch for its users).
+_MAX_NESTING = 4  # enclosing instances followed outward, as deep as code nests in practice
+
 INVOKE_REFUSED = (
     "method calls are not allowed here: {call} would run code in the VM "
     "(allow them with allow_invoke=True; conditions refuse them unless the breakpoint opts in)"
@@ -179,8 +181,13 @@ class Evaluator:
                 return local
             this = await self.this(node)
             if this is not None:
-                field = await self.ask(node, self.access.field(this, name))
-                if field is not None:
+                found = await self.outward(this, name, node)
+                if found is not None:
+                    return found
+            frame_classes = getattr(self.access, "frame_classes", None)
+            for signature in await self.ask(node, frame_classes()) if frame_classes else ():
+                field = await self.ask(node, self.access.static_field(signature, name))
+                if field is not None:  # a static field of the code's class, in a static method or lambda
                     return field
             signature = await self.ask(node, self.access.find_class(name))
             return _ClassRef(signature, name) if signature is not None else _Package(name)
@@ -203,6 +210,25 @@ class Evaluator:
                 return _ClassRef(nested, written)
             raise self.missing(f"cannot find symbol: variable {name} in class {type_name(base.signature)}", node)
         return await self.member(base, target, node)
+
+    async def outward(self, this: Value, name: str, node: Node) -> Value | None:
+        """``name`` as a field of ``this``; of a local the object's class captured (javac's
+        ``val$name``); or of the enclosing instances (``this$0``), nearest first."""
+        obj: Value | None = this
+        for _ in range(_MAX_NESTING):
+            if obj is None or obj.is_null:
+                return None
+            for candidate in (name, f"val${name}"):
+                field = await self.ask(node, self.access.field(obj, candidate))
+                if field is not None:
+                    return field
+            outer = None
+            for depth in range(_MAX_NESTING):  # javac numbers the outer instance's field by nesting depth
+                outer = await self.ask(node, self.access.field(obj, f"this${depth}"))
+                if outer is not None:
+                    break
+            obj = outer
+        return None
 
     async def member(self, obj: Value, target: Node, node: FieldAccess) -> Value:
         name = node.name

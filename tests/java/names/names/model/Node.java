@@ -1,0 +1,9 @@
+package names.model;
+
+public class Node {
+    public final String label;
+
+    public Node(String label) {
+        this.label = label;
+    }
+}

@@ -1,0 +1,7 @@
+package names.model;
+
+public class Page extends Node {
+    public Page(String label) {
+        super(label);
+    }
+}
