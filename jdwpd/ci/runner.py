@@ -158,6 +158,22 @@ async def _hang_forensics(settings: Settings, evidence: Evidence, vms: dict) -> 
             nursery.start_soon(one, probes)
 
 
+async def _wait_command(proc: trio.Process, settings: Settings, evidence: Evidence, vms: dict) -> tuple[int, bool]:
+    """The command's status, and whether --on-timeout ended it (after the hang report)."""
+    status = None
+    with trio.move_on_after(settings.timeout if settings.timeout is not None else float("inf")):
+        status = await proc.wait()
+    if status is not None:
+        return status, False
+    await _hang_forensics(settings, evidence, vms)
+    signal_tree(proc.pid, signal.SIGTERM)
+    with trio.move_on_after(settings.grace):
+        await proc.wait()
+    if proc.returncode is None:
+        signal_tree(proc.pid, signal.SIGKILL)
+    return await proc.wait(), True
+
+
 async def run(settings: Settings) -> int:
     from .outputs import write_reports
 
@@ -198,26 +214,20 @@ async def run(settings: Settings) -> int:
                 status = STATUS_CANNOT_START
                 nursery.cancel_scope.cancel()
             if proc is not None:
+                # The receiver and the task that reads it live and end together: a task left
+                # reading it after its block exits fails the run ("block already exited").
                 with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP, signal.SIGINT) as signals:
-                    async def forward() -> None:
-                        async for signum in signals:
-                            # Ctrl-C reaches the command's group by itself; others are sent on
-                            if signum != signal.SIGINT:
-                                with contextlib.suppress(ProcessLookupError):
-                                    proc.send_signal(signum)
+                    async with trio.open_nursery() as forwarding:
+                        async def forward() -> None:
+                            async for signum in signals:
+                                # Ctrl-C reaches the command's group by itself; others are sent on
+                                if signum != signal.SIGINT:
+                                    with contextlib.suppress(ProcessLookupError):
+                                        proc.send_signal(signum)
 
-                    nursery.start_soon(forward)
-                    with trio.move_on_after(settings.timeout if settings.timeout is not None else float("inf")):
-                        status = await proc.wait()
-                    if status is None:
-                        timed_out = True
-                        await _hang_forensics(settings, evidence, vms)
-                        signal_tree(proc.pid, signal.SIGTERM)
-                        with trio.move_on_after(settings.grace):
-                            await proc.wait()
-                        if proc.returncode is None:
-                            signal_tree(proc.pid, signal.SIGKILL)
-                        status = await proc.wait()
+                        forwarding.start_soon(forward)
+                        status, timed_out = await _wait_command(proc, settings, evidence, vms)
+                        forwarding.cancel_scope.cancel()
                     # let the last VMs' final events arrive (their exit follows the command's, or precedes it)
                     with trio.move_on_after(10):
                         while vms:

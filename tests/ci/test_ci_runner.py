@@ -266,3 +266,14 @@ def test_sigterm_reaches_the_command_and_its_status_is_kept(tmp_path):
     assert proc.returncode == 42, err
     assert out == "got-term\n"
     assert events(tmp_path / "o")[-1]["command_status"] == 42
+
+
+def test_a_short_command_ends_with_its_own_status_and_the_evidence_written(tmp_path):
+    """Issue 31.6: `-- true` failed 8 runs in 20 with `open_signal_receiver block already exited`
+    (the task forwarding signals outlived its receiver); twenty runs in a row, each clean."""
+    for i in range(20):
+        out = tmp_path / f"o{i}"
+        result = jdwpd_ci("--out", str(out), "--", "true", timeout=120)
+        assert result.returncode == 0 and "Traceback" not in result.stderr, (i, result.stderr[-2000:])
+        assert (out / "summary.md").is_file() and (out / "report.html").is_file()
+        assert events(out)[-1]["event"] == "run-end"
