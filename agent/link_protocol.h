@@ -380,6 +380,8 @@ enum ext_budget_flag {
 #define EXT_CPU_WINDOW_MS 2000
 #define EXT_EVENT_COST_NS 5000
 #define CAPTURE_VERSION 2
+/* JDK feature versions whose HotSpot internals the agent reads (agent/hotspot_gate.h). */
+#define EXT_IN_PLACE_JDKS 17, 21, 25
 
 /* Message layouts (request -> reply). */
 /* HELLO (1): agent -> daemon, first frame after connect

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "base.h"
+#include "hotspot_gate.h"
 #include "live.h"
 #include "slots.h"
 
@@ -104,6 +105,10 @@ bool slots_enable(JNIEnv *env) {
     return off("the interpreter frame layout is known for x86_64 only");
 #else
     if (property_is_false("jdwpd.frameLocals")) return off(NULL);  /* for comparisons: tests, bench */
+    /* Before the first read of anything HotSpot's: on a JDK the suites do not run this file on,
+     * none of what follows is known to mean what it meant (hotspot_gate.h). */
+    char why[160];
+    if (!hotspot_gate_open(why, sizeof why)) return off(why);
     bool ok = true;
     ptrdiff_t anchor = struct_offset("JavaThread", "_anchor", &ok);
     ptrdiff_t fp = struct_offset("JavaFrameAnchor", "_last_Java_fp", &ok);
@@ -147,6 +152,8 @@ static slot_kinds *kinds_of(const void *method, jlocation loc) {
 
 bool slots_open(JNIEnv *env, jmethodID method, jlocation loc, slots_view *v) {
     memset(v, 0, sizeof *v);
+    /* Not enabled (hotspot_gate.h refused, or not tried yet): nothing below is read, the jmethodID
+     * least of all (a Method** only up to JDK 25). */
     if (state() <= 0 || method == NULL || loc < 0) return false;
     const char *thread = (const char *)env - S.env_in_thread;
     intptr_t *fp = *(intptr_t *const *)(thread + S.last_fp);
@@ -157,7 +164,7 @@ bool slots_open(JNIEnv *env, jmethodID method, jlocation loc, slots_view *v) {
     if (fp == NULL || ((uintptr_t)fp & 7) || (const char *)fp <= here || (const char *)fp >= base ||
         (size_t)(base - (const char *)fp) > size)
         return false;
-    const void *m = *(const void *const *)method;  /* a jmethodID points at its Method* */
+    const void *m = *(const void *const *)method;  /* a jmethodID points at its Method* (JDK 17-25) */
     if ((const void *)fp[FP_METHOD] != m) return false;
     const char *const_method = *(const char *const *)((const char *)m + S.const_method);
     if ((const char *)fp[FP_BCP] != const_method + S.const_method_size + loc) return false;

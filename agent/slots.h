@@ -8,6 +8,8 @@
  * fixed by the platform (x86_64 here).  Nothing of that is trusted: every hit checks that the
  * frame found holds the breakpoint's Method* and bytecode pointer, and that its locals sit where
  * the layout puts them for the method's max_locals; any difference and the reader walks (live.h).
+ * Those checks themselves read HotSpot's memory, so none of it is tried on a JDK the suites do not
+ * run it on (hotspot_gate.h: 17, 21 and 25 today); there every local is read by a walk.
  *
  * What each slot holds at a location (a reference or not) is learned from the first walk at that
  * location on each thread (kept per thread, forgotten when breakpoints change), which also checks
@@ -33,7 +35,7 @@ typedef struct slots_view {
 } slots_view;
 
 /* Executor thread, once, after live_enable: find what is needed, or stay off (another VM, another
- * platform, -Djdwpd.frameLocals=false).  Logged when off for a reason. */
+ * platform, an untested JDK, -Djdwpd.frameLocals=false).  Logged when off for a reason. */
 bool slots_enable(JNIEnv *env);
 
 /* The current thread's frame at its breakpoint `method`@`loc`, from a Breakpoint callback only.

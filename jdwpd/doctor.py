@@ -16,6 +16,8 @@ import subprocess
 import sys
 import tempfile
 
+from protocol.agent_code import IN_PLACE_JDKS
+
 from . import __version__
 from .own_command import jdwpd_argv
 
@@ -93,23 +95,47 @@ def attach_facts() -> str:
             "not used by HotSpot attach)")
 
 
-def locals_in_place(java: str) -> str:
+def release_feature(java: str) -> int | None:
+    """The feature release the ``release`` file of ``java``'s home states (JAVA_VERSION="26"), or None."""
+    home = pathlib.Path(os.path.realpath(java)).parent.parent
+    try:
+        m = re.search(r'^JAVA_VERSION="(\d+)(?:\.(\d+))?', (home / "release").read_text(errors="replace"), re.MULTILINE)
+    except OSError:
+        return None
+    if not m:
+        return None
+    return int(m.group(2)) if m.group(1) == "1" and m.group(2) else int(m.group(1))
+
+
+def locals_in_place(java: str, feature: int | None = None) -> str:
     """How the agent will read a breakpoint condition's locals in this java (docs/extensions.md, "How
-    the agent reads locals"): in place needs x86_64 and a libjvm that exports HotSpot's VMStructs."""
+    the agent reads locals"): in place needs x86_64, a JDK feature version among those the suites test
+    it on (protocol/agent_code.py IN_PLACE_JDKS, the list the agent's gate reads: agent/hotspot_gate.h)
+    and a libjvm that exports HotSpot's VMStructs; the agent checks in that order, and so does this.
+    `feature` is ``java -version``'s (java_version); without it, the release file's."""
+    tested = ", ".join(str(v) for v in IN_PLACE_JDKS)
     if platform.machine() not in ("x86_64", "AMD64", "amd64"):
-        return f"by a stack walk (reading in place knows the interpreter frames of x86_64, not {platform.machine()})"
+        return f"by a stack walk: reading in place knows the interpreter frames of x86_64, not {platform.machine()}"
+    if feature is None:
+        feature = release_feature(java)
+    if feature is None:
+        return (f"by a stack walk: this java's JDK version is unreadable, and reading in place is only for "
+                f"the versions tested for it ({tested})")
+    if feature not in IN_PLACE_JDKS:
+        return f"by a stack walk: JDK {feature} is not among the versions tested for reading in place ({tested})"
     home = pathlib.Path(os.path.realpath(java)).parent.parent
     libjvm = next((p for p in (home / "lib" / "server" / "libjvm.so", home / "jre" / "lib" / "server" / "libjvm.so")
                    if p.is_file()), None)
     if libjvm is None:
-        return f"by a stack walk (no lib/server/libjvm.so under {home}: not HotSpot?)"
+        return f"by a stack walk: no lib/server/libjvm.so under {home} (not HotSpot?)"
     wanted, tail = b"gHotSpotVMStructs", b""
     with open(libjvm, "rb") as f:
         while chunk := f.read(1 << 20):
             if wanted in tail + chunk:
-                return "in place (HotSpot's VMStructs exported, x86_64), checked at every hit"
+                return (f"in place: JDK {feature} is tested for it ({tested}), HotSpot's VMStructs exported, "
+                        "x86_64; checked at every hit")
             tail = chunk[-len(wanted):]
-    return f"by a stack walk ({libjvm} exports no VMStructs)"
+    return f"by a stack walk: {libjvm} exports no VMStructs"
 
 
 def jdk_support(feature: int | None) -> tuple[str, bool]:
@@ -162,7 +188,7 @@ def run_doctor(out=print) -> int:
     out(f"agent loads into this java: {'yes' if not reason else 'NO: ' + reason}")
     ok = ok and not reason
     out(f"dynamic attach (jdwpd attach PID): {attach_facts()}")
-    out(f"locals of in-VM conditions: read {locals_in_place(java)}")
+    out(f"locals of in-VM conditions: read {locals_in_place(java, feature)}")
     if feature is None:
         out("virtual threads: unknown (java version unreadable)")
     elif feature >= VIRTUAL_THREADS_JDK:

@@ -124,6 +124,15 @@ DEFAULT_CPU_PPM = 10_000  # 1% of one CPU, as production snapshot debuggers defa
 CPU_WINDOW_MS = 2000  # the quota's bucket holds this much time's worth of quota (a burst)
 EVENT_COST_NS = 5000  # charged per event sent: the callback's cost of encoding and sending it
 
+#: The JDK feature versions on which the agent reads HotSpot's internals (agent/slots.c: VMStructs
+#: offsets, the interpreter frame, a jmethodID taken as a Method**): exactly those the suites run
+#: tests/ext/test_slots.py and test_live_locals.py on.  Such reads are not checked by anything but
+#: our tests, and a later JDK may change what they read (JDK 26's jmethodIDs are no longer Method**,
+#: JDK-8268406), so any other version reads a condition's locals by a stack walk.  The agent
+#: (agent/hotspot_gate.h, through the generated header) and `jdwpd doctor` read this one list; add
+#: a version here only with a run of those tests on it.
+IN_PLACE_JDKS = (17, 21, 25)
+
 # Capture blob (the JdwpdCapture event's data), version 2, big-endian; str = u32 length + UTF-8:
 #   u8 version, u8 flags (CaptureFlag), u16 nframes,
 #   per frame: u8 ref kind, u64 class, u64 method, u64 index (a link location), u8 read: 0 (a frame

@@ -114,6 +114,8 @@ def render() -> str:
     lines.append(f"#define EXT_CPU_WINDOW_MS {agent_code.CPU_WINDOW_MS}")
     lines.append(f"#define EXT_EVENT_COST_NS {agent_code.EVENT_COST_NS}")
     lines.append(f"#define CAPTURE_VERSION {agent_code.CAPTURE_VERSION}")
+    lines.append("/* JDK feature versions whose HotSpot internals the agent reads (agent/hotspot_gate.h). */")
+    lines.append(f"#define EXT_IN_PLACE_JDKS {', '.join(str(v) for v in agent_code.IN_PLACE_JDKS)}")
     lines.append("")
     lines.append("/* Message layouts (request -> reply). */")
     for spec in link.MESSAGES.values():
