@@ -35,7 +35,7 @@ import org.jsoup.select.Selector;
  * on the lines they name when editing.
  */
 public class Driver {
-    static int documentsParsed;                                         // @marker static_field
+    static int documentsParsed;
     static final String[] NAMES = {"title", "links", "words"};
     static final Map<String, String> cache = new HashMap<>();
     static int caught;
