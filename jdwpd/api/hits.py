@@ -36,6 +36,9 @@ class Stop:
     thread: Thread | None
     shares: int
     resumed: bool = False
+    #: What each hit sharing this stop came from (``"breakpoint Checkout.java:42 at ..."``): what a
+    #: wait blocked by this stop names.
+    holders: list[str] = attrs.field(factory=list)
 
     @property
     def holds(self) -> bool:
@@ -83,6 +86,8 @@ class Hit:
     #: Why the breakpoint stopped although its condition did not hold: the condition threw here
     #: (``"ArithmeticException: / by zero"``), as debuggers stop where they cannot evaluate one.
     condition_error: str | None = attrs.field(default=None, repr=False)
+    #: The stop a step from this hit ended at (``step_over`` ...), else None.
+    stepped_to: Hit | None = attrs.field(default=None, repr=False)
 
     @property
     def frame(self) -> Frame:
@@ -116,6 +121,13 @@ class Hit:
         from .snapshot import capture
 
         return await capture(self, limits, list(watch))
+
+    def last_stop(self) -> Hit:
+        """This hit, or where the steps taken from it (and from those) ended."""
+        hit = self
+        while hit.stepped_to is not None:
+            hit = hit.stepped_to
+        return hit
 
     async def resume(self) -> None:
         """Let the thread (policy ``"all"``: the VM) run on.  Idempotent."""
@@ -152,15 +164,23 @@ class Hit:
 
         step = _StepSource(self.vm)
         request_id = await self.vm._set_request(1, policy, mods, on_step)  # 1: SINGLE_STEP
+        watch = self.vm._close_at_death(send)  # a VM that ends during the step ends the wait
         try:
             self._released = True
             await self.stop.release(force=True)
             try:
                 with trio.fail_after(timeout if timeout is not None else float("inf")):
-                    return await recv.receive()
+                    hit = await recv.receive()
             except trio.TooSlowError:
-                raise Timeout(f"the step from {self.location} did not end within {timeout}s") from None
+                held = self.vm._holders_of(self.thread)
+                why = f": the thread is held by {'; '.join(held)} (resume that hit)" if held else ""
+                raise Timeout(f"the step from {self.location} did not end within {timeout}s{why}") from None
+            except trio.EndOfChannel:
+                raise VMDisconnected(f"the VM ended during the step from {self.location}") from None
+            self.stepped_to = hit
+            return hit
         finally:
+            watch.cancel()
             with trio.CancelScope(shield=True):
                 await self.vm._clear_request(1, request_id)
 
@@ -168,6 +188,9 @@ class Hit:
 @attrs.define(eq=False)
 class _StepSource:
     vm: VM
+
+    def __str__(self) -> str:
+        return "a step"
 
 
 @attrs.define(eq=False)

@@ -85,7 +85,7 @@ class EventSource:
             with trio.fail_after(math.inf if timeout is None else timeout):
                 hit = await recv.receive()
         except trio.TooSlowError:
-            raise Timeout(f"{self} was not hit within {timeout}s") from None
+            raise Timeout(f"{self} was not hit within {timeout}s{self.vm._why_no_hits()}") from None
         except (trio.EndOfChannel, trio.ClosedResourceError):
             if self.error is not None:
                 raise self._error_type(self, self.error, self.hit_total) from None
@@ -129,7 +129,7 @@ class EventSource:
         finally:
             with trio.CancelScope(shield=True):
                 if not self.vm.closed:
-                    await hit.resume()
+                    await hit.last_stop().resume()  # where the handler's steps left the thread
 
     async def clear(self) -> None:
         """Remove the request(s) from the VM; queued hits are resumed."""
@@ -154,7 +154,7 @@ class EventSource:
 
 
 @attrs.define(eq=False)
-class _Deferred(EventSource):
+class DeferredRequest(EventSource):
     """A request that waits for its class(es) to be prepared: a ClassPrepare request catches
     each matching class as it loads, the thread held only while the request is set."""
 
@@ -209,7 +209,7 @@ def binary_names(name: str) -> list[str]:
 
 
 @attrs.define(eq=False)
-class Breakpoint(_Deferred):
+class Breakpoint(DeferredRequest):
     """A breakpoint at a location as written (``Checkout.java:42``): set in every class it lands
     in, now and as classes load.  ``locations`` lists where; ``problem`` why none yet."""
 
@@ -552,7 +552,7 @@ class Logpoint(Breakpoint):
 
 
 @attrs.define(eq=False)
-class ExceptionBreakpoint(_Deferred):
+class ExceptionBreakpoint(DeferredRequest):
     """Stops when an exception of a class (or a subclass) is thrown: ``caught`` and/or ``uncaught``."""
 
     class_name: str | None = attrs.field(default=None, kw_only=True)
@@ -585,7 +585,7 @@ class ExceptionBreakpoint(_Deferred):
 
 
 @attrs.define(eq=False)
-class Watchpoint(_Deferred):
+class Watchpoint(DeferredRequest):
     """Stops when a field is read (``access``) and/or written (``modify``): ``pkg.Class.field``."""
 
     class_name: str = attrs.field(kw_only=True)
@@ -616,40 +616,6 @@ class Watchpoint(_Deferred):
             await stop.release()
             return
         await self._deliver(await self.vm._make_hit(self, event, stop))
-
-
-@attrs.define(eq=False)
-class MethodExits(_Deferred):
-    """Stops as ``pkg.Class.method`` returns: each hit's ``return_value`` is what it returned
-    (MethodExitWithReturnValue, filtered to the class in the VM and to the method here)."""
-
-    class_name: str = attrs.field(kw_only=True)
-    method_name: str = attrs.field(kw_only=True)
-    suspend: str = attrs.field(default="thread", kw_only=True)
-
-    def __str__(self) -> str:
-        return f"exits of {self.class_name}.{self.method_name}"
-
-    async def _install(self) -> None:
-        await self._install_named(self.class_name)
-
-    async def _install_in(self, t: ReferenceType) -> None:
-        if not any(m.name == self.method_name for m in await t.methods()):
-            raise AttributeError(f"{t.name} has no method {self.method_name!r}")
-        mods = [{"mod_kind": ModKind.CLASS_ONLY, "clazz": t.id}]
-        await self._set(EventKind.METHOD_EXIT_WITH_RETURN_VALUE, SUSPEND_POLICIES[self.suspend], mods,
-                        self._on_event)
-
-    async def _on_event(self, event: Any, stop: Stop) -> None:
-        if self.cleared:
-            await stop.release()
-            return
-        hit = await self.vm._make_hit(self, event, stop)
-        if hit.location.method.name != self.method_name:
-            await hit.resume()
-            return
-        hit.return_value = await self.vm.values.from_wire(event.value, hit.thread)
-        await self._deliver(hit)
 
 
 def _wire_key(wire: dict) -> tuple[int, int, int]:

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from protocol.constants import ErrorCode, SuspendStatus, ThreadStatus
+from protocol.constants import ErrorCode, SuspendStatus, Tag, ThreadStatus
+from protocol.wire import Value as WireValue
 
 from .errors import InvalidStateError, JdwpError
 from .types import Location, Variable
@@ -72,6 +73,22 @@ class Thread:
 
     async def resume(self) -> None:
         await self.vm.conn.command("ThreadReference", "Resume", thread=self.id)
+
+    async def force_return(self, value: Any = None) -> None:
+        """Make the top frame's method return ``value`` at once, when the thread next runs (JDI's
+        ``forceEarlyReturn``; None for a void method).  ``JdwpError`` as the server answers: the
+        thread runs (THREAD_NOT_SUSPENDED), a native top frame (OPAQUE_FRAME), a value of another
+        type (TYPE_MISMATCH), a VM that cannot (NOT_IMPLEMENTED)."""
+        top = (await self.frames(0, 1))[0]
+        signature = top.location.method.return_signature
+        if signature == "V":
+            if value is not None:
+                raise TypeError(f"{top.location.method} returns void: force_return() takes no value")
+            wire = WireValue(Tag.VOID, 0)
+        else:
+            wire = await self.vm.values.to_wire(value, signature)
+        await self.vm.conn.command("ThreadReference", "ForceEarlyReturn", thread=self.id,
+                                   value={"tag": wire.tag, "value": wire.value})
 
 
 @attrs.frozen(eq=False)
@@ -141,6 +158,18 @@ class Frame:
         if name not in raw:
             raise KeyError(f"no variable {name!r} visible at {self.location}; visible: {sorted(raw)}")
         return await self.vm.values.from_wire(raw[name], self.thread)
+
+    async def set(self, name: str, value: Any) -> None:
+        """Set local variable ``name`` to ``value`` (a Python value converted to the variable's
+        type, an ``ObjectRef``, or None), as a debugger's "set value" does; the thread sees it
+        when it goes on.  ``KeyError`` for a name not visible here; ``TypeError`` for a value that
+        cannot be the variable's type; ``JdwpError`` as the server answers (TYPE_MISMATCH ...)."""
+        var = next((v for v in await self.variables() if v.name == name), None)
+        if var is None:
+            raise KeyError(f"no variable {name!r} visible at {self.location}; visible: "
+                           f"{sorted(v.name for v in await self.variables())}")
+        wire = await self.vm.values.to_wire(value, var.signature)
+        await self._command("StackFrame", "SetValues", slot_values=[(var.slot, {"tag": wire.tag, "value": wire.value})])
 
     async def this(self) -> Any:
         """``this`` (an ``ObjectRef``), None in a static or native method."""

@@ -136,6 +136,16 @@ class ReferenceType:
             raise AttributeError(f"{self.name} has no static field {name!r}")
         return await f.read_static()
 
+    async def set(self, name: str, value: Any) -> None:
+        """Set static field ``name`` to ``value`` (converted to the field's type).  A final static
+        is refused by the VM (JdwpError), as JDI's ``setValue`` is."""
+        f = await self.field(name)
+        if f is None or not f.is_static:
+            raise AttributeError(f"{self.name} has no static field {name!r}")
+        wire = await self.vm.values.to_wire(value, f.signature)
+        await self.vm.conn.command("ClassType", "SetValues", clazz=f.declaring_type.id,
+                                   values=[{"field_id": f.id, "value": (wire.tag, wire.value)}])
+
     async def class_loader(self) -> Any:
         r = await self.vm.conn.command("ReferenceType", "ClassLoader", ref_type=self.id)
         return await self.vm.values.from_wire(("l", r.class_loader)) if r.class_loader else None

@@ -112,6 +112,20 @@ class ObjectRef:
             raise AttributeError(f"{self.type.name} has no field {name!r}")
         return (await self.read_fields([f]))[0]
 
+    async def set(self, name: str, value: Any) -> None:
+        """Set field ``name`` (instance or static, inherited too) to ``value`` (converted to the
+        field's type; an ``ObjectRef``; None).  ``AttributeError`` for no such field, ``TypeError``
+        for a value that cannot be its type, ``JdwpError`` as the server answers."""
+        f = await self.type.field(name)
+        if f is None:
+            raise AttributeError(f"{self.type.name} has no field {name!r}")
+        if f.is_static:
+            await f.declaring_type.set(name, value)
+            return
+        wire = await self.vm.values.to_wire(value, f.signature)
+        await self.vm.conn.command("ObjectReference", "SetValues", object=self.id,
+                                   values=[{"field_id": f.id, "value": (wire.tag, wire.value)}])
+
     async def view(self) -> Any:
         """A readable view of well-known JDK types, read without running code in the VM (boxed
         primitives -> numbers, List/Set -> list, Map -> dict, Optional, enums, records, Throwable);
@@ -188,6 +202,19 @@ class ArrayRef(ObjectRef):
         """Every element (mind big arrays: ``arr[0:100]`` reads a part)."""
         return await self.slice(0, self.length)
 
+    async def set(self, index: int, *values: Any) -> None:
+        """Set the element at ``index`` (and the next ones, one per value) in one command; values are
+        converted to the component type.  ``IndexError`` outside the array."""
+        start = index + self.length if index < 0 else index
+        if not values:
+            return
+        if not (0 <= start and start + len(values) <= self.length):
+            raise IndexError(f"elements {index}..{index + len(values) - 1} out of bounds for length {self.length}")
+        component = self.type.signature[1:]
+        wires = [await self.vm.values.to_wire(v, component) for v in values]
+        await self.vm.conn.command("ArrayReference", "SetValues", array_object=self.id, first_index=start,
+                                   values=[(w.tag, w.value) for w in wires])
+
 
 @attrs.frozen(eq=False, repr=False)
 class ClassObjectRef(ObjectRef):
@@ -260,13 +287,7 @@ class Values:
         if value is None:
             return WireValue(Tag.OBJECT, 0)
         if len(signature) == 1:
-            if signature == "C" and isinstance(value, str):
-                value = ord(value)
-            if signature in "FD":
-                value = float(value)
-            elif signature == "Z":
-                value = bool(value)
-            return WireValue(ord(signature), value)
+            return WireValue(ord(signature), _primitive(value, signature))
         if isinstance(value, str):
             r = await self.vm.conn.command("VirtualMachine", "CreateString", utf=value)
             return WireValue(Tag.STRING, r.string_object)
@@ -332,3 +353,32 @@ def _fits(value: Any, sig: str) -> bool:
 
 def java_name_signature(name: str) -> str:
     return name_to_signature(name)
+
+
+_INT_RANGES = {"B": 8, "S": 16, "I": 32, "J": 64}
+
+
+def _primitive(value: Any, signature: str) -> Any:
+    """``value`` as a JDWP primitive of ``signature``, or TypeError/ValueError as javac would refuse it."""
+    name = signature_to_name(signature)
+    if signature == "Z":
+        if not isinstance(value, bool):
+            raise TypeError(f"cannot use {value!r} as a boolean")
+        return value
+    if signature == "C":
+        if isinstance(value, str) and len(value) == 1:
+            return ord(value)
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 0xFFFF:
+            return value
+        raise TypeError(f"cannot use {value!r} as a char (a one-character str)")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"cannot use {value!r} as {name}")
+    if signature in "FD":
+        return float(value)
+    if not isinstance(value, int):
+        raise TypeError(f"cannot use {value!r} as {name} (a float: convert it with int())")
+    bits = _INT_RANGES[signature]
+    if not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
+        raise ValueError(f"{value} does not fit in {name}")
+    return value
+

@@ -22,13 +22,13 @@ from .connection import Connection
 from .errors import JdwpError, LocationError, VMDisconnected
 from .hits import ExceptionHit, Hit, Stop, WatchHit
 from .locations import LocationSpec, parse_location
+from .method_events import MethodEntries, MethodExits
 from .requests import (
     SUSPEND_POLICIES,
     Breakpoint,
     EventSource,
     ExceptionBreakpoint,
     Logpoint,
-    MethodExits,
     Watchpoint,
 )
 from .threads import Thread
@@ -145,6 +145,29 @@ class VM:
 
         self._nursery.start_soon(run)
 
+    def _close_at_death(self, send: trio.MemorySendChannel) -> trio.CancelScope:
+        """Close ``send`` when the VM dies (its receiver's wait ends with EndOfChannel); cancel the
+        returned scope once the wait is over."""
+        scope = trio.CancelScope()
+
+        async def watch() -> None:
+            with scope:
+                await self.dead.wait()
+                send.close()
+
+        self._nursery.start_soon(watch)
+        return scope
+
+    def _why_no_hits(self) -> str:
+        """A hint for a wait that timed out: what of the VM's state kept hits away."""
+        if self.held_at_start:
+            return " (the VM is still held at its start: call `await vm.resume()` first)"
+        return ""
+
+    def _holders_of(self, thread: Thread) -> list[str]:
+        """What holds ``thread`` now: the requests whose hits on it are not resumed."""
+        return [h for stop in self._stops if stop.holds and stop.thread == thread for h in stop.holders]
+
     async def _handlers_settled(self) -> None:
         await self._handlers_idle.wait()
 
@@ -223,6 +246,7 @@ class VM:
     async def _make_hit(self, source: Any, event: Any, stop: Stop) -> Hit:
         thread = stop.thread or await self.thread(event.thread)
         location = await self.types.location_from_wire(event.location)
+        stop.holders.append(f"{source} at {location}")
         frame = None
         if stop.policy != SuspendPolicy.NONE:
             frames = await thread.frames(0, 1)
@@ -382,6 +406,13 @@ class VM:
             raise LocationError(f"{field!r}: write the field as pkg.Class.field")
         return await self._add(Watchpoint(self, class_name=class_name, field_name=name, access=access,
                                           modify=modify, suspend=suspend))
+
+    async def method_entries(self, class_pattern: str, *, suspend: str = "thread") -> MethodEntries:
+        """Stop as any method of a class matching ``class_pattern`` (``pkg.Class``, ``pkg.*``) is
+        entered; each hit is at the method's first instruction (``hit.location.method``)."""
+        if suspend not in SUSPEND_POLICIES:
+            raise ValueError(f"suspend must be one of {sorted(SUSPEND_POLICIES)}, not {suspend!r}")
+        return await self._add(MethodEntries(self, class_pattern=class_pattern, suspend=suspend))
 
     async def method_exits(self, method: str, *, suspend: str = "thread") -> MethodExits:
         """Stop each time ``pkg.Class.method`` returns; ``hit.return_value`` is its result."""
