@@ -87,6 +87,12 @@ def _build_parser() -> argparse.ArgumentParser:
     launch.add_argument("--agent-timeout", type=_seconds, default=30.0, metavar="SECONDS",
                         help="how long to wait for the JVM's agent to connect (default 30; not with --onthrow "
                              "or --onuncaught, whose agent connects at the exception)")
+    launch.add_argument("--remote", metavar="ADDR:PORT",
+                        help="remote debugging: serve no JDWP here; wait at ADDR:PORT for `jdwpd connect` (TLS 1.3, "
+                             "both ends proving --secret-file; docs/remote.md)")
+    launch.add_argument("--secret-file", metavar="FILE",
+                        help="with --remote: the link's secret (created, mode 600, if missing; copy it to the near "
+                             "side)")
     launch.add_argument("java", nargs=argparse.REMAINDER, help="-- java [ARGS...]")
 
     serve = sub.add_parser("serve", help="serve JVMs started on their own with the jdwpd agent, many at once",
@@ -100,12 +106,29 @@ def _build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--jdwp", default=DEFAULT_JDWP, metavar="HOST:PORT")
     serve.add_argument("--allow", action="append", default=[], metavar="ADDR")
     serve.add_argument("--read-only", action="store_true")
+    serve.add_argument("--remote", metavar="ADDR:PORT",
+                       help="remote debugging: relay the one JVM that dials --link (unix:PATH) to `jdwpd connect` at "
+                            "ADDR:PORT (TLS 1.3) instead of serving JDWP here (docs/remote.md)")
 
     attach = sub.add_parser("attach", help="debug a running JVM: load the agent by HotSpot dynamic attach")
     attach.add_argument("pid", type=int)
     attach.add_argument("--jdwp", default=DEFAULT_JDWP, metavar="HOST:PORT")
     attach.add_argument("--allow", action="append", default=[], metavar="ADDR")
     attach.add_argument("--read-only", action="store_true")
+    attach.add_argument("--remote", metavar="ADDR:PORT", help="remote debugging, as launch --remote")
+    attach.add_argument("--secret-file", metavar="FILE", help="with --remote: the link's secret (created if missing)")
+
+    connect = sub.add_parser("connect", help="remote debugging, the debugger's side: serve JDWP here for the JVM of "
+                                             "a `jdwpd launch --remote` far away (docs/remote.md)",
+                             description="Dial the far side (TLS 1.3, both ends proving --secret-file) and serve "
+                                         "JDWP for its JVM on --jdwp; reconnect when the link returns.")
+    connect.add_argument("far", metavar="ADDR:PORT", help="where `jdwpd launch --remote` waits")
+    connect.add_argument("--secret-file", required=True, metavar="FILE", help="a copy of the far side's secret file")
+    connect.add_argument("--jdwp", default=DEFAULT_JDWP, metavar="HOST:PORT", help="where debuggers attach")
+    connect.add_argument("--allow", action="append", default=[], metavar="ADDR")
+    connect.add_argument("--read-only", action="store_true")
+    connect.add_argument("--retry", type=_seconds, default=1.0, metavar="SECONDS",
+                         help="how often to dial again once the link is lost (default 1)")
 
     listing = sub.add_parser("list", help="the VMs every `jdwpd serve` of this user serves now, with their JDWP "
                                           "addresses and labels (pid, parent pid, main class, directory)")
@@ -140,6 +163,22 @@ def _build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _launch_remote(args, java: list[str]) -> int:
+    """launch --remote: the far side; the daemon's options belong to `jdwpd connect`."""
+    if not (args.remote and args.secret_file):
+        raise UsageError("launch --remote needs --secret-file, and --secret-file needs --remote")
+    for given, name in ((args.jdwp, "--jdwp"), (args.connect, "--connect"), (args.onthrow, "--onthrow"),
+                        (args.onuncaught, "--onuncaught"), (args.allow, "--allow"), (args.read_only, "--read-only")):
+        if given:
+            raise UsageError(f"{name} does not go with --remote: debuggers attach to `jdwpd connect`, which takes "
+                             "--jdwp, --allow and --read-only")
+    from .remote.far import run_launch_remote
+
+    return run_launch_remote(java, remote=_parse_address(args.remote, what="--remote"),
+                             secret_file=args.secret_file, suspend=args.suspend, profile=args.profile,
+                             include_virtual_threads=args.include_virtual_threads)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["java"]:  # every argument after it is java's, whatever it looks like
@@ -171,6 +210,8 @@ def main(argv: list[str] | None = None) -> int:
             java = list(args.java)
             if java and java[0] == "--":
                 java = java[1:]
+            if args.remote or args.secret_file:
+                return _launch_remote(args, java)
             connect = _parse_address(args.connect, what="--connect") if args.connect else None
             if args.jdwp is None and connect is not None:
                 host, port = None, 0
@@ -192,14 +233,32 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "serve":
             from .launching import run_serve
 
+            if args.remote:
+                from .remote.far import run_serve_remote
+
+                return run_serve_remote(link=args.link, remote=_parse_address(args.remote, what="--remote"),
+                                        secret_file=args.secret_file)
             host, port = _parse_address(args.jdwp, what="--jdwp")
             return run_serve(link=args.link, secret_file=args.secret_file, host=host, port=port, allow=args.allow,
                              read_only=args.read_only)
         if args.command == "attach":
             from .launching import run_attach
 
+            if args.remote or args.secret_file:
+                if not (args.remote and args.secret_file):
+                    raise UsageError("attach --remote needs --secret-file, and --secret-file needs --remote")
+                from .remote.far import run_attach_remote
+
+                return run_attach_remote(args.pid, remote=_parse_address(args.remote, what="--remote"),
+                                         secret_file=args.secret_file)
             host, port = _parse_address(args.jdwp, what="--jdwp")
             return run_attach(args.pid, host=host, port=port, allow=args.allow, read_only=args.read_only)
+        if args.command == "connect":
+            from .remote.near import run_connect
+
+            return run_connect(_parse_address(args.far, what="ADDR:PORT"), secret_file=args.secret_file,
+                               jdwp=_parse_address(args.jdwp, what="--jdwp"), allow=args.allow,
+                               read_only=args.read_only, retry=args.retry)
         if args.command == "java-home":
             from .java_shim import make_java_home
 
