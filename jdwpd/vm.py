@@ -304,16 +304,27 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
         gone = self.requests.forget_owner(session)
         detaches = self.invokes.take(session, {t: self.threads.claims(session, t)
                                                for t in self.invokes.threads_of(session)})
-        plan = self.threads.take_undo_plan(session)
         pins, orphans = self.objects.forget_session(session)
         if self.dead:
+            self.threads.take_undo_plan(session)
             return
+        # The undo plan is read only once the agent said how each invoke of the session stands: a
+        # call that ended before its detach (its reply unread, or read by a task the leaving
+        # cancelled) suspended every thread for this session, which the plan must give back.
+        plan = None
         try:
             for req in gone:
                 if req.in_agent:
                     await self.link.request("CLEAR_REQUEST", request_id=req.agent_id)
-            resume_all, resume_threads = await self._detach_invokes(detaches, plan.resume_all,
-                                                                    dict(plan.resume_threads))
+            running = await self._detach_invokes(session, detaches)
+            plan = self.threads.take_undo_plan(session)
+            resume_all, resume_threads = plan.resume_all, dict(plan.resume_threads)
+            for d in running:
+                # Still running, detached: its thread's count and (unless single-threaded) a VM-wide
+                # level are lifted already, and its end gives none of them back.
+                resume_threads.pop(d.thread, None)
+                if d.drop_all and resume_all > 0:
+                    resume_all -= 1
             for thread, times in resume_threads.items():
                 for _ in range(times):
                     await self._quiet("THREAD_RESUME", thread=thread)
@@ -334,22 +345,28 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
                         self.threads.invalidate_frames(thread)
         except AgentLinkClosed:
             pass
+        finally:
+            if plan is None:  # the link went (or the undo was cancelled) first: the claims go all the same
+                self.threads.take_undo_plan(session)
 
-    async def _detach_invokes(self, detaches: list, resume_all: int,
-                              resume_threads: dict[int, int]) -> tuple[int, dict[int, int]]:
-        """Invokes of a leaving session that still run (jdwpd/model/invokes.py): their end gives back
-        none of its suspensions, so the undo leaves out what the calls lifted already."""
+    async def _detach_invokes(self, session: Session, detaches: list) -> list:
+        """Detach the invokes of a leaving session that had not answered (jdwpd/model/invokes.py);
+        the ones still running, whose end gives back none of its suspensions."""
+        running = []
         for d in detaches:
             try:
                 state = (await self.link.request("INVOKE_DETACH", thread=d.thread, drop_count=d.drop_count,
                                                  drop_all=d.drop_all))["state"]
             except AgentError:
                 continue  # the thread ended: nothing of it to give back
-            if state == 1:  # running: its thread's count and (unless single-threaded) a VM-wide level are lifted
-                resume_threads.pop(d.thread, None)
-                if d.drop_all and resume_all > 0:
-                    resume_all -= 1
-        return resume_all, resume_threads
+            if state == 1:
+                running.append(d)
+            elif state == 0 and d.drop_all:
+                # The call ended before its detach, its reply unread: as every such end, it
+                # suspended every thread, for this session (dispose005 under load: a Dispose while
+                # the call waited, the call let go right after the Dispose's reply).
+                self.threads.invoke_suspended_all(session)
+        return running
 
     async def _quiet(self, name: str, **fields: Any) -> None:
         """A cleanup step whose failure (thread gone, object collected) changes nothing."""

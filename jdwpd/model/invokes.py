@@ -1,9 +1,11 @@
 """Invokes under way, per session: what a debugger that leaves mid-call must detach in the agent.
 
 An invoke lifts suspensions for its call (its thread's whole count, and one VM-wide level unless
-single-threaded) and the agent gives them back when the call ends.  A debugger that leaves
-meanwhile must not have them given back: its own share is undone now, the rest when the call ends
-(INVOKE_DETACH), as the reference's detached invoke suspends nothing again.
+single-threaded) and the agent gives them back when the call ends; unless single-threaded its end
+suspends every thread, whatever held them before, which the session's claims then count
+(ThreadTable.invoke_suspended_all).  A debugger that leaves meanwhile must not have them given back:
+its own share is undone now, the rest when the call ends (INVOKE_DETACH), as the reference's
+detached invoke suspends nothing again.
 """
 
 from __future__ import annotations

@@ -116,6 +116,22 @@ class ThreadTable:
         else:
             self._all_by.pop(session, None)
 
+    def invoke_suspended_all(self, session: Session) -> None:
+        """An invoke of the session that was not single-threaded ended: every thread is suspended.
+
+        The agent, as the reference, lifts one VM-wide level for the call (and the invoking
+        thread's whole count, given back as it was) and suspends every thread at its end, "all
+        threads in the target VM are suspended, regardless their state before the invocation"
+        (JDI).  For the session that is a resume-all then a suspend-all: its VM-wide count and
+        every claim become at least one.  From a stop that held the event thread alone, that is a
+        whole-VM suspension it never asked for, which its undo must give back all the same."""
+        all_count = self._all_by.get(session, 0)
+        new_all = max(all_count, 1)
+        for state in self._threads.values():
+            claim = max(all_count + state.held_by.get(session, 0), 1)
+            self._set_claim(state, session, claim, new_all)
+        self._all_by[session] = new_all
+
     def _set_claim(self, state: ThreadState, session: Session, claim: int, all_count: int) -> None:
         held = claim - all_count
         if held:

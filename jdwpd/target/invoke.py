@@ -95,6 +95,9 @@ class InvokeOperations:
             raise
         else:
             self.invokes.answered(session, thread)
+            if not options & InvokeOptions.INVOKE_SINGLE_THREADED:
+                # Its end suspended every thread, for this debugger: a Dispose gives that back.
+                self.threads.invoke_suspended_all(session)
         finally:
             self.memo.invoke_ended()
             self._frames_moved(thread, options)

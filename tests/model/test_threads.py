@@ -100,3 +100,29 @@ def test_thread_status_as_the_reference_maps_jvmti_states():
     assert jdwp_thread_status(alive | waiting, False) == 4
     assert jdwp_thread_status(alive | waiting, True) == 1  # parked at an event: RUNNING
     assert jdwp_thread_status(alive, False) == -1
+
+
+def test_the_end_of_an_invoke_from_a_one_thread_stop_suspends_every_thread_for_its_session():
+    """A call that was not single-threaded suspends every thread at its end (JDI's contract, the
+    agent's and the reference's behaviour): the session's undo must give back a whole-VM level
+    (issue 28, item 6: after a Dispose the program's other threads stayed suspended)."""
+    t = ThreadTable()
+    t.suspended(A, 1)  # the event thread, stopped by a SUSPEND_EVENT_THREAD breakpoint
+    t.get(2)
+    t.invoke_suspended_all(A)
+    assert (t.claims(A, 1), t.claims(A, 2), t.claims(A, 99)) == (1, 1, 1)
+    assert t.claims(B, 2) == 0
+    plan = t.take_undo_plan(A)
+    assert plan.resume_all == 1 and plan.resume_threads == ()
+
+
+def test_the_end_of_an_invoke_within_a_vm_suspension_changes_only_threads_let_out_of_it():
+    t = ThreadTable()
+    t.suspended_all(A)
+    t.suspended(A, 1)  # and once more, alone
+    t.get(2), t.get(3)
+    t.resumed(A, 3)  # let out of the VM-wide suspension
+    t.invoke_suspended_all(A)
+    assert (t.claims(A, 1), t.claims(A, 2), t.claims(A, 3)) == (2, 1, 1)
+    plan = t.take_undo_plan(A)
+    assert plan.resume_all == 1 and plan.resume_threads == ((1, 1),)
