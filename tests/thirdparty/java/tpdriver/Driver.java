@@ -82,7 +82,7 @@ public class Driver {
         abstract int weight(int words);
     }
 
-    /** The hot method: called once per text node of every page (tens of thousands of calls a round). */
+    /** The hot method: called once per text node of every page (about 12,800 calls a round). */
     static int countWords(String text) {
         int words = 0;                                                  // @marker hot
         boolean inWord = false;
