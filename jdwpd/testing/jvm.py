@@ -30,6 +30,7 @@ __all__ = [
     "JvmStartError",
     "NoReferenceAgent",
     "needs_reference",
+    "require_reference",
     "OutputLog",
     "Debuggee",
     "REFERENCE_READY",
@@ -75,6 +76,13 @@ def needs_reference(exc: BaseException | None, _seen=None) -> bool:
     if isinstance(exc, BaseExceptionGroup) and any(needs_reference(e, seen) for e in exc.exceptions):
         return True
     return needs_reference(exc.__cause__, seen) or needs_reference(exc.__context__, seen)
+
+
+def require_reference() -> None:
+    """For tests that build the reference's command line themselves: NoReferenceAgent (a skip, with the
+    reason) where the JDK under test has none."""
+    if os.environ.get("JDWPD_TEST_NO_REFERENCE"):
+        raise NoReferenceAgent(os.environ["JDWPD_TEST_NO_REFERENCE"])
 
 
 class JvmStartError(Exception):

@@ -50,6 +50,7 @@ def command(kind: str, classes: Path, agent: str, *program: str) -> list[str]:
     tail = ["-cp", str(classes), "Exits", *program]
     java = jvm.java_executable()
     if kind == "reference":
+        jvm.require_reference()
         return [java, f"-agentlib:jdwp={agent}", *tail]
     if kind == "jdwpd-java":
         return [*jdwpd_argv(), "java", "-Xdebug", f"-Xrunjdwp:{agent}", *tail]
