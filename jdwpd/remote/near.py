@@ -124,9 +124,9 @@ class NearSide:
             async def pump() -> None:
                 try:
                     await relay.run()
-                except (trio.BrokenResourceError, trio.ClosedResourceError, LinkError, OSError) as e:
-                    failure.append(e)
                 finally:
+                    if relay.error is not None:
+                        failure.append(relay.error)
                     with trio.CancelScope(shield=True):
                         await relay_end.aclose()  # the daemon's link sees the end
                         await trio.aclose_forcefully(tls_stream)

@@ -219,6 +219,7 @@ class NearRelay:
         self._cache: dict[tuple[int, bytes], tuple[int, bytes]] = {}
         self._pending: dict[tuple[int, bytes], tuple[int, bytes]] | None = None
         self.vm_died = False
+        self.error: BaseException | None = None  # what ended the link, if it broke
         self.first_frame = trio.Event()  # the far side has spoken: our secret was taken
         trace = os.environ.get("JDWPD_REMOTE_TRACE")  # a file: every request's fate, to see what crosses
         self._trace = open(trace, "a", buffering=1) if trace else None  # noqa: SIM115
@@ -237,6 +238,8 @@ class NearRelay:
             async def one(fn: Callable[[], Awaitable[None]]) -> None:
                 try:
                     await fn()
+                except (trio.BrokenResourceError, trio.ClosedResourceError, L.LinkError, OSError) as e:
+                    self.error = self.error or e  # the first is the cause; the other end then breaks too
                 finally:
                     nursery.cancel_scope.cancel()
 
