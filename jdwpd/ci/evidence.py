@@ -25,22 +25,41 @@ def now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds")
 
 
+def words(name: str) -> list[str]:
+    """A name's words, lower case: ``apiKey``, ``API_KEY``, ``x-api-key`` -> ``[..., "api", "key"]``."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1 \2", name))
+    return [w for w in re.split(r"[^A-Za-z0-9]+", spaced.lower()) if w]
+
+
 @attrs.define(eq=False, slots=False)
 class Redactor:
-    """Hides values by the name they are held under (variables, fields, map keys) or by their text."""
+    """Hides values by the name they are held under (variables, fields, map keys) or by their text.
+
+    ``names``: the default list's entries, each a run of words a name must hold in order
+    (``"api key"`` hides ``apiKey``, not ``keys``); ``patterns``: the user's regular expressions,
+    searched in the name as written.  ``hidden``: every name whose value was hidden."""
 
     names: tuple[str, ...]
     values: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+    hidden: set = attrs.field(factory=set)
 
     def __attrs_post_init__(self) -> None:
-        self._name = re.compile("|".join(f"(?:{n})" for n in self.names), re.I) if self.names else None
+        self._runs = [tuple(words(n)) for n in self.names]
+        self._name = re.compile("|".join(f"(?:{n})" for n in self.patterns), re.I) if self.patterns else None
         self._value = re.compile("|".join(f"(?:{v})" for v in self.values)) if self.values else None
 
     def hides_name(self, name: str) -> bool:
-        return bool(self._name and isinstance(name, str) and self._name.search(name))
+        if not isinstance(name, str):
+            return False
+        if self._name and self._name.search(name):
+            return True
+        w = words(name)
+        return any(w[i:i + len(run)] == list(run) for run in self._runs for i in range(len(w) - len(run) + 1))
 
     def __call__(self, data: Any, *, key: str | None = None) -> Any:
         if key is not None and not key.startswith("@") and self.hides_name(key):
+            self.hidden.add(key)
             return REDACTED
         if isinstance(data, dict):
             return {k: self(v, key=k if k not in ("location", "thread") else None) for k, v in data.items()}

@@ -11,7 +11,7 @@ from typing import Any
 from .evidence import Evidence
 from .options import Settings
 from .probes import Tally
-from .report import ISSUE_EVENTS, esc, where
+from .report import ROW_EVENTS, esc, what_of, where
 
 STYLE = """
 body{font:14px/1.45 system-ui,sans-serif;margin:0;color:#1d232a;background:#f6f7f9}
@@ -69,9 +69,10 @@ def value_html(value: Any, name: str | None = None) -> str:
     return f'<div class="var">{label}<span class="num">{esc(value)}</span></div>'
 
 
-def frames_html(frames: list[dict]) -> str:
-    items = []
-    for frame in frames:
+def frames_html(frames: list[dict], test_frame: int | None = None) -> str:
+    """The stack, top first, each frame's variables under it; the first frame with variables is
+    open.  A failing test's own frame is shown first, open, marked: it is what a reader looks for."""
+    def frame_html(frame: dict, is_open: bool, mark: str = "") -> str:
         body = ""
         if "locals" in frame:
             body += "".join(value_html(v, k) for k, v in frame["locals"].items())
@@ -79,10 +80,20 @@ def frames_html(frames: list[dict]) -> str:
             body += f'<div class="cut">locals not readable: {esc(frame["locals_error"])}</div>'
         if "this" in frame:
             body += value_html(frame["this"], "this")
-        text = esc(where(frame.get("location")))
-        items.append(f"<li><details{' open' if body and not items else ''}><summary>{text}</summary>{body}</details>"
-                     if body else f"<li>{text}</li>")
-    return f'<ol class="stack">{"".join(items)}</ol>'
+        text = mark + esc(where(frame.get("location")))
+        return (f"<li><details{' open' if is_open else ''}><summary>{text}</summary>{body}</details>"
+                if body else f"<li>{text}</li>")
+
+    head = ""
+    if test_frame is not None and 0 <= test_frame < len(frames):
+        head = ('<ol class="stack test">' + frame_html(frames[test_frame], True, '<b>the test</b>: ') + "</ol>"
+                + '<div class="type">the stack, from where it was thrown:</div>')
+    items, opened = [], test_frame is not None
+    for frame in frames:
+        has_body = any(k in frame for k in ("locals", "locals_error", "this"))
+        items.append(frame_html(frame, has_body and not opened))
+        opened = opened or has_body
+    return f'{head}<ol class="stack">{"".join(items)}</ol>'
 
 
 def snapshot_html(snap: dict) -> str:
@@ -110,7 +121,7 @@ def snapshot_html(snap: dict) -> str:
                      + (f', test <b>{esc(data["test"])}</b>' if data.get("test") else "") + "</div>")
         for watch in data.get("watches", []):
             parts.append(value_html(watch.get("value", watch.get("error")), watch["expression"]))
-        parts.append(frames_html(data.get("frames", [])))
+        parts.append(frames_html(data.get("frames", []), data.get("test_frame")))
         if data.get("truncated"):
             parts.append(f'<div class="cut">truncated: {esc(", ".join(data["truncated"]))}</div>')
     parts.append(f'<div class="type">{esc(snap["file"])}</div></section>')
@@ -125,10 +136,10 @@ def render(settings: Settings, evidence: Evidence, tally: Tally, status: int) ->
             f'log lines {tally.log_lines} · assertion failures {tally.assertion_failures} · test failures '
             f'{tally.test_failures} · exceptions {tally.exceptions}</div></header>')
     body = []
-    issues = [e for e in evidence.events if e["event"] in ISSUE_EVENTS]
+    issues = [e for e in evidence.events if e["event"] in ROW_EVENTS]
     if issues:
         rows = "".join(
-            f'<tr><td>{esc(e["event"])}</td><td>{esc(e.get("message", ""))}</td><td>{esc(where(e.get("location")))}'
+            f'<tr><td>{esc(e["event"])}</td><td>{esc(what_of(e))}</td><td>{esc(where(e.get("location")))}'
             f'</td><td>{esc((e.get("vm") or {}).get("main", ""))} {esc((e.get("vm") or {}).get("pid", ""))}</td>'
             f'<td>{_link(e.get("file"))}</td></tr>' for e in issues)
         body.append(f"<h2>Problems</h2><table><tr><th>what</th><th>message</th><th>where</th><th>VM</th>"

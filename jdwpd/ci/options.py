@@ -28,6 +28,11 @@ def duration(text: str) -> float:
         raise UsageError(f"--config: {e}") from None
 
 
+#: Hits a probe takes per VM unless told otherwise (--max-hits, or LOC#N per probe): the first N.
+DEFAULT_CAP = 50
+LOGPOINT_CAP = 1000
+
+
 @attrs.frozen
 class Probe:
     """One thing to watch for in every selected VM.
@@ -42,6 +47,9 @@ class Probe:
     max_hits: int | None = None
 
     def describe(self) -> str:
+        return self._describe() + (f" (at most {self.max_hits} hits)" if self.max_hits is not None else "")
+
+    def _describe(self) -> str:
         if self.kind == "snapshot":
             return f"snapshot {self.location}" + (f" if {self.expression}" if self.expression else "")
         if self.kind == "logpoint":
@@ -61,10 +69,12 @@ class Settings:
     timeout: float | None = None
     grace: float = 10.0
     select: tuple[tuple[str, str], ...] = ()
-    max_hits: int = 50
+    max_hits: int | None = None  # None: DEFAULT_CAP, LOGPOINT_CAP for logpoints
+    cpu_quota: float | None = None  # None: no quota (the job's own time limit is the budget)
     expire: float | None = None
     fail_on: frozenset[str] = frozenset()
-    redact_names: tuple[str, ...] = DEFAULT_REDACT_NAMES
+    redact_names: tuple[str, ...] = DEFAULT_REDACT_NAMES  # runs of words (evidence.Redactor)
+    redact_patterns: tuple[str, ...] = ()  # the user's regular expressions
     redact_values: tuple[str, ...] = ()
     frames: int = 20
     locals_frames: int = 5
@@ -74,6 +84,7 @@ class Settings:
     bytes: int = 65536
     profile: str | None = None
     junit_dirs: tuple[Path, ...] = ()
+    junit_dirs_default: bool = True  # no --junit-reports: modules' report folders are looked for too
 
 
 def split_location(text: str, what: str) -> tuple[str, str]:
@@ -94,35 +105,64 @@ def _check_location(text: str, what: str) -> None:
         raise UsageError(f"{what}: {e}") from None
 
 
-def _check_expression(text: str, what: str, *, template: bool = False) -> None:
+def _check_expression(text: str, what: str, *, template: bool = False, evaluated_in_vm: bool = False) -> None:
+    """It parses, and calls no method: `jdwpd ci` never runs code of the program under test for
+    a probe (a call could change what the tests see, or hang them); the String methods the
+    evaluator runs itself (length(), equals(x), ...) are allowed."""
     from .. import expr
+    from ..expr.tree import MethodCall, walk
 
     try:
-        (expr.parse_template if template else expr.parse)(text)
+        parsed = (expr.parse_template if template else expr.parse)(text)
     except expr.ExpressionError as e:
         raise UsageError(f"{what}: {e.message} at column {e.column} of '{text}'") from None
+    parts = [p for p in parsed.parts if not isinstance(p, str)] if template else [parsed]
+    for part in parts:
+        call = next((n for n in walk(part.tree) if isinstance(n, MethodCall) and not n.intrinsic), None) \
+            if part.needs_invoke else None
+        if call is not None:
+            raise UsageError(f"{what}: '{call.name}(...)' is a method call, which jdwpd ci does not make in the "
+                             f"program under test; read fields and locals instead ('{text}')")
+
+
+_CAP = re.compile(r"#(\d+)(?=$|[:@])")
+
+
+def take_cap(text: str, what: str) -> tuple[str, int | None]:
+    """'Foo.java:42#5@cond' -> ('Foo.java:42@cond', 5): a probe's own hit cap, written after its
+    location (a location never holds '#')."""
+    m = _CAP.search(text)
+    if m is None or any(c in text[:m.start()] for c in "@{"):
+        return text, None
+    n = int(m.group(1))
+    if n < 1:
+        raise UsageError(f"{what} '{text}': a hit cap (#N after the location) must be at least 1")
+    return text[:m.start()] + text[m.end():], n
 
 
 def snapshot_probe(text: str) -> Probe:
+    text, cap = take_cap(text, "--snapshot")
     location, _, condition = text.partition("@")
     _check_location(location, "--snapshot")
     if condition:
-        _check_expression(condition, f"--snapshot {location} condition")
-    return Probe("snapshot", location=location, expression=condition or None)
+        _check_expression(condition, f"--snapshot {location} condition", evaluated_in_vm=True)
+    return Probe("snapshot", location=location, expression=condition or None, max_hits=cap)
 
 
 def logpoint_probe(text: str) -> Probe:
+    text, cap = take_cap(text, "--logpoint")
     location, template = split_location(text, "--logpoint")
     _check_location(location, "--logpoint")
     _check_expression(template, f"--logpoint {location}", template=True)
-    return Probe("logpoint", location=location, expression=template)
+    return Probe("logpoint", location=location, expression=template, max_hits=cap)
 
 
 def assert_probe(text: str) -> Probe:
+    text, cap = take_cap(text, "--assert")
     location, expression = split_location(text, "--assert")
     _check_location(location, "--assert")
-    _check_expression(expression, f"--assert {location}")
-    return Probe("assert", location=location, expression=expression)
+    _check_expression(expression, f"--assert {location}", evaluated_in_vm=True)
+    return Probe("assert", location=location, expression=expression, max_hits=cap)
 
 
 def _from_config(path: str) -> dict:
@@ -136,8 +176,8 @@ def _from_config(path: str) -> dict:
 
 
 _CONFIG_KEYS = {"out", "snapshot", "logpoint", "assert", "on_uncaught", "on_throw", "on_test_failure", "on_timeout",
-                "grace", "select", "max_hits", "expire", "fail_on", "redact", "redact_value", "profile", "limits",
-                "junit_reports"}
+                "grace", "select", "max_hits", "cpu_quota", "expire", "fail_on", "redact", "redact_value", "profile",
+                "limits", "default_redact", "junit_reports"}
 _LIMIT_KEYS = {"frames", "locals_frames", "depth", "string", "items", "bytes"}
 
 
@@ -191,24 +231,43 @@ def settings_from(args: argparse.Namespace) -> Settings:
             re.compile(pattern)
         except re.error as e:
             raise UsageError(f"--redact '{pattern}': {e}") from None
+    for item in listed("fail_on", []):
+        if item not in ("assert", "exception", "probe"):
+            raise UsageError(f"--config: fail_on '{item}': expected assert, exception or probe")
     limits = config.get("limits", {})
     if set(limits) - _LIMIT_KEYS:
         raise UsageError(f"--config: unknown limits {', '.join(sorted(set(limits) - _LIMIT_KEYS))}")
-    max_hits = args.max_hits if args.max_hits is not None else config.get("max_hits", 50)
-    if max_hits < 1:
-        raise UsageError("--max-hits must be at least 1")
+    max_hits = args.max_hits if args.max_hits is not None else config.get("max_hits")
+    if max_hits is not None and (not isinstance(max_hits, int) or max_hits < 1):
+        raise UsageError("--max-hits must be a whole number, at least 1")
+    cpu_quota = args.cpu_quota if args.cpu_quota is not None else config.get("cpu_quota")
+    if cpu_quota is not None:
+        cpu_quota = _quota(str(cpu_quota))
     junit = [Path(d) for d in listed("junit_reports", args.junit_reports)] or [
         Path(os.getcwd()) / "target" / "surefire-reports", Path(os.getcwd()) / "build" / "test-results"]
     return Settings(
         command=tuple(command), out=out, probes=tuple(probes), timeout=timeout,
         grace=args.grace if args.grace != 10.0 else duration(config.get("grace", "10s")),
-        select=tuple(select), max_hits=max_hits,
+        select=tuple(select), max_hits=max_hits, cpu_quota=cpu_quota,
         expire=args.expire if args.expire is not None else (duration(config["expire"]) if "expire" in config else None),
         fail_on=frozenset(listed("fail_on", args.fail_on)),
-        redact_names=(*DEFAULT_REDACT_NAMES, *listed("redact", args.redact)),
+        redact_names=() if args.no_default_redact or config.get("default_redact") is False else DEFAULT_REDACT_NAMES,
+        redact_patterns=tuple(listed("redact", args.redact)),
         redact_values=tuple(listed("redact_value", args.redact_value)),
         profile=args.profile or config.get("profile"), junit_dirs=tuple(junit),
+        junit_dirs_default=not listed("junit_reports", args.junit_reports),
         **{k: int(v) for k, v in limits.items()})
+
+
+def _quota(text: str) -> float:
+    """'1%' or '0.01': a share of one CPU."""
+    try:
+        value = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value <= 1:
+        raise UsageError(f"--cpu-quota '{text}': expected a share of one CPU, e.g. 1% or 0.01")
+    return value
 
 
 def cheapest_profile(probes: tuple[Probe, ...], timeout: float | None) -> str:

@@ -8,6 +8,8 @@ its handler returns, whatever happened).
 from __future__ import annotations
 
 import fnmatch
+import re
+import sys
 from typing import Any
 
 import attrs
@@ -15,12 +17,11 @@ import trio
 
 from .. import api
 from .evidence import Evidence
-from .options import Probe, Settings
+from .options import DEFAULT_CAP, LOGPOINT_CAP, Probe, Settings
+from .tests_seen import caught_outside_tests, ended_test, test_failure_snapshot, test_of
 
-# Frames of test frameworks and assertion libraries: the test is the first frame below them.
-FRAMEWORK_PREFIXES = ("org.junit.", "junit.", "org.opentest4j.", "org.testng.", "org.assertj.", "org.hamcrest.",
-                      "java.", "jdk.", "sun.", "com.google.common.truth.", "kotlin.test.")
-TEST_FAILURE_CLASS = "java.lang.AssertionError"  # JUnit 4 and 5 (opentest4j) and TestNG failures extend it
+#: What a condition that threw in Java says: "ArithmeticException: / by zero (in the VM)", ...
+JAVA_THROWABLE = re.compile(r"^[\w.$]*(Exception|Error)\b")
 
 
 @attrs.define(eq=False)
@@ -36,6 +37,9 @@ class Tally:
     exceptions: int = 0
     test_failures: int = 0
     problems: int = 0
+    probe_problems: int = 0
+    #: (probe, reason) already said on stderr: eight forks with one bad probe make one line
+    said: set = attrs.field(factory=set)
     changed: trio.Event = attrs.field(factory=trio.Event)
     #: location probes set in some class of some VM, and the last reason one was not (per probe)
     resolved: set = attrs.field(factory=set)
@@ -65,20 +69,6 @@ def limits_of(settings: Settings) -> api.Limits:
                       string=settings.string, items=settings.items, bytes=settings.bytes)
 
 
-def test_of(snapshot: dict) -> str | None:
-    """``pkg.TestClass.method`` of the frame that called into the framework, if the stack has one."""
-    frames = snapshot.get("frames", [])
-    for i, frame in enumerate(frames):
-        cls = frame["location"].get("class", "")
-        if cls.startswith(FRAMEWORK_PREFIXES):
-            continue
-        below = [f["location"].get("class", "") for f in frames[i + 1:]]
-        if any(c.startswith(("org.junit.", "org.testng.", "junit.")) for c in below):
-            return f"{cls}.{frame['location'].get('method', '?')}"
-        return None
-    return None
-
-
 async def _exception_facts(hit: Any) -> dict:
     facts: dict[str, Any] = {}
     thrown = getattr(hit, "thrown", None)
@@ -106,6 +96,7 @@ class VmProbes:
     probe_of: list = attrs.field(factory=list)  # the probe of each source, in the same order
     counts: dict = attrs.field(factory=dict)
     seen_exceptions: set = attrs.field(factory=set)
+    failed: set = attrs.field(factory=set)  # sources whose problem was said
 
     @property
     def short(self) -> dict:
@@ -115,37 +106,89 @@ class VmProbes:
         for probe in probes:
             try:
                 await self._install(probe)
-            except Exception as e:  # a location in no class of this VM yet is not an error: it is deferred
-                self.tally.bump(problems=1)
-                self.evidence.event("probe-error", vm=self.short, probe=probe.describe(), error=str(e))
+            except Exception as e:  # this probe only: the VM's other probes go on
+                self.problem("probe-error", probe, f"cannot be set: {e}")
+
+    def problem(self, event: str, probe: Probe, why: str) -> None:
+        """A probe that can serve no more (or never could) in this VM: an event, a line on stderr
+        (once per probe and reason in the run), a row of the summary; ``--fail-on probe`` fails
+        the run for it."""
+        self.tally.bump(problems=1, probe_problems=1)
+        self.evidence.event(event, vm=self.short, probe=probe.describe(), error=why)
+        said = (probe, why)
+        if said not in self.tally.said:
+            self.tally.said.add(said)
+            print(f"jdwpd ci: {probe.describe()}: {why} (VM {self.short.get('main')}, pid {self.short.get('pid')})",
+                  file=sys.stderr, flush=True)
 
     async def _install(self, probe: Probe) -> None:
         vm = self.vm
+        quota = self.settings.cpu_quota
         if probe.kind == "snapshot":
             # Captured in the VM where it runs jdwpd's agent (the thread never waits for the
             # daemon), read over JDWP elsewhere: the same data either way.
             source = await vm.snapshots(probe.location, condition=probe.expression, limits=limits_of(self.settings),
-                                        in_vm=True)
-            source.on_hit(lambda snap, p=probe, s=source: self._snapshot(snap, p, s))
+                                        in_vm=True, cpu_quota=quota)
+            source.on_hit(self._guard(probe, lambda snap, p=probe, s=source: self._snapshot(snap, p, s)))
         elif probe.kind == "assert":
-            source = await vm.breakpoint(probe.location)
-            source.on_hit(lambda hit, p=probe, s=source: self._assert(hit, p, s))
+            # A snapshot where the assertion does not hold: the VM evaluates it at each hit and
+            # the thread goes on at once where it holds; one that throws is a failure too (the
+            # snapshot says what it threw).  Method calls were refused at start (options.py).
+            source = await vm.snapshots(probe.location, condition=f"!({probe.expression})",
+                                        limits=limits_of(self.settings), in_vm=True, cpu_quota=quota)
+            source.on_hit(self._guard(probe, lambda snap, p=probe, s=source: self._assert(snap, p, s)))
         elif probe.kind == "logpoint":
-            source = await vm.logpoint(probe.location, probe.expression,
+            source = await vm.logpoint(probe.location, probe.expression, cpu_quota=quota,
                                        echo=lambda line, p=probe: self._log_line(line, p))
         elif probe.kind == "uncaught":
             source = await vm.catch(None, caught=False, uncaught=True)
-            source.on_hit(lambda hit, p=probe, s=source: self._exception(hit, p, s, "uncaught-exception"))
+            source.on_hit(self._guard(probe, lambda hit, p=probe, s=source:
+                                      self._exception(hit, p, s, "uncaught-exception")))
         elif probe.kind == "throw":
             source = await vm.catch(probe.exception, caught=True, uncaught=True)
-            source.on_hit(lambda hit, p=probe, s=source: self._exception(hit, p, s, "exception"))
+            source.on_hit(self._guard(probe, lambda hit, p=probe, s=source:
+                                      self._exception(hit, p, s, "exception")))
         elif probe.kind == "test-failure":
-            source = await vm.catch(TEST_FAILURE_CLASS, caught=True, uncaught=True)
-            source.on_hit(lambda hit, p=probe, s=source: self._exception(hit, p, s, "test-failure"))
+            # any exception may end a test (JUnit's <error> as its <failure>): which one does is
+            # told by where it is caught (tests_seen.py)
+            source = await vm.catch(None, caught=True, uncaught=True)
+            source.on_hit(self._guard(probe, lambda hit, p=probe, s=source: self._test_failure(hit, p, s)))
         else:
             raise ValueError(probe.kind)
         self.sources.append(source)
         self.probe_of.append(probe)
+        self.vm._nursery.start_soon(self._watch, probe, source)
+
+    def _guard(self, probe: Probe, handler: Any) -> Any:
+        """A handler whose failure is this probe's problem, said as such: an exception out of a
+        hit handler would end the script's whole VM context, every other probe with it."""
+        async def guarded(hit: Any) -> None:
+            try:
+                await handler(hit)
+            except Exception as e:
+                if not self.vm.dead.is_set():
+                    self.problem("probe-error", probe, f"failed at a hit: {type(e).__name__}: {e}")
+        return guarded
+
+    async def _watch(self, probe: Probe, source: Any) -> None:
+        """Wait for the request to fail (a name its class lacks, a budget the user gave run out):
+        its hits go to handlers, so its queue ends only then, or with the VM."""
+        try:
+            await source.wait()
+        except api.RequestDisabled as e:
+            self.problem("probe-disabled", probe, f"disabled: {e.reason}")
+        except api.RequestError as e:
+            self.problem("probe-error", probe, e.reason)
+        except Exception:  # the VM ended: nothing to say
+            return
+
+    def _cap(self, probe: Probe) -> int:
+        """The hit cap of ``probe`` in a VM: its own, else --max-hits, else 50 (logpoints 1000)."""
+        if probe.max_hits is not None:
+            return probe.max_hits
+        if self.settings.max_hits is not None:
+            return self.settings.max_hits
+        return LOGPOINT_CAP if probe.kind == "logpoint" else DEFAULT_CAP
 
     def _count(self, probe: Probe, source: Any, cap: int) -> bool:
         """One more hit of ``probe``; False once past its cap (the request is then cleared)."""
@@ -153,7 +196,8 @@ class VmProbes:
         self.counts[probe] = n
         self.tally.bump(hits=1)
         if n == cap:
-            self.evidence.event("probe-spent", vm=self.short, probe=probe.describe(), hits=n)
+            self.evidence.event("probe-spent", vm=self.short, probe=probe.describe(), hits=n,
+                                message=f"{probe.describe()}: spent its {n} hits; no more in this VM")
             self.vm._nursery.start_soon(source.clear)
         return n <= cap
 
@@ -175,12 +219,8 @@ class VmProbes:
         return self.test_wanted(test_of({"frames": [{"location": f.location.to_python()} for f in frames]}))
 
     async def _capture(self, hit: Any, kind: str, probe: Probe, **extra: Any) -> str | None:
-        limits = limits_of(self.settings)
-        if kind == "test-failure":
-            # the test's own frame lies below the assertion library's: its locals are the point
-            limits = attrs.evolve(limits, locals_frames=limits.frames)
         try:
-            snap = await hit.snapshot(limits)
+            snap = await hit.snapshot(limits_of(self.settings))
         except Exception as e:  # the thread may have gone, the VM may be dying: say so, go on
             self.evidence.event("capture-error", vm=self.short, probe=probe.describe(), error=str(e))
             self.tally.bump(problems=1)
@@ -195,35 +235,89 @@ class VmProbes:
         self.tally.bump(snapshots=1)
         return name
 
+    def _unusable(self, snap: Any, probe: Probe, source: Any) -> bool:
+        """A condition that cannot be evaluated at all (a name the class lacks) fails its probe,
+        said once; one that threw what Java throws (null, an index, / by zero) is a finding."""
+        error = snap.condition_error
+        if not error or JAVA_THROWABLE.match(error):
+            return False
+        if source not in self.failed:
+            self.failed.add(source)
+            self.problem("probe-error", probe, f"its condition cannot be evaluated: {error}")
+            self.vm._nursery.start_soon(source.clear)
+        return True
+
     async def _snapshot(self, snap: Any, probe: Probe, source: Any) -> None:
+        if self._unusable(snap, probe, source):
+            return
         if self.test_patterns and not self.test_wanted(test_of(snap.data)):
             return
-        if self._count(probe, source, self.settings.max_hits):
+        if self._count(probe, source, self._cap(probe)):
             # taken where the condition threw (as a debugger stops there): the event says so
             extra = {"condition_error": snap.condition_error} if snap.condition_error else {}
             self._record(snap, "snapshot", probe, **extra)
 
-    async def _assert(self, hit: Any, probe: Probe, source: Any) -> None:
-        if not await self.hit_wanted(hit):
+    async def _assert(self, snap: Any, probe: Probe, source: Any) -> None:
+        if self._unusable(snap, probe, source):
             return
-        try:
-            value = await hit.evaluate(probe.expression, allow_invoke=False)
-            holds, error = value is True, None if isinstance(value, bool) else f"not a boolean: {value!r}"
-        except Exception as e:
-            holds, error = False, str(e)
-        if holds:
-            self.tally.bump(hits=1)
+        test = test_of(snap.data)
+        if self.test_patterns and not self.test_wanted(test):
             return
         self.tally.bump(assertion_failures=1)
-        if self._count(probe, source, self.settings.max_hits):
-            message = f"assertion failed: {probe.expression}" + (f" ({error})" if error else "")
-            name = await self._capture(hit, "assertion-failed", probe, message=message)
-            self.evidence.event("assertion-failed", vm=self.short, probe=probe.describe(), message=message,
-                                location=hit.location.to_python(), file=name)
+        if not self._count(probe, source, self._cap(probe)):
+            return
+        error = snap.condition_error
+        message = f"assertion failed: {probe.expression}" + (f" (it threw {error})" if error else "")
+        name = self._record(snap, "assertion-failed", probe, message=message)
+        self.evidence.event("assertion-failed", vm=self.short, probe=probe.describe(), message=message,
+                            location=snap.location, file=name, test=test)
 
     def _log_line(self, line: str, probe: Probe) -> None:
-        self.tally.bump(log_lines=1, hits=1)
+        source = self.sources[self.probe_of.index(probe)] if probe in self.probe_of else None
+        if source is None or not self._count(probe, source, self._cap(probe)):
+            return
+        self.tally.bump(log_lines=1)
         self.evidence.event("log", vm=self.short, probe=probe.describe(), line=line)
+
+    async def _test_failure(self, hit: Any, probe: Probe, source: Any) -> None:
+        if caught_outside_tests(hit):
+            return
+        key = getattr(hit.thrown, "id", None)
+        if key is not None and key in self.seen_exceptions:  # a rethrow of one we have
+            return
+        try:
+            frames = await hit.thread.frames(0, -1)
+        except Exception:  # the thread is gone: no test of it to name
+            return
+        t = await ended_test(hit, frames)
+        if t is None:
+            return
+        test = f"{frames[t].location.type.name}.{frames[t].location.method.name}"
+        if not self.test_wanted(test):
+            return
+        if key is not None:
+            self.seen_exceptions.add(key)
+        if not self._count(probe, source, self._cap(probe)):
+            return
+        facts = await _exception_facts(hit)
+        self.tally.bump(test_failures=1)
+        message = f"{facts.get('class', 'exception')}: {facts.get('message')}" if facts.get("message") else \
+            facts.get("class", "exception")
+        try:
+            data = await test_failure_snapshot(hit, frames, t, limits_of(self.settings))
+        except Exception as e:  # the VM may be dying: say so, go on
+            self.evidence.event("capture-error", vm=self.short, probe=probe.describe(), error=str(e))
+            self.tally.bump(problems=1)
+            data = None
+        name = None
+        if data is not None:
+            name = self.evidence.snapshot("test-failure", self.short, probe.describe(), data, test=test,
+                                          exception=facts, message=message)
+            self.tally.bump(snapshots=1)
+        # a failing test is shown where the test is, not inside the assertion library
+        self.evidence.event("test-failure", vm=self.short, probe=probe.describe(), exception=facts,
+                            message=message, location=frames[t].location.to_python(),
+                            throw_location=hit.location.to_python(), file=name, test=test)
 
     async def _exception(self, hit: Any, probe: Probe, source: Any, kind: str) -> None:
         thrown = getattr(hit, "thrown", None)
@@ -234,7 +328,7 @@ class VmProbes:
             return
         if key is not None:
             self.seen_exceptions.add(key)
-        if not self._count(probe, source, self.settings.max_hits):
+        if not self._count(probe, source, self._cap(probe)):
             return
         facts = await _exception_facts(hit)
         self.tally.bump(**({"test_failures": 1} if kind == "test-failure" else {"exceptions": 1}))

@@ -16,6 +16,26 @@ from .options import Settings
 from .probes import Tally
 
 ISSUE_EVENTS = ("assertion-failed", "uncaught-exception", "test-failure", "exception", "deadlock", "timeout")
+#: What happened to probes and to the run's own work: each a row too (docs/ci.md), a disable included.
+PROBE_EVENTS = ("probe-error", "probe-disabled", "probe-spent", "probe-unresolved", "probes-expired",
+                "capture-error", "vm-error", "hang-report-error")
+ROW_EVENTS = ISSUE_EVENTS + PROBE_EVENTS
+
+
+def what_of(e: dict) -> str:
+    """A row's first cell: what happened, in a sentence."""
+    if e["event"] == "deadlock":
+        return "deadlock: " + " → ".join(t["thread"] for t in e.get("threads", []))
+    if e["event"] == "timeout":
+        return f"timeout: still running after {e.get('after_seconds')} s; every thread of {e.get('vms')} VMs " \
+               "written down"
+    if e["event"] == "probes-expired":
+        return f"probes expired after {e.get('after_seconds')} s"
+    if e["event"] in PROBE_EVENTS:
+        if e.get("message"):
+            return f"{e['event']}: {e['message']}"
+        return f"{e['event']}: {e.get('probe') or 'the run'}: {e.get('error') or ''}".rstrip(": ")
+    return e.get("message") or e["event"]
 
 
 def where(location: dict | None) -> str:
@@ -52,26 +72,24 @@ def summary_markdown(settings: Settings, evidence: Evidence, tally: Tally, statu
              f"- VMs seen: {tally.vms}; hits: {tally.hits}; snapshots: {tally.snapshots}; log lines: {tally.log_lines}",
              f"- assertion failures: {tally.assertion_failures}; test failures: {tally.test_failures}; "
              f"exceptions: {tally.exceptions}"]
-    issues = [e for e in evidence.events if e["event"] in ISSUE_EVENTS]
+    issues = [e for e in evidence.events if e["event"] in ROW_EVENTS]
     if issues:
         lines += ["", "| what | where | VM | test | snapshot |", "|---|---|---|---|---|"]
         for e in issues:
             snap = next((s for s in evidence.snapshots if s["file"] == e.get("file")), None)
-            test = (snap or {}).get("data", {}).get("test", "")
-            what = e.get("message") or e["event"]
-            if e["event"] == "deadlock":
-                what = "deadlock: " + " → ".join(t["thread"] for t in e.get("threads", []))
-            if e["event"] == "timeout":
-                what = f"timeout: still running after {e.get('after_seconds')} s; every thread written down"
+            test = e.get("test") or (snap or {}).get("data", {}).get("test", "")
             vm = e.get("vm") or {}
             who = f"{vm.get('main', '')} (pid {vm.get('pid')})" if vm else ""
-            lines.append(f"| {_md(what)} | {_md(where(e.get('location')))} | {who} | {_md(test)} | "
+            lines.append(f"| {_md(what_of(e))} | {_md(where(e.get('location')))} | {who} | {_md(test)} | "
                          f"{e.get('file') or ''} |")
     logs = [e for e in evidence.events if e["event"] == "log"]
     if logs:
         lines += ["", f"### Log lines ({len(logs)}; all in events.jsonl)", "", "```"]
         lines += [f"[{e['vm'].get('main')} {e['vm'].get('pid')}] {e['line']}" for e in logs[:50]]
         lines += ["```"]
+    hidden = sorted(evidence.redact.hidden)
+    if hidden:
+        lines += ["", f"Redacted (values held under these names): {', '.join(f'`{n}`' for n in hidden)}."]
     lines += ["", "Evidence: `events.jsonl`, `snapshots/`, `report.html`."]
     return "\n".join(lines) + "\n"
 
@@ -97,6 +115,45 @@ def annotations(evidence: Evidence, root: Path) -> list[str]:
     return out
 
 
+def named_report_dirs(argv: list[str], cwd: Path) -> list[Path]:
+    """The JUnit XML folders a command line names: the console launcher's ``--reports-dir``,
+    Surefire's ``-Dsurefire.reportsDirectory``, Gradle's ``reports`` are not on its line."""
+    found = []
+    for i, arg in enumerate(argv):
+        value = None
+        if arg == "--reports-dir" and i + 1 < len(argv):
+            value = argv[i + 1]
+        elif arg.startswith("--reports-dir="):
+            value = arg.split("=", 1)[1]
+        elif arg.startswith("-Dsurefire.reportsDirectory="):
+            value = arg.split("=", 1)[1]
+        if value:
+            found.append(cwd / value)
+    return found
+
+
+def report_dirs(settings: Settings, evidence: Evidence) -> list[Path]:
+    """Where JUnit XML reports are: --junit-reports (or, by default, target/surefire-reports and
+    build/test-results, in the working directory and in modules up to two levels below it), and
+    every folder the command or a JVM of the run named on its command line."""
+    dirs = list(settings.junit_dirs)
+    cwd = Path.cwd()
+    if settings.junit_dirs_default:
+        for depth in ("*", "*/*"):
+            dirs += [p for pattern in ("target/surefire-reports", "build/test-results")
+                     for p in cwd.glob(f"{depth}/{pattern}")]
+    dirs += named_report_dirs(list(settings.command), cwd)
+    for e in evidence.events:
+        if e["event"] == "vm-start":
+            dirs += named_report_dirs(e.get("argv") or [], Path(e.get("cwd") or cwd))
+    out: list[Path] = []
+    for d in dirs:
+        d = d.resolve()
+        if d not in out and not any(d.is_relative_to(o) for o in out):
+            out.append(d)
+    return out
+
+
 def attach_to_junit(settings: Settings, evidence: Evidence) -> list[str]:
     """Add ``[[ATTACHMENT|path]]`` to the system-out of each failing test case that has a snapshot
     (Jenkins' JUnit attachments plug-in and others read it); returns the files changed."""
@@ -105,10 +162,10 @@ def attach_to_junit(settings: Settings, evidence: Evidence) -> list[str]:
         test = snap["data"].get("test")
         if test:
             by_test.setdefault(test, []).append(str((settings.out / snap["file"]).resolve()))
-    changed = []
+    changed: list[str] = []
     if not by_test:
         return changed
-    for folder in settings.junit_dirs:
+    for folder in report_dirs(settings, evidence):
         for xml in sorted(Path(folder).rglob("*.xml")) if Path(folder).is_dir() else []:
             try:
                 tree = ElementTree.parse(xml)

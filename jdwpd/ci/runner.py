@@ -132,13 +132,16 @@ async def _probe_vm(settings: Settings, evidence: Evidence, tally: Tally, vms: d
                 probes.note_resolution()
     except Exception as e:  # the VM ended while we attached, or the link broke: the VM runs on regardless
         evidence.event("vm-error", vm=short, error=_describe(e))
+        tally.bump(problems=1)
+        print(f"jdwpd ci: VM {short.get('main')} (pid {short.get('pid')}) was not debugged to its end: {_describe(e)}",
+              file=sys.stderr, flush=True)
     finally:
         vms.pop(entry.number, None)
         tally.bump(live=-1)
         evidence.event("vm-end", vm=short, seconds=round(time.monotonic() - started, 3))
 
 
-async def _hang_forensics(settings: Settings, evidence: Evidence, vms: dict) -> None:
+async def _hang_forensics(settings: Settings, evidence: Evidence, tally: Tally, vms: dict) -> None:
     evidence.event("timeout", after_seconds=settings.timeout, vms=len(vms))
 
     async def one(probes: VmProbes) -> None:
@@ -147,6 +150,7 @@ async def _hang_forensics(settings: Settings, evidence: Evidence, vms: dict) -> 
                 report = await hang_report(probes.vm, limits_of(settings))
             name = evidence.snapshot("hang", probes.short, "on-timeout", report,
                                      message=f"{len(report['threads'])} threads, {len(report['deadlocks'])} deadlocks")
+            tally.bump(snapshots=1)  # a hang report is a snapshot of every thread: counted as one
             for cycle in report["deadlocks"]:
                 evidence.event("deadlock", vm=probes.short, threads=cycle, file=name,
                                message="deadlock: " + " -> ".join(t["thread"] for t in cycle))
@@ -158,14 +162,15 @@ async def _hang_forensics(settings: Settings, evidence: Evidence, vms: dict) -> 
             nursery.start_soon(one, probes)
 
 
-async def _wait_command(proc: trio.Process, settings: Settings, evidence: Evidence, vms: dict) -> tuple[int, bool]:
+async def _wait_command(proc: trio.Process, settings: Settings, evidence: Evidence, tally: Tally,
+                        vms: dict) -> tuple[int, bool]:
     """The command's status, and whether --on-timeout ended it (after the hang report)."""
     status = None
     with trio.move_on_after(settings.timeout if settings.timeout is not None else float("inf")):
         status = await proc.wait()
     if status is not None:
         return status, False
-    await _hang_forensics(settings, evidence, vms)
+    await _hang_forensics(settings, evidence, tally, vms)
     signal_tree(proc.pid, signal.SIGTERM)
     with trio.move_on_after(settings.grace):
         await proc.wait()
@@ -177,7 +182,7 @@ async def _wait_command(proc: trio.Process, settings: Settings, evidence: Eviden
 async def run(settings: Settings) -> int:
     from .outputs import write_reports
 
-    redactor = Redactor(settings.redact_names, settings.redact_values)
+    redactor = Redactor(settings.redact_names, settings.redact_values, settings.redact_patterns)
     evidence = Evidence(settings.out, redactor)
     tally = Tally()
     vms: dict[int, VmProbes] = {}
@@ -226,7 +231,7 @@ async def run(settings: Settings) -> int:
                                         proc.send_signal(signum)
 
                         forwarding.start_soon(forward)
-                        status, timed_out = await _wait_command(proc, settings, evidence, vms)
+                        status, timed_out = await _wait_command(proc, settings, evidence, tally, vms)
                         forwarding.cancel_scope.cancel()
                     # let the last VMs' final events arrive (their exit follows the command's, or precedes it)
                     with trio.move_on_after(10):
@@ -251,14 +256,16 @@ async def run(settings: Settings) -> int:
         command_status, code = code, STATUS_TIMEOUT
     else:
         command_status = code
-    failed_checks = (("assert" in settings.fail_on and tally.assertion_failures)
-                     or ("exception" in settings.fail_on and (tally.exceptions or tally.test_failures)))
-    final = code if code != 0 else (STATUS_FAILED_CHECKS if failed_checks else 0)
     for probe in settings.probes:
         if probe.location is not None and probe not in tally.resolved:
             why = tally.unresolved_why.get(probe) or "no class of any VM had that location"
-            evidence.event("probe-unresolved", probe=probe.describe(), reason=why)
+            evidence.event("probe-unresolved", probe=probe.describe(), reason=why, error=f"never set: {why}")
+            tally.probe_problems += 1
             print(f"jdwpd ci: {probe.describe()} was never set: {why}", file=sys.stderr)
+    failed_checks = (("assert" in settings.fail_on and tally.assertion_failures)
+                     or ("exception" in settings.fail_on and (tally.exceptions or tally.test_failures))
+                     or ("probe" in settings.fail_on and tally.probe_problems))
+    final = code if code != 0 else (STATUS_FAILED_CHECKS if failed_checks else 0)
     evidence.event("run-end", status=final, command_status=command_status, timed_out=timed_out,
                    seconds=round(time.monotonic() - began, 3), vms=tally.vms, snapshots=tally.snapshots)
     evidence.close()

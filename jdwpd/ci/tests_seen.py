@@ -1,0 +1,140 @@
+"""Which test a thread runs, and whether an exception ends it (docs/ci.md, `--on-test-failure`).
+
+The test is the method the framework invoked: the deepest frame, not the framework's own, whose
+caller is the framework or reflection and that has a test runner below it (JUnit 4, 5, TestNG).
+The deepest, because lambdas a test hands to ``assertThrows`` or ``assertAll`` are called by the
+framework too, above the test.  Library code the test calls lies above the test frame, so an
+exception thrown there is labelled with the test, not with the library's method.
+
+A test fails when an exception leaves its frame: whatever its class (an assertion's
+``AssertionError``, or any other exception, which JUnit reports as an ``<error>``), it is caught
+below the test frame (by the framework, or by reflection that wraps it) or not at all.  One caught
+at or above the test frame (``assertThrows``, a try/catch in the test) ends nothing.
+"""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+import attrs
+
+from ..api import Limits, to_python
+from ..api.snapshot import SCHEMA
+from ..api.views import _Budget
+
+#: Test runners: a test frame has one of these below it.
+RUNNERS = ("org.junit.", "junit.", "org.testng.")
+#: What calls a test method for its runner.
+REFLECTION = ("jdk.internal.reflect.", "java.lang.reflect.", "sun.reflect.", "java.lang.invoke.",
+              "jdk.internal.invoke.")
+#: Frames that are never the code under test: runners, assertion libraries, the JDK, build tools.
+FRAMEWORK_PREFIXES = (*RUNNERS, "org.opentest4j.", "org.assertj.", "org.hamcrest.", "java.", "jdk.", "sun.",
+                      "com.google.common.truth.", "kotlin.test.", "org.apache.maven.surefire.", "org.gradle.")
+#: Exceptions that leave a test without failing it: an assumption that did not hold, a skip.
+NOT_FAILURES = frozenset({"org.opentest4j.TestAbortedException", "org.junit.AssumptionViolatedException",
+                          "org.junit.internal.AssumptionViolatedException", "org.testng.SkipException"})
+#: Runners' catches that expect the exception (JUnit 4's ``@Test(expected=...)``, ``ExpectedException``).
+EXPECTING = ("org.junit.internal.runners.statements.ExpectException", "org.junit.rules.ExpectedException")
+
+
+def is_framework(cls: str) -> bool:
+    return cls.startswith(FRAMEWORK_PREFIXES)
+
+
+def test_index(classes: list[str]) -> int | None:
+    """The index (top frame 0) of the test frame in a stack given as its frames' class names."""
+    runner_below = False
+    for i in range(len(classes) - 1, -1, -1):
+        cls = classes[i]
+        if cls.startswith(RUNNERS):
+            runner_below = True
+            continue
+        if runner_below and not is_framework(cls) and i + 1 < len(classes) \
+                and classes[i + 1].startswith(RUNNERS + REFLECTION):
+            return i
+    return None
+
+
+def test_of(snapshot: dict) -> str | None:
+    """``pkg.TestClass.method`` of a snapshot's test frame, if its frames reach one."""
+    frames = snapshot.get("frames", [])
+    if "test_frame" in snapshot:
+        i = snapshot["test_frame"]
+    else:
+        i = test_index([f["location"].get("class", "") for f in frames])
+    if i is None:
+        return None
+    loc = frames[i]["location"]
+    return f"{loc.get('class')}.{loc.get('method', '?')}"
+
+
+async def ended_test(hit: Any, frames: list[Any]) -> int | None:
+    """The index of the test frame an exception hit leaves (the test fails), else None."""
+    thrown = getattr(hit, "thrown", None)
+    if thrown is not None and thrown.type_name in NOT_FAILURES:
+        return None
+    t = test_index([f.location.type.name for f in frames])
+    if t is None:
+        return None
+    catch = hit.catch_location
+    if catch is None:
+        return t
+    at = next((i for i, f in enumerate(frames) if f.location.method.id == catch.method.id
+               and f.location.type.id == catch.type.id), len(frames))
+    if at <= t or catch.type.name.startswith(EXPECTING):
+        return None  # caught in the test, or in code it called, or expected by the runner
+    return t
+
+
+def caught_outside_tests(hit: Any) -> bool:
+    """A first look that needs no stack: an exception caught in the code under test (not by a
+    runner, the JDK or reflection) ends no test.  Most throws of a run are of this kind."""
+    catch = hit.catch_location
+    return catch is not None and not is_framework(catch.type.name)
+
+
+async def test_failure_snapshot(hit: Any, frames: list[Any], t: int, limits: Limits) -> dict:
+    """A ``jdwpd.snapshot/1`` of a failing test: the frames from the throw down to the test's, the
+    locals of the throwing frame, of the test's frame and of the code under test between them
+    (not of the framework's frames: they say nothing of why the test failed).  ``test_frame``:
+    the test frame's index in ``frames``."""
+    budget = _Budget(limits.bytes)
+    truncated: list[str] = []
+    shown = list(range(t + 1))
+    if len(shown) > limits.frames:  # keep the top and the test's frame
+        shown = [*range(max(1, limits.frames - 1)), t]
+        truncated.append("frames")
+    read = {0, t} | {i for i in shown if not is_framework(frames[i].location.type.name)}
+    out = []
+    # the test's frame first: its locals are what a reader wants before the budget runs out
+    for i in sorted(shown, key=lambda i: (i != t, i)):
+        frame = frames[i]
+        entry: dict[str, Any] = {"location": frame.location.to_python()}
+        if i in read:
+            if budget.left >= 0:
+                try:
+                    entry["locals"] = {n: await to_python(v, limits, _budget=budget)
+                                       for n, v in (await frame.locals()).items()}
+                    this = await frame.this()
+                    if this is not None:
+                        entry["this"] = await to_python(this, limits, _budget=budget)
+                except Exception as e:  # no -g, a native frame: the stack is still worth having
+                    entry["locals_error"] = str(e)
+            else:
+                entry["@truncated"] = "budget"
+        out.append((i, entry))
+    out.sort(key=lambda x: x[0])
+    if budget.left < 0:
+        truncated.append("budget")
+    return {
+        "schema": SCHEMA,
+        "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds"),
+        "thread": {"id": hit.thread.id, "name": hit.thread.name},
+        "location": hit.location.to_python(),
+        "frames": [e for _, e in out],
+        "test_frame": shown.index(t),
+        "watches": [],
+        "limits": attrs.asdict(limits),
+        "truncated": truncated,
+    }
