@@ -12,6 +12,7 @@ from typing import Any
 
 from ..api import Limits, to_python
 from ..api.errors import JdwpError
+from .tests_seen import test_index
 
 THREAD_STATUS = {0: "zombie", 1: "running", 2: "sleeping", 3: "monitor", 4: "wait", -1: "unknown"}
 LOCALS_FRAMES = 3
@@ -38,10 +39,16 @@ async def thread_report(vm: Any, thread: Any, limits: Limits) -> dict:
     except JdwpError as e:
         report["frames_error"] = e.name
         frames = []
+    t = test_index([f.location.type.name for f in frames])
+    if t is not None:  # which test the thread runs, and its locals however deep the test frame is
+        report["test"] = f"{frames[t].location.type.name}.{frames[t].location.method.name}"
+    joined = await _joined(vm, frames)
+    if joined:
+        report["joins"] = joined
     out = []
-    for frame in frames[:limits.frames]:
+    for frame in [*frames[:limits.frames], *(frames[t:t + 1] if t is not None and t >= limits.frames else [])]:
         entry: dict[str, Any] = {"location": frame.location.to_python()}
-        if frame.depth < LOCALS_FRAMES:
+        if frame.depth < LOCALS_FRAMES or frame.depth == t:
             try:
                 entry["locals"] = {n: await to_python(v, limits) for n, v in (await frame.locals()).items()}
             except JdwpError as e:
@@ -67,6 +74,18 @@ async def thread_report(vm: Any, thread: Any, limits: Limits) -> dict:
     except JdwpError as e:
         report["waits_for_error"] = e.name
     return report
+
+
+async def _joined(vm: Any, frames: list[Any]) -> str | None:
+    """The name of the thread a ``Thread.join`` near the top of the stack waits for."""
+    for frame in frames[:4]:
+        if frame.location.type.name == "java.lang.Thread" and frame.location.method.name == "join":
+            try:
+                this = await frame.this()
+                return (await vm.thread(this.id)).name if this is not None else None
+            except Exception:  # gone meanwhile: the join is still worth saying, unnamed
+                return "?"
+    return None
 
 
 def deadlocks(threads: list[dict]) -> list[list[dict]]:

@@ -112,7 +112,9 @@ def snapshot_html(snap: dict) -> str:
             owns = ", ".join(m["name"] for m in thread.get("owns", []))
             waits = thread.get("waits_for")
             extra = (f" · owns {esc(owns)}" if owns else "") + (
-                f" · waits for {esc(waits['name'])}" if waits else "")
+                f" · waits for {esc(waits['name'])}" if waits else "") + (
+                f" · in test <b>{esc(thread['test'])}</b>" if thread.get("test") else "") + (
+                f' · joins thread "{esc(thread["joins"])}"' if thread.get("joins") else "")
             parts.append(f'<h3>"{esc(thread["name"])}" <span class="type">{esc(thread.get("state", "?"))}'
                          f'</span>{extra}</h3>' + frames_html(thread.get("frames", [])))
     else:

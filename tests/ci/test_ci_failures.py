@@ -56,7 +56,8 @@ def lib_classes(tmp_path_factory):
 def parser_run(lib_classes):
     work, classes = lib_classes
     out, reports = work / "debug", work / "reports"
-    result = jdwpd_ci("--on-test-failure", "--on-uncaught", "--out", str(out), "--junit-reports", str(reports), "--",
+    # no --junit-reports: the folder is found where the command line names it (31.9)
+    result = jdwpd_ci("--on-test-failure", "--on-uncaught", "--out", str(out), "--",
                       "java", "-jar", str(CONSOLE), "-cp", str(classes), "--select-class", "lib.ParserTest",
                       "--reports-dir", str(reports), "--disable-banner", "--details=none", cwd=work)
     return result, out, reports
@@ -216,3 +217,18 @@ def test_redaction_hides_secrets_not_ordinary_names(lib_classes):
             assert re.search(r"Redacted.*`apiKey`.*`password`", summary), summary
         else:
             assert local["apiKey"] == "sk-live-1234" and "Redacted" not in summary
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--on-timeout", "10minutes"], ["--on-timeout", "10minutes", "not a duration"]),
+    (["--bogus-flag"], ["unrecognized arguments: --bogus-flag"]),
+    (["--max-hits", "many"], ["--max-hits"]),
+])
+def test_a_cli_mistake_is_one_line_naming_jdwpd_ci(tmp_path, args, words):
+    """31.9: no usage block before the error, and `jdwpd ci`'s own words for an unknown flag."""
+    result = jdwpd_ci(*args, "--out", str(tmp_path / "o"), "--", "true")
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("jdwpd ci: "), result.stderr
+    for word in words:
+        assert word in lines[0], (word, lines[0])
