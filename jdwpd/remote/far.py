@@ -76,7 +76,8 @@ class FarSide:
         self.listen_sock = listen_sock
         self.link_sock = link_sock
         self.ctx = tls.context(secret, tls.FAR)
-        self.prefetch = prefetch
+        # JDWPD_REMOTE_BUNDLES=off: no stop bundles (A/B runs, and the round-trip test's baseline)
+        self.prefetch = prefetch and os.environ.get("JDWPD_REMOTE_BUNDLES", "on") != "off"
         self._lock = trio.Lock()
         self._current: trio.CancelScope | None = None
         self.idle = trio.Event()  # no near side is being served

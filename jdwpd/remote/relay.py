@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import logging
 import os
+import struct
 from collections.abc import Awaitable, Callable
 
 import attrs
@@ -216,8 +217,8 @@ class NearRelay:
         self._daemon_lock = trio.Lock()
         self.sent = 0  # requests sent to the far side
         self.changed_at = -1  # the index among them of the last that may change state
-        self._cache: dict[tuple[int, bytes], tuple[int, bytes]] = {}
-        self._pending: dict[tuple[int, bytes], tuple[int, bytes]] | None = None
+        self._cache = StopAnswers()
+        self._pending: StopAnswers | None = None
         self.vm_died = False
         self.error: BaseException | None = None  # what ended the link, if it broke
         self.first_frame = trio.Event()  # the far side has spoken: our secret was taken
@@ -260,7 +261,7 @@ class NearRelay:
             out, answers = [], []
             for f in conn.frames():
                 if f.id:
-                    hit = self._cache.get((f.kind, f.body)) if self._cache else None
+                    hit = self._cache.answer(f.kind, f.body) if self._cache else None
                     if hit is not None:
                         answers.append(L.frame(f.id, f.kind, hit[0], hit[1]))
                         self.stats.answered += 1
@@ -268,7 +269,7 @@ class NearRelay:
                         continue
                     if R.invalidates(f.kind):
                         self.changed_at = self.sent
-                        self._cache, self._pending = {}, None
+                        self._cache, self._pending = StopAnswers(), None
                     self.sent += 1
                     self.stats.sent += 1
                     name = L.MESSAGES[f.kind].name if f.kind in L.MESSAGES else str(f.kind)
@@ -300,9 +301,9 @@ class NearRelay:
                     self._trace.write(f"== event {L.decode_event(f.body)}\n")
                 if f.kind == _EVENT:
                     # the stop's bundle comes right before its event; any other event ends what it knew
-                    self._cache, self._pending = self._pending or {}, None
+                    self._cache, self._pending = self._pending or StopAnswers(), None
                 elif f.kind == _CLASS_UNLOADED:
-                    self._cache = {}
+                    self._cache = StopAnswers()
                 elif f.kind == _NOTICE and f.body[:4] == L.NOTICE_VM_DEATH.to_bytes(4, "big"):
                     self.vm_died = True
                 out.append(_raw(f))
@@ -315,4 +316,49 @@ class NearRelay:
         if not self.use_bundles or self.changed_at >= after:
             self._pending = None  # read before a change of ours reached the agent: stale
             return
-        self._pending = {(kind, request): (status, reply) for kind, request, status, reply in entries}
+        self._pending = StopAnswers(entries)
+
+
+_GET_LOCALS = L.BY_NAME["FRAME_GET_LOCALS"].kind
+_GET_FIELDS = L.BY_NAME["OBJECT_GET_FIELDS"].kind
+_VALUES = struct.Struct(">I")
+
+
+class StopAnswers:
+    """A bundle's answers: by request bytes, and locals and fields value by value (a debugger may ask
+    for any subset of a frame's slots or an object's fields, in any order)."""
+
+    def __init__(self, entries=()) -> None:
+        self.exact: dict[tuple[int, bytes], tuple[int, bytes]] = {}
+        self.values: dict[tuple, dict[tuple[int, int], bytes]] = {}
+        for kind, request, status, reply in entries:
+            self.exact[(kind, request)] = (status, reply)
+            if status == 0 and kind in (_GET_LOCALS, _GET_FIELDS):
+                key, pairs = _value_request(kind, request)
+                got = L.decode_reply(kind, reply)["values"]
+                table = self.values.setdefault(key, {})
+                for pair, value in zip(pairs, got, strict=True):
+                    table[pair] = L.encode_value(value["value"])
+
+    def __bool__(self) -> bool:
+        return bool(self.exact)
+
+    def answer(self, kind: int, request: bytes) -> tuple[int, bytes] | None:
+        hit = self.exact.get((kind, request))
+        if hit is not None or kind not in (_GET_LOCALS, _GET_FIELDS) or not self.values:
+            return hit
+        try:
+            key, pairs = _value_request(kind, request)
+        except L.LinkError:
+            return None
+        table = self.values.get(key)
+        if table is None or any(p not in table for p in pairs):
+            return None
+        return 0, _VALUES.pack(len(pairs)) + b"".join(table[p] for p in pairs)
+
+
+def _value_request(kind: int, request: bytes) -> tuple[tuple, list[tuple[int, int]]]:
+    fields = L.decode_request(kind, request)
+    if kind == _GET_LOCALS:
+        return ("frame", fields["thread"], fields["depth"]), [(s["slot"], s["tag"]) for s in fields["slots"]]
+    return ("object", fields["object"]), [(f["field"], f["tag"]) for f in fields["fields"]]

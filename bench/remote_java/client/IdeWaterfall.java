@@ -33,21 +33,26 @@ public class IdeWaterfall {
         a.get("timeout").setValue("30000");
         VirtualMachine vm = connector.attach(a);
         EventRequestManager erm = vm.eventRequestManager();
+        // The VM is held at its start (suspend=y): its VMStart set is resumed once, here, and never with
+        // an extra vm.resume() (two resumes of one stop race with the next stop on a slow link).
+        EventSet start = vm.eventQueue().remove(60000);
+        if (start == null) throw new IllegalStateException("no VMStart within 60 s");
         List<ReferenceType> types = vm.classesByName("RemoteTarget");
         if (types.isEmpty()) {
             ClassPrepareRequest cpr = erm.createClassPrepareRequest();
             cpr.addClassFilter("RemoteTarget");
             cpr.setSuspendPolicy(EventRequest.SUSPEND_ALL);
             cpr.enable();
-            vm.resume();
+            start.resume();
             types = List.of(((ClassPrepareEvent) waitFor(vm, ClassPrepareEvent.class)).referenceType());
             cpr.disable();
+            start = last;
         }
         Method work = types.get(0).methodsByName("work").get(0);
         BreakpointRequest bp = erm.createBreakpointRequest(work.location());
         bp.setSuspendPolicy(EventRequest.SUSPEND_ALL);
         bp.enable();
-        vm.resume();
+        start.resume();
         ThreadReference thread = ((LocatableEvent) waitFor(vm, BreakpointEvent.class)).thread();
         bp.disable();
         waterfall(vm, thread, top);
@@ -58,7 +63,7 @@ public class IdeWaterfall {
             step.addCountFilter(1);
             step.setSuspendPolicy(EventRequest.SUSPEND_ALL);
             step.enable();
-            vm.resume();
+            last.resume();
             waitFor(vm, StepEvent.class);
             erm.deleteEventRequest(step);
             waterfall(vm, thread, top);
@@ -74,10 +79,13 @@ public class IdeWaterfall {
         vm.dispose();
     }
 
+    static EventSet last;
+
     static Event waitFor(VirtualMachine vm, Class<?> kind) throws InterruptedException {
         while (true) {
             EventSet set = vm.eventQueue().remove(60000);
             if (set == null) throw new IllegalStateException("no " + kind.getSimpleName() + " within 60 s");
+            last = set;
             for (Event e : set) {
                 if (kind.isInstance(e)) return e;
                 if (e instanceof VMDeathEvent || e instanceof VMDisconnectEvent) {
