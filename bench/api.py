@@ -158,7 +158,7 @@ async def _pause(server: str, in_vm: bool, n: int, timeout: float = 600.0) -> tu
 
 
 async def _pause_session(vm, at: str, limits, in_vm: bool, wait_exit, stdout) -> tuple[float, float, int]:
-    sp = await vm.snapshots(at, limits=limits, in_vm=in_vm, cpu_quota=0)
+    sp = await vm.snapshots(at, limits=limits, in_vm=in_vm, cpu_quota=0, max_hits=None)
     got = []
 
     async def count() -> None:

@@ -79,15 +79,19 @@ async def compile_for_vm(vm: VM, command: str, expression: str, loc: Location) -
     return Compiled(r.status, r.expr_id, getattr(r, "signature", ""), r.message)
 
 
-async def define_budget(vm: VM, cpu_quota: float | None, flags: int = 0) -> int:
+async def define_budget(vm: VM, cpu_quota: float | None, flags: int = 0, hit_cap: int = 0) -> int:
     """A budget for an in-VM request: ``cpu_quota`` of one CPU, None or 0 for no quota (the agent's
     default of 1% applies only to requests that carry no budget: every request of the API has
     one)."""
-    b = await vm.conn.command("Jdwpd", "DefineBudget", hit_cap=0, expires_millis=0, rate_per_second=0,
+    b = await vm.conn.command("Jdwpd", "DefineBudget", hit_cap=hit_cap, expires_millis=0, rate_per_second=0,
                               cpu_ppm=0 if not cpu_quota else max(1, round(cpu_quota * 1_000_000)),
                               flags=flags)
     return b.budget_id
 
+
+#: Snapshots a snapshot point takes unless told otherwise (``max_hits``): a hot line's captures
+#: would otherwise fill the connection faster than they can be read.
+DEFAULT_MAX_SNAPSHOTS = 10
 
 #: ``plan``'s answer when an expression names what the VM cannot resolve yet (a class not loaded
 #: when the request is set): worth trying again at the first hit.
@@ -95,7 +99,7 @@ LATER = "later"
 
 
 async def plan(vm: VM, loc: Location, limits: Limits, watch: list[str], condition: str | None,
-               cpu_quota: float | None = None) -> list[dict] | str | None:
+               cpu_quota: float | None = None, hit_cap: int = 0) -> list[dict] | str | None:
     """The Conditional modifiers that make a request at ``loc`` capture in the VM; None where the
     VM cannot (no extension, or a condition or watch it cannot run: then the standard path gives
     the same data, errors included); ``LATER`` where a name does not resolve yet.  ``cpu_quota``:
@@ -127,7 +131,7 @@ async def plan(vm: VM, loc: Location, limits: Limits, watch: list[str], conditio
     mods.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": cap.capture_id})
     # No quota unless asked; a condition the VM cannot evaluate captures there, as the standard
     # path does (STOP_ON_ERROR).
-    budget = await define_budget(vm, cpu_quota, BudgetFlag.STOP_ON_ERROR if condition is not None else 0)
+    budget = await define_budget(vm, cpu_quota, BudgetFlag.STOP_ON_ERROR if condition is not None else 0, hit_cap)
     mods.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": budget})
     return mods
 

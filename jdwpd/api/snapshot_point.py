@@ -11,7 +11,7 @@ import trio
 
 from protocol.constants import EventKind, ModKind
 
-from .capture import LATER, plan, to_snapshot
+from .capture import DEFAULT_MAX_SNAPSHOTS, LATER, plan, to_snapshot
 from .requests import Breakpoint
 from .snapshot import Snapshot, capture
 from .views import Limits
@@ -39,9 +39,14 @@ class SnapshotPoint(Breakpoint):
 
     limits: Limits = attrs.field(factory=Limits, kw_only=True)
     watch: list[str] = attrs.field(factory=list, kw_only=True)
-    #: Share of one CPU the VM's captures may use (0: no quota; None: the server's default, 1%);
-    #: past it the point disables itself (``disabled == "cpu_quota"``).
+    #: Share of one CPU the VM's captures may use (None: no quota); past it the point disables
+    #: itself (``disabled == "cpu_quota"``) and its waits raise ``RequestDisabled``.
     cpu_quota: float | None = attrs.field(default=None, kw_only=True)
+    #: How many snapshots the point takes (per location it is set at), as production snapshot
+    #: debuggers cap theirs: the first ``max_hits`` hits, then the point is spent
+    #: (``disabled == "hit_cap"``; its waits raise ``RequestDisabled`` once they are taken).
+    #: None: no cap (a hot line then sends every capture it can).
+    max_hits: int | None = attrs.field(default=DEFAULT_MAX_SNAPSHOTS, kw_only=True)
     hold: bool = attrs.field(default=False, kw_only=True)
     _loc_of: dict = attrs.field(factory=dict, init=False, repr=False)  # in-VM request id -> location
 
@@ -58,7 +63,7 @@ class SnapshotPoint(Breakpoint):
         return len(self._in_vm_requests)
 
     async def _capture_in_vm(self, loc: Location, mods: list[dict]) -> bool:
-        extra = await plan(self.vm, loc, self.limits, self.watch, self.condition, self.cpu_quota) \
+        extra = await plan(self.vm, loc, self.limits, self.watch, self.condition, self.cpu_quota, self.max_hits or 0) \
             if self.in_vm else None
         if extra is None:
             return False  # the standard path, for good (the condition may still run in the VM)
@@ -80,7 +85,7 @@ class SnapshotPoint(Breakpoint):
         can capture now, a capturing request replaces it (another thread passing there in the two
         commands between is not captured)."""
         loc = self._retry[rid]
-        extra = await plan(self.vm, loc, self.limits, self.watch, self.condition, self.cpu_quota)
+        extra = await plan(self.vm, loc, self.limits, self.watch, self.condition, self.cpu_quota, self.max_hits or 0)
         if extra == LATER:
             return  # not yet: tried again at a later hit
         del self._retry[rid]
@@ -109,7 +114,7 @@ class SnapshotPoint(Breakpoint):
             # The VM's raw fields could not show a JDK collection as deep as JDWP reads it (a
             # LinkedHashMap's entries are a chain): the next hits here are read over JDWP.
             await self._back_to_standard(event.request_id)
-        self._put(Snapshot(data, in_vm=True, condition_error=failed))
+        await self._put(Snapshot(data, in_vm=True, condition_error=failed))
 
     async def _held_capture(self, event: Any, stop: Stop, failed: str | None) -> None:
         """The VM captured and holds the thread: the capture if it is complete, else the same hit
@@ -125,7 +130,7 @@ class SnapshotPoint(Breakpoint):
                                     condition_error=failed)
         finally:
             await stop.release()
-        self._put(snap)
+        await self._put(snap)
 
     async def _back_to_standard(self, rid: int) -> None:
         self._in_vm_requests.discard(rid)
@@ -143,18 +148,23 @@ class SnapshotPoint(Breakpoint):
             snap = attrs.evolve(await capture(hit, self.limits, self.watch), condition_error=hit.condition_error)
         finally:
             await hit.resume()
-        self._put(snap)
+        await self._put(snap)
 
-    def _put(self, snap: Snapshot) -> None:
+    async def _put(self, snap: Snapshot) -> None:
+        if self.error is not None:
+            return  # spent: a capture that was on its way when the cap was reached
         self.hit_total += 1
         if not self._callbacks:
             try:
                 self._queue[0].send_nowait(snap)  # wait() and hits() hand out snapshots
             except trio.ClosedResourceError:  # the VM ended while its last capture was read
                 pass
-            return
-        for fn in self._callbacks:
-            self.vm._spawn_handler(fn, snap)
+        else:
+            for fn in self._callbacks:
+                self.vm._spawn_handler(fn, snap)
+        if self.max_hits and self.hit_total >= self.max_hits:
+            self.disabled = "hit_cap"
+            await self._fail(f"took its max_hits={self.max_hits} snapshots", disabled=True)
 
     def on_hit(self, fn: Any) -> Any:
         """Run ``await fn(snapshot)`` for every snapshot from now on, each in a task of its own

@@ -18,6 +18,7 @@ import trio
 
 from protocol.constants import EventKind, SuspendPolicy, TypeTag
 
+from .capture import DEFAULT_MAX_SNAPSHOTS
 from .connection import Connection
 from .errors import JdwpError, LocationError, VMDisconnected
 from .hits import ExceptionHit, Hit, Stop, WatchHit
@@ -422,7 +423,8 @@ class VM:
         return await self._add(MethodExits(self, class_name=class_name, method_name=name, suspend=suspend))
 
     async def snapshots(self, location: str, *, limits: Any = None, watch: tuple[str, ...] | list[str] = (),
-                        condition: str | None = None, in_vm: bool = True, cpu_quota: float | None = None) -> Any:
+                        condition: str | None = None, in_vm: bool = True, cpu_quota: float | None = None,
+                        max_hits: int | None = DEFAULT_MAX_SNAPSHOTS) -> Any:
         """A ``SnapshotPoint``: a ``Snapshot`` (stack, locals of the top frames, ``this``, ``watch``
         expressions, under ``limits``) each time ``location`` runs (and ``condition`` holds):
 
@@ -434,12 +436,14 @@ class VM:
         waits for this script; elsewhere the thread is held while the snapshot is read over JDWP.
         Both give the same data (docs/scripting.md).  ``cpu_quota``: the share of one CPU the
         VM's captures may use (None: no quota); past it the point disables itself,
-        ``sp.disabled`` says ``"cpu_quota"`` and its waits raise ``RequestDisabled``."""
+        ``sp.disabled`` says ``"cpu_quota"`` and its waits raise ``RequestDisabled``.
+        ``max_hits``: the point takes the first ``max_hits`` snapshots (10 by default), then it
+        is spent (``"hit_cap"``; None: no cap), so that a hot line cannot flood the session."""
         from .snapshot_point import SnapshotPoint
         from .views import Limits
 
         sp = SnapshotPoint(self, spec=parse_location(location), condition=condition, limits=limits or Limits(),
-                           watch=list(watch), in_vm=in_vm, cpu_quota=cpu_quota)
+                           watch=list(watch), in_vm=in_vm, cpu_quota=cpu_quota, max_hits=max_hits)
         await self._check_expression(condition)  # a watch's error is part of the snapshot, as before
         return await self._add(sp)
 
