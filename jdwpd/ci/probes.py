@@ -97,6 +97,7 @@ class VmProbes:
     counts: dict = attrs.field(factory=dict)
     seen_exceptions: set = attrs.field(factory=set)
     failed: set = attrs.field(factory=set)  # sources whose problem was said
+    noted: set = attrs.field(factory=set)  # logpoints whose path was said
 
     @property
     def short(self) -> dict:
@@ -169,6 +170,16 @@ class VmProbes:
                 if not self.vm.dead.is_set():
                     self.problem("probe-error", probe, f"failed at a hit: {type(e).__name__}: {e}")
         return guarded
+
+    def _note_holding(self, probe: Probe) -> None:
+        """A logpoint the VM cannot print by itself (a part is an object, not a primitive or a
+        String) holds its thread at each hit while the line is made: said once, not silently."""
+        why = "a part of its template is an object (the VM prints primitives and Strings itself)"
+        note = f"each line holds its thread while it is made: {why}"
+        self.evidence.event("probe-note", vm=self.short, probe=probe.describe(), message=note)
+        if (probe, note) not in self.tally.said:
+            self.tally.said.add((probe, note))
+            print(f"jdwpd ci: {probe.describe()}: {note}", file=sys.stderr, flush=True)
 
     async def _watch(self, probe: Probe, source: Any) -> None:
         """Wait for the request to fail (a name its class lacks, a budget the user gave run out):
@@ -277,6 +288,9 @@ class VmProbes:
         if source is None or not self._count(probe, source, self._cap(probe)):
             return
         self.tally.bump(log_lines=1)
+        if source not in self.noted and source.locations and not source._in_vm_requests:
+            self.noted.add(source)
+            self._note_holding(probe)
         self.evidence.event("log", vm=self.short, probe=probe.describe(), line=line)
 
     async def _test_failure(self, hit: Any, probe: Probe, source: Any) -> None:

@@ -116,6 +116,16 @@ async def _default_format(evaluator: Evaluator, value: Value) -> str:
     where calls are allowed, else ``<Type>``."""
     plain = value.is_null or value.is_primitive or value.signature == STRING or value.signature in BOXES
     if not plain and not evaluator.allow_invoke:
+        # an enum constant prints as its name (as toString() would, and as snapshots show it), read
+        # from java.lang.Enum's field: no code runs in the VM
+        access = evaluator.access
+        try:
+            if await access.is_instance(value, "Ljava/lang/Enum;"):
+                name = await access.field(value, "name")
+                if name is not None and not name.is_null:
+                    return await access.string_text(name)
+        except ExpressionError:
+            pass
         return f"<{type_name(value.signature)}>"
     return await evaluator.string_of(value, evaluator.expression.tree)
 

@@ -232,3 +232,18 @@ def test_a_cli_mistake_is_one_line_naming_jdwpd_ci(tmp_path, args, words):
     assert len(lines) == 1 and lines[0].startswith("jdwpd ci: "), result.stderr
     for word in words:
         assert word in lines[0], (word, lines[0])
+
+
+def test_a_logpoint_prints_an_enum_by_name_and_says_it_holds_the_thread(lib_classes):
+    """31.8: `{state}` (an enum) prints DONE, not <lib.Parser.State>; the object part makes the
+    logpoint hold its thread at each line, and that is said (an event, one stderr line)."""
+    work, classes = lib_classes
+    out = work / "enum"
+    result = jdwpd_ci("--logpoint", f"lib.Parser:{marker('parser_return')}:state={{state}} tokens={{tokens}}",
+                      "--out", str(out), "--", "java", "-cp", str(classes), "lib.Hot", "3")
+    assert result.returncode == 0, result.stderr[-3000:]
+    got = events(out)
+    assert [e["line"] for e in got if e["event"] == "log"] == ["state=DONE tokens=3", "state=DONE tokens=2"] + \
+        ["state=DONE tokens=2"]
+    assert len([e for e in got if e["event"] == "probe-note"]) == 1
+    assert sum("holds its thread" in x for x in result.stderr.splitlines()) == 1
