@@ -16,7 +16,7 @@ from remote_kit import client_classes, open_far, open_near
 from jdwpd.testing import jvm
 
 pytestmark = pytest.mark.jvm
-STEPS = 6
+STEPS = 4
 
 
 def per_step(trace: str) -> list[dict]:
