@@ -247,3 +247,23 @@ def test_a_logpoint_prints_an_enum_by_name_and_says_it_holds_the_thread(lib_clas
         ["state=DONE tokens=2"]
     assert len([e for e in got if e["event"] == "probe-note"]) == 1
     assert sum("holds its thread" in x for x in result.stderr.splitlines()) == 1
+
+
+JUNIT4 = [Path("/usr/share/java/junit4.jar"), Path("/usr/share/java/hamcrest-core.jar")]
+
+
+@pytest.mark.skipif(not all(p.is_file() for p in JUNIT4), reason="no JUnit 4 (Debian: junit4, libhamcrest-java)")
+def test_junit4_errors_are_failures_and_expected_exceptions_are_not(lib_classes):
+    work, classes = lib_classes
+    cp = ":".join(str(p) for p in [classes, *JUNIT4])
+    classes4 = work / "classes4"
+    subprocess.run(["javac", "-g", "-cp", cp, "-d", str(classes4),
+                    *map(str, (Path(__file__).parent / "junit4_java").rglob("*.java"))], check=True, timeout=120)
+    out = work / "junit4"
+    result = jdwpd_ci("--on-test-failure", "--out", str(out), "--", "java", "-jar", str(CONSOLE), "-cp",
+                      f"{classes4}:{cp}", "--select-class", "lib4.Parser4Test", "--disable-banner",
+                      "--details=none", cwd=work)
+    assert result.returncode == 1, result.stderr[-3000:]
+    failures = {e["test"]: e for e in events(out) if e["event"] == "test-failure"}
+    assert set(failures) == {"lib4.Parser4Test.rejectsNull", "lib4.Parser4Test.counts"}, failures.keys()
+    assert failures["lib4.Parser4Test.rejectsNull"]["exception"]["class"] == "java.lang.NullPointerException"
