@@ -8,10 +8,15 @@ counts an error.  The breakpoint goes on the line marked ``// @bp``, before thos
 
 from __future__ import annotations
 
+import functools
 import subprocess
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from jdwpd.testing import jdks, jvm
+from protocol.agent_code import IN_PLACE_JDKS
 from protocol.constants import EventKind, ModKind, SuspendPolicy
 
 TIMEOUT = 60
@@ -102,3 +107,18 @@ def breakpoint_mods(ref: int, method: int, index: int, *extra: dict) -> list[dic
 
 def conditional(expr_id: int) -> dict:
     return {"mod_kind": ModKind.CONDITIONAL, "expr_id": expr_id}
+
+
+@functools.cache
+def jdk_feature(java: str | None = None) -> int | None:
+    """The feature release of `java`, or of the JDK under test."""
+    return jdks.java_feature(java or jvm.java_executable())
+
+
+def in_place_or_skip(java: str | None = None) -> None:
+    """Reading locals in place is only tried on the JDKs tested for it (agent/hotspot_gate.h): on another,
+    a test of reading in place has nothing to test (what replaces it: tests/ext/test_slots.py's
+    test_a_jdk_not_tested_for_reading_in_place_reads_by_a_walk)."""
+    feature = jdk_feature(java)
+    if feature not in IN_PLACE_JDKS:
+        pytest.skip(f"JDK {feature} is not among the versions tested for reading in place {IN_PLACE_JDKS}")

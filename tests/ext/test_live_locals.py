@@ -21,7 +21,7 @@ from jdwpd.testing import debuggees, jdks, jvm
 from jdwpd.testing.client import open_jdwp_client
 from protocol.agent_code import decode_capture
 from protocol.constants import EventKind, ModKind, SuspendPolicy
-from tests.ext.ext_support import TIMEOUT, breakpoint_mods, conditional, location_of_line, prepare
+from tests.ext.ext_support import TIMEOUT, breakpoint_mods, conditional, in_place_or_skip, location_of_line, prepare
 
 pytestmark = pytest.mark.jvm
 
@@ -132,6 +132,8 @@ MODES = [pytest.param((), id="in-place"), pytest.param(("-Djdwpd.frameLocals=fal
 @pytest.mark.parametrize("java", _javas())
 async def test_conditions_on_every_kind_of_local_are_read_in_place_or_walked_never_by_jvmti(live_classes, java,
                                                                                             mode):
+    if not mode:
+        in_place_or_skip(java)
     classes, lines = live_classes
     with trio.fail_after(3 * TIMEOUT):
         async with jvm.open_jvm("jdwpd", classes, "Live", [str(N)], java=java, jvm_args=list(mode)) as vm, \
@@ -239,6 +241,7 @@ async def _capture_at(classes, lines, target: int, java, jvm_args=(), object_ids
 
 @pytest.mark.parametrize("java", _javas())
 async def test_a_capture_walks_compiled_callers_and_reads_what_jvmti_reads(live_classes, java):
+    in_place_or_skip(java)  # its condition reads in place
     classes, lines = live_classes
     i = WARM + 10
     walked, stats = await _capture_at(classes, lines, i, java)
@@ -274,6 +277,7 @@ async def test_a_capture_with_ids_names_its_objects_by_their_jdwp_ids(live_class
 async def test_a_capture_of_the_top_frame_alone_reads_it_in_place(live_classes, java):
     """A logpoint's or one-frame snapshot's locals, `this` and watches: in place, no walk, and the
     same capture as a walk and as JVMTI give."""
+    in_place_or_skip(java)
     classes, lines = live_classes
     i = WARM + 16
     how = {"frames": 1, "locals_frames": 1, "watches": ["str.length() + i", "this.f * l", "node"]}
