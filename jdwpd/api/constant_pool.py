@@ -7,11 +7,13 @@ up among the source's imports.
 
 from __future__ import annotations
 
+import re
 import struct
 
 # tag -> the entry's size after its tag byte (Utf8 is sized by its own length field)
 _SIZES = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4, 15: 3, 16: 2, 17: 4, 18: 4, 19: 2, 20: 2}
 _UTF8, _CLASS, _LONG, _DOUBLE = 1, 7, 5, 6
+_DESCRIBED = re.compile(r"(?:(?<=[(\[;<>):+*-])|^)L([A-Za-z_$][\w$]*(?:/[\w$]+)*)(?=[;<])")
 
 
 def class_names(count: int, data: bytes) -> list[str]:
@@ -20,6 +22,9 @@ def class_names(count: int, data: bytes) -> list[str]:
     >>> pool = bytes([1, 0, 14]) + b"java/util/List" + bytes([7, 0, 1])
     >>> class_names(3, pool)
     ['java/util/List']
+    >>> sig = b"(Lp/Node;I)Ljava/util/List<Lp/Page;>;"
+    >>> class_names(2, bytes([1, 0, len(sig)]) + sig)
+    ['p/Node', 'java/util/List', 'p/Page']
     """
     utf8: dict[int, str] = {}
     classes: list[int] = []
@@ -38,7 +43,16 @@ def class_names(count: int, data: bytes) -> list[str]:
         else:  # a tag this reader does not know: what it read so far stands
             break
         index += 2 if tag in (_LONG, _DOUBLE) else 1
-    return [utf8[i] for i in classes if i in utf8]
+    named = [utf8[i] for i in classes if i in utf8]
+    # Types a source names only in declarations (a parameter, a local's generic type) appear in
+    # descriptors and signatures, not as CONSTANT_Class entries.
+    seen = set(named)
+    for text in utf8.values():
+        for m in _DESCRIBED.finditer(text):
+            if m.group(1) not in seen:
+                seen.add(m.group(1))
+                named.append(m.group(1))
+    return named
 
 
 def imported_named(names: list[str], simple: str) -> list[str]:
