@@ -53,6 +53,7 @@ def command(kind: str, mode: str, classes: Path, port: int) -> list[str]:
     program = ["-cp", str(classes), "Trigger", *{"onuncaught": ["uncaught"], "nosuspend": ["hold"]}.get(mode, [])]
     suspend = mode != "nosuspend"
     if kind == "reference":
+        jvm.require_reference()
         trigger = "onuncaught=y" if mode == "onuncaught" else f"onthrow={NEVER if mode == 'never' else ISE}"
         agent = f"-agentlib:jdwp=transport=dt_socket,server=y,suspend={'y' if suspend else 'n'}," \
                 f"address=127.0.0.1:{port},{trigger},launch=/bin/echo"
@@ -338,12 +339,20 @@ async def thread_names(client) -> list[str]:
     return sorted(names)
 
 
-async def test_virtual_threads_listed_from_the_trigger_on_as_with_the_reference():
+@pytest.fixture
+def jdk21():
+    """A JDK 21+ (virtual threads), else a skip that says why. A sync fixture: pytest.skip inside a trio
+    test loses its reason."""
     if not jvm.jdwpd_available():
         pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
     jdk = jdks.find_jdk(21)
     if jdk is None:
         pytest.skip(jdks.missing_reason(21))
+    return jdk
+
+
+async def test_virtual_threads_listed_from_the_trigger_on_as_with_the_reference(jdk21):
+    jdk = jdk21
     classes = debuggees.compile_sources(SOURCES_21, javac=jdk.javac, release="21")
     markers = debuggees.all_markers(SOURCES_21)
     reference = await virtual_threads_session("reference", jdk, classes, markers)
