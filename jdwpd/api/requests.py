@@ -559,6 +559,9 @@ class ExceptionBreakpoint(DeferredRequest):
     caught: bool = attrs.field(default=True, kw_only=True)
     uncaught: bool = attrs.field(default=True, kw_only=True)
     suspend: str = attrs.field(default="thread", kw_only=True)
+    #: Class patterns (``java.*``, ``*.Foo``) whose throws are not reported: filtered where the
+    #: server filters (JDWP's ClassExclude, on the throwing location's class).
+    exclude: tuple[str, ...] = attrs.field(default=(), kw_only=True)
 
     def __str__(self) -> str:
         return f"exception catch {self.class_name or '*'}"
@@ -575,6 +578,7 @@ class ExceptionBreakpoint(DeferredRequest):
     async def _set_for(self, type_id: int) -> None:
         mods = [{"mod_kind": ModKind.EXCEPTION_ONLY, "exception_or_null": type_id, "caught": self.caught,
                  "uncaught": self.uncaught}]
+        mods += [{"mod_kind": ModKind.CLASS_EXCLUDE, "class_pattern": p} for p in self.exclude]
         await self._set(EventKind.EXCEPTION, SUSPEND_POLICIES[self.suspend], mods, self._on_event)
 
     async def _on_event(self, event: Any, stop: Stop) -> None:

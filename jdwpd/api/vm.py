@@ -204,6 +204,10 @@ class VM:
         self._routes[r.request_id] = send
         return r.request_id
 
+    def _spent(self, request_id: int) -> None:
+        """A request the server ended itself (its Count ran out with this event): no Clear to send."""
+        self._routes.pop(request_id, None)
+
     async def _clear_request(self, kind: int, request_id: int) -> None:
         self._routes.pop(request_id, None)
         if self.closed or self.dead.is_set():
@@ -383,10 +387,11 @@ class VM:
         return await self._add(lp)
 
     async def catch(self, class_name: str | None = None, *, caught: bool = True, uncaught: bool = True,
-                    suspend: str = "thread") -> ExceptionBreakpoint:
-        """Stop where an exception of ``class_name`` or a subclass (None: any) is thrown."""
+                    suspend: str = "thread", exclude: tuple[str, ...] = ()) -> ExceptionBreakpoint:
+        """Stop where an exception of ``class_name`` or a subclass (None: any) is thrown;
+        ``exclude``: class patterns (``java.*``) whose own throws are not reported."""
         return await self._add(ExceptionBreakpoint(self, class_name=class_name, caught=caught, uncaught=uncaught,
-                                                   suspend=suspend))
+                                                   suspend=suspend, exclude=tuple(exclude)))
 
     async def exception(self, class_name: str | None = None, *, caught: bool = True, uncaught: bool = True,
                         timeout: float | None = None) -> ExceptionHit:

@@ -18,7 +18,7 @@ import trio
 from .. import api
 from .evidence import Evidence
 from .options import DEFAULT_CAP, LOGPOINT_CAP, Probe, Settings
-from .tests_seen import caught_outside_tests, ended_test, test_failure_snapshot, test_of
+from .tests_seen import QUIET_THROWERS, caught_outside_tests, ended_test, test_failure_snapshot, test_of
 
 #: What a condition that threw in Java says: "ArithmeticException: / by zero (in the VM)", ...
 JAVA_THROWABLE = re.compile(r"^[\w.$]*(Exception|Error)\b")
@@ -128,15 +128,17 @@ class VmProbes:
         if probe.kind == "snapshot":
             # Captured in the VM where it runs jdwpd's agent (the thread never waits for the
             # daemon), read over JDWP elsewhere: the same data either way.
+            # the first N hits, counted in the VM (no capture past the cap is made or sent)
             source = await vm.snapshots(probe.location, condition=probe.expression, limits=limits_of(self.settings),
-                                        in_vm=True, cpu_quota=quota)
+                                        in_vm=True, cpu_quota=quota, max_hits=self._cap(probe))
             source.on_hit(self._guard(probe, lambda snap, p=probe, s=source: self._snapshot(snap, p, s)))
         elif probe.kind == "assert":
             # A snapshot where the assertion does not hold: the VM evaluates it at each hit and
             # the thread goes on at once where it holds; one that throws is a failure too (the
             # snapshot says what it threw).  Method calls were refused at start (options.py).
             source = await vm.snapshots(probe.location, condition=f"!({probe.expression})",
-                                        limits=limits_of(self.settings), in_vm=True, cpu_quota=quota)
+                                        limits=limits_of(self.settings), in_vm=True, cpu_quota=quota,
+                                        max_hits=self._cap(probe))
             source.on_hit(self._guard(probe, lambda snap, p=probe, s=source: self._assert(snap, p, s)))
         elif probe.kind == "logpoint":
             source = await vm.logpoint(probe.location, probe.expression, cpu_quota=quota,
@@ -152,7 +154,7 @@ class VmProbes:
         elif probe.kind == "test-failure":
             # any exception may end a test (JUnit's <error> as its <failure>): which one does is
             # told by where it is caught (tests_seen.py)
-            source = await vm.catch(None, caught=True, uncaught=True)
+            source = await vm.catch(None, caught=True, uncaught=True, exclude=QUIET_THROWERS)
             source.on_hit(self._guard(probe, lambda hit, p=probe, s=source: self._test_failure(hit, p, s)))
         else:
             raise ValueError(probe.kind)
@@ -187,6 +189,8 @@ class VmProbes:
         try:
             await source.wait()
         except api.RequestDisabled as e:
+            if "max_hits" in e.reason or "hit_cap" in e.reason:
+                return  # its cap, counted in the VM: probe-spent says so (_count)
             self.problem("probe-disabled", probe, f"disabled: {e.reason}")
         except api.RequestError as e:
             self.problem("probe-error", probe, e.reason)

@@ -38,6 +38,14 @@ NOT_FAILURES = frozenset({"org.opentest4j.TestAbortedException", "org.junit.Assu
 EXPECTING = ("org.junit.internal.runners.statements.ExpectException", "org.junit.rules.ExpectedException")
 
 
+#: Code whose own throws are never a test's failure, left out where the VM filters (JDWP's
+#: ClassExclude): class loaders asking their parents (the most frequent throws of a test run) and
+#: the console launcher's option parser.  The one failure it hides: a test's own
+#: ``Class.forName`` of a missing class (its ClassNotFoundException is thrown in a class loader).
+QUIET_THROWERS = ("java.lang.ClassLoader", "jdk.internal.loader.*", "java.net.URLClassLoader",
+                  "org.junit.platform.console.*")
+
+
 def is_framework(cls: str) -> bool:
     return cls.startswith(FRAMEWORK_PREFIXES)
 
@@ -88,10 +96,12 @@ async def ended_test(hit: Any, frames: list[Any]) -> int | None:
 
 
 def caught_outside_tests(hit: Any) -> bool:
-    """A first look that needs no stack: an exception caught in the code under test (not by a
-    runner, the JDK or reflection) ends no test.  Most throws of a run are of this kind."""
+    """A first look that needs no stack: only a runner or reflection (which calls the test) can
+    catch an exception below a test frame, so one caught anywhere else (the code under test, a
+    class loader of the JDK asking its parent, an assertion library) ends no test.  Most throws
+    of a run are of this kind; the stack is read only for the others."""
     catch = hit.catch_location
-    return catch is not None and not is_framework(catch.type.name)
+    return catch is not None and not catch.type.name.startswith(RUNNERS + REFLECTION)
 
 
 async def test_failure_snapshot(hit: Any, frames: list[Any], t: int, limits: Limits) -> dict:
