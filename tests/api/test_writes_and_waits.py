@@ -132,3 +132,35 @@ async def test_a_handler_that_steps_leaves_the_thread_running(server_kind, write
             hit = await end.wait(timeout=60)   # reached only if the stepped-to stop was resumed
             assert stepped == [writes_lines["writes_set"] + 1]
             await hit.resume()
+
+
+async def test_method_exits_stop_only_where_the_method_returns(server_kind, writes_classes):
+    """``method_exits`` on a class whose other methods run 260,000 times: only the method's own returns
+    stop (recursion included: each call's value), an exit by an exception is not one, and the program
+    is not slowed to a crawl by stops in the other methods."""
+    from api_support import java_argv
+
+    from jdwpd.testing import jvm
+
+    async def run(vm):
+        target = await vm.method_exits("writes.Busy.target")
+        fails = await vm.method_exits("writes.Busy.fails")
+        await vm.resume()
+        values = []
+        async for hit in target.hits(limit=3, timeout=120):
+            values.append(hit.return_value)
+            await hit.resume()
+        hit = await fails.wait(timeout=120)
+        assert hit.return_value == 7
+        await hit.resume()
+        return values
+
+    with trio.fail_after(240):
+        if server_kind == "jdwpd":
+            async with jdwpd.launch([*java_argv(writes_classes, "writes.Main"), "busy"], suspend=True) as vm:
+                values = await run(vm)
+        else:
+            async with jvm.open_reference_jvm(writes_classes, "writes.Main", ["busy"]) as debuggee, \
+                    jdwpd.attach(debuggee.address) as vm:
+                values = await run(vm)
+    assert values == [20000, 20001, 20003]

@@ -18,6 +18,9 @@ public class Main {
                 + " count=" + m.count + " label=" + m.label + " limit=" + limit + " LABELS=" + LABELS[0]
                 + " decided=" + decided + " greet=" + greet();
         System.out.println(summary);  // @marker writes_end
+        if (args.length > 0) {
+            Busy.run();
+        }
     }
 
     static int decide(int x) {
