@@ -69,7 +69,26 @@ async def jdwpd_remote(delay: float, steps: int) -> float:
                 return await _waterfall(client, near.port, steps)
 
 
-async def main(delays: list[float], steps: int, runs: int) -> None:
+async def jdwpd_local(steps: int) -> float:
+    """The same waterfall against `jdwpd launch` on this machine (no far side, no delay)."""
+    from jdwpd.own_command import jdwpd_argv
+
+    target, client = _classes()
+    cmd = [*jdwpd_argv(), "launch", "--jdwp", "127.0.0.1:0", "--suspend", "--",
+           jvm.java_executable(), "-cp", str(target), "RemoteTarget"]
+    async with jvm.open_command("jdwpd", cmd, ready=NEAR_READY) as vm:
+        return await _waterfall(client, vm.port, steps)
+
+
+async def main(delays: list[float], steps: int, runs: int, local: bool) -> None:
+    if local:
+        ref, ours = [], []
+        for _ in range(runs):
+            ref.append(await reference(0.0, steps))
+            ours.append(await jdwpd_local(steps))
+        r, o = statistics.median(ref), statistics.median(ours)
+        print(f"local (jdwpd launch), {steps} steps: reference {r:.1f} ms/step, "
+              f"jdwpd {o:.1f} ms/step, ratio {o / r:.3f}", flush=True)
     for delay in delays:
         ref, ours = [], []
         for _ in range(runs):
@@ -85,6 +104,8 @@ if __name__ == "__main__":
     p.add_argument("--delay", type=float, default=0.025, help="seconds added each way (default 0.025)")
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--runs", type=int, default=1)
+    p.add_argument("--local", action="store_true", help="also the waterfall against `jdwpd launch` (no remote)")
+    p.add_argument("--only-local", action="store_true", help="only that")
     a = p.parse_args()
-    trio.run(main, [a.delay, 0.0], a.steps, a.runs)
+    trio.run(main, [] if a.only_local else [a.delay, 0.0], a.steps, a.runs, a.local or a.only_local)
     sys.exit(0)

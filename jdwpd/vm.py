@@ -27,6 +27,7 @@ from .events import _event as event_of_hit
 from .fast.locals_ahead import LocalsAhead
 from .fast.memo import NO_THAW, ReplyMemo
 from .fast.settings import FAST
+from .fast.stop_read import Facts, StopReader, facts_only, read_stop
 from .model.invokes import InvokeTable
 from .model.objects import ObjectRefs
 from .model.requests import EventRequest, RequestTable
@@ -40,6 +41,14 @@ from .target.threads import START_WAIT, ThreadOperations
 from .target.values import ObjectKinds, ValueOperations
 
 log = logging.getLogger(__name__)
+# JDWPD_STOP_AHEAD: "late" (default: a stop of every thread is delivered once its reads ahead are
+# in; a stop of one thread after the first batch is sent), "early" (every stop after the first
+# batch is sent), "off" (no reading ahead).  For A/B runs.
+STOP_AHEAD = os.environ.get("JDWPD_STOP_AHEAD", "late")
+
+
+class _StopChanged(Exception):
+    """Something changed while a stop was read ahead: the rest is not read."""
 # At VM death the debuggers get every event still on its way, VMDeath last, for as long as they
 # keep taking them: delivery is given up only after this long without any progress (a debugger
 # that stopped reading must not keep the daemon, and with it `jdwpd launch`, alive).
@@ -85,6 +94,11 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
         self.objects = ObjectRefs()
         self.invokes = InvokeTable()
         self.locals_ahead = LocalsAhead()
+        # A stop's reads ahead (jdwpd/fast/stop_read.py): sent with the stop's event, answered by the
+        # link (AgentLink.ahead) until a change; off where the link's other end reads ahead itself
+        # (the remote near side) or with JDWPD_STOP_AHEAD=off.
+        self.reads_ahead = STOP_AHEAD != "off" and hasattr(link, "ahead_send") and getattr(link, "reads_ahead", True)
+        self._stop_facts = Facts()
         self.object_kinds = ObjectKinds(link)
         # Replies the sessions may repeat (jdwpd/fast/memo.py); JDWPD_FAST=off turns it off (A/B).
         self.memo = ReplyMemo(enabled=FAST.memo)
@@ -116,6 +130,8 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
             self._start_seen.set()
 
     def _on_link_message(self, name: str) -> None:
+        if name == "REDEFINE_CLASSES":
+            self._stop_facts = Facts()  # a redefined method's variables are new
         self.memo.link_message(name)
         if name not in NO_THAW:
             self.threads.may_run()
@@ -407,11 +423,56 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
             self.threads.parked_at_event(message["thread"])
         # A VMDeath that suspends holds the dying VM until resumed, as the reference's does.
         await self._apply_suspensions(routing)
-        for composite in routing.composites:
-            await self._deliver(composite, death)
+        if (self.reads_ahead and routing.composites and message["thread"]
+                and message["suspend_policy"] != SuspendPolicy.NONE
+                and any("location" in (h["data"] or {}) for h in hits)):
+            await self._read_ahead(message, routing.composites, death)
+        else:
+            for composite in routing.composites:
+                await self._deliver(composite, death)
         self._learn_from(message["thread"], hits)
 
+    async def _read_ahead(self, message: dict, composites: list[Composite], death: bool) -> None:
+        """Deliver a stop with its reads ahead: the first batch goes before the event (a debugger's
+        first questions wait for its replies rather than ask again); a stop of every thread is
+        delivered once everything is read (STOP_AHEAD "late"), else after the first batch."""
+        link = self.link
+        epoch = link.ahead_epoch
+        whole_vm = message["suspend_policy"] == SuspendPolicy.ALL
+        early = STOP_AHEAD == "early" or not whole_vm
+        delivered = False
+
+        async def deliver() -> None:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                for composite in composites:
+                    await self._deliver(composite, death)
+
+        async def raw_ask(requests: list[tuple[str, dict]]) -> list:
+            if facts_only(requests):  # facts hold whatever changed: learnt for the next stops
+                got = await link.ahead_send(requests, None)
+                return await link.ahead_wait(got, None) if got is not None else []
+            sent = await link.ahead_send(requests, epoch)
+            if early:
+                await deliver()
+            if sent is None:
+                raise _StopChanged
+            return await link.ahead_wait(sent, epoch)  # (facts among them hold even if the stop changed)
+
+        try:
+            await read_stop(StopReader(raw_ask, self._stop_facts), message, whole_vm=whole_vm)
+        except _StopChanged:
+            pass
+        except AgentLinkClosed:
+            raise
+        except Exception:  # noqa: BLE001 - reading ahead is a speed-up: the stop goes on without it
+            log.exception("reading a stop ahead failed")
+        finally:
+            await deliver()
+
     def _class_unloaded(self, ref: int) -> None:
+        self._stop_facts = Facts()
         """The agent says a class whose id it sent unloaded (whether or not a debugger asked for
         ClassUnload events): its id is dead, nothing cached under it may answer any more."""
         self.memo.drop_facts()  # the memo keys on IDs: any entry may hold this class's facts

@@ -20,6 +20,7 @@ from protocol import link as L
 
 from ..errors import AgentError, AgentLinkClosed
 from ..fast import inline
+from ..fast.stop_ahead import Entry, StopAnswers, invalidates, source_key
 from ..fast.writer import Writer, Wrote
 
 log = logging.getLogger(__name__)
@@ -28,6 +29,7 @@ _EVENT = L.BY_NAME["EVENT"].kind
 _NOTICE = L.BY_NAME["NOTICE"].kind
 _CLASS_UNLOADED = L.BY_NAME["CLASS_UNLOADED"].kind
 HANDSHAKE_TIMEOUT = 10.0
+_WHOLE_STACK = (0).to_bytes(4, "big") + (-1).to_bytes(4, "big", signed=True)  # THREAD_FRAMES 0, -1
 
 
 class HandshakeError(Exception):
@@ -43,6 +45,30 @@ class _Slot:
         self.wake = trio.Event()
         self.frame: L.Frame | None = None
         self.then: _Then | None = None  # a coroutine parked without a task, to go on with
+
+
+class _AheadSlot(_Slot):
+    """A read-ahead request's slot: its reply joins the stop's answers if nothing changed meanwhile."""
+
+    __slots__ = ("key", "epoch")
+
+    def __init__(self, kind: int, name: str, key: tuple[int, bytes], epoch: int) -> None:
+        super().__init__(kind, name)
+        self.key = key
+        self.epoch = epoch
+
+
+class LinkCounts:
+    """What the daemon asked the agent: requests written (in how many writes) and requests answered
+    from a stop's read-ahead (jdwpd/fast/stop_ahead.py) without crossing; for tests and benches."""
+
+    __slots__ = ("sent", "writes", "answered", "ahead_sent", "ahead_writes")
+
+    def __init__(self) -> None:
+        self.sent = self.writes = self.answered = self.ahead_sent = self.ahead_writes = 0
+
+    def snapshot(self) -> dict[str, int]:
+        return {name: getattr(self, name) for name in self.__slots__}
 
 
 class _Then:
@@ -98,6 +124,12 @@ class AgentEvents:
             raise StopAsyncIteration from None
 
 
+def _known_result(name: str, hit: tuple[int, bytes]) -> dict[str, Any] | AgentError:
+    if hit[0] != 0:
+        return AgentError(hit[0], name)
+    return L.decode_reply(L.BY_NAME[name].kind, hit[1])
+
+
 def _ignore(name: str) -> None:
     pass
 
@@ -122,6 +154,16 @@ class AgentLink:
         self._next_id = 1
         # Told the name of every message about to go out (the VM's reply memo: jdwpd/fast/memo.py).
         self.on_message: Callable[[str], None] = _ignore
+        # A stop's answers read ahead (jdwpd/fast/stop_ahead.py): requests answered from them until one
+        # that may change state, or an event; _ahead_epoch counts those ends.
+        self.ahead = StopAnswers()
+        self._ahead_slots: dict[tuple[int, bytes], _AheadSlot] = {}
+        self._ahead_sources: dict[tuple, _AheadSlot] = {}  # stacks, frames' locals, objects' fields under way
+        self._ahead_epoch = 0
+        self._ahead_on = False
+        self.counts = LinkCounts()
+        trace = os.environ.get("JDWPD_LINK_TRACE")  # a file: what the daemon asked, and how (tests count it)
+        self._trace = open(trace, "a", buffering=1) if trace else None  # noqa: SIM115
         self._closed = False
         self.close_reason = ""
 
@@ -138,7 +180,22 @@ class AgentLink:
         spec = L.BY_NAME[name]
         if self._closed:
             raise AgentLinkClosed(self.close_reason or "agent link closed")
+        if self._ahead_on:
+            if spec.thaws or spec.suspends or name == "RELEASE_IDS":
+                self.drop_ahead()
+            else:
+                hit = await self._from_ahead(spec, fields)
+                if hit is not None:
+                    if self._trace is not None:
+                        self._trace.write(f"answered {name}\n")
+                    if hit[0] != 0:
+                        raise AgentError(hit[0], name)
+                    return L.decode_reply(spec.kind, hit[1])
         self.on_message(name)
+        self.counts.sent += 1
+        self.counts.writes += 1
+        if self._trace is not None:
+            self._trace.write(f"sent {name}\n-- write\n")
         msg_id = self._new_id()
         slot = _Slot(spec.kind, name)
         self._pending[msg_id] = slot
@@ -158,10 +215,37 @@ class AgentLink:
         """
         if self._closed:
             raise AgentLinkClosed(self.close_reason or "agent link closed")
+        known: dict[int, tuple[int, bytes]] = {}
+        if self._ahead_on:
+            if any(invalidates(L.BY_NAME[name].kind) for name, _ in calls):
+                self.drop_ahead()
+            else:
+                bodies = [(L.BY_NAME[name].kind, L.encode_body(L.BY_NAME[name].request, fields))
+                          for name, fields in calls]
+                if self._ahead_slots:
+                    under_way = {id(slot): slot for kind, body in bodies
+                                 if (slot := self._ahead_under_way(kind, body)) is not None}
+                    if under_way:
+                        await self._wait_ahead(tuple(under_way.values()))
+                for i, (kind, body) in enumerate(bodies):
+                    hit = self.ahead.answer(kind, body)
+                    if hit is not None:
+                        known[i] = hit
+                        self.counts.answered += 1
+                if len(known) == len(calls):
+                    return [_known_result(calls[i][0], known[i]) for i in range(len(calls))]
+        asked = calls
+        if known:
+            calls = [c for i, c in enumerate(asked) if i not in known]
         sent: list[tuple[int, str, int, _Slot]] = []
         chunks = []
+        self.counts.writes += 1
+        if self._trace is not None:
+            self._trace.write("".join(f"answered {asked[i][0]}\n" for i in known)
+                              + "".join(f"sent {name}\n" for name, _ in calls) + "-- write\n")
         try:
             for name, fields in calls:
+                self.counts.sent += 1
                 self.on_message(name)
                 msg_id = self._new_id()
                 chunks.append(L.encode_request(msg_id, name, **fields))
@@ -181,7 +265,137 @@ class AgentLink:
                 results.append(_reply_fields(slot, kind, name))
             except AgentError as e:
                 results.append(e)
+        if known:
+            for i in sorted(known):
+                results.insert(i, _known_result(asked[i][0], known[i]))
         return results
+
+    def _ahead_under_way(self, kind: int, body: bytes) -> _AheadSlot | None:
+        """The read ahead under way whose reply may answer this request, if one is."""
+        slot = self._ahead_slots.get((kind, body))
+        if slot is None and self._ahead_sources:
+            source = source_key(kind, body)
+            if source is not None:
+                slot = self._ahead_sources.get(source)
+        if slot is None or slot.frame is not None or slot.then is not None:
+            return None  # (a slot someone already goes on from is left to them)
+        return slot
+
+    async def _wait_ahead(self, slots: tuple[_AheadSlot, ...]) -> None:
+        await inline.handoff_point(inline.AwaitingReply(lambda callback: self._await_replies(slots, callback)))
+        for slot in slots:
+            while slot.frame is None:
+                await self._pump_until(lambda slot=slot: slot.frame is not None, slot)
+
+    async def _from_ahead(self, spec: L.MessageSpec, fields: dict[str, Any]) -> tuple[int, bytes] | None:
+        """The answer read ahead for this request (waiting for a read-ahead reply under way), or None."""
+        body = L.encode_body(spec.request, fields)
+        hit = self.ahead.answer(spec.kind, body)
+        if hit is None:
+            slot = self._ahead_under_way(spec.kind, body)
+            if slot is None:
+                return None
+            await self._wait_ahead((slot,))
+            if slot.key == (spec.kind, body):
+                hit = (slot.frame.status, slot.frame.body)
+            else:
+                # from that reply itself: its answer stands for a request made before any change
+                try:
+                    hit = StopAnswers([(slot.kind, slot.key[1], slot.frame.status, slot.frame.body)]).answer(
+                        spec.kind, body)
+                except L.LinkError:
+                    hit = None
+                if hit is None:
+                    return None
+        self.counts.answered += 1
+        return hit
+
+    def ahead_answer(self, name: str, **fields: Any) -> dict[str, Any] | None:
+        """The reply read ahead for this request if it is in (decoded; None for none or an error)."""
+        if not self._ahead_on:
+            return None
+        spec = L.BY_NAME[name]
+        hit = self.ahead.answer(spec.kind, L.encode_body(spec.request, fields))
+        if hit is None or hit[0] != 0:
+            return None
+        self.counts.answered += 1
+        return L.decode_reply(spec.kind, hit[1])
+
+    def drop_ahead(self) -> None:
+        """Something may have changed what the agent would answer: nothing read ahead answers any more."""
+        self._ahead_epoch += 1
+        if self._ahead_on:
+            self.ahead = StopAnswers()
+            self._ahead_slots.clear()
+            self._ahead_sources.clear()
+            self._ahead_on = False
+
+    @property
+    def ahead_epoch(self) -> int:
+        return self._ahead_epoch
+
+    async def ahead_send(self, calls: list[tuple[str, dict[str, Any]]], epoch: int | None) -> list[Any] | None:
+        """Read-ahead requests (reads only), in one write; None if something changed since ``epoch``
+        (then nothing is asked).  Until their replies come, a request with the same bytes waits for
+        them instead of asking again; the replies answer such requests until something changes
+        (``drop_ahead``).  ``ahead_wait`` gives the replies.  ``epoch`` None: immutable facts, asked
+        whatever changed, not kept here."""
+        if self._closed or (epoch is not None and epoch != self._ahead_epoch):
+            return None
+        if epoch is None:
+            results = await self.request_many(calls)
+            return [(L.BY_NAME[name].kind, L.encode_body(L.BY_NAME[name].request, fields),
+                     r.status if isinstance(r, AgentError) else 0,
+                     b"" if isinstance(r, AgentError) else L.encode_body(L.BY_NAME[name].reply, r))
+                    for (name, fields), r in zip(calls, results, strict=True)]
+        out: list[Any] = []
+        chunks = []
+        for name, fields in calls:
+            spec = L.BY_NAME[name]
+            assert not invalidates(spec.kind), name
+            body = L.encode_body(spec.request, fields)
+            key = (spec.kind, body)
+            hit = self.ahead.answer(spec.kind, body)
+            if hit is not None:
+                out.append((spec.kind, body, hit[0], hit[1]))
+                continue
+            slot = self._ahead_slots.get(key)
+            if slot is None:
+                msg_id = self._new_id()
+                slot = _AheadSlot(spec.kind, name, key, epoch)
+                self._pending[msg_id] = slot
+                self._ahead_slots[key] = slot
+                source = source_key(spec.kind, body)
+                if source is not None and (spec.name != "THREAD_FRAMES" or body[8:] == _WHOLE_STACK):
+                    self._ahead_sources[source] = slot
+                chunks.append(L.frame(msg_id, spec.kind, 0, body))
+            out.append(slot)
+        self._ahead_on = True
+        if chunks:
+            self.counts.ahead_sent += len(chunks)
+            self.counts.ahead_writes += 1
+            if self._trace is not None:
+                self._trace.write(f"ahead {len(chunks)}\n-- ahead write\n")
+            data = b"".join(chunks)
+            sent = self._send_now(data)
+            if sent is not True:
+                await self._send(data if sent is None else b"")
+        return out
+
+    async def ahead_wait(self, sent: list[Any], epoch: int | None) -> list[Entry] | None:
+        """(kind, request body, status, reply body) of each of ``ahead_send``'s requests (kept as the
+        stop's answers only if nothing changed since ``epoch``: ``ahead_epoch`` says)."""
+        if epoch is None:
+            return sent
+        entries: list[Entry] = []
+        for item in sent:
+            if isinstance(item, _AheadSlot):
+                while item.frame is None:
+                    await self._pump_until(lambda item=item: item.frame is not None, item)
+                entries.append((item.kind, item.key[1], item.frame.status, item.frame.body))
+            else:
+                entries.append(item)
+        return entries
 
     async def post(self, name: str, on_refused: Callable[[int], None] | None = None, **fields: Any) -> None:
         """Send a request and wait for nothing: its reply is dropped when it comes.
@@ -192,7 +406,13 @@ class AgentLink:
         the agent refused it after all.  AgentLinkClosed when the link is gone."""
         if self._closed:
             raise AgentLinkClosed(self.close_reason or "agent link closed")
+        if self._ahead_on and invalidates(L.BY_NAME[name].kind):
+            self.drop_ahead()
         self.on_message(name)
+        self.counts.sent += 1
+        self.counts.writes += 1
+        if self._trace is not None:
+            self._trace.write(f"sent {name}\n-- write\n")
         msg_id = self._new_id()
         if on_refused is not None:
             self._refusal_watch[msg_id] = on_refused
@@ -335,9 +555,13 @@ class AgentLink:
 
     def _route(self, frame: L.Frame, ready: list[_Then]) -> None:
         if frame.id == 0:
+            if frame.kind in (_EVENT, _CLASS_UNLOADED):
+                self.drop_ahead()  # a thread ran to its event, or a class went: what was read may be stale
             try:
                 if frame.kind == _EVENT:
                     self._events.append(L.decode_event(frame.body))
+                    if self._trace is not None:
+                        self._trace.write(f"== event {self._events[-1]}\n")
                 elif frame.kind == _NOTICE:
                     body = L.decode_body(L.BY_NAME["NOTICE"].request, frame.body, "NOTICE")
                     self._events.append({"notice": body["what"], "detail": body["detail"]})
@@ -363,6 +587,19 @@ class AgentLink:
         if slot is not None and slot.frame is None:
             slot.frame = frame
             slot.wake.set()
+            if type(slot) is _AheadSlot:
+                del self._pending[frame.id]
+                if slot.epoch == self._ahead_epoch and frame.kind == slot.kind:
+                    try:
+                        self.ahead.add(slot.kind, slot.key[1], frame.status, frame.body)
+                    except L.LinkError:
+                        pass
+                if self._ahead_slots.get(slot.key) is slot:
+                    del self._ahead_slots[slot.key]
+                if self._ahead_sources:
+                    source = source_key(slot.kind, slot.key[1])
+                    if source is not None and self._ahead_sources.get(source) is slot:
+                        del self._ahead_sources[source]
             then = slot.then
             if then is not None and then.ready() and then not in ready:
                 ready.append(then)

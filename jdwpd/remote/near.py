@@ -141,6 +141,7 @@ class NearSide:
                     if why and "TLS failed" not in why:
                         raise WrongSecret(why) from None
                 raise
+            link.reads_ahead = False  # the far side reads ahead, next to the agent (STOP_BUNDLE)
             pid = (link.hello or {}).get("pid")
             self.connected += 1
             word = "connected" if self.connected == 1 else "reconnected"

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import logging
 import os
-import struct
 from collections.abc import Awaitable, Callable
 
 import attrs
@@ -27,6 +26,8 @@ import trio
 
 from protocol import link as L
 from protocol import remote as R
+
+from ..fast.stop_ahead import StopAnswers
 
 log = logging.getLogger(__name__)
 
@@ -317,48 +318,3 @@ class NearRelay:
             self._pending = None  # read before a change of ours reached the agent: stale
             return
         self._pending = StopAnswers(entries)
-
-
-_GET_LOCALS = L.BY_NAME["FRAME_GET_LOCALS"].kind
-_GET_FIELDS = L.BY_NAME["OBJECT_GET_FIELDS"].kind
-_VALUES = struct.Struct(">I")
-
-
-class StopAnswers:
-    """A bundle's answers: by request bytes, and locals and fields value by value (a debugger may ask
-    for any subset of a frame's slots or an object's fields, in any order)."""
-
-    def __init__(self, entries=()) -> None:
-        self.exact: dict[tuple[int, bytes], tuple[int, bytes]] = {}
-        self.values: dict[tuple, dict[tuple[int, int], bytes]] = {}
-        for kind, request, status, reply in entries:
-            self.exact[(kind, request)] = (status, reply)
-            if status == 0 and kind in (_GET_LOCALS, _GET_FIELDS):
-                key, pairs = _value_request(kind, request)
-                got = L.decode_reply(kind, reply)["values"]
-                table = self.values.setdefault(key, {})
-                for pair, value in zip(pairs, got, strict=True):
-                    table[pair] = L.encode_value(value["value"])
-
-    def __bool__(self) -> bool:
-        return bool(self.exact)
-
-    def answer(self, kind: int, request: bytes) -> tuple[int, bytes] | None:
-        hit = self.exact.get((kind, request))
-        if hit is not None or kind not in (_GET_LOCALS, _GET_FIELDS) or not self.values:
-            return hit
-        try:
-            key, pairs = _value_request(kind, request)
-        except L.LinkError:
-            return None
-        table = self.values.get(key)
-        if table is None or any(p not in table for p in pairs):
-            return None
-        return 0, _VALUES.pack(len(pairs)) + b"".join(table[p] for p in pairs)
-
-
-def _value_request(kind: int, request: bytes) -> tuple[tuple, list[tuple[int, int]]]:
-    fields = L.decode_request(kind, request)
-    if kind == _GET_LOCALS:
-        return ("frame", fields["thread"], fields["depth"]), [(s["slot"], s["tag"]) for s in fields["slots"]]
-    return ("object", fields["object"]), [(f["field"], f["tag"]) for f in fields["fields"]]

@@ -212,7 +212,15 @@ class ThreadOperations:
         # trip less on the hit-resume path of a debugger that did not look at the stack), and
         # then in the same write as the resume.
         try:
-            if self.threads.has_frames_out(thread):
+            known = self.threads.has_frames_out(thread) and self.threads.held_alone_by(session, thread) \
+                and getattr(self.link, "ahead_answer", None) is not None \
+                and self.link.ahead_answer("THREAD_STATUS", thread=thread)
+            if known and known["suspend_count"] == 1:
+                # Its count read ahead at this stop, nothing sent since that may change it: this
+                # debugger's resume lets it run and cannot fail.
+                await self.link.post("THREAD_RESUME", thread=thread)
+                before = 1
+            elif self.threads.has_frames_out(thread):
                 status, resumed = await self.link.request_many(
                     [("THREAD_STATUS", {"thread": thread}), ("THREAD_RESUME", {"thread": thread})])
                 if isinstance(resumed, AgentError):
