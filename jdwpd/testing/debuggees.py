@@ -17,7 +17,8 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-__all__ = ["CompileError", "compile_sources", "default_javac", "default_release", "javac_version", "cache_root",
+__all__ = ["CompileError", "compile_sources", "default_javac", "default_release", "javac_argv", "javac_version",
+           "cache_root",
            "markers", "all_markers", "marker_line", "find_marker"]
 
 _MARKER = re.compile(r"//\s*@marker\s+([A-Za-z_][A-Za-z0-9_]*)")
@@ -50,6 +51,12 @@ def default_javac() -> str:
 def default_release() -> str:
     """The ``--release`` for the JDK under test: $JDWPD_TEST_RELEASE (the tests' ``--jdk N``), else 17."""
     return os.environ.get("JDWPD_TEST_RELEASE") or "17"
+
+
+def javac_argv() -> list[str]:
+    """``javac --release N`` for the JDK under test (the tests' ``--jdk N``; else javac on PATH, --release 17):
+    the start of every command line a test compiles its own debuggee with, so that the classes load there."""
+    return [default_javac(), "--release", default_release()]
 
 
 def _sources(src_dir: Path) -> list[Path]:

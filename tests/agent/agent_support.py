@@ -17,6 +17,7 @@ import trio
 
 from jdwpd.link.agent_link import AgentLink, accept_agent, open_unix_listener
 from jdwpd.link.launcher import agent_option_string, new_secret_file
+from jdwpd.testing.debuggees import javac_argv
 from protocol import link as L
 
 HERE = Path(__file__).resolve().parent
@@ -37,7 +38,7 @@ def build_agent(out_dir: Path) -> Path:
 
 
 def compile_java(out_dir: Path) -> Path:
-    subprocess.run(["javac", "-g", "-d", str(out_dir), *sorted(str(p) for p in JAVA.glob("*.java"))],
+    subprocess.run([*javac_argv(), "-g", "-d", str(out_dir), *sorted(str(p) for p in JAVA.glob("*.java"))],
                    check=True, capture_output=True, timeout=120)
     return out_dir
 

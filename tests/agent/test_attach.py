@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+
+from jdwpd.testing.jvm import java_executable
 import tempfile
 from pathlib import Path
 
@@ -23,7 +25,7 @@ pytestmark = pytest.mark.jvm
 
 async def test_live_attach(agent_so, classes, lines):
     workdir = Path(tempfile.mkdtemp(prefix="jdwpd-attach-"))
-    proc = await trio.lowlevel.open_process(["java", "-cp", str(classes), "Target"], stdin=subprocess.PIPE,
+    proc = await trio.lowlevel.open_process([java_executable(), "-cp", str(classes), "Target"], stdin=subprocess.PIPE,
                                             stdout=subprocess.PIPE)
     listener = await open_unix_listener(str(workdir / "link.sock"))
     jvm = Jvm(proc, None, listener, b"", workdir)

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import subprocess
 
+from jdwpd.testing.debuggees import javac_argv
+
 import pytest
 import trio
 from agent_support import run_jvm
@@ -66,7 +68,7 @@ public class Burst {
 def burst(tmp_path_factory):
     out = tmp_path_factory.mktemp("burst")
     (out / "Burst.java").write_text(SOURCE)
-    subprocess.run(["javac", "-g", "-d", str(out), str(out / "Burst.java")], check=True, timeout=120)
+    subprocess.run([*javac_argv(), "-g", "-d", str(out), str(out / "Burst.java")], check=True, timeout=120)
     lines = {text.split("// @")[1].strip(): n for n, text in enumerate(SOURCE.splitlines(), 1) if "// @" in text}
     return out, lines
 

@@ -10,6 +10,7 @@ import trio
 from agent_support import Jvm, run_jvm
 
 from jdwpd.errors import AgentError, AgentLinkClosed
+from jdwpd.testing.debuggees import javac_argv
 from protocol import link as L
 
 pytestmark = pytest.mark.jvm
@@ -573,7 +574,7 @@ async def test_redefine_force_early_return_and_stop(agent_so, classes, lines, tm
 
     text = (JAVA / "Target.java").read_text().replace("return x * 2; // @TWICE", "return x * 3; // @TWICE")
     (tmp_path / "Target.java").write_text(text)
-    subprocess.run(["javac", "-g", "-d", str(tmp_path), str(tmp_path / "Target.java")], check=True, timeout=120)
+    subprocess.run([*javac_argv(), "-g", "-d", str(tmp_path), str(tmp_path / "Target.java")], check=True, timeout=120)
     new_bytes = (tmp_path / "Target.class").read_bytes()
     async with target_jvm(agent_so, classes) as (jvm, target, main):
         await jvm.send("run 1")  # counter = 7 + twice(1) = 9

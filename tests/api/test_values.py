@@ -8,6 +8,7 @@ from api_support import open_shop
 
 import jdwpd
 from jdwpd.api.views import EnumValue, OptionalValue
+from jdwpd.testing import debuggees
 
 pytestmark = pytest.mark.jvm
 
@@ -29,8 +30,11 @@ async def test_values_and_views(server_kind, shop_classes, shop_lines):
             assert (fields["id"], fields["customer"], fields["total"]) == (2, "bob", 127.0)
             assert await order.get("customer") == "bob"
             items = await fields["items"].view()
-            assert [await i.view() for i in items] == [{"name": "pen", "price": 2.5, "quantity": 2},
-                                                       {"name": "lamp", "price": 61.0, "quantity": 2}]
+            bought = [{"name": "pen", "price": 2.5, "quantity": 2}, {"name": "lamp", "price": 61.0, "quantity": 2}]
+            if int(debuggees.default_release()) < 16:  # no records: Item is a class (Order.java-release11)
+                assert [await i.fields() for i in items] == bought
+            else:
+                assert [await i.view() for i in items] == bought
             assert await fields["tags"].view() == ["web", "eu"]
             assert await fields["status"].view() == EnumValue("shop.Status", "NEW", 0)
             assert await fields["note"].view() == OptionalValue(None, False)

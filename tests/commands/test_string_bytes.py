@@ -12,6 +12,7 @@ import trio
 
 from jdwpd.testing import jvm
 from jdwpd.testing.client import open_jdwp_client
+from jdwpd.testing.debuggees import javac_argv
 from protocol import spec
 from protocol.constants import EventKind
 
@@ -51,7 +52,7 @@ async def transcript(host: str, port: int) -> list:
 async def test_string_bytes_equal_the_reference(tmp_path):
     if not jvm.jdwpd_available():
         pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
-    subprocess.run(["javac", "-d", str(tmp_path), str(SOURCE)], check=True, timeout=120)
+    subprocess.run([*javac_argv(), "-d", str(tmp_path), str(SOURCE)], check=True, timeout=120)
     results = {}
     for kind in ("reference", "jdwpd"):
         debuggee = jvm.start_jvm(kind, tmp_path, "Strings", suspend=True)

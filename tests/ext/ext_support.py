@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from jdwpd.testing import jdks, jvm
+from jdwpd.testing.debuggees import javac_argv
 from protocol.agent_code import IN_PLACE_JDKS
 from protocol.constants import EventKind, ModKind, SuspendPolicy
 
@@ -66,7 +67,7 @@ def compile_cond(out: Path, conditions: list[str], n: int = N) -> tuple[Path, di
     out.mkdir(parents=True, exist_ok=True)
     src = cond_source(conditions, n)
     (out / "Cond.java").write_text(src)
-    subprocess.run(["javac", "-g", "-d", str(out), str(out / "Cond.java")], check=True, timeout=120)
+    subprocess.run([*javac_argv(), "-g", "-d", str(out), str(out / "Cond.java")], check=True, timeout=120)
     lines = {}
     for no, line in enumerate(src.splitlines(), 1):
         if "// @" in line:

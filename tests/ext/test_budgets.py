@@ -12,6 +12,8 @@ import trio
 
 from jdwpd.testing import jvm
 from jdwpd.testing.client import open_jdwp_client
+from jdwpd.testing.debuggees import javac_argv
+from jdwpd.testing.jvm import java_executable
 from protocol.agent_code import BudgetFlag, Disabled, Reason
 from protocol.constants import ErrorCode, EventKind, SuspendPolicy
 from tests.ext.ext_support import TIMEOUT, breakpoint_mods, conditional, location_of_line, prepare
@@ -47,7 +49,7 @@ public class Spin {
 def spin_classes(tmp_path_factory):
     out = tmp_path_factory.mktemp("spin")
     (out / "Spin.java").write_text(SPIN)
-    subprocess.run(["javac", "-g", "-d", str(out), str(out / "Spin.java")], check=True, timeout=120)
+    subprocess.run([*javac_argv(), "-g", "-d", str(out), str(out / "Spin.java")], check=True, timeout=120)
     line = next(n for n, text in enumerate(SPIN.splitlines(), 1) if "// @bp" in text)
     return out, line
 
@@ -142,7 +144,8 @@ async def test_default_cpu_quota_protects_a_hot_loop(spin_classes):
     # The program's own clock: the whole loop took at most the quota's burst and some slack (JIT
     # recompiling the method the breakpoint left) more than it takes with no debugger.
     classes, _ = spin_classes
-    plain = subprocess.run(["java", "-cp", str(classes), "Spin", str(n), "0"], capture_output=True, text=True,
+    plain = subprocess.run([java_executable(), "-cp", str(classes), "Spin", str(n), "0"], capture_output=True,
+                           text=True,
                            timeout=120, check=True).stdout
     per = float(re.search(r"NS_PER_ITER ([0-9.]+)", out).group(1))
     plain_per = float(re.search(r"NS_PER_ITER ([0-9.]+)", plain).group(1))

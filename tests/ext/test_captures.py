@@ -11,6 +11,7 @@ import trio
 
 from jdwpd.testing import jvm
 from jdwpd.testing.client import open_jdwp_client
+from jdwpd.testing.debuggees import javac_argv
 from protocol.agent_code import decode_capture
 from protocol.constants import EventKind, SuspendPolicy
 from tests.ext.ext_support import TIMEOUT, breakpoint_mods, conditional, location_of_line, prepare
@@ -57,7 +58,7 @@ public class Snap {
 def snap_classes(tmp_path_factory):
     out = tmp_path_factory.mktemp("snap")
     (out / "Snap.java").write_text(SNAP)
-    subprocess.run(["javac", "-g", "-d", str(out), str(out / "Snap.java")], check=True, timeout=120)
+    subprocess.run([*javac_argv(), "-g", "-d", str(out), str(out / "Snap.java")], check=True, timeout=120)
     return out, next(n for n, text in enumerate(SNAP.splitlines(), 1) if "// @bp" in text)
 
 

@@ -16,13 +16,15 @@ import trio
 from jdwpd.link.agent_link import accept_agent, open_unix_listener
 from jdwpd.link.launcher import agent_option_string, java_command_with_agent, new_secret_file
 from jdwpd.server import serve_jdwp
+from jdwpd.testing.debuggees import javac_argv
+from jdwpd.testing.jvm import java_executable
 from jdwpd.vm import VM
 
 HERE = Path(__file__).resolve().parent
 
 
 def compile_robustness_java(out: Path) -> Path:
-    subprocess.run(["javac", "-g", "-d", str(out), *sorted(str(p) for p in (HERE / "java").glob("*.java"))],
+    subprocess.run([*javac_argv(), "-g", "-d", str(out), *sorted(str(p) for p in (HERE / "java").glob("*.java"))],
                    check=True, timeout=120)
     return out
 
@@ -60,7 +62,7 @@ async def inprocess_daemon(java_args: Sequence[str], *, suspend: bool = False,
         link_path = os.path.join(workdir, "link.sock")
         link_listener = await open_unix_listener(link_path)
         options = agent_option_string(f"unix:{link_path}", secret_path, suspend=suspend)
-        argv = java_command_with_agent(["java", *java_args], options)
+        argv = java_command_with_agent([java_executable(), *java_args], options)
         jvm = await trio.lowlevel.open_process(argv, stdout=stdout)
         try:
             with trio.fail_after(30):

@@ -20,6 +20,7 @@ import trio
 
 from jdwpd.testing import debuggees, jvm
 from jdwpd.testing.client import open_jdwp_client
+from jdwpd.testing.jvm import java_executable
 from protocol.constants import ErrorCode, EventKind, SuspendPolicy
 from tests.ext.ext_support import TIMEOUT, breakpoint_mods, prepare
 
@@ -94,7 +95,8 @@ def instructions(tmp_path_factory):
         m = re.match(r"\s+(\d+): [a-z]", line)  # not a switch case (N: target)
         if m and method is not None:
             starts[method].append(int(m.group(1)))
-    plain = subprocess.run(["java", "-cp", str(out), "Instructions"], check=True, timeout=120, capture_output=True,
+    plain = subprocess.run([java_executable(), "-cp", str(out), "Instructions"], check=True, timeout=120,
+                           capture_output=True,
                            text=True).stdout
     return out, starts, plain.strip()
 

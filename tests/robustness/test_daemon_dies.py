@@ -15,6 +15,8 @@ import trio
 
 from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing.client import open_jdwp_client
+from jdwpd.testing.debuggees import javac_argv
+from jdwpd.testing.jvm import java_executable
 from protocol.constants import EventKind, ModKind, SuspendPolicy, TypeTag
 from protocol.wire import Location
 
@@ -84,13 +86,14 @@ async def hit_breakpoint(port: int, line: int, while_stopped) -> None:
 
 def test_daemon_killed_at_a_breakpoint_then_restarted_readopts(tmp_path):
     classes = tmp_path / "classes"
-    subprocess.run(["javac", "-g", "-d", str(classes), str(HERE / "java" / "Ticker.java")], check=True, timeout=120)
+    subprocess.run([*javac_argv(), "-g", "-d", str(classes), str(HERE / "java" / "Ticker.java")], check=True,
+                   timeout=120)
     line = marker("tick")
     serve, serve_out = start_serve(tmp_path)
     jvm = None
     try:
         agentpath = serve_out.wait_for(AGENTPATH, 30).group(1)
-        jvm = subprocess.Popen(["java", agentpath, "-cp", str(classes), "Ticker", "60", "50"],
+        jvm = subprocess.Popen([java_executable(), agentpath, "-cp", str(classes), "Ticker", "60", "50"],
                                stdout=subprocess.PIPE, text=True, start_new_session=True)
         jvm_out = Lines(jvm.stdout)
         port = int(serve_out.wait_for(READY, 30).group(2))
@@ -133,12 +136,13 @@ def test_daemon_killed_at_a_breakpoint_then_restarted_readopts(tmp_path):
 
 def test_serve_adopts_one_jvm_after_another(tmp_path):
     classes = tmp_path / "classes"
-    subprocess.run(["javac", "-g", "-d", str(classes), str(HERE / "java" / "Ticker.java")], check=True, timeout=120)
+    subprocess.run([*javac_argv(), "-g", "-d", str(classes), str(HERE / "java" / "Ticker.java")], check=True,
+                   timeout=120)
     serve, serve_out = start_serve(tmp_path)
     try:
         agentpath = serve_out.wait_for(AGENTPATH, 30).group(1)
         for n in range(3):
-            jvm = subprocess.run(["java", agentpath, "-cp", str(classes), "Ticker", "3", "10"],
+            jvm = subprocess.run([java_executable(), agentpath, "-cp", str(classes), "Ticker", "3", "10"],
                                  capture_output=True, text=True, timeout=60)
             assert jvm.returncode == 0 and jvm.stdout.endswith("done\n"), jvm.stderr
             deadline = time.monotonic() + 10

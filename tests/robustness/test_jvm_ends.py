@@ -13,6 +13,7 @@ import trio
 
 from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing.client import JdwpClosedError, open_jdwp_client
+from jdwpd.testing.debuggees import javac_argv
 from protocol.constants import EventKind, SuspendPolicy
 
 pytestmark = pytest.mark.jvm
@@ -23,7 +24,7 @@ READY = re.compile(r"listening for debuggers at (\S+):(\d+)")
 @pytest.fixture(scope="module")
 def classes(tmp_path_factory):
     out = tmp_path_factory.mktemp("ends")
-    subprocess.run(["javac", "-g", "-d", str(out), str(HERE / "java" / "Ends.java")], check=True, timeout=120)
+    subprocess.run([*javac_argv(), "-g", "-d", str(out), str(HERE / "java" / "Ends.java")], check=True, timeout=120)
     return out
 
 

@@ -20,7 +20,9 @@ import pytest
 
 from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing.client import open_jdwp_client
+from jdwpd.testing.debuggees import javac_argv
 from jdwpd.testing.jdb import open_jdb
+from jdwpd.testing.jvm import java_executable
 from protocol.constants import ErrorCode, EventKind, ModKind, SuspendPolicy
 
 pytestmark = pytest.mark.jvm
@@ -32,8 +34,11 @@ READY = re.compile(r"listening for debuggers at (\S+):(\d+)")
 def attached(tmp_path):
     """A Ticker JVM started without any agent, and `jdwpd attach` serving it: (host, port, daemon log)."""
     classes = tmp_path / "classes"
-    subprocess.run(["javac", "-g", "-d", str(classes), str(HERE / "java" / "Ticker.java")], check=True, timeout=120)
-    jvm = subprocess.Popen(["java", "-cp", str(classes), "Ticker", "400", "50"], stdout=subprocess.PIPE, text=True)
+    subprocess.run([*javac_argv(), "-g", "-d", str(classes), str(HERE / "java" / "Ticker.java")], check=True,
+
+                      timeout=120)
+    jvm = subprocess.Popen([java_executable(), "-cp", str(classes), "Ticker", "400", "50"],
+                           stdout=subprocess.PIPE, text=True)
     daemon = None
     try:
         assert jvm.stdout.readline().startswith("tick")

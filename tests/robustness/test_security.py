@@ -12,6 +12,7 @@ import trio
 
 from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing.client import open_jdwp_client
+from jdwpd.testing.debuggees import javac_argv
 from protocol.constants import ErrorCode
 
 pytestmark = pytest.mark.jvm
@@ -22,7 +23,7 @@ READY = re.compile(r"listening for debuggers at (\S+):(\d+)")
 @pytest.fixture(scope="module")
 def classes(tmp_path_factory):
     out = tmp_path_factory.mktemp("sample")
-    subprocess.run(["javac", "-g", "-d", str(out), str(SAMPLE)], check=True, timeout=120)
+    subprocess.run([*javac_argv(), "-g", "-d", str(out), str(SAMPLE)], check=True, timeout=120)
     return out
 
 

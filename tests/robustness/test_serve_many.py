@@ -17,6 +17,8 @@ import trio
 
 from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing.client import open_jdwp_client
+from jdwpd.testing.debuggees import javac_argv
+from jdwpd.testing.jvm import java_executable
 
 pytestmark = pytest.mark.jvm
 HERE = Path(__file__).resolve().parent
@@ -53,7 +55,8 @@ class Log:
 @pytest.fixture
 def ticker(tmp_path) -> Path:
     classes = tmp_path / "classes"
-    subprocess.run(["javac", "-g", "-d", str(classes), str(HERE / "java" / "Ticker.java")], check=True, timeout=120)
+    subprocess.run([*javac_argv(), "-g", "-d", str(classes), str(HERE / "java" / "Ticker.java")], check=True,
+                   timeout=120)
     return classes
 
 
@@ -102,7 +105,7 @@ def test_three_jvms_at_once_each_on_its_port_listed_and_dropped_when_gone(tmp_pa
         agentpath = log.wait_all(AGENTPATH, 1)[0].group(1)
         assert jdwpd_list(env)[0]["vms"] == []
         for _ in range(3):
-            jvms.append(subprocess.Popen(["java", agentpath, "-cp", str(ticker), "Ticker", "1200", "50"],
+            jvms.append(subprocess.Popen([java_executable(), agentpath, "-cp", str(ticker), "Ticker", "1200", "50"],
                                          stdout=subprocess.DEVNULL, cwd=tmp_path, start_new_session=True))
         ready = log.wait_all(READY, 3)
         ports = {int(m.group(2)) for m in ready}
