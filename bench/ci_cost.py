@@ -82,6 +82,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--only", action="append", default=[])
     args = p.parse_args(argv)
     suite = thirdparty.build_tests()
+    # every jdwpd ci starts as an installed jdwpd does, from bytecode (bench/run.py's reason)
+    from bench.run import prepare_bytecode
+
+    print(prepare_bytecode(True), flush=True)
     with tempfile.TemporaryDirectory(prefix="jdwpd-ci-cost-") as tmp:
         select = [f"--select-package={p}" for p in args.select or ["org.jsoup"]]
         runs = variants(suite, select, Path(tmp))

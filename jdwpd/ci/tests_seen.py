@@ -46,6 +46,12 @@ QUIET_THROWERS = ("java.lang.ClassLoader", "jdk.internal.loader.*", "java.net.UR
                   "org.junit.platform.console.*")
 
 
+#: Runner classes a test calls (so they catch above the test frame, never below it): an exception
+#: they catch ends no test (``assertThrows``; ``assertAll`` throws its own failure afterwards).
+ASSERTION_APIS = ("org.junit.jupiter.api.Assert", "org.junit.Assert", "org.junit.jupiter.api.Assumptions",
+                  "org.testng.Assert", "junit.framework.Assert", "junit.framework.TestCase")
+
+
 def is_framework(cls: str) -> bool:
     return cls.startswith(FRAMEWORK_PREFIXES)
 
@@ -101,7 +107,8 @@ def caught_outside_tests(hit: Any) -> bool:
     class loader of the JDK asking its parent, an assertion library) ends no test.  Most throws
     of a run are of this kind; the stack is read only for the others."""
     catch = hit.catch_location
-    return catch is not None and not catch.type.name.startswith(RUNNERS + REFLECTION)
+    return catch is not None and (not catch.type.name.startswith(RUNNERS + REFLECTION)
+                                  or catch.type.name.startswith(ASSERTION_APIS))
 
 
 async def test_failure_snapshot(hit: Any, frames: list[Any], t: int, limits: Limits) -> dict:
