@@ -17,7 +17,9 @@ from pathlib import Path
 AGENT = Path(__file__).resolve().parents[1]
 SOURCE = AGENT / "java" / "jdwpd" / "agent" / "TopFrames.java"
 HEADER = AGENT / "top_frames_class.h"
-OLDEST_JDK = "17"
+#: The oldest JDK jdwpd supports (setup.py's OLDEST_JDK, docs/jdks.md): a class file of a newer release
+#: does not load there, and the agent's live frames would be off (every local read through JVMTI).
+OLDEST_JDK = "11"
 
 
 def source_hash() -> str:
@@ -35,9 +37,20 @@ def write_header() -> None:
                       "static const unsigned char top_frames_class[] = {\n" + ",\n".join(rows) + "\n};\n")
 
 
+def class_file_release(header: str) -> int:
+    """The JDK release of the class file in the header (its major version, bytes 6-7, less 44)."""
+    data = [int(b) for b in header.split("{", 1)[1].split(",")[:8]]
+    return (data[6] << 8 | data[7]) - 44
+
+
 def check() -> int:
-    if f"source sha256 {source_hash()} " not in HEADER.read_text():
+    header = HEADER.read_text()
+    if f"source sha256 {source_hash()} " not in header:
         print(f"{HEADER.name} is older than {SOURCE.name}: run python agent/java/class_header.py", file=sys.stderr)
+        return 1
+    if class_file_release(header) != int(OLDEST_JDK):
+        print(f"{HEADER.name} holds a class file for JDK {class_file_release(header)}, not the oldest supported "
+              f"(JDK {OLDEST_JDK}): run python agent/java/class_header.py", file=sys.stderr)
         return 1
     return 0
 
