@@ -155,6 +155,9 @@ def jdk_support(feature: int | None) -> tuple[str, bool]:
         text = f"JDK {feature} is not tested (supported: {tested}); the releases around it are"
     if feature < VIRTUAL_THREADS_JDK:
         text += f"; on JDK {feature}: {BEFORE_21_LIMITS}"
+        if feature not in IN_PLACE_JDKS and feature <= SUPPORTED_JDKS[-1]:
+            text += ("; in-VM conditions read locals by a stack walk, not in place (HotSpot's internals are read "
+                     f"only on the JDKs tested for it: {', '.join(map(str, IN_PLACE_JDKS))}; see the locals line)")
     return text, True
 
 

@@ -89,3 +89,13 @@ def test_jdwpd_doctor_names_the_path_for_the_java_it_is_given(tmp_path):
     result = subprocess.run([*jdwpd_argv(), "doctor"], capture_output=True, text=True, timeout=120,
                             env={**os.environ, "JDWPD_JAVA": java}, cwd=tmp_path)
     assert f"locals of in-VM conditions: read {WALK_26}" in result.stdout, result.stdout + result.stderr
+
+
+def test_the_support_line_says_what_jdk_11_cannot_do_and_why():
+    """docs/jdks.md, "JDK 11": no virtual threads (JDK 21's), and conditions' locals by a walk (not tested in place)."""
+    text, supported = doctor.jdk_support(11)
+    assert supported and text.startswith("JDK 11, supported and tested (supported: 11, 17, 21, 25)"), text
+    assert "no virtual threads (they arrive with JDK 21" in text, text
+    assert "in-VM conditions read locals by a stack walk, not in place" in text and "17, 21, 25" in text, text
+    assert doctor.jdk_support(21) == ("JDK 21, supported and tested (supported: 11, 17, 21, 25)", True)
+    assert not doctor.jdk_support(8)[1]
