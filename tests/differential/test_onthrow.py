@@ -39,7 +39,10 @@ ANNOUNCED = re.compile(r"^dt_socket (?:\S+:)?(\d+)$")  # what launch=/bin/echo a
 # Ticks of the ticker thread (every 10 ms) between the throw and the debugger's look (2 s later): the
 # reference runs on until its debugger comes, jdwpd stops every thread at the throw.
 REFERENCE_RAN_ON = 20
-JDWPD_STOPPED_WITHIN = 4
+# jdwpd stops the other threads once the agent's own threads are started (agent/wake.c: making them runs
+# Java code, which a thread stopped holding its thread group's monitor would block): on two loaded cores
+# (load 6-10) that took 6 and 9 ticks on JDK 21 and 25 (.ci/other_jdks). Still half the reference's least.
+JDWPD_STOPPED_WITHIN = 10
 
 
 def free_port() -> int:
@@ -241,7 +244,7 @@ async def test_debugging_starts_at_the_exception_as_with_the_reference(mode):
     # the ticker may count once between the program's reading of the count and the throw), the reference
     # only once its debugger has attached, here 2 s later (about 200 ticks unloaded).  The bounds are the
     # behaviour, with room for a loaded machine: the reference's ticker need only have run at a tenth of
-    # its pace, jdwpd's stop may be late by 40 ms of ticker time.
+    # its pace, jdwpd's stop may be late by 100 ms of ticker time.
     assert ran_on["reference"] >= REFERENCE_RAN_ON and ran_on["jdwpd"] <= JDWPD_STOPPED_WITHIN, ran_on
     assert bool(reference["uncaught trace"]) == (mode == "onuncaught")
 
