@@ -235,8 +235,8 @@ class Breakpoint(DeferredRequest):
     disabled: str | None = attrs.field(default=None, init=False)
     _passed: int = attrs.field(default=0, init=False, repr=False)
     _in_vm_requests: set[int] = attrs.field(factory=set, init=False, repr=False)
-    # Requests whose condition the VM could not compile yet (a class it names was not loaded when
-    # the breakpoint was set): tried again at their first hit.  request id -> location.
+    # Requests whose condition the VM could not compile yet (a class it names was not loaded, or not
+    # prepared, when the breakpoint was set): tried again at hits (_retry_now).  request id -> location.
     _retry: dict[int, Location] = attrs.field(factory=dict, init=False, repr=False)
     _retry_hits: dict[int, int] = attrs.field(factory=dict, init=False, repr=False)
     # What the VM said its condition threw at the event that follows, by thread id.
