@@ -72,9 +72,28 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     reason = os.environ.get("JDWPD_TEST_NO_REFERENCE")
     report = outcome.get_result()
+    lost = _lost_skip_reason(call)
+    if lost and report.skipped:
+        report.longrepr = (str(item.path), item.location[1] or 0, f"Skipped: {lost}")
     if reason and call.excinfo is not None and report.failed and jvm.needs_reference(call.excinfo.value):
         report.outcome = "skipped"
         report.longrepr = (str(item.path), item.location[1] or 0, f"Skipped: {reason}")
+
+
+def _lost_skip_reason(call) -> str | None:
+    """pytest-trio 0.8 turns a pytest.skip("why") inside a trio test into a bare pytest.skip(): the reason is
+    in the group it was handling (the new Skipped's __context__)."""
+    exc = call.excinfo.value if call.excinfo is not None else None
+    if not isinstance(exc, pytest.skip.Exception) or exc.msg:
+        return None
+    queue = [exc.__context__]
+    while queue:
+        e = queue.pop()
+        if isinstance(e, BaseExceptionGroup):
+            queue.extend(e.exceptions)
+        elif isinstance(e, pytest.skip.Exception) and e.msg:
+            return e.msg
+    return None
 
 
 def pytest_collection_modifyitems(config, items):
