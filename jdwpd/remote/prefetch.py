@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..fast.stop_ahead import Entry
 from ..fast.stop_read import Facts as FarFacts
 from ..fast.stop_read import StopReader
 from ..fast.stop_read import read_stop as _read_stop
-from ..fast.stop_ahead import Entry
 
 if TYPE_CHECKING:
     from .relay import FarRelay
