@@ -41,10 +41,12 @@ from .target.threads import START_WAIT, ThreadOperations
 from .target.values import ObjectKinds, ValueOperations
 
 log = logging.getLogger(__name__)
-# JDWPD_STOP_AHEAD: "late" (default: a stop of every thread is delivered once its reads ahead are
-# in; a stop of one thread after the first batch is sent), "early" (every stop after the first
-# batch is sent), "off" (no reading ahead).  For A/B runs.
-STOP_AHEAD = os.environ.get("JDWPD_STOP_AHEAD", "late")
+# JDWPD_STOP_AHEAD: "off" (default: no reading ahead), "late" (a stop of every thread is delivered
+# once its reads ahead are in; a stop of one thread after the first batch is sent), "early" (every
+# stop after the first batch is sent).  Off by default until the differential suites agree with it:
+# objects read ahead get their IDs before the debugger sees them (ReferringObjects' ids differ from
+# the reference's), and a jdb session's prompts came out of order once in three runs.
+STOP_AHEAD = os.environ.get("JDWPD_STOP_AHEAD", "off")
 
 
 class _StopChanged(Exception):
