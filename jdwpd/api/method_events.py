@@ -34,12 +34,6 @@ class MethodEntries(EventSource):
         mods = [{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": self.class_pattern}]
         await self._set(EventKind.METHOD_ENTRY, SUSPEND_POLICIES[self.suspend], mods, self._on_event)
 
-    async def _on_event(self, event: Any, stop: Stop) -> None:
-        if self.cleared:
-            await stop.release()
-            return
-        await self._deliver(await self.vm._make_hit(self, event, stop))
-
 
 @attrs.define(eq=False)
 class MethodExits(DeferredRequest):

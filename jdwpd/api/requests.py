@@ -152,6 +152,13 @@ class EventSource:
         self._requests.append((kind, rid))
         return rid
 
+    async def _on_event(self, event: Any, stop: Stop) -> None:
+        """An event of the request: a hit as it comes (requests that judge their events override it)."""
+        if self.cleared:
+            await stop.release()
+            return
+        await self._deliver(await self.vm._make_hit(self, event, stop))
+
 
 @attrs.define(eq=False)
 class DeferredRequest(EventSource):
@@ -581,12 +588,6 @@ class ExceptionBreakpoint(DeferredRequest):
         mods += [{"mod_kind": ModKind.CLASS_EXCLUDE, "class_pattern": p} for p in self.exclude]
         await self._set(EventKind.EXCEPTION, SUSPEND_POLICIES[self.suspend], mods, self._on_event)
 
-    async def _on_event(self, event: Any, stop: Stop) -> None:
-        if self.cleared:
-            await stop.release()
-            return
-        await self._deliver(await self.vm._make_hit(self, event, stop))
-
 
 @attrs.define(eq=False)
 class Watchpoint(DeferredRequest):
@@ -614,12 +615,6 @@ class Watchpoint(DeferredRequest):
         for kind in kinds:
             mods = [{"mod_kind": ModKind.FIELD_ONLY, "declaring": t.id, "field_id": f.id}]
             await self._set(kind, SUSPEND_POLICIES[self.suspend], mods, self._on_event)
-
-    async def _on_event(self, event: Any, stop: Stop) -> None:
-        if self.cleared:
-            await stop.release()
-            return
-        await self._deliver(await self.vm._make_hit(self, event, stop))
 
 
 def _wire_key(wire: dict) -> tuple[int, int, int]:
