@@ -50,6 +50,20 @@ class JvmProcess:
             signal.pidfd_send_signal(self.pidfd, signal.SIGTERM)
 
 
+def abandon_jvm(proc: subprocess.Popen | None, jvm: JvmProcess | None) -> None:
+    """What started the JVM is going away (abnormally, if the JVM still runs): the JVM must not
+    outlive it unseen.  SIGTERM, then SIGKILL after 5 s; the pidfd closed."""
+    if proc is not None and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    if jvm is not None:
+        os.close(jvm.pidfd)
+
+
 async def _wait_process(jvm: JvmProcess, done: trio.Event) -> None:
     await trio.lowlevel.wait_readable(jvm.pidfd)
     done.set()

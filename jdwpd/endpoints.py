@@ -35,15 +35,24 @@ def _transport_reason(e: OSError, what: str) -> str:
     return f"{what} failed: {e.strerror or e}"
 
 
-def bind_jdwp(host: str, port: int, *, listen: bool = True) -> socket.socket:
-    """The debuggers' socket.  listen=False: the port is taken, connections are refused until listen()."""
+def bound_tcp(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host:port`` (closed again if the bind fails: the OSError is the caller's)."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host, port))
-    except OSError as e:
+    except OSError:
         sock.close()
+        raise
+    return sock
+
+
+def bind_jdwp(host: str, port: int, *, listen: bool = True) -> socket.socket:
+    """The debuggers' socket.  listen=False: the port is taken, connections are refused until listen()."""
+    try:
+        sock = bound_tcp(host, port)
+    except OSError as e:
         raise EndpointError(f"cannot listen for debuggers on {host}:{port}: {e.strerror or e}",
                             _transport_reason(e, "bind")) from None
     if listen:

@@ -80,16 +80,10 @@ def run_launch(java: list[str], *, host: str | None, port: int, suspend: bool, p
                               allow=allow, read_only=read_only, agent_timeout=agent_timeout, lazy=lazy,
                               launch_command=launch_command)
     finally:
-        if proc is not None and proc.poll() is None:
-            # the daemon is going away abnormally: the JVM must not outlive `launch` unseen
-            proc.terminate()
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        if jvm is not None:
-            os.close(jvm.pidfd)
+        if proc is not None:
+            from .daemon import abandon_jvm
+
+            abandon_jvm(proc, jvm)
         for sock in (jdwp_sock, dialed):
             if sock is not None:
                 sock.close()

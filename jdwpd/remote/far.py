@@ -25,8 +25,8 @@ import sys
 
 import trio
 
-from ..daemon import JvmProcess, say
-from ..endpoints import bind_link
+from ..daemon import JvmProcess, abandon_jvm, say
+from ..endpoints import bind_link, bound_tcp
 from ..link.workdirs import make_workdir
 from ..usage import UsageError
 from . import tls
@@ -37,13 +37,9 @@ DEATH_DRAIN = 5.0  # seconds the last near side gets for the JVM's last events o
 
 
 def bind_far(host: str, port: int) -> socket.socket:
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
-        sock.bind((host, port))
+        sock = bound_tcp(host, port)
     except OSError as e:
-        sock.close()
         raise UsageError(f"cannot listen for the near side on {host}:{port}: {e.strerror or e}") from None
     sock.listen(16)
     return sock
@@ -187,15 +183,7 @@ def run_launch_remote(java: list[str], *, remote: tuple[str, int], secret_file: 
         far = FarSide(listen_sock, link_sock, secret, prefetch=prefetch)
         return trio.run(_serve_jvm, far, jvm, secret_file)
     finally:
-        if proc is not None and proc.poll() is None:
-            proc.terminate()  # the far side is going away abnormally: the JVM must not outlive it unseen
-            try:
-                proc.wait(5)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        if jvm is not None:
-            os.close(jvm.pidfd)
+        abandon_jvm(proc, jvm)
         listen_sock.close()
         shutil.rmtree(workdir, ignore_errors=True)
 
