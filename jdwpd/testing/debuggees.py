@@ -73,6 +73,17 @@ def _digest(sources: list[Path], src_dir: Path, extra: list[str]) -> str:
     return h.hexdigest()[:20]
 
 
+def publish(tmp: Path, out: Path, mark: str) -> None:
+    """Move a cache entry built in ``tmp`` to ``out``, marked complete (``mark`` says what it holds).
+    Another process that finished first wins; theirs is as good as ours."""
+    (tmp / ".complete").write_text(mark + "\n")
+    try:
+        tmp.rename(out)
+    except OSError:
+        if not (out / ".complete").is_file():
+            raise
+
+
 def compile_sources(
     src_dir: str | os.PathLike,
     *,
@@ -122,13 +133,7 @@ def compile_sources(
                 shutil.rmtree(renamed_dir, ignore_errors=True)
         if proc.returncode != 0:
             raise CompileError(f"javac failed ({proc.returncode}) for {src_dir}:\n{proc.stdout}{proc.stderr}")
-        (tmp / ".complete").write_text(key + "\n")
-        try:
-            tmp.rename(out)
-        except OSError:
-            # Someone else finished first; theirs is as good as ours.
-            if not (out / ".complete").is_file():
-                raise
+        publish(tmp, out, key)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)

@@ -333,12 +333,7 @@ def _fetch(package: str) -> SourceTree:
             return SourceTree(package, version, final / "tree")
         _unpack(files, dscs[0], work)
         shutil.rmtree(files)
-        (work / ".complete").write_text(f"{package} {version}\n")
-        try:
-            work.rename(final)
-        except OSError:
-            if not (final / ".complete").is_file():  # someone else finished first: theirs is as good
-                raise
+        debuggees.publish(work, final, f"{package} {version}")
         return SourceTree(package, version, final / "tree")
     finally:
         if work.exists():
@@ -503,12 +498,7 @@ def build_tests(package: str = PACKAGE, junit_jar: str | os.PathLike = JUNIT_CON
             (tmp / "compiled.txt").write_text(rel([p for p in sources if p not in dropped]))
             (tmp / "dropped.txt").write_text(rel(dropped))
             (tmp / "disabled.txt").write_text("".join(f"{d}\n" for d in disabled))
-            (tmp / ".complete").write_text("\n")
-            try:
-                tmp.rename(out)
-            except OSError:
-                if not (out / ".complete").is_file():
-                    raise
+            debuggees.publish(tmp, out, "tests")
         finally:
             if tmp.exists():
                 shutil.rmtree(tmp, ignore_errors=True)
