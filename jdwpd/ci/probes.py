@@ -69,6 +69,12 @@ def limits_of(settings: Settings) -> api.Limits:
                       string=settings.string, items=settings.items, bytes=settings.bytes)
 
 
+def _exception_message(facts: dict) -> str:
+    """``Class: message`` of an exception's facts, or the class alone."""
+    kind = facts.get("class", "exception")
+    return f"{kind}: {facts['message']}" if facts.get("message") else kind
+
+
 async def _exception_facts(hit: Any) -> dict:
     facts: dict[str, Any] = {}
     thrown = getattr(hit, "thrown", None)
@@ -319,8 +325,7 @@ class VmProbes:
             return
         facts = await _exception_facts(hit)
         self.tally.bump(test_failures=1)
-        message = f"{facts.get('class', 'exception')}: {facts.get('message')}" if facts.get("message") else \
-            facts.get("class", "exception")
+        message = _exception_message(facts)
         try:
             data = await test_failure_snapshot(hit, frames, t, limits_of(self.settings))
         except Exception as e:  # the VM may be dying: say so, go on
@@ -350,8 +355,7 @@ class VmProbes:
             return
         facts = await _exception_facts(hit)
         self.tally.bump(**({"test_failures": 1} if kind == "test-failure" else {"exceptions": 1}))
-        message = f"{facts.get('class', 'exception')}: {facts.get('message')}" if facts.get("message") else \
-            facts.get("class", "exception")
+        message = _exception_message(facts)
         name = await self._capture(hit, kind, probe, exception=facts, message=message)
         location = hit.location.to_python()
         test = self.evidence.snapshots[-1]["data"].get("test") if name else None
