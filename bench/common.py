@@ -79,7 +79,7 @@ def marker(name: str) -> int:
 
 
 def agent_path() -> str:
-    from jdwpd.link.launcher import agent_path as path
+    from jdwpd.daemon.link.launcher import agent_path as path
 
     return str(path())
 

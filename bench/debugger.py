@@ -34,7 +34,7 @@ def run_roundtrip(variant: str, cfg: Config) -> dict[str, float]:
             "line_table": ("Method", "LineTable", {"ref_type": d.target, "method_id": loc.method_id}),
             "thread_name": ("ThreadReference", "Name", {"thread": thread}),
             "frame_count": ("ThreadReference", "FrameCount", {"thread": thread}),
-            # Never memoized (jdwpd/fast/memo.py): the daemon asks the agent every time.
+            # Never memoized (jdwpd/daemon/fast/memo.py): the daemon asks the agent every time.
             "thread_status": ("ThreadReference", "Status", {"thread": thread}),
         }
         out = {}

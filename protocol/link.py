@@ -167,7 +167,7 @@ class MessageSpec:
     reply: tuple
     doc: str
     # May let a thread run or change what the VM would answer (False: it only reads, or suspends);
-    # what it would drop is the reply memo's thread answers (jdwpd/fast/memo.py).  New messages
+    # what it would drop is the reply memo's thread answers (jdwpd/daemon/fast/memo.py).  New messages
     # thaw until shown otherwise.
     thaws: bool = True
     suspends: bool = False  # holds a thread, or every thread, more

@@ -148,9 +148,9 @@ class CommandSpec:
     # Suspension and breakpoints are not: a debugger that leaves takes them back.
     changes_state: bool = False
     # Once its link replies are in, the command only computes or sends more requests: the task that
-    # reads the reply may go on with it and answer it (jdwpd/fast/inline.py).
+    # reads the reply may go on with it and answer it (jdwpd/daemon/fast/inline.py).
     inline_after_reply: bool = False
-    # Whether its reply bytes may be repeated (jdwpd/fast/memo.py): "fact" until a class is redefined
+    # Whether its reply bytes may be repeated (jdwpd/daemon/fast/memo.py): "fact" until a class is redefined
     # or unloaded, "frozen" while the thread (or the whole VM) stays held; None: never.
     memo: str | None = None
 

@@ -152,7 +152,7 @@ def server_kind(request) -> str:
 def pytest_sessionfinish(session, exitstatus):
     """Daemons the tests killed could not remove their folders: every test process is gone by now, so
     the same sweep a starting daemon runs takes what they left (docs/cli.md, "Files it leaves")."""
-    from jdwpd.link.workdirs import sweep_stale
+    from jdwpd.daemon.link.workdirs import sweep_stale
 
     jvm._kill_leftovers()
     sweep_stale()

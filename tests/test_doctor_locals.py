@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from jdwpd import doctor
+from jdwpd.cli import doctor
 from jdwpd.own_command import jdwpd_argv
 from protocol.agent_code import IN_PLACE_JDKS
 

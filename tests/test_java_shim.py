@@ -7,8 +7,7 @@ import os
 
 import pytest
 
-from jdwpd.cli import UsageError
-from jdwpd.java_shim import (
+from jdwpd.cli.java_shim import (
     JdwpOptions,
     OptionError,
     make_java_home,
@@ -16,6 +15,7 @@ from jdwpd.java_shim import (
     split_env_options,
     split_java_args,
 )
+from jdwpd.cli.main import UsageError
 
 
 def test_the_reference_defaults():

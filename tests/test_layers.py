@@ -6,9 +6,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DAEMON = ("jdwpd.session", "jdwpd.vm", "jdwpd.model", "jdwpd.commands", "jdwpd.daemon", "jdwpd.server",
-          "jdwpd.dispatch", "jdwpd.events", "jdwpd.fast", "jdwpd.link",
-          "jdwpd.fleet", "jdwpd.ci")
+DAEMON = ("jdwpd.daemon", "jdwpd.ci")
 
 
 def imports(path: Path) -> set[str]:
@@ -122,11 +120,12 @@ def cycles(edges: dict[str, set[str]]) -> set[frozenset[str]]:
 # and their readable views know each other.
 KNOWN_CYCLES: set[frozenset[str]] = set()
 
-# The fast path (jdwpd/fast/) is one layer, above the model and under the link: it builds on
+# The fast path (jdwpd/daemon/fast/) is one layer, above the model and under the link: it builds on
 # protocol and the model only, and the link, the façade and the sessions build on it.  The façade
-# is vm.py, its operations (target/) and its event fan-out (events.py).
-LAYER = {"protocol": 0, "jdwpd.errors": 0, "jdwpd.trio_private": 0, "jdwpd._agent": 0, "jdwpd.model": 1,
-         "jdwpd.fast": 2, "jdwpd.link": 3, "jdwpd.vm": 4, "jdwpd.target": 4, "jdwpd.events": 4}
+# is vm.py, its operations (facade/) and its event fan-out (events.py).
+LAYER = {"protocol": 0, "jdwpd.errors": 0, "jdwpd.usage": 0, "jdwpd.daemon.trio_private": 0, "jdwpd._agent": 0,
+         "jdwpd.daemon.model": 1, "jdwpd.daemon.fast": 2, "jdwpd.daemon.link": 3,
+         "jdwpd.daemon.vm": 4, "jdwpd.daemon.facade": 4, "jdwpd.daemon.events": 4}
 # Imports from a lower layer into a higher one still to remove (none left: keep it so).
 KNOWN_UPWARD: set[tuple[str, str]] = set()
 
@@ -171,8 +170,50 @@ def test_front_ends_never_reach_the_link():
     façade"): no module in commands/ names the agent link, so a second front end finds the bookkeeping
     (frame generations, suspensions, invokes, pins, cached facts) behind the façade, not in a handler."""
     reaching = []
-    for path in sorted((ROOT / "jdwpd" / "commands").rglob("*.py")):
+    for path in sorted((ROOT / "jdwpd" / "daemon" / "commands").rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Attribute) and node.attr == "link":
                 reaching.append(f"{path.relative_to(ROOT)}:{node.lineno} {ast.unparse(node)}")
     assert reaching == []
+
+
+# ---------------------------------------------------------------- the product's parts (issue 29.7)
+
+#: What each part of jdwpd may import at run time besides itself: the layer rules as folder rules.
+#: Shared leaves (errors, usage, own_command) sit at the top of jdwpd/ so that every part can use them.
+LEAVES = {"protocol", "jdwpd.errors", "jdwpd.usage", "jdwpd.own_command", "jdwpd._agent"}
+PARTS = {
+    "jdwpd.expr": set(),
+    "jdwpd.testing": set(),
+    "jdwpd.daemon": {"jdwpd.expr"},
+    "jdwpd.api": {"jdwpd.expr"},
+    "jdwpd.ci": {"jdwpd.api", "jdwpd.daemon", "jdwpd.expr", "jdwpd"},
+    "jdwpd.remote": {"jdwpd.daemon"},
+    "jdwpd.cli": {"jdwpd.daemon", "jdwpd.ci", "jdwpd.remote", "jdwpd.testing", "jdwpd"},
+}
+
+
+def part_of(module: str) -> str:
+    for part in (*PARTS, *LEAVES):
+        if module == part or module.startswith(part + "."):
+            return part
+    return module
+
+
+def test_each_part_imports_only_what_lies_below_it():
+    crossing = set()
+    for module, targets in runtime_graph().items():
+        here = part_of(module)
+        if here not in PARTS:
+            continue
+        for t in targets:
+            there = part_of(t)
+            if there != here and there not in LEAVES and there not in PARTS[here]:
+                crossing.add(f"{module} imports {t}")
+    assert crossing == set()
+
+
+def test_the_top_of_jdwpd_shows_the_parts():
+    entries = {p.name for p in (ROOT / "jdwpd").iterdir() if p.name != "__pycache__"}
+    assert entries == {"__init__.py", "__main__.py", "errors.py", "usage.py", "own_command.py", "sync.py", "_agent",
+                       "api", "ci", "cli", "daemon", "expr", "remote", "samples", "testing"}

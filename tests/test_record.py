@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from jdwpd.record import Tracer, record
+from jdwpd.cli.record import Tracer, record
 from protocol import spec
 from protocol.jdwp import HandshakeDone, JdwpConnection, Role
 from protocol.messages import decode_reply, encode_command

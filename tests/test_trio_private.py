@@ -1,4 +1,4 @@
-"""trio's private internals that jdwpd uses (jdwpd/trio_private.py) are still where they were: on a
+"""trio's private internals that jdwpd uses (jdwpd/daemon/trio_private.py) are still where they were: on a
 trio release that moved them, this fails and names what moved, before anything subtler does."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import trio
 def test_the_traps_inline_yields_are_trios():
     from trio._core import _traps
 
-    from jdwpd import trio_private
+    from jdwpd.daemon import trio_private
 
     assert trio_private.CancelShieldedCheckpoint is _traps.CancelShieldedCheckpoint
     assert trio_private.WaitTaskRescheduled is _traps.WaitTaskRescheduled
@@ -21,7 +21,7 @@ def test_the_traps_inline_yields_are_trios():
 
 
 def test_the_event_loops_epoll_descriptor_is_found():
-    from jdwpd import trio_private
+    from jdwpd.daemon import trio_private
 
     async def main() -> int | None:
         return trio_private.event_loop_fd()

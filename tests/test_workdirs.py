@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from jdwpd.link import workdirs
+from jdwpd.daemon.link import workdirs
 from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing import jvm
 

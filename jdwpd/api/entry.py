@@ -22,7 +22,8 @@ from pathlib import Path
 import attrs
 import trio
 
-from ..own_command import jdwpd_argv
+from jdwpd.own_command import jdwpd_argv
+
 from .connection import DEFAULT_COMMAND_TIMEOUT, open_connection
 from .errors import Timeout, VMDisconnected
 from .vm import VM

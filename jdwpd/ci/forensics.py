@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..api import Limits, to_python
-from ..api.errors import JdwpError
+from jdwpd.api import Limits, to_python
+from jdwpd.api.errors import JdwpError
+
 from .tests_seen import test_index
 
 THREAD_STATUS = {0: "zombie", 1: "running", 2: "sleeping", 3: "monitor", 4: "wait", -1: "unknown"}

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import attrs
 
-from ..usage import UsageError
+from jdwpd.usage import UsageError
+
 from .args import DEFAULT_REDACT_NAMES
 from .args import duration as _flag_duration
 
@@ -97,7 +98,7 @@ def split_location(text: str, what: str) -> tuple[str, str]:
 
 
 def _check_location(text: str, what: str) -> None:
-    from ..api.locations import parse_location
+    from jdwpd.api.locations import parse_location
 
     try:
         parse_location(text)
@@ -109,8 +110,8 @@ def _check_expression(text: str, what: str, *, template: bool = False, evaluated
     """It parses, and calls no method: `jdwpd ci` never runs code of the program under test for
     a probe (a call could change what the tests see, or hang them); the String methods the
     evaluator runs itself (length(), equals(x), ...) are allowed."""
-    from .. import expr
-    from ..expr.tree import MethodCall, walk
+    from jdwpd import expr
+    from jdwpd.expr.tree import MethodCall, walk
 
     try:
         parsed = (expr.parse_template if template else expr.parse)(text)

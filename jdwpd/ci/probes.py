@@ -15,7 +15,8 @@ from typing import Any
 import attrs
 import trio
 
-from .. import api
+from jdwpd import api
+
 from .evidence import Evidence
 from .options import DEFAULT_CAP, LOGPOINT_CAP, Probe, Settings
 from .tests_seen import QUIET_THROWERS, caught_outside_tests, ended_test, test_failure_snapshot, test_of

@@ -20,10 +20,11 @@ from pathlib import Path
 
 import trio
 
-from .. import api
-from ..fleet import Fleet, VmEntry, serve_fleet, state_dir
-from ..link import launcher
-from ..link.workdirs import make_workdir
+from jdwpd import api
+from jdwpd.daemon.fleet import Fleet, VmEntry, serve_fleet, state_dir
+from jdwpd.daemon.link import launcher
+from jdwpd.daemon.link.workdirs import make_workdir
+
 from .evidence import Evidence, Redactor
 from .forensics import hang_report
 from .options import Settings, cheapest_profile
@@ -189,7 +190,7 @@ async def run(settings: Settings) -> int:
     profile = settings.profile or cheapest_profile(settings.probes, settings.timeout)
     workdir = make_workdir()
     secret, secret_path = launcher.new_secret_file(workdir)
-    from ..endpoints import bind_link
+    from jdwpd.daemon.endpoints import bind_link
 
     link_sock, link_path = bind_link(workdir)
     # suspend=y: each JVM waits at its start for its probes (at most AGENT_WAIT_MS, then runs);

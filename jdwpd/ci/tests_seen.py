@@ -19,9 +19,9 @@ from typing import Any
 
 import attrs
 
-from ..api import Limits, to_python
-from ..api.snapshot import SCHEMA
-from ..api.views import _Budget
+from jdwpd.api import Limits, to_python
+from jdwpd.api.snapshot import SCHEMA
+from jdwpd.api.views import _Budget
 
 #: Test runners: a test frame has one of these below it.
 RUNNERS = ("org.junit.", "junit.", "org.testng.")

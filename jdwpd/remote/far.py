@@ -25,10 +25,11 @@ import sys
 
 import trio
 
-from ..daemon import JvmProcess, abandon_jvm, say
-from ..endpoints import bind_link, bound_tcp
-from ..link.workdirs import make_workdir
-from ..usage import UsageError
+from jdwpd.daemon.endpoints import bind_link, bound_tcp
+from jdwpd.daemon.link.workdirs import make_workdir
+from jdwpd.daemon.run import JvmProcess, abandon_jvm, say
+from jdwpd.usage import UsageError
+
 from . import tls
 from .relay import FarRelay
 
@@ -55,10 +56,10 @@ def keepalive(sock) -> None:
 
 def load_secret(secret_file: str) -> bytes:
     """The far side's secret: created (0600) if the file is missing, and said so."""
-    from ..launching import _load_or_create_secret
+    from jdwpd.daemon.link.launcher import load_or_create_secret
 
     existed = os.path.exists(secret_file)
-    secret = _load_or_create_secret(secret_file)
+    secret = load_or_create_secret(secret_file)
     if not existed:
         say(f"made a new secret in {secret_file}: copy it to the near side (jdwpd connect --secret-file)")
     return secret
@@ -165,10 +166,10 @@ async def _serve_jvm(far: FarSide, jvm: JvmProcess | None, secret_file: str) -> 
 
 def run_launch_remote(java: list[str], *, remote: tuple[str, int], secret_file: str, suspend: bool, profile: str,
                       include_virtual_threads: bool = False, prefetch: bool = True) -> int:
-    from ..launching import _check_java_command
-    from ..link import launcher
+    from jdwpd.daemon.link import launcher
+    from jdwpd.daemon.link.launcher import check_java_command
 
-    _check_java_command(java)
+    check_java_command(java)
     secret = load_secret(secret_file)
     tls.context(secret, tls.FAR)  # no cryptography: say so before a JVM runs
     listen_sock = bind_far(*remote)
@@ -189,8 +190,8 @@ def run_launch_remote(java: list[str], *, remote: tuple[str, int], secret_file: 
 
 
 def run_attach_remote(pid: int, *, remote: tuple[str, int], secret_file: str) -> int:
-    from ..link import launcher
-    from ..link.attach import AttachError, load_agent
+    from jdwpd.daemon.link import launcher
+    from jdwpd.daemon.link.attach import AttachError, load_agent
 
     secret = load_secret(secret_file)
     tls.context(secret, tls.FAR)
@@ -215,15 +216,15 @@ def run_attach_remote(pid: int, *, remote: tuple[str, int], secret_file: str) ->
 
 def run_serve_remote(*, link: str, remote: tuple[str, int], secret_file: str) -> int:
     """A JVM started on its own with the agent option dials ``link`` (a Unix socket beside it)."""
-    from ..launching import _bind_link_address
-    from ..link import launcher
+    from jdwpd.daemon.endpoints import bind_link_address
+    from jdwpd.daemon.link import launcher
 
     if not link.startswith("unix:"):
         raise UsageError("with --remote, --link must be a Unix socket (unix:PATH): only TLS leaves the machine")
     secret = load_secret(secret_file)
     tls.context(secret, tls.FAR)
     listen_sock = bind_far(*remote)
-    link_sock = _bind_link_address(link)
+    link_sock = bind_link_address(link)
     options = launcher.agent_option_string(link, os.path.abspath(secret_file))
     print(f"jdwpd: start the JVM with -agentpath:{launcher.agent_path()}={options}", file=sys.stderr, flush=True)
     try:

@@ -17,13 +17,13 @@ import socket
 import attrs
 import trio
 
+from jdwpd.daemon.fast import spin
+from jdwpd.daemon.link.agent_link import HandshakeError, accept_agent
+from jdwpd.daemon.run import AllowListener, load_command_table, say, serve_vm
+from jdwpd.errors import AgentLinkClosed
+from jdwpd.usage import UsageError
 from protocol.link import LinkError, parse_secret
 
-from ..daemon import AllowListener, load_command_table, say, serve_vm
-from ..errors import AgentLinkClosed
-from ..fast import spin
-from ..link.agent_link import HandshakeError, accept_agent
-from ..usage import UsageError
 from . import tls
 from .far import keepalive
 from .relay import NearRelay, NearStats
@@ -170,7 +170,7 @@ def _reason(e: BaseException) -> str:
 
 def run_connect(far: tuple[str, int], *, secret_file: str, jdwp: tuple[str, int], allow: list[str],
                 read_only: bool, retry: float = RETRY) -> int:
-    from ..endpoints import bind_jdwp
+    from jdwpd.daemon.endpoints import bind_jdwp
 
     secret = read_secret(secret_file)
     try:

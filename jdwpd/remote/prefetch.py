@@ -19,10 +19,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..fast.stop_ahead import Entry
-from ..fast.stop_read import Facts as FarFacts
-from ..fast.stop_read import StopReader
-from ..fast.stop_read import read_stop as _read_stop
+from jdwpd.daemon.fast.stop_ahead import Entry
+from jdwpd.daemon.fast.stop_read import Facts as FarFacts
+from jdwpd.daemon.fast.stop_read import StopReader
+from jdwpd.daemon.fast.stop_read import read_stop as _read_stop
 
 if TYPE_CHECKING:
     from .relay import FarRelay
@@ -31,6 +31,6 @@ __all__ = ["FarFacts", "read_stop"]
 
 
 async def read_stop(relay: FarRelay, event: dict) -> list[Entry]:
-    """The stop's reads (jdwpd/fast/stop_read.py, the plan the daemon's own link reads ahead by too),
+    """The stop's reads (jdwpd/daemon/fast/stop_read.py, the plan the daemon's own link reads ahead by too),
     asked next to the agent in a few batches; class facts once per near side."""
     return await _read_stop(StopReader(relay.ask, relay.facts), event, whole_vm=True)

@@ -24,10 +24,9 @@ from collections.abc import Awaitable, Callable
 import attrs
 import trio
 
+from jdwpd.daemon.fast.stop_ahead import StopAnswers
 from protocol import link as L
 from protocol import remote as R
-
-from ..fast.stop_ahead import StopAnswers
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import os
 import ssl
 import tempfile
 
-from ..usage import UsageError
+from jdwpd.usage import UsageError
 
 FAR = "far"
 NEAR = "near"

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import attrs
 
-from ..own_command import jdwpd_argv
+from jdwpd.own_command import jdwpd_argv
 
 __all__ = [
     "JvmStartError",

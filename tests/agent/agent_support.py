@@ -15,8 +15,8 @@ from typing import Any
 import attrs
 import trio
 
-from jdwpd.link.agent_link import AgentLink, accept_agent, open_unix_listener
-from jdwpd.link.launcher import agent_option_string, new_secret_file
+from jdwpd.daemon.link.agent_link import AgentLink, accept_agent, open_unix_listener
+from jdwpd.daemon.link.launcher import agent_option_string, new_secret_file
 from jdwpd.testing.debuggees import javac_argv
 from protocol import link as L
 

@@ -10,7 +10,7 @@ import trio
 from agent_support import run_jvm
 
 from jdwpd.errors import AgentError, AgentLinkClosed
-from jdwpd.link.agent_link import HandshakeError, accept_agent, open_unix_listener
+from jdwpd.daemon.link.agent_link import HandshakeError, accept_agent, open_unix_listener
 from protocol import link as L
 
 pytestmark = pytest.mark.jvm

@@ -15,9 +15,9 @@ import trio
 from agent_support import Jvm
 
 from jdwpd.errors import AgentError
-from jdwpd.link.agent_link import accept_agent, open_unix_listener
-from jdwpd.link.attach import AttachError, load_agent
-from jdwpd.link.launcher import agent_option_string, new_secret_file
+from jdwpd.daemon.link.agent_link import accept_agent, open_unix_listener
+from jdwpd.daemon.link.attach import AttachError, load_agent
+from jdwpd.daemon.link.launcher import agent_option_string, new_secret_file
 from protocol import link as L
 
 pytestmark = pytest.mark.jvm

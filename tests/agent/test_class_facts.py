@@ -6,7 +6,7 @@ import pytest
 from agent_support import run_jvm
 
 from jdwpd.errors import AgentError
-from jdwpd.model.classes import JVMTI_NATIVE_METHOD
+from jdwpd.daemon.model.classes import JVMTI_NATIVE_METHOD
 from protocol.constants import ErrorCode
 
 pytestmark = pytest.mark.jvm

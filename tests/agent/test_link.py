@@ -11,8 +11,8 @@ import trio
 from agent_support import assert_refused, java_with_agent, run_jvm
 
 from jdwpd.errors import AgentError, AgentLinkClosed
-from jdwpd.link.agent_link import HandshakeError
-from jdwpd.link.launcher import agent_option_string, java_command_with_agent, new_secret_file
+from jdwpd.daemon.link.agent_link import HandshakeError
+from jdwpd.daemon.link.launcher import agent_option_string, java_command_with_agent, new_secret_file
 from protocol import link as L
 
 pytestmark = pytest.mark.jvm
@@ -259,7 +259,7 @@ async def test_random_requests_never_crash_the_vm(agent_so, classes):
 
 
 async def test_start_jvm_task_owns_the_jvm_and_its_link(agent_so, classes, monkeypatch):
-    from jdwpd.link import launcher
+    from jdwpd.daemon.link import launcher
 
     monkeypatch.setattr(launcher, "agent_path", lambda: agent_so)
     with trio.fail_after(30):
@@ -302,7 +302,7 @@ async def test_tcp_loopback_link(agent_so, classes, tmp_path):
                                             stdout=subprocess.PIPE)
     try:
         with trio.fail_after(20):
-            from jdwpd.link.agent_link import accept_agent
+            from jdwpd.daemon.link.agent_link import accept_agent
 
             link = await accept_agent(await listener.accept(), secret)
             assert link.hello["pid"] == proc.pid

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from agent_support import assert_refused, java_with_agent
 
-from jdwpd.link.launcher import new_secret_file
+from jdwpd.daemon.link.launcher import new_secret_file
 from jdwpd.own_command import jdwpd_argv
 
 

@@ -59,7 +59,7 @@ async def test_malformed_bodies(sample_classes):
 
 async def test_malformed_bodies_while_the_fast_lane_reads(sample_classes):
     """Each malformed packet arrives right after memo answers (jdwpd's fast lane then reads the socket:
-    jdwpd/fast/lane.py): it hands the packet on, and the answer is the reference's, as above."""
+    jdwpd/daemon/fast/lane.py): it hands the packet on, and the answer is the reference's, as above."""
     async def scenario(t):
         obj = None
 

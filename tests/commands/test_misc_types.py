@@ -142,8 +142,8 @@ async def test_two_debuggers_asking_at_once_get_the_same_answers(sample_classes,
 
 
 async def test_the_class_cache_costs_one_round_trip_per_fact_on_a_real_vm(sample_classes):
-    """In-process (jdwpd.vm.VM over a real agent link): concurrent and repeated questions share fetches."""
-    from jdwpd.model.requests import Modifier
+    """In-process (jdwpd.daemon.vm.VM over a real agent link): concurrent and repeated questions share fetches."""
+    from jdwpd.daemon.model.requests import Modifier
     from protocol.constants import EventKind, ModKind, SuspendPolicy
     from tests.commands.types_support import sample_in_process
 

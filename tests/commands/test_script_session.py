@@ -3,8 +3,8 @@
 import pytest
 import trio
 
+from jdwpd.daemon.model.requests import Modifier
 from jdwpd.errors import JdwpError
-from jdwpd.model.requests import Modifier
 from protocol.constants import ErrorCode, EventKind, InvokeOptions, ModKind, SuspendPolicy
 from protocol.link import InvokeKind
 from protocol.wire import Value

@@ -10,9 +10,9 @@ import struct
 import pytest
 import trio
 
-from jdwpd.server import serve_jdwp
+from jdwpd.daemon.server import serve_jdwp
+from jdwpd.daemon.vm import VM
 from jdwpd.testing.client import open_jdwp_client
-from jdwpd.vm import VM
 from protocol.constants import ErrorCode, EventKind, SuspendPolicy
 from protocol.messages import Events
 from protocol.packets import HANDSHAKE

@@ -176,13 +176,13 @@ def nodebug_classpath(tmp_dir, sample_classes) -> str:
 
 @contextlib.asynccontextmanager
 async def sample_in_process(sample_classes) -> AsyncIterator[tuple[Any, Any]]:
-    """Sample under our agent, held at its start, with jdwpd.vm.VM serving it in this process (no JDWP
+    """Sample under our agent, held at its start, with jdwpd.daemon.vm.VM serving it in this process (no JDWP
     bytes): (vm, the started JVM).  The caller lets the program end; the VM's tasks are then cancelled."""
     import subprocess
 
-    from jdwpd.link import launcher
+    from jdwpd.daemon.link import launcher
+    from jdwpd.daemon.vm import VM
     from jdwpd.testing.jvm import java_executable
-    from jdwpd.vm import VM
 
     try:
         launcher.agent_path()

@@ -7,7 +7,7 @@
     python -m tests.conformance.table --write  # then the table of docs/conformance.md
 
 The mapping from JDI calls to JDWP commands is JDI's business (and changes with its caches), so it is
-measured rather than written down: the client runs through the recording proxy (jdwpd/record.py), and
+measured rather than written down: the client runs through the recording proxy (jdwpd/cli/record.py), and
 the packets it sent are cut by the section marks the client leaves in the stream (a CreateString of
 "jdi-section:<scenario>.<section>", see JdiConformance.section).  Commands before the first mark are
 the attach sequence, under the section "(attach)".  Events are counted in the section they arrived in.

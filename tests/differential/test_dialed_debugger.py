@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from jdwpd.java_shim import jdk_home_of, make_java_home
+from jdwpd.cli.java_shim import jdk_home_of, make_java_home
 from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing import debuggees, jvm
 from jdwpd.testing.client import jdwp_client_on, open_jdwp_client

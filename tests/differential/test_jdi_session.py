@@ -109,7 +109,7 @@ def test_jdi_session_matches_reference(server_kind, reference_jdi, jdi_client_cl
     """Against the reference itself this checks that the transcript is deterministic."""
     # This once failed now and then: JDI's resume of DestroyJavaVM's ThreadDeath lets the VM post
     # VMDeath before the reply is out, and jdwpd answered VM_DEAD (VMDisconnectedException in JDI);
-    # a resume whose link ends has happened (jdwpd/vm.py), and is answered as such, as the reference does.
+    # a resume whose link ends has happened (jdwpd/daemon/vm.py), and is answered as such, as the reference does.
     out, stdout = run_jdi(server_kind, jdi_client_classes, sample_classes, sample_markers)
     assert out.splitlines() == reference_jdi[0].splitlines()
     assert stdout == reference_jdi[1]

@@ -1,4 +1,4 @@
-"""The reply memo and the fast lane (jdwpd/fast/memo.py, jdwpd/fast/lane.py) against real JVMs.
+"""The reply memo and the fast lane (jdwpd/daemon/fast/memo.py, jdwpd/daemon/fast/lane.py) against real JVMs.
 
 A memoized reply is right only while what it answered cannot have changed: class facts until a
 redefinition, a thread's name while the whole VM is held, its frame count while the thread is.

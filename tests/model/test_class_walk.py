@@ -5,10 +5,10 @@ from __future__ import annotations
 import trio
 import trio.testing
 
+from jdwpd.daemon.model import class_walk
+from jdwpd.daemon.model.class_walk import ClassWalk
+from jdwpd.daemon.model.classes import ClassCache
 from jdwpd.errors import AgentError
-from jdwpd.model import class_walk
-from jdwpd.model.class_walk import ClassWalk
-from jdwpd.model.classes import ClassCache
 from protocol.link import LinkStatus
 
 

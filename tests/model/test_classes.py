@@ -9,15 +9,15 @@ from __future__ import annotations
 import pytest
 import trio
 
-from jdwpd.errors import AgentError, JdwpError
-from jdwpd.model.classes import (
+from jdwpd.daemon.facade.classes import is_nested_signature
+from jdwpd.daemon.model.classes import (
     JVMTI_NATIVE_METHOD,
     ClassCache,
     jdwp_class_status,
     signature_tag,
     split_method_signature,
 )
-from jdwpd.target.classes import is_nested_signature
+from jdwpd.errors import AgentError, JdwpError
 from protocol.constants import ErrorCode
 from protocol.link import LinkStatus
 

@@ -4,10 +4,10 @@ import attrs
 import pytest
 import trio
 
-from jdwpd import dispatch
-from jdwpd.model.objects import ObjectRefs
-from jdwpd.model.requests import RequestTable
-from jdwpd.model.threads import ThreadTable
+from jdwpd.daemon import dispatch
+from jdwpd.daemon.model.objects import ObjectRefs
+from jdwpd.daemon.model.requests import RequestTable
+from jdwpd.daemon.model.threads import ThreadTable
 from protocol import spec
 from protocol.constants import ErrorCode
 from protocol.packets import CommandPacket
@@ -73,12 +73,12 @@ async def test_class_paths_split_like_the_reference():
 
 @pytest.mark.parametrize("set_id,cmd_id", [(1, 6), (1, 8), (15, 1), (11, 3), (16, 4)])
 def test_changes_are_ordered(set_id, cmd_id):
-    from jdwpd.session.ordering import MUTATING
+    from jdwpd.daemon.session.ordering import MUTATING
     assert (set_id, cmd_id) in MUTATING
 
 
 def test_queries_are_not_ordered():
-    from jdwpd.session.ordering import MUTATING
+    from jdwpd.daemon.session.ordering import MUTATING
     for key in [(1, 1), (11, 6), (16, 1), (2, 1), (9, 6), (3, 3)]:
         assert key not in MUTATING
     assert trio  # the module is importable without a VM

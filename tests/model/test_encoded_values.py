@@ -5,9 +5,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jdwpd.commands import Encoded
-from jdwpd.commands.stack_frame import encoded_values
-from jdwpd.target.values import to_jdwp
+from jdwpd.daemon.commands import Encoded
+from jdwpd.daemon.commands.stack_frame import encoded_values
+from jdwpd.daemon.facade.values import to_jdwp
 from protocol import spec
 from protocol.link import OBJECT_TAGS, LinkValue
 from protocol.messages import encode_reply

@@ -1,5 +1,5 @@
-from jdwpd.events import route
-from jdwpd.model.requests import RequestTable
+from jdwpd.daemon.events import route
+from jdwpd.daemon.model.requests import RequestTable
 from protocol.constants import EventKind, SuspendPolicy, TypeTag
 from protocol.link import LinkLocation
 from protocol.messages import Events
@@ -71,7 +71,7 @@ def test_uncaught_exception_catch_location_is_a_null_class_location():
 
 
 def test_a_native_method_location_keeps_its_index_of_minus_one():
-    from jdwpd.events import jdwp_location
+    from jdwpd.daemon.events import jdwp_location
 
     assert jdwp_location(LinkLocation(1, 5, 6, (1 << 64) - 1)).index == -1
     assert jdwp_location(LinkLocation(1, 5, 6, 42)).index == 42

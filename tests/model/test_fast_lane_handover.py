@@ -1,4 +1,4 @@
-"""The fast lane's hand-over of the socket (jdwpd/fast/lane.py), on a socket pair: no JVM.
+"""The fast lane's hand-over of the socket (jdwpd/daemon/fast/lane.py), on a socket pair: no JVM.
 
 The lane answers memo hits, gives the first packet it cannot answer (with every byte after it)
 to the session's reader, stops reading, and reads again only when the session gives the socket
@@ -14,10 +14,10 @@ import types
 
 import trio
 
-from jdwpd.fast.lane import FastLane
-from jdwpd.fast.memo import ReplyMemo
-from jdwpd.fast.writer import Writer
-from jdwpd.model.threads import ThreadTable
+from jdwpd.daemon.fast.lane import FastLane
+from jdwpd.daemon.fast.memo import ReplyMemo
+from jdwpd.daemon.fast.writer import Writer
+from jdwpd.daemon.model.threads import ThreadTable
 from protocol.wire import IDSizes
 
 SIGNATURE = (2, 1, (0x55).to_bytes(8, "big"))

@@ -1,10 +1,10 @@
-"""The fast path's one switch (jdwpd/fast/settings.py): JDWPD_FAST's forms, and its refusals."""
+"""The fast path's one switch (jdwpd/daemon/fast/settings.py): JDWPD_FAST's forms, and its refusals."""
 
 from __future__ import annotations
 
 import pytest
 
-from jdwpd.fast.settings import FastSettings
+from jdwpd.daemon.fast.settings import FastSettings
 
 
 def test_unset_and_on_are_the_defaults():

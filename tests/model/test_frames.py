@@ -1,7 +1,7 @@
 import pytest
 
+from jdwpd.daemon.model.frames import frame_depth, make_frame_id
 from jdwpd.errors import JdwpError
-from jdwpd.model.frames import frame_depth, make_frame_id
 from protocol.constants import ErrorCode
 
 

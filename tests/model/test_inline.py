@@ -8,7 +8,7 @@ import re
 import pytest
 import trio
 
-from jdwpd.fast import inline
+from jdwpd.daemon.fast import inline
 
 
 async def _cached() -> int:
@@ -115,7 +115,7 @@ async def test_exceptions_come_out_of_drive() -> None:
 # What may not happen in a command handler before its first link request: task-bound state.
 _TASK_BOUND = re.compile(
     r"CancelScope|move_on_(after|at)|fail_(after|at)|open_nursery|\bLock\(|Semaphore|Limiter|\bsleep(_until)?\(")
-_JDWPD = pathlib.Path(__file__).resolve().parents[2] / "jdwpd"
+_JDWPD = pathlib.Path(__file__).resolve().parents[2] / "jdwpd" / "daemon"
 
 
 _COMMAND_PATHS = sorted([*_JDWPD.glob("commands/*.py"), *_JDWPD.glob("model/*.py"), _JDWPD / "dispatch.py"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from jdwpd.fast.locals_ahead import LocalsAhead
+from jdwpd.daemon.fast.locals_ahead import LocalsAhead
 
 FRAMES = [{"method": 10, "index": 3}, {"method": 11, "index": 7}, {"method": 12, "index": 0}]
 A, B = ((1, ord("I")),), ((0, ord("L")), (2, ord("J")))

@@ -1,4 +1,4 @@
-from jdwpd.model.objects import ObjectRefs
+from jdwpd.daemon.model.objects import ObjectRefs
 
 
 def test_dispose_releases_only_when_no_session_holds_the_id():

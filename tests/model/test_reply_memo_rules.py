@@ -1,4 +1,4 @@
-"""The reply memo (jdwpd/fast/memo.py) and the thread table's "held" questions, without a JVM.
+"""The reply memo (jdwpd/daemon/fast/memo.py) and the thread table's "held" questions, without a JVM.
 
 The live behaviour is tests/differential/test_reply_memo.py; here each rule on its own: what is
 kept, under which suspension, and what drops it.
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import types
 
-from jdwpd.fast.memo import FACT_COMMANDS, FRAME_COUNT, MEMO_COMMANDS, NO_THAW, THREAD_NAME, ReplyMemo
-from jdwpd.model.threads import ThreadTable
+from jdwpd.daemon.fast.memo import FACT_COMMANDS, FRAME_COUNT, MEMO_COMMANDS, NO_THAW, THREAD_NAME, ReplyMemo
+from jdwpd.daemon.model.threads import ThreadTable
 from protocol import link, spec
 from protocol.wire import IDSizes
 

@@ -1,7 +1,7 @@
 import pytest
 
+from jdwpd.daemon.model.requests import ACCEPTED_KINDS, EventRequest, Modifier, RequestTable, check_modifier
 from jdwpd.errors import JdwpError
-from jdwpd.model.requests import ACCEPTED_KINDS, EventRequest, Modifier, RequestTable, check_modifier
 from protocol.constants import ErrorCode, EventKind, ModKind
 
 
@@ -28,7 +28,7 @@ def test_modifier_rules_follow_the_reference():
 
 
 def test_breakpoints_and_watchpoints_need_their_modifier():
-    from jdwpd.model.requests import check_request
+    from jdwpd.daemon.model.requests import check_request
     with pytest.raises(JdwpError) as e:
         check_request(EventKind.BREAKPOINT, [Modifier(ModKind.COUNT, {"count": 1})])
     assert e.value.code == ErrorCode.INTERNAL
@@ -77,7 +77,7 @@ def test_agent_fields_carry_modifiers():
 
 
 def test_requests_the_reference_accepts_and_never_fires():
-    from jdwpd.model.requests import is_inert, suspension
+    from jdwpd.daemon.model.requests import is_inert, suspension
 
     step = Modifier(ModKind.STEP, {"thread": 1, "size": 1, "depth": 0})
     assert not is_inert(EventKind.SINGLE_STEP, [step])

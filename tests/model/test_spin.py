@@ -1,4 +1,4 @@
-"""jdwpd/fast/spin.py: polling without sleeping while a conversation is under way, never while idle."""
+"""jdwpd/daemon/fast/spin.py: polling without sleeping while a conversation is under way, never while idle."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 import pytest
 import trio
 
-from jdwpd.fast import spin
+from jdwpd.daemon.fast import spin
 
 pytestmark = pytest.mark.skipif(not spin.available(), reason="the agent library (agent/spin.c) is not built")
 

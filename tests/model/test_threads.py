@@ -1,4 +1,4 @@
-from jdwpd.model.threads import ThreadTable
+from jdwpd.daemon.model.threads import ThreadTable
 
 A, B = "session-a", "session-b"
 
@@ -89,7 +89,7 @@ def test_vm_resume_keeps_frames_of_threads_still_suspended():
 
 
 def test_thread_status_as_the_reference_maps_jvmti_states():
-    from jdwpd.target.threads import jdwp_thread_status
+    from jdwpd.daemon.facade.threads import jdwp_thread_status
 
     alive, runnable, sleeping, waiting, blocked, terminated = 0x1, 0x4, 0x40, 0x80, 0x400, 0x2
     assert jdwp_thread_status(terminated, False) == 0

@@ -1,4 +1,4 @@
-"""The warm-up (jdwpd/fast/warmup.py): which codecs it makes, in what order, and when it stops.
+"""The warm-up (jdwpd/daemon/fast/warmup.py): which codecs it makes, in what order, and when it stops.
 
 Codecs are cached per ID sizes, so each test uses sizes no other test uses and starts cold.  The
 live effect is measured by `python -m bench --only ide`; every daemon of the suite runs it.
@@ -11,7 +11,7 @@ import types
 import pytest
 import trio
 
-from jdwpd.fast import warmup
+from jdwpd.daemon.fast import warmup
 from protocol import link, messages, spec
 from protocol.wire import IDSizes
 

@@ -1,4 +1,4 @@
-"""The one writer (jdwpd/fast/writer.py), on socket pairs: at once when free, in order when not,
+"""The one writer (jdwpd/daemon/fast/writer.py), on socket pairs: at once when free, in order when not,
 a part-written packet's rest always next."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import threading
 import trio
 import trio.testing
 
-from jdwpd.fast.writer import Writer, Wrote
+from jdwpd.daemon.fast.writer import Writer, Wrote
 
 
 def pair() -> tuple[socket.socket, Writer]:

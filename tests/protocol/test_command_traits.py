@@ -54,9 +54,9 @@ def test_the_link_table_says_which_messages_thaw_and_which_suspend():
 
 
 def test_the_daemon_derives_its_sets_from_the_columns():
-    from jdwpd import dispatch
-    from jdwpd.fast import memo
-    from jdwpd.session import ordering as session
+    from jdwpd.daemon import dispatch
+    from jdwpd.daemon.fast import memo
+    from jdwpd.daemon.session import ordering as session
 
     assert (session.MUTATING, session.INVOKES, session.GO_ON_INLINE) == (OLD_MUTATING, OLD_INVOKES, OLD_GO_ON_INLINE)
     assert dispatch.CHANGES_STATE == OLD_CHANGES_STATE

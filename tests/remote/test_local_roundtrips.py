@@ -1,7 +1,7 @@
 """Round trips per IDE step on one machine: the IDE waterfall (bench/remote_java/client/IdeWaterfall.java)
 through `jdwpd launch`, with the daemon's trace of its agent link (JDWPD_LINK_TRACE).  At a stop the
-daemon reads ahead what debuggers ask next (jdwpd/fast/stop_read.py) in a few batched writes, and
-answers from those replies until something may change (jdwpd/fast/stop_ahead.py); without it
+daemon reads ahead what debuggers ask next (jdwpd/daemon/fast/stop_read.py) in a few batched writes, and
+answers from those replies until something may change (jdwpd/daemon/fast/stop_ahead.py); without it
 (JDWPD_STOP_AHEAD=off) each question is a link round trip.  What the client read must be the same
 either way (its digest).  Counts, never times."""
 

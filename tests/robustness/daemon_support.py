@@ -13,12 +13,12 @@ from pathlib import Path
 import attrs
 import trio
 
-from jdwpd.link.agent_link import accept_agent, open_unix_listener
-from jdwpd.link.launcher import agent_option_string, java_command_with_agent, new_secret_file
-from jdwpd.server import serve_jdwp
+from jdwpd.daemon.link.agent_link import accept_agent, open_unix_listener
+from jdwpd.daemon.link.launcher import agent_option_string, java_command_with_agent, new_secret_file
+from jdwpd.daemon.server import serve_jdwp
+from jdwpd.daemon.vm import VM
 from jdwpd.testing.debuggees import javac_argv
 from jdwpd.testing.jvm import java_executable
-from jdwpd.vm import VM
 
 HERE = Path(__file__).resolve().parent
 

@@ -40,7 +40,7 @@ async def one_debugger(port: int, line: int, way: str, vm=None) -> None:
         thread = events[0].thread
         await c.command("ObjectReference", "DisableCollection", object=thread)  # a pin to undo
         if vm is not None:
-            # Memo answers in a row: the lane takes the socket (jdwpd/fast/lane.py).  A reply computed
+            # Memo answers in a row: the lane takes the socket (jdwpd/daemon/fast/lane.py).  A reply computed
             # across an event's new suspension is not kept, so it may take more than the lane's two.
             for _ in range(20):
                 assert (await c.command("ReferenceType", "Signature", ref_type=ref)).signature == "LTicker;"

@@ -106,7 +106,7 @@ async def test_the_secret_stays_out_of_process_listings_and_the_link_is_owner_on
 
 
 def test_listening_beyond_loopback_warns_that_jdwp_has_no_authentication(capsys):
-    from jdwpd.endpoints import bind_jdwp
+    from jdwpd.daemon.endpoints import bind_jdwp
 
     bind_jdwp("127.0.0.1", 0).close()
     assert capsys.readouterr().err == ""

@@ -1,5 +1,5 @@
 """A request the agent cannot refuse goes out without waiting for the agent's reply
-(jdwpd/commands/event_request.py, _agent_cannot_refuse): a step of a thread parked in an event,
+(jdwpd/daemon/commands/event_request.py, _agent_cannot_refuse): a step of a thread parked in an event,
 and requests that need no lookup while nothing runs.  Every other one waits, and a wrong proof
 degrades to a request that never fires, never to a broken session."""
 
@@ -12,7 +12,7 @@ from contextlib import asynccontextmanager
 import pytest
 import trio
 
-from jdwpd.commands import event_request
+from jdwpd.daemon.commands import event_request
 from jdwpd.testing.client import open_jdwp_client
 from protocol.constants import ErrorCode, EventKind, ModKind, StepDepth, StepSize, SuspendPolicy, TypeTag
 from protocol.wire import Location
@@ -173,7 +173,7 @@ async def test_a_wrong_proof_leaves_a_request_that_never_fires(tmp_path, monkeyp
             await a.command("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
                             suspend_policy=SuspendPolicy.ALL, modifiers=step_mods(thread))
             monkeypatch.setattr(event_request, "_agent_cannot_refuse", lambda ctx, kind, mods: True)
-            with caplog.at_level(logging.WARNING, logger="jdwpd.target.requests"):
+            with caplog.at_level(logging.WARNING, logger="jdwpd.daemon.facade.requests"):
                 refused = await b.command("EventRequest", "Set", event_kind=EventKind.SINGLE_STEP,
                                           suspend_policy=SuspendPolicy.ALL, modifiers=step_mods(thread))
                 await b.command("ThreadReference", "Status", thread=thread)  # the agent's reply is in

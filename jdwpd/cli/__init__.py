@@ -1,0 +1,1 @@
+"""The `jdwpd` command line: its subcommands, each a thin front end over the daemon or the API."""

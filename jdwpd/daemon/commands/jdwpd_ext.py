@@ -1,0 +1,231 @@
+"""jdwpd's vendor command set (128, "Jdwpd"): conditions, budgets (and captures) run in the agent.
+
+docs/extensions.md defines the commands.  A session enables the extension with
+VirtualMachine.JdwpdHello (1, 100: jdwpd_probe.py; a probe that the reference answers safely); until then
+every other command of the set answers NOT_IMPLEMENTED, as a server without the extension does,
+and the session's Conditional modifiers are accepted and ignored, as the reference ignores them.
+The ids this set hands out name objects (a compiled condition, a budget) that the session
+attaches to an EventRequest.Set through JDWP's reserved Conditional modifier (modKind 2): the
+daemon then sends the object's bytes to the agent with the request (protocol/link.py).
+"""
+
+from __future__ import annotations
+
+import itertools
+import weakref
+from typing import Any
+
+import attrs
+
+from jdwpd.daemon.model.requests import Modifier
+from jdwpd.errors import AgentError, JdwpError
+from jdwpd.expr.agent_code import FieldRef, NotInAgent, compile_condition, compile_expression
+from jdwpd.expr.errors import ExpressionError
+from protocol.agent_code import BudgetFlag, ObjKind, encode_budget, encode_capture
+from protocol.constants import ErrorCode, ModKind
+
+SET_NAME = "Jdwpd"
+VERSION = 2  # 2: DefineBudget's flags, the JdwpdConditionError event (docs/extensions.md)
+FEATURE_CONDITIONS = 1
+FEATURE_BUDGETS = 2
+FEATURE_CAPTURES = 4
+FEATURE_STOP_ON_ERROR = 8
+STATUS_OK, STATUS_ERROR, STATUS_NOT_IN_AGENT = 0, 1, 2
+_MOD_STATIC = 0x0008
+
+
+@attrs.define
+class _SessionState:
+    objects: dict[int, bytes] = attrs.field(factory=dict)  # id -> the agent's bytes (ObjKind first)
+
+
+# Per session, dropped with it; ids unique in the daemon so that a hostile id never names another
+# session's object.
+_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_IDS = itertools.count(1)
+
+
+def enabled(session: Any) -> bool:
+    return session in _STATES
+
+
+def _state(ctx: Any) -> _SessionState:
+    st = _STATES.get(ctx.session)
+    if st is None:
+        raise JdwpError(ErrorCode.NOT_IMPLEMENTED, "send VirtualMachine.JdwpdHello first")
+    return st
+
+
+def _define(ctx: Any, data: bytes) -> int:
+    st = _state(ctx)
+    if len(st.objects) >= 10_000:
+        raise JdwpError(ErrorCode.OUT_OF_MEMORY, "too many extension objects in this session: Forget some")
+    oid = next(_IDS)
+    st.objects[oid] = data
+    return oid
+
+
+def conditional_modifiers(ctx: Any, mods: list[Modifier]) -> list[Modifier]:
+    """EventRequest.Set's modifiers with each Conditional resolved: for a session with the extension,
+    its id's object goes to the agent (an unknown id is ILLEGAL_ARGUMENT); without it, Conditional is
+    dropped, as the reference ignores it."""
+    st = _STATES.get(ctx.session)
+    out = []
+    for m in mods:
+        if m.mod_kind != ModKind.CONDITIONAL:
+            out.append(m)
+        elif st is not None:
+            data = st.objects.get(m.args["expr_id"])
+            if data is None:
+                raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, f"no jdwpd expression or budget {m.args['expr_id']}")
+            out.append(Modifier(int(ModKind.CONDITIONAL), {"expr_id": m.args["expr_id"], "program": data}))
+    return out
+
+
+class _Resolver:
+    """The compiler's view of the VM (jdwpd/expr/agent_code.py Resolver) over the daemon's caches."""
+
+    def __init__(self, vm: Any, method: Any, index: int) -> None:
+        self.vm = vm
+        self.method_id = method.method_id
+        self.declaring = method.declaring
+        self.static = bool(method.modifiers & _MOD_STATIC)
+        self.index = index
+        self._refs: dict[str, int | None] = {}
+
+    async def variables(self) -> list[Any]:
+        try:
+            table = await self.vm.classes.variable_table(self.method_id)
+        except AgentError:
+            return []  # compiled without -g: names resolve as fields and classes only
+        return [v for v in table.variables if v.start <= self.index < v.start + v.length]
+
+    async def class_ref(self, signature: str) -> int | None:
+        if signature not in self._refs:
+            found = await self.vm.classes_by_signature(signature)
+            self._refs[signature] = found[0]["ref"] if found else None
+        return self._refs[signature]
+
+    async def signature(self, ref: int) -> str:
+        return (await self.vm.classes.signature(ref)).signature
+
+    async def fields(self, ref: int) -> list[FieldRef]:
+        return [FieldRef(f.field_id, f.name, f.signature, bool(f.modifiers & _MOD_STATIC), ref)
+                for f in await self.vm.classes.fields(ref)]
+
+    async def superclass(self, ref: int) -> int:
+        return await self.vm.classes.superclass(ref)
+
+    async def interfaces(self, ref: int) -> tuple[int, ...]:
+        return await self.vm.classes.interfaces(ref)
+
+
+async def hello(ctx: Any, cmd: Any) -> Any:
+    _STATES.setdefault(ctx.session, _SessionState())
+    return {"version": VERSION,
+            "features": FEATURE_CONDITIONS | FEATURE_BUDGETS | FEATURE_CAPTURES | FEATURE_STOP_ON_ERROR}
+
+
+async def _compile(ctx: Any, cmd: Any, compiler: Any) -> dict:
+    _state(ctx)
+    vm = ctx.vm
+    try:
+        method = await vm.classes.find_method(cmd.ref_type, cmd.method_id)
+    except AgentError as e:
+        raise JdwpError(ErrorCode.INVALID_METHODID, str(e)) from None
+    try:
+        program = await compiler(cmd.expression, _Resolver(vm, method, cmd.index))
+    except NotInAgent as e:
+        return {"expr_id": 0, "status": STATUS_NOT_IN_AGENT, "column": e.column or 0, "message": e.message,
+                "signature": ""}
+    except ExpressionError as e:
+        return {"expr_id": 0, "status": STATUS_ERROR, "column": e.column or 0, "message": e.message, "signature": ""}
+    except (JdwpError, AgentError) as e:
+        if _code(e) != ErrorCode.CLASS_NOT_PREPARED:
+            raise
+        # A type the expression names is loaded (by the verifier, say) but not prepared: its fields
+        # are not known yet. Like a name that does not resolve yet, the client may try again later.
+        return {"expr_id": 0, "status": STATUS_ERROR, "column": 0, "signature": "",
+                "message": "a class the expression uses is not prepared yet: try again once it is"}
+    return {"expr_id": _define(ctx, program.program), "status": STATUS_OK, "column": 0, "message": "",
+            "signature": program.signature}
+
+
+def _code(e: JdwpError | AgentError) -> int:
+    return e.code if isinstance(e, JdwpError) else e.status
+
+
+async def compile_condition_cmd(ctx: Any, cmd: Any) -> Any:
+    r = await _compile(ctx, cmd, compile_condition)
+    del r["signature"]  # always boolean
+    return r
+
+
+async def compile_expression_cmd(ctx: Any, cmd: Any) -> Any:
+    """A watch expression for a capture: any type, and its static type in the reply."""
+    return await _compile(ctx, cmd, compile_expression)
+
+
+_CAPTURE_MAX = {"frames": 256, "locals_frames": 256, "depth": 16, "max_string": 65535, "max_items": 65535,
+                "max_bytes": 16 << 20, "max_micros": 10_000_000}
+
+
+async def define_capture(ctx: Any, cmd: Any) -> Any:
+    st = _state(ctx)
+    for name, most in _CAPTURE_MAX.items():
+        v = getattr(cmd, name)
+        if not 0 <= v <= most:
+            raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, f"{name} must be in 0..{most}")
+    watches = []
+    for w in cmd.watches:
+        data = st.objects.get(w.expr_id)
+        if data is None or program_kind(data) != ObjKind.CONDITION:
+            raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, f"no jdwpd expression {w.expr_id}")
+        watches.append(data)
+    data = encode_capture(cmd.frames, cmd.locals_frames, cmd.depth, cmd.max_string, cmd.max_items, cmd.max_bytes,
+                          cmd.max_micros, cmd.this_object, watches, ids=cmd.object_ids)
+    return {"capture_id": _define(ctx, data)}
+
+
+async def define_budget(ctx: Any, cmd: Any) -> Any:
+    _state(ctx)
+    if cmd.hit_cap < 0 or cmd.expires_millis < 0 or cmd.rate_per_second < 0 or not 0 <= cmd.cpu_ppm <= 1_000_000:
+        raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, "budget fields are >= 0, cpuPpm at most 1000000")
+    if cmd.flags & ~int(BudgetFlag.STOP_ON_ERROR):
+        raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, f"budget flags {cmd.flags:#x}: only 1 (STOP_ON_ERROR) is defined")
+    data = encode_budget(cmd.hit_cap, cmd.expires_millis, cmd.rate_per_second, cmd.cpu_ppm, cmd.flags)
+    return {"budget_id": _define(ctx, data)}
+
+
+async def forget(ctx: Any, cmd: Any) -> Any:
+    _state(ctx).objects.pop(cmd.id, None)  # requests set with it keep their copy
+
+
+async def request_stats(ctx: Any, cmd: Any) -> Any:
+    _state(ctx)
+    req = next((r for r in ctx.vm.requests.owned_by(ctx.session) if r.request_id == cmd.request_id), None)
+    if req is None or not any(m.mod_kind == ModKind.CONDITIONAL and m.args.get("program") for m in req.modifiers):
+        raise JdwpError(ErrorCode.INVALID_EVENT_TYPE, f"request {cmd.request_id} has no jdwpd condition or budget")
+    c = await ctx.vm.request_counters(req)
+    return {"evaluations": c["evaluations"], "trues": c["trues"], "null_errors": c["null"],
+            "index_errors": c["index"], "arithmetic_errors": c["arithmetic"], "type_errors": c["type"],
+            "other_errors": c["other"], "cost_nanos": c["cost_ns"], "hits": c["hits"],
+            "disabled_reason": c["disabled"], "dropped_captures": c.get("dropped", 0),
+            "locals_walked": c.get("locals_walked", 0), "locals_by_jvmti": c.get("locals_by_jvmti", 0),
+            "locals_in_frame": c.get("locals_in_frame", 0)}
+
+
+def program_kind(data: bytes) -> int:
+    return data[0] if data else 0
+
+
+assert ObjKind.CONDITION == 1  # the agent's first byte (protocol/agent_code.py)
+
+HANDLERS = {
+    "CompileCondition": compile_condition_cmd,
+    "DefineCapture": define_capture,
+    "DefineBudget": define_budget,
+    "Forget": forget,
+    "RequestStats": request_stats,
+    "CompileExpression": compile_expression_cmd,
+}

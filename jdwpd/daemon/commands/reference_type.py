@@ -1,0 +1,140 @@
+"""ReferenceType command set (2): answered from the class cache where the answer cannot change."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from jdwpd.daemon.commands import Encoded
+from jdwpd.daemon.commands._values import tagged_list
+from jdwpd.daemon.facade.agent import cached
+from jdwpd.daemon.fast import prefill
+from jdwpd.daemon.model.classes import ClassCache
+
+SET_NAME = "ReferenceType"
+
+
+def _classes(ctx: Any) -> ClassCache:
+    return ctx.vm.classes
+
+
+async def signature(ctx: Any, cmd: Any) -> Any:
+    sig = await cached(_classes(ctx).signature(cmd.ref_type))
+    return {"signature": sig.signature}
+
+
+async def signature_with_generic(ctx: Any, cmd: Any) -> Any:
+    sig = await cached(_classes(ctx).signature(cmd.ref_type))
+    return {"signature": sig.signature, "generic_signature": sig.generic}
+
+
+async def class_loader(ctx: Any, cmd: Any) -> Any:
+    return {"class_loader": await cached(_classes(ctx).class_loader(cmd.ref_type))}
+
+
+async def modifiers(ctx: Any, cmd: Any) -> Any:
+    return {"mod_bits": await cached(_classes(ctx).modifiers(cmd.ref_type))}
+
+
+
+
+async def _declared(ctx: Any, cmd: Any, kind: str, generic: bool) -> Any:
+    """Fields or Methods, with or without generic signatures: one shape, four commands.
+
+    The reply's bytes are kept with the class's members (no object id in them): asked again, by
+    this debugger or another, they cost a lookup."""
+    classes, sizes = _classes(ctx), ctx.vm.id_sizes
+    body = classes.kept(cmd.ref_type, ("declared reply", kind, generic, sizes))
+    if body is None:
+        members = classes.fields(cmd.ref_type) if kind == "field" else classes.methods(cmd.ref_type)
+        body = prefill.declared_body(classes, cmd.ref_type, kind, generic, sizes, await cached(members))
+    if kind == "method":
+        prefill.line_tables(ctx.vm, cmd.ref_type, generic)
+    return Encoded(body)
+
+
+async def fields(ctx: Any, cmd: Any) -> Any:
+    return await _declared(ctx, cmd, "field", generic=False)
+
+
+async def fields_with_generic(ctx: Any, cmd: Any) -> Any:
+    return await _declared(ctx, cmd, "field", generic=True)
+
+
+async def methods(ctx: Any, cmd: Any) -> Any:
+    return await _declared(ctx, cmd, "method", generic=False)
+
+
+async def methods_with_generic(ctx: Any, cmd: Any) -> Any:
+    return await _declared(ctx, cmd, "method", generic=True)
+
+
+async def get_values(ctx: Any, cmd: Any) -> Any:
+    return {"values": await ctx.vm.get_static_values(cmd.ref_type, [item.field_id for item in cmd.fields])}
+
+
+async def source_file(ctx: Any, cmd: Any) -> Any:
+    return {"source_file": await cached(_classes(ctx).source_file(cmd.ref_type))}
+
+
+async def source_debug_extension(ctx: Any, cmd: Any) -> Any:
+    return {"extension": await cached(_classes(ctx).source_debug_extension(cmd.ref_type))}
+
+
+async def nested_types(ctx: Any, cmd: Any) -> Any:
+    return {"classes": [{"ref_type_tag": ref_kind, "type_id": ref} for ref_kind, ref in
+                        await ctx.vm.nested_types(cmd.ref_type)]}
+
+
+async def status(ctx: Any, cmd: Any) -> Any:
+    return {"status": await cached(_classes(ctx).status(cmd.ref_type))}
+
+
+async def interfaces(ctx: Any, cmd: Any) -> Any:
+    return {"interfaces": list(await cached(_classes(ctx).interfaces(cmd.ref_type)))}
+
+
+async def class_object(ctx: Any, cmd: Any) -> Any:
+    # A reference type's id is the id of its java.lang.Class object.
+    await ctx.vm.check_type(cmd.ref_type)
+    return {"class_object": cmd.ref_type}
+
+
+async def instances(ctx: Any, cmd: Any) -> Any:
+    return tagged_list(await ctx.vm.instances(cmd.ref_type, cmd.max_instances), "object", ctx.vm.id_sizes)
+
+
+async def class_file_version(ctx: Any, cmd: Any) -> Any:
+    major, minor = await cached(_classes(ctx).class_version(cmd.ref_type))
+    return {"major_version": major, "minor_version": minor}
+
+
+async def constant_pool(ctx: Any, cmd: Any) -> Any:
+    count, data = await cached(_classes(ctx).constant_pool(cmd.ref_type))
+    return {"count": count, "bytes": data}
+
+
+async def module(ctx: Any, cmd: Any) -> Any:
+    return {"module": await cached(_classes(ctx).module(cmd.ref_type))}
+
+
+HANDLERS = {
+    "Signature": signature,
+    "ClassLoader": class_loader,
+    "Modifiers": modifiers,
+    "Fields": fields,
+    "Methods": methods,
+    "GetValues": get_values,
+    "SourceFile": source_file,
+    "NestedTypes": nested_types,
+    "Status": status,
+    "Interfaces": interfaces,
+    "ClassObject": class_object,
+    "SourceDebugExtension": source_debug_extension,
+    "SignatureWithGeneric": signature_with_generic,
+    "FieldsWithGeneric": fields_with_generic,
+    "MethodsWithGeneric": methods_with_generic,
+    "Instances": instances,
+    "ClassFileVersion": class_file_version,
+    "ConstantPool": constant_pool,
+    "Module": module,
+}

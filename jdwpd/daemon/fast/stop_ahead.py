@@ -1,0 +1,134 @@
+"""A stop's answers read ahead: link requests answered from what was read at the stop, until a
+request or an event that may change what the agent would answer.
+
+One structure for both places that read ahead at stops: the daemon's own link
+(jdwpd/daemon/link/agent_link.py: the stop's first reads go out with the event, before a debugger asks;
+jdwpd/remote/prefetch.py plans them) and the remote near side (jdwpd/remote/relay.py: the far side's
+STOP_BUNDLE).  Entries are (kind, request body, status, reply body) as the agent answered them;
+answers are byte for byte the agent's:
+
+- exactly by request bytes;
+- locals and fields value by value (a debugger may ask any subset of a frame's slots or an object's
+  fields, in any order: the agent reads each by slot or field and tag);
+- THREAD_FRAME_COUNT and THREAD_FRAMES of any range from a whole stack (THREAD_FRAMES 0, -1), for
+  a range within the stack (the agent's own error answers are left to the agent).
+
+Sans I/O: no trio, no sockets.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterable
+
+from protocol import link as L
+
+_GET_LOCALS = L.BY_NAME["FRAME_GET_LOCALS"].kind
+_GET_FIELDS = L.BY_NAME["OBJECT_GET_FIELDS"].kind
+_FRAMES = L.BY_NAME["THREAD_FRAMES"].kind
+_FRAME_COUNT = L.BY_NAME["THREAD_FRAME_COUNT"].kind
+_VALUES = struct.Struct(">I")
+_U64 = struct.Struct(">Q")
+_FRAMES_REQ = struct.Struct(">Qii")
+_FRAME_SIZE = 8 + 1 + 8 + 8  # ref, ref_kind, method, index
+_COUNT = struct.Struct(">i")
+
+Entry = tuple[int, bytes, int, bytes]
+
+
+def invalidates(kind: int) -> bool:
+    """May this request change an answer read ahead?  Unknown kinds may."""
+    spec = L.MESSAGES.get(kind)
+    if spec is None:
+        return True
+    return spec.thaws or spec.suspends or spec.name == "RELEASE_IDS"
+
+
+class StopAnswers:
+    """A stop's answers: by request bytes, value by value, and stacks by range."""
+
+    __slots__ = ("exact", "values", "stacks")
+
+    def __init__(self, entries: Iterable[Entry] = ()) -> None:
+        self.exact: dict[tuple[int, bytes], tuple[int, bytes]] = {}
+        self.values: dict[tuple, dict[tuple[int, int], bytes]] = {}
+        self.stacks: dict[int, tuple[int, bytes, bytes]] = {}  # thread -> (count, frames' bytes, generation)
+        for entry in entries:
+            self.add(*entry)
+
+    def add(self, kind: int, request: bytes, status: int, reply: bytes) -> None:
+        self.exact[(kind, request)] = (status, reply)
+        if status != 0:
+            return
+        if kind in (_GET_LOCALS, _GET_FIELDS):
+            key, pairs = _value_request(kind, request)
+            got = L.decode_reply(kind, reply)["values"]
+            table = self.values.setdefault(key, {})
+            for pair, value in zip(pairs, got, strict=True):
+                table[pair] = L.encode_value(value["value"])
+        elif kind == _FRAMES and len(request) == _FRAMES_REQ.size:
+            thread, start, length = _FRAMES_REQ.unpack(request)
+            if start == 0 and length == -1 and len(reply) >= 12:
+                (count,) = _COUNT.unpack_from(reply, 0)
+                if len(reply) == 4 + count * _FRAME_SIZE + 8:
+                    self.stacks[thread] = (count, reply[4:-8], reply[-8:])
+
+    def __bool__(self) -> bool:
+        return bool(self.exact)
+
+    def answer(self, kind: int, request: bytes) -> tuple[int, bytes] | None:
+        """(status, reply body) as the agent would answer now, or None: ask the agent."""
+        hit = self.exact.get((kind, request))
+        if hit is not None:
+            return hit
+        if kind == _FRAME_COUNT:
+            if len(request) == 8:
+                stack = self.stacks.get(_U64.unpack(request)[0])
+                if stack is not None:
+                    return 0, _COUNT.pack(stack[0])
+            return None
+        if kind == _FRAMES:
+            if len(request) != _FRAMES_REQ.size:
+                return None
+            thread, start, length = _FRAMES_REQ.unpack(request)
+            stack = self.stacks.get(thread)
+            if stack is None:
+                return None
+            count, frames, generation = stack
+            if length == -1:
+                length = count - start
+            if start < 0 or length <= 0 or start + length > count:
+                return None  # the agent's answer (an error, or none), not ours to guess
+            body = frames[start * _FRAME_SIZE:(start + length) * _FRAME_SIZE]
+            return 0, _COUNT.pack(length) + body + generation
+        if kind not in (_GET_LOCALS, _GET_FIELDS) or not self.values:
+            return None
+        try:
+            key, pairs = _value_request(kind, request)
+        except L.LinkError:
+            return None
+        table = self.values.get(key)
+        if table is None or any(p not in table for p in pairs):
+            return None
+        return 0, _VALUES.pack(len(pairs)) + b"".join(table[p] for p in pairs)
+
+
+def source_key(kind: int, request: bytes) -> tuple | None:
+    """What a request is answered from besides its own bytes: a whole stack ("stack", thread), a
+    frame's locals ("frame", thread, depth) or an object's fields ("object", object); None if only its
+    bytes answer it.  A read ahead with the same key answers it once in (if it holds what is asked)."""
+    try:
+        if kind in (_FRAMES, _FRAME_COUNT):
+            return ("stack", _U64.unpack_from(request, 0)[0]) if len(request) >= 8 else None
+        if kind in (_GET_LOCALS, _GET_FIELDS):
+            return _value_request(kind, request)[0]
+    except (L.LinkError, struct.error):
+        return None
+    return None
+
+
+def _value_request(kind: int, request: bytes) -> tuple[tuple, list[tuple[int, int]]]:
+    fields = L.decode_request(kind, request)
+    if kind == _GET_LOCALS:
+        return ("frame", fields["thread"], fields["depth"]), [(s["slot"], s["tag"]) for s in fields["slots"]]
+    return ("object", fields["object"]), [(f["field"], f["tag"]) for f in fields["fields"]]

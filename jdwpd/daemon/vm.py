@@ -1,0 +1,603 @@
+"""The façade over one debugged VM: the link, the model, the sessions, the event fan-out.
+
+Front ends (the JDWP sessions' command handlers, the in-process ScriptSession) talk to this
+object, never to the link: its queries and changes are the mixins of jdwpd/daemon/facade/, so that the
+per-session bookkeeping stays true (what a debugger suspended, pinned or asked for is undone when
+it leaves, and the VM runs on) and frame ids, invoke records and cached facts are kept once.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+import trio
+
+from jdwpd.errors import AgentError, AgentLinkClosed
+from protocol.constants import EventKind, SuspendPolicy
+from protocol.link import NOTICE_VM_DEATH, CapBit, HelloFlag
+from protocol.messages import Events
+from protocol.wire import IDSizes, Location, TaggedObjectID, Value
+
+from .events import Composite, Routing, route
+from .events import _event as event_of_hit
+from .facade.classes import ClassOperations
+from .facade.frames import FrameOperations
+from .facade.invoke import InvokeOperations
+from .facade.objects import ObjectOperations
+from .facade.requests import RequestOperations
+from .facade.threads import START_WAIT, ThreadOperations
+from .facade.values import ObjectKinds, ValueOperations
+from .fast.locals_ahead import LocalsAhead
+from .fast.memo import NO_THAW, ReplyMemo
+from .fast.settings import FAST
+from .fast.stop_read import Facts, StopReader, facts_only, read_stop
+from .model.invokes import InvokeTable
+from .model.objects import ObjectRefs
+from .model.requests import EventRequest, RequestTable
+from .model.threads import ThreadTable
+
+log = logging.getLogger(__name__)
+# JDWPD_STOP_AHEAD: "off" (default: no reading ahead), "late" (a stop of every thread is delivered
+# once its reads ahead are in; a stop of one thread after the first batch is sent), "early" (every
+# stop after the first batch is sent).  Off by default until the differential suites agree with it:
+# objects read ahead get their IDs before the debugger sees them (ReferringObjects' ids differ from
+# the reference's), and a jdb session's prompts came out of order once in three runs.
+STOP_AHEAD = os.environ.get("JDWPD_STOP_AHEAD", "off")
+
+
+class _StopChanged(Exception):
+    """Something changed while a stop was read ahead: the rest is not read."""
+# At VM death the debuggers get every event still on its way, VMDeath last, for as long as they
+# keep taking them: delivery is given up only after this long without any progress (a debugger
+# that stopped reading must not keep the daemon, and with it `jdwpd launch`, alive).
+DRAIN_STALL = 5.0
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .session import Session
+
+def complete_properties(props: dict[str, str], hello: dict) -> dict[str, str]:
+    """Fill in what JVMTI's GetSystemProperties lacks and the reference reads later through
+    System.getProperty: java.version, user.dir and path.separator are set by the class
+    library, after the VM's own property list is made."""
+    props = dict(props)
+    vm_version = props.get("java.vm.version", "")
+    if "java.version" not in props and vm_version:
+        # java.vm.version is $VERSION_NUMBER(-$PRE)?(+$BUILD)?(-$OPT)?; java.version is the part before "+".
+        props["java.version"] = vm_version.split("+")[0]
+    if "user.dir" not in props and hello.get("pid"):
+        try:
+            props["user.dir"] = os.readlink(f"/proc/{int(hello['pid'])}/cwd")
+        except OSError:
+            pass
+    props.setdefault("path.separator", os.pathsep)
+    return props
+
+
+class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, ClassOperations, ObjectOperations,
+         RequestOperations):
+    """The façade over one VM: its lifecycle, its sessions, the fan-out of its events, and (from the
+    mixins of jdwpd/daemon/facade/) every query and change a front end makes."""
+
+    def __init__(self, link: Any, *, read_only: bool = False, start_runs: bool = False) -> None:
+        self.link = link
+        self.read_only = read_only
+        # A debugger dialed at start (the reference's server=n) with suspend=n: the agent holds the
+        # start all the same, so that nothing runs before that debugger is there (the reference
+        # connects before VMInit ends); the VM then runs and the debugger gets VMStart with
+        # SUSPEND_NONE, as the reference sends it.
+        self.start_runs = start_runs
+        self.start_goes_to_dialed = False
+        self.threads = ThreadTable()
+        self.requests = RequestTable()
+        self.objects = ObjectRefs()
+        self.invokes = InvokeTable()
+        self.locals_ahead = LocalsAhead()
+        # A stop's reads ahead (jdwpd/daemon/fast/stop_read.py): sent with the stop's event, answered by the
+        # link (AgentLink.ahead) until a change; off where the link's other end reads ahead itself
+        # (the remote near side) or with JDWPD_STOP_AHEAD=off.
+        self.reads_ahead = STOP_AHEAD != "off" and hasattr(link, "ahead_send") and getattr(link, "reads_ahead", True)
+        self._stop_facts = Facts()
+        self.object_kinds = ObjectKinds(link)
+        # Replies the sessions may repeat (jdwpd/daemon/fast/memo.py); JDWPD_FAST=off turns it off (A/B).
+        self.memo = ReplyMemo(enabled=FAST.memo)
+        if hasattr(link, "on_message"):
+            link.on_message = self._on_link_message
+        self.id_sizes = IDSizes(8, 8, 8, 8, 8)
+        self.sessions: list[Session] = []
+        self.dead = False
+        self.agent_messages = 0  # taken from the link: the VM-death drain's measure of progress
+        self._dead_event = trio.Event()
+        self.properties: dict[str, str] = {}
+        hello = getattr(link, "hello", None) or {}
+        self.hello_flags = int(hello.get("flags", 0))
+        self.caps_mask = int(hello.get("caps", 0))
+        self.profile = hello.get("profile", "")
+        self.default_stratum: str | None = None
+        self._classes = None
+        # Suspend-on-start: the VMStart composite (SUSPEND_ALL) goes to the first
+        # debugger, whose resume then releases the start.
+        self.start_thread: int | None = None
+        self.start_pending = bool(self.hello_flags & HelloFlag.SUSPEND_ON_START)
+        # onthrow=/onuncaught=: the start event is the exception that woke the agent (request 0).
+        self.start_kind = EventKind.EXCEPTION if self.hello_flags & HelloFlag.STARTED_BY_EXCEPTION \
+            else EventKind.VM_START
+        self._start_event: Any = None
+        self._start_owner: Session | None = None
+        self._start_seen = trio.Event()
+        if not self.start_pending:
+            self._start_seen.set()
+
+    def _on_link_message(self, name: str) -> None:
+        if name == "REDEFINE_CLASSES":
+            self._stop_facts = Facts()  # a redefined method's variables are new
+        self.memo.link_message(name)
+        if name not in NO_THAW:
+            self.threads.may_run()
+
+    # ------------------------------------------------------------------ the model
+
+    @property
+    def classes(self) -> Any:
+        if self._classes is None:
+            from .model.classes import ClassCache  # the types engineer's; imported late on purpose
+
+            self._classes = ClassCache(self.link)
+            self._classes.on_forget = self.memo.drop_facts
+            self._classes.on_read_ahead = self._prefill_read_ahead
+        return self._classes
+
+    def _prefill_read_ahead(self, refs: list[int]) -> None:
+        from .fast import prefill  # imported late, as the command table is
+
+        prefill.read_ahead(self, refs)
+
+    def has(self, bit: CapBit) -> bool:
+        return bool(self.caps_mask >> int(bit) & 1)
+
+    @property
+    def capabilities(self) -> dict[str, bool]:
+        """CapabilitiesNew, as the reference fills it from its JVMTI capabilities."""
+        h = self.has
+        return {
+            "can_watch_field_modification": h(CapBit.WATCH_FIELD_MODIFICATION),
+            "can_watch_field_access": h(CapBit.WATCH_FIELD_ACCESS),
+            "can_get_bytecodes": h(CapBit.GET_BYTECODES),
+            "can_get_synthetic_attribute": h(CapBit.GET_SYNTHETIC_ATTRIBUTE),
+            "can_get_owned_monitor_info": h(CapBit.GET_OWNED_MONITOR_INFO),
+            "can_get_current_contended_monitor": h(CapBit.GET_CURRENT_CONTENDED_MONITOR),
+            "can_get_monitor_info": h(CapBit.GET_MONITOR_INFO),
+            "can_redefine_classes": h(CapBit.REDEFINE_CLASSES),
+            "can_add_method": False,
+            "can_unrestrictedly_redefine_classes": False,
+            "can_pop_frames": h(CapBit.POP_FRAME),
+            "can_use_instance_filters": True,
+            "can_get_source_debug_extension": h(CapBit.GET_SOURCE_DEBUG_EXTENSION),
+            "can_request_vmdeath_event": True,
+            "can_set_default_stratum": True,
+            "can_get_instance_info": h(CapBit.TAG_OBJECTS),
+            "can_request_monitor_events": h(CapBit.MONITOR_EVENTS),
+            "can_get_monitor_frame_info": h(CapBit.GET_OWNED_MONITOR_STACK_DEPTH_INFO),
+            # The reference answers false here although it filters by source name (OpenJDK 17).
+            "can_use_source_name_filters": False,
+            "can_get_constant_pool": h(CapBit.GET_CONSTANT_POOL),
+            "can_force_early_return": h(CapBit.FORCE_EARLY_RETURN),
+            **{f"reserved{n}": False for n in range(22, 33)},
+        }
+
+    def jvmti_version(self) -> tuple[int, int]:
+        """JVMTI's version as the reference reports it: the Java feature release, minor 0."""
+        spec = self.properties.get("java.vm.specification.version") or self.properties.get(
+            "java.specification.version", "")
+        parts = spec.split(".")
+        try:
+            if parts[0] == "1" and len(parts) > 1:  # 1.8 and older spoke JVMTI 1.x
+                return 1, 2
+            return int(parts[0]), 0
+        except ValueError:
+            return 0, 0
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def run(self, *, task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
+        """Learn the VM, then pump agent events until the link ends."""
+        try:
+            info = await self.link.request("VM_INFO")
+        except AgentLinkClosed:
+            self._mark_dead()
+            task_status.started()
+            return
+        self.properties = complete_properties({p["key"]: p["value"] for p in info["properties"]},
+                                              getattr(self.link, "hello", None) or {})
+        self.caps_mask = int(info["caps"])
+        self.hello_flags |= int(info["flags"])
+        task_status.started()
+        try:
+            async for message in self.link.events:
+                self.agent_messages += 1
+                try:
+                    await self._on_agent_message(message)
+                except (AgentLinkClosed, trio.ClosedResourceError, trio.BrokenResourceError):
+                    raise
+                except Exception:  # one odd event must not stop the delivery of the others
+                    log.exception("agent message %r could not be delivered", message)
+        except (AgentLinkClosed, trio.ClosedResourceError, trio.BrokenResourceError):
+            pass
+        await self._vm_died()
+        # run() ending is the daemon's cue to close the sockets: first let the debuggers
+        # have what they are owed, VMDeath last.
+        await self.wait_delivered()
+
+    async def wait_dead(self) -> None:
+        """The VM is dead and every debugger has been sent what it was owed (VMDeath last)."""
+        await self._dead_event.wait()
+        for session in list(self.sessions):
+            drained = getattr(session, "drained", None)
+            if drained is not None:
+                await drained()
+
+    async def wait_delivered(self, stall: float = DRAIN_STALL) -> None:
+        """wait_dead(), for as long as events keep moving: from the agent to the daemon, or from
+        the daemon to some debugger.  Given up after ``stall`` seconds in which none moved."""
+        while True:
+            before = self._delivery_progress()
+            with trio.move_on_after(stall):
+                await self.wait_dead()
+                return
+            if self._delivery_progress() == before:
+                log.warning("VM death: events not delivered after %.1f s without progress", stall)
+                return
+
+    def _delivery_progress(self) -> tuple[int, int]:
+        return self.agent_messages, sum(getattr(s, "events_sent", 0) for s in self.sessions)
+
+    def _mark_dead(self) -> None:
+        if not self.dead:
+            self.dead = True
+            self.memo.clear()
+            self._dead_event.set()
+
+    async def _vm_died(self) -> None:
+        """VM death: every session that has not had its VMDeath gets the automatic one."""
+        if self.dead:
+            return
+        for session in list(self.sessions):
+            if not session.saw_vm_death:
+                session.saw_vm_death = True
+                await session.send_event(SuspendPolicy.NONE, (Events.VMDeath(request_id=0),))
+            release = getattr(session, "release_events", None)
+            if release is not None:
+                release()  # held events have nothing left to wait for
+        self._mark_dead()
+
+    # ------------------------------------------------------------------ sessions
+
+    async def attach(self, session: Session) -> None:
+        self.sessions.append(session)
+        if self.dead:
+            # The VM ended before this debugger came: it learns so at once.
+            session.saw_vm_death = True
+            await session.send_event(SuspendPolicy.NONE, (Events.VMDeath(request_id=0),))
+            return
+        if self.start_goes_to_dialed and not session.dialed:
+            return
+        if self.start_pending and self._start_owner is None:
+            self._start_owner = session
+            self.threads.suspended_all(session)
+            self.memo.held_more()
+            with trio.move_on_after(START_WAIT):
+                await self._start_seen.wait()
+            thread = self.start_thread or await self._initial_thread()
+            event = self._start_event or Events.VMStart(request_id=0, thread=thread)
+            if self.start_runs:
+                # The start goes first, and out only once the VM runs (the debugger's first
+                # questions find it running, as with the reference): what the run sends meanwhile
+                # (a short program's VMDeath) queues behind it.
+                session.hold_events()
+                await session.send_event(SuspendPolicy.NONE, (event,))
+                try:
+                    await self.resume_all(session)
+                finally:
+                    session.release_events()
+            else:
+                await session.send_event(SuspendPolicy.ALL, (event,))
+
+    async def _initial_thread(self) -> int:
+        try:
+            threads = (await self.link.request("ALL_THREADS"))["threads"]
+            for t in threads:
+                if (await self.link.request("THREAD_INFO", thread=t["thread"]))["name"] == "main":
+                    return t["thread"]
+            return threads[0]["thread"] if threads else 0
+        except (AgentError, AgentLinkClosed):
+            return 0
+
+    async def detach(self, session: Session) -> None:
+        """Undo everything the session did to the VM; the VM runs on."""
+        if session in self.sessions:
+            self.sessions.remove(session)
+        gone = self.requests.forget_owner(session)
+        detaches = self.invokes.take(session, {t: self.threads.claims(session, t)
+                                               for t in self.invokes.threads_of(session)})
+        pins, orphans = self.objects.forget_session(session)
+        if self.dead:
+            self.threads.take_undo_plan(session)
+            return
+        # The undo plan is read only once the agent said how each invoke of the session stands: a
+        # call that ended before its detach (its reply unread, or read by a task the leaving
+        # cancelled) suspended every thread for this session, which the plan must give back.
+        plan = None
+        try:
+            for req in gone:
+                if req.in_agent:
+                    await self.link.request("CLEAR_REQUEST", request_id=req.agent_id)
+            running = await self._detach_invokes(session, detaches)
+            plan = self.threads.take_undo_plan(session)
+            resume_all, resume_threads = plan.resume_all, dict(plan.resume_threads)
+            for d in running:
+                # Still running, detached: its thread's count and (unless single-threaded) a VM-wide
+                # level are lifted already, and its end gives none of them back.
+                resume_threads.pop(d.thread, None)
+                if d.drop_all and resume_all > 0:
+                    resume_all -= 1
+            for thread, times in resume_threads.items():
+                for _ in range(times):
+                    await self._quiet("THREAD_RESUME", thread=thread)
+            for _ in range(resume_all):
+                await self.link.request("RESUME_ALL")
+            for object_id, times in pins.items():
+                for _ in range(times):
+                    await self._quiet("OBJECT_UNPIN", object=object_id)
+            if orphans:
+                for thread in self.threads.known():
+                    self.locals_ahead.forget(thread)  # values read ahead may name a released id
+                await self._quiet("RELEASE_IDS", ids=[{"id": i} for i in orphans])
+            await self._release_start_if(session, plan.resume_all > 0)
+            if not plan.empty:
+                # Threads the undo set running: other debuggers' frame ids of them are stale.
+                for thread in self.threads.with_frames_out():
+                    if await self._suspend_count(thread) == 0:
+                        self.threads.invalidate_frames(thread)
+        except AgentLinkClosed:
+            pass
+        finally:
+            if plan is None:  # the link went (or the undo was cancelled) first: the claims go all the same
+                self.threads.take_undo_plan(session)
+
+    async def _detach_invokes(self, session: Session, detaches: list) -> list:
+        """Detach the invokes of a leaving session that had not answered (jdwpd/daemon/model/invokes.py);
+        the ones still running, whose end gives back none of its suspensions."""
+        running = []
+        for d in detaches:
+            try:
+                state = (await self.link.request("INVOKE_DETACH", thread=d.thread, drop_count=d.drop_count,
+                                                 drop_all=d.drop_all))["state"]
+            except AgentError:
+                continue  # the thread ended: nothing of it to give back
+            if state == 1:
+                running.append(d)
+            elif state == 0 and d.drop_all:
+                # The call ended before its detach, its reply unread: as every such end, it
+                # suspended every thread, for this session (dispose005 under load: a Dispose while
+                # the call waited, the call let go right after the Dispose's reply).
+                self.threads.invoke_suspended_all(session)
+        return running
+
+    async def _quiet(self, name: str, **fields: Any) -> None:
+        """A cleanup step whose failure (thread gone, object collected) changes nothing."""
+        try:
+            await self.link.request(name, **fields)
+        except AgentError:
+            pass
+
+    async def _release_start_if(self, session: Session, resumed: bool) -> None:
+        if self.start_pending and self._start_owner is session and resumed:
+            self.start_pending = False
+            await self._quiet("RELEASE_START")
+
+    # ------------------------------------------------------------------ agent messages
+
+    async def _on_agent_message(self, message: dict) -> None:
+        if "notice" in message:
+            if message["notice"] == NOTICE_VM_DEATH:
+                await self._vm_died()
+            return
+        if "class_unloaded" in message:
+            self._class_unloaded(message["class_unloaded"])
+            return
+        hits = message.get("hits", ())
+        start = next((h for h in hits if h["event_kind"] == self.start_kind and h["request_id"] == 0), None)
+        if start is not None and (self.start_pending or start["event_kind"] == EventKind.VM_START):
+            self.start_thread = message["thread"]
+            if start["event_kind"] != EventKind.VM_START:
+                self._start_event = event_of_hit(start["event_kind"], 0, message["thread"], start["data"])
+            self._start_seen.set()
+            hits = [h for h in hits if h is not start]
+            if not hits:
+                return
+            message = {**message, "hits": hits}
+        routing = route(message, self.requests)
+        death = any(h["event_kind"] == EventKind.VM_DEATH for h in hits)
+        if message["suspend_policy"] != SuspendPolicy.NONE:
+            self.threads.parked_at_event(message["thread"])
+        # A VMDeath that suspends holds the dying VM until resumed, as the reference's does.
+        await self._apply_suspensions(routing)
+        if (self.reads_ahead and routing.composites and message["thread"]
+                and message["suspend_policy"] != SuspendPolicy.NONE
+                and any("location" in (h["data"] or {}) for h in hits)):
+            await self._read_ahead(message, routing.composites, death)
+        else:
+            for composite in routing.composites:
+                await self._deliver(composite, death)
+        self._learn_from(message["thread"], hits)
+
+    async def _read_ahead(self, message: dict, composites: list[Composite], death: bool) -> None:
+        """Deliver a stop with its reads ahead: the first batch goes before the event (a debugger's
+        first questions wait for its replies rather than ask again); a stop of every thread is
+        delivered once everything is read (STOP_AHEAD "late"), else after the first batch."""
+        link = self.link
+        epoch = link.ahead_epoch
+        whole_vm = message["suspend_policy"] == SuspendPolicy.ALL
+        early = STOP_AHEAD == "early" or not whole_vm
+        delivered = False
+
+        async def deliver() -> None:
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                for composite in composites:
+                    await self._deliver(composite, death)
+
+        async def raw_ask(requests: list[tuple[str, dict]]) -> list:
+            if facts_only(requests):  # facts hold whatever changed: learnt for the next stops
+                got = await link.ahead_send(requests, None)
+                return await link.ahead_wait(got, None) if got is not None else []
+            sent = await link.ahead_send(requests, epoch)
+            if early:
+                await deliver()
+            if sent is None:
+                raise _StopChanged
+            return await link.ahead_wait(sent, epoch)  # (facts among them hold even if the stop changed)
+
+        try:
+            await read_stop(StopReader(raw_ask, self._stop_facts), message, whole_vm=whole_vm)
+        except _StopChanged:
+            pass
+        except AgentLinkClosed:
+            raise
+        except Exception:  # noqa: BLE001 - reading ahead is a speed-up: the stop goes on without it
+            log.exception("reading a stop ahead failed")
+        finally:
+            await deliver()
+
+    def _class_unloaded(self, ref: int) -> None:
+        self._stop_facts = Facts()
+        """The agent says a class whose id it sent unloaded (whether or not a debugger asked for
+        ClassUnload events): its id is dead, nothing cached under it may answer any more."""
+        self.memo.drop_facts()  # the memo keys on IDs: any entry may hold this class's facts
+        if self._classes is not None:
+            unloaded = getattr(self._classes, "unloaded", None)
+            if unloaded is not None:
+                unloaded(ref)
+
+    def _learn_from(self, thread: int, hits: list) -> None:
+        """What events tell the model for free: threads that ended, classes prepared or unloaded."""
+        for h in hits:
+            kind = h["event_kind"]
+            if kind == EventKind.THREAD_DEATH:
+                self.threads.forget(thread)
+            elif kind == EventKind.CLASS_PREPARE and self._classes is not None:
+                d = h["data"]
+                self._classes.learn(d["ref"], d["ref_kind"], d["signature"])
+            elif kind == EventKind.CLASS_UNLOAD:
+                self.memo.drop_facts()  # the memo keys on IDs, not names: any of them may be this class's
+                if self._classes is None:
+                    continue
+                forget = getattr(self._classes, "forget_signature", None)
+                if forget is not None:
+                    forget(h["data"]["signature"])
+
+    async def _apply_suspensions(self, routing: Routing) -> None:
+        if routing.attributed is not None:
+            self._record(routing.attributed.session, routing.attributed.policy, routing.attributed.thread)
+        try:
+            for extra in routing.extra:
+                if extra.policy == SuspendPolicy.ALL:
+                    await self.suspend_all(extra.session)
+                else:
+                    await self.suspend_thread(extra.session, extra.thread)
+            orphan = routing.orphaned
+            if orphan is not None:
+                if orphan.policy == SuspendPolicy.ALL:
+                    await self.link.request("RESUME_ALL")
+                else:
+                    await self.link.request("THREAD_RESUME", thread=orphan.thread)
+        except AgentError:
+            pass  # the thread ended meanwhile: nothing is suspended
+
+    def _record(self, session: Any, policy: int, thread: int) -> None:
+        self.memo.held_more()
+        if policy == SuspendPolicy.ALL:
+            self.threads.suspended_all(session)
+        elif policy == SuspendPolicy.EVENT_THREAD:
+            self.threads.suspended(session, thread)
+
+    async def _deliver(self, composite: Composite, death: bool) -> None:
+        session = composite.session
+        events = composite.events
+        if death:
+            if session.saw_vm_death:
+                return
+            session.saw_vm_death = True
+            events = (*events, Events.VMDeath(request_id=0))
+        await session.send_event(composite.suspend_policy, events)
+
+    # ------------------------------------------------------------------ scripting API (no JDWP bytes)
+
+    def script_session(self, name: str = "script") -> ScriptSession:
+        """A debugger without a socket: ``async with vm.script_session() as s:``."""
+        return ScriptSession(self, name)
+
+    def statistics(self) -> dict[str, Any]:
+        return {"sessions": len(self.sessions), "requests": len(self.requests), "dead": self.dead,
+                "start_pending": self.start_pending}
+
+
+class ScriptSession:
+    """A scripted client of the VM, owning requests and suspensions like a debugger does.
+
+    Events arrive as the same ``protocol.messages.Events`` objects a debugger's composites
+    hold, as (suspend_policy, events) pairs on ``events``; leaving undoes what it did.
+    """
+
+    def __init__(self, vm: VM, name: str) -> None:
+        self.vm = vm
+        self.name = name
+        self.saw_vm_death = False
+        self.dialed = False
+        self._send, self.events = trio.open_memory_channel(math.inf)
+
+    async def __aenter__(self) -> ScriptSession:
+        await self.vm.attach(self)
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        with trio.CancelScope(shield=True):
+            await self.vm.detach(self)
+        self._send.close()
+
+    async def send_event(self, suspend_policy: int, events: tuple) -> None:
+        self._send.send_nowait((int(suspend_policy), tuple(events)))
+
+    async def suspend(self, thread: int | None = None) -> None:
+        if thread is None:
+            await self.vm.suspend_all(self)
+        else:
+            await self.vm.suspend_thread(self, thread)
+
+    async def resume(self, thread: int | None = None) -> None:
+        if thread is None:
+            await self.vm.resume_all(self)
+        else:
+            await self.vm.resume_thread(self, thread)
+
+    async def request(self, event_kind: int, suspend_policy: int = SuspendPolicy.NONE,
+                      modifiers: Iterable[Any] = ()) -> EventRequest:
+        """An event request owned by this script; modifiers are ``model.requests.Modifier``s."""
+        req = self.vm.requests.new_request(self, event_kind, suspend_policy, tuple(modifiers))
+        await self.vm.add_request(req)
+        return req
+
+    async def frames(self, thread: int) -> list[tuple[int, Location]]:
+        """The suspended thread's frames: (frame id, location), the ids valid until it runs."""
+        return await self.vm.frames(thread)
+
+    async def invoke(self, kind: int, *, clazz: int, thread: int, method_id: int, args: list[Value],
+                     options: int = 0, instance: int = 0) -> tuple[Value | TaggedObjectID, TaggedObjectID]:
+        """Run a method on a thread this script holds (``protocol.link.InvokeKind``); the call is this
+        script's, as a debugger's is: leaving while it runs detaches it."""
+        return await self.vm.invoke(self, kind, clazz=clazz, thread=thread, method_id=method_id, args=args,
+                                    options=options, instance=instance)
