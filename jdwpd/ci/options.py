@@ -15,6 +15,7 @@ from pathlib import Path
 
 import attrs
 
+from jdwpd.api.views import Limits
 from jdwpd.usage import UsageError
 
 from .args import DEFAULT_REDACT_NAMES
@@ -77,12 +78,7 @@ class Settings:
     redact_names: tuple[str, ...] = DEFAULT_REDACT_NAMES  # runs of words (evidence.Redactor)
     redact_patterns: tuple[str, ...] = ()  # the user's regular expressions
     redact_values: tuple[str, ...] = ()
-    frames: int = 20
-    locals_frames: int = 5
-    depth: int = 3
-    string: int = 256
-    items: int = 100
-    bytes: int = 65536
+    limits: Limits = Limits()  # the API's defaults, [limits] in the TOML changes them
     profile: str | None = None
     junit_dirs: tuple[Path, ...] = ()
     junit_dirs_default: bool = True  # no --junit-reports: modules' report folders are looked for too
@@ -179,7 +175,8 @@ def _from_config(path: str) -> dict:
 _CONFIG_KEYS = {"out", "snapshot", "logpoint", "assert", "on_uncaught", "on_throw", "on_test_failure", "on_timeout",
                 "grace", "select", "max_hits", "cpu_quota", "expire", "fail_on", "redact", "redact_value", "profile",
                 "limits", "default_redact", "junit_reports"}
-_LIMIT_KEYS = {"frames", "locals_frames", "depth", "string", "items", "bytes"}
+# [limits] offers the API's Limits but fields (docs/ci.md)
+_LIMIT_KEYS = frozenset(attrs.fields_dict(Limits)) - {"fields"}
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -257,7 +254,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         redact_values=tuple(listed("redact_value", args.redact_value)),
         profile=args.profile or config.get("profile"), junit_dirs=tuple(junit),
         junit_dirs_default=not listed("junit_reports", args.junit_reports),
-        **{k: int(v) for k, v in limits.items()})
+        limits=Limits(**{k: int(v) for k, v in limits.items()}))
 
 
 def _quota(text: str) -> float:

@@ -65,11 +65,6 @@ def selected(settings: Settings, labels: dict) -> bool:
     return True
 
 
-def limits_of(settings: Settings) -> api.Limits:
-    return api.Limits(frames=settings.frames, locals_frames=settings.locals_frames, depth=settings.depth,
-                      string=settings.string, items=settings.items, bytes=settings.bytes)
-
-
 def _exception_message(facts: dict) -> str:
     """``Class: message`` of an exception's facts, or the class alone."""
     kind = facts.get("class", "exception")
@@ -136,7 +131,7 @@ class VmProbes:
             # Captured in the VM where it runs jdwpd's agent (the thread never waits for the
             # daemon), read over JDWP elsewhere: the same data either way.
             # the first N hits, counted in the VM (no capture past the cap is made or sent)
-            source = await vm.snapshots(probe.location, condition=probe.expression, limits=limits_of(self.settings),
+            source = await vm.snapshots(probe.location, condition=probe.expression, limits=self.settings.limits,
                                         in_vm=True, cpu_quota=quota, max_hits=self._cap(probe))
             source.on_hit(self._guard(probe, lambda snap, p=probe, s=source: self._snapshot(snap, p, s)))
         elif probe.kind == "assert":
@@ -144,7 +139,7 @@ class VmProbes:
             # the thread goes on at once where it holds; one that throws is a failure too (the
             # snapshot says what it threw).  Method calls were refused at start (options.py).
             source = await vm.snapshots(probe.location, condition=f"!({probe.expression})",
-                                        limits=limits_of(self.settings), in_vm=True, cpu_quota=quota,
+                                        limits=self.settings.limits, in_vm=True, cpu_quota=quota,
                                         max_hits=self._cap(probe))
             source.on_hit(self._guard(probe, lambda snap, p=probe, s=source: self._assert(snap, p, s)))
         elif probe.kind == "logpoint":
@@ -242,7 +237,7 @@ class VmProbes:
 
     async def _capture(self, hit: Any, kind: str, probe: Probe, **extra: Any) -> str | None:
         try:
-            snap = await hit.snapshot(limits_of(self.settings))
+            snap = await hit.snapshot(self.settings.limits)
         except Exception as e:  # the thread may have gone, the VM may be dying: say so, go on
             self.evidence.event("capture-error", vm=self.short, probe=probe.describe(), error=str(e))
             self.tally.bump(problems=1)
@@ -328,7 +323,7 @@ class VmProbes:
         self.tally.bump(test_failures=1)
         message = _exception_message(facts)
         try:
-            data = await test_failure_snapshot(hit, frames, t, limits_of(self.settings))
+            data = await test_failure_snapshot(hit, frames, t, self.settings.limits)
         except Exception as e:  # the VM may be dying: say so, go on
             self.evidence.event("capture-error", vm=self.short, probe=probe.describe(), error=str(e))
             self.tally.bump(problems=1)

@@ -28,7 +28,7 @@ from jdwpd.daemon.link.workdirs import make_workdir
 from .evidence import Evidence, Redactor
 from .forensics import hang_report
 from .options import Settings, cheapest_profile
-from .probes import Tally, VmProbes, limits_of, selected
+from .probes import Tally, VmProbes, selected
 
 #: Exit statuses of our own (docs/ci.md): the command's status otherwise.
 STATUS_FAILED_CHECKS = 3
@@ -148,7 +148,7 @@ async def _hang_forensics(settings: Settings, evidence: Evidence, tally: Tally, 
     async def one(probes: VmProbes) -> None:
         try:
             with trio.fail_after(60):
-                report = await hang_report(probes.vm, limits_of(settings))
+                report = await hang_report(probes.vm, settings.limits)
             name = evidence.snapshot("hang", probes.short, "on-timeout", report,
                                      message=f"{len(report['threads'])} threads, {len(report['deadlocks'])} deadlocks")
             tally.bump(snapshots=1)  # a hang report is a snapshot of every thread: counted as one
