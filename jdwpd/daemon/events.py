@@ -18,10 +18,11 @@ from typing import Any
 import attrs
 
 from protocol.constants import EventKind, SuspendPolicy, TypeTag
-from protocol.link import LinkLocation, LinkValue, Tagged
+from protocol.link import LinkLocation
 from protocol.messages import Events
-from protocol.wire import Location, TaggedObjectID, Value
+from protocol.wire import Location
 
+from .facade.values import tagged, to_jdwp
 from .model.requests import RequestTable, suspension
 
 
@@ -35,16 +36,10 @@ def jdwp_location(loc: LinkLocation) -> Location:
     return Location(loc.ref_kind, loc.ref, loc.method, index)
 
 
-def jdwp_tagged(t: Tagged) -> TaggedObjectID:
-    return TaggedObjectID(t.kind, t.object)
-
-
-def jdwp_value(v: LinkValue) -> Value:
-    return Value(v.tag, v.value)
-
-
 def _event(kind: int, request_id: int, thread: int, data: dict) -> Any:
-    """One Events.* instance from a hit's payload (protocol/link.py HIT_FIELDS)."""
+    """One Events.* instance from a hit's payload (protocol/link.py HIT_FIELDS).  Its objects and
+    values are made as the façade makes any (facade/values.py); a value here is one the reference
+    writes by its declared type."""
     if kind in (EventKind.SINGLE_STEP, EventKind.BREAKPOINT, EventKind.METHOD_ENTRY, EventKind.METHOD_EXIT):
         cls = {EventKind.SINGLE_STEP: Events.SingleStep, EventKind.BREAKPOINT: Events.Breakpoint,
                EventKind.METHOD_ENTRY: Events.MethodEntry, EventKind.METHOD_EXIT: Events.MethodExit}[kind]
@@ -52,21 +47,21 @@ def _event(kind: int, request_id: int, thread: int, data: dict) -> Any:
     if kind == EventKind.METHOD_EXIT_WITH_RETURN_VALUE:
         return Events.MethodExitWithReturnValue(request_id=request_id, thread=thread,
                                                 location=jdwp_location(data["location"]),
-                                                value=jdwp_value(data["value"]))
+                                                value=to_jdwp(data["value"], by_declared_type=True))
     if kind in (EventKind.MONITOR_CONTENDED_ENTER, EventKind.MONITOR_CONTENDED_ENTERED):
         cls = Events.MonitorContendedEnter if kind == EventKind.MONITOR_CONTENDED_ENTER \
             else Events.MonitorContendedEntered
-        return cls(request_id=request_id, thread=thread, object=jdwp_tagged(data["object"]),
+        return cls(request_id=request_id, thread=thread, object=tagged(data["object"]),
                    location=jdwp_location(data["location"]))
     if kind == EventKind.MONITOR_WAIT:
-        return Events.MonitorWait(request_id=request_id, thread=thread, object=jdwp_tagged(data["object"]),
+        return Events.MonitorWait(request_id=request_id, thread=thread, object=tagged(data["object"]),
                                   location=jdwp_location(data["location"]), timeout=data["timeout"])
     if kind == EventKind.MONITOR_WAITED:
-        return Events.MonitorWaited(request_id=request_id, thread=thread, object=jdwp_tagged(data["object"]),
+        return Events.MonitorWaited(request_id=request_id, thread=thread, object=tagged(data["object"]),
                                     location=jdwp_location(data["location"]), timed_out=data["timed_out"])
     if kind == EventKind.EXCEPTION:
         return Events.Exception(request_id=request_id, thread=thread, location=jdwp_location(data["location"]),
-                                exception=jdwp_tagged(data["exception"]),
+                                exception=tagged(data["exception"]),
                                 catch_location=jdwp_location(data["catch_location"]))
     if kind == EventKind.THREAD_START:
         return Events.ThreadStart(request_id=request_id, thread=thread)
@@ -80,10 +75,10 @@ def _event(kind: int, request_id: int, thread: int, data: dict) -> Any:
     if kind in (EventKind.FIELD_ACCESS, EventKind.FIELD_MODIFICATION):
         common = dict(request_id=request_id, thread=thread, location=jdwp_location(data["location"]),
                       ref_type_tag=data["ref_kind"], type_id=data["ref"], field_id=data["field"],
-                      object=jdwp_tagged(data["object"]))
+                      object=tagged(data["object"]))
         if kind == EventKind.FIELD_ACCESS:
             return Events.FieldAccess(**common)
-        return Events.FieldModification(**common, value_to_be=jdwp_value(data["value"]))
+        return Events.FieldModification(**common, value_to_be=to_jdwp(data["value"], by_declared_type=True))
     if kind == EventKind.VM_START:
         return Events.VMStart(request_id=request_id, thread=thread)
     if kind == EventKind.VM_DEATH:

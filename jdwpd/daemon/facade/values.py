@@ -2,8 +2,10 @@
 
 The reference agent tags every object value with the *runtime* kind of the object (string,
 thread, class object, array...), except a null, which is always tagged OBJECT; the one
-exception is a method's return value, whose tag follows the declared return type when that
-is an array type (outStream_writeValue).  These rules live here, once.
+exception is a value it writes by its declared type (outStream_writeValue: a method's return
+value, an invoke's or a MethodExitWithReturnValue's, and a FieldModification's value to be),
+whose null keeps the tag ARRAY when that type is an array type.  These rules live here, once
+(`to_jdwp`, `tagged`): the events' values and objects are made here too.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from jdwpd.daemon.model.classes import ClassCache, FieldInfo
 
 _OBJ = int(Tag.OBJECT)
+_ARRAY = int(Tag.ARRAY)
 _ZERO = {
     ord("B"): 0, ord("C"): 0, ord("S"): 0, ord("I"): 0, ord("J"): 0,
     ord("F"): 0.0, ord("D"): 0.0, ord("Z"): False,
@@ -29,10 +32,14 @@ _ZERO = {
 _ANY_ARRAY = frozenset({"Ljava/lang/Object;", "Ljava/lang/Cloneable;", "Ljava/io/Serializable;"})
 
 
-def to_jdwp(v: LinkValue) -> Value:
-    """A value read from a field, a slot or an array element."""
+def to_jdwp(v: LinkValue, *, by_declared_type: bool = False) -> Value:
+    """A link value as JDWP's: one read from a field, a slot or an array element, or, with
+    ``by_declared_type``, one the reference writes by its declared type (an event's return value
+    or value to be).  The agent tags a null by the declared type ('L' or '['); JDWP's null is
+    OBJECT but where the declared type is kept."""
     if v.tag in OBJECT_TAGS:
-        return Value(v.tag if v.value else _OBJ, v.value)
+        keeps_tag = v.value or (by_declared_type and v.tag == _ARRAY)
+        return Value(v.tag if keeps_tag else _OBJ, v.value)
     if v.tag == ord("V"):
         return Value(v.tag, None)
     return Value(v.tag, v.value)
