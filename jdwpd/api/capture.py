@@ -37,7 +37,7 @@ from protocol.constants import ErrorCode, ModKind
 from .errors import JdwpError, VMDisconnected
 from .snapshot import SCHEMA
 from .types import Location, ReferenceType, signature_to_name
-from .views import _BOXES, _HASH_MAPS, _IMM, _LISTS, Limits, _Budget, known_collection_base
+from .views import BOX_TYPES, HASH_MAP_TYPES, IMMUTABLE_PREFIX, LIST_TYPES, ByteBudget, Limits, known_collection_base
 
 if TYPE_CHECKING:
     from .vm import VM
@@ -159,7 +159,7 @@ class _Converter:
 
     vm: VM
     limits: Limits
-    budget: _Budget
+    budget: ByteBudget
     #: A view needed what the agent did not read (a linked collection deeper than EXTRA_DEPTH).
     incomplete: bool = False
 
@@ -201,7 +201,7 @@ class _Converter:
             budget.take(out)
             return out
         try:
-            if name in _BOXES:
+            if name in BOX_TYPES:
                 return await self.value(v.get("value"), depth)
             if isinstance(v, _Obj) and await self._is(v.sig, t, "Ljava/lang/Enum;") and name != "java.lang.Enum":
                 out = {"@type": name, "@enum": _plain(v.get("name"))}
@@ -273,7 +273,7 @@ class _Converter:
         if not isinstance(v, _Obj):
             return None
         name = await known_collection_base(t) if t is not None else signature_to_name(v.sig)
-        if name in _HASH_MAPS or await self._is(v.sig, t, "Ljava/util/HashMap;"):
+        if name in HASH_MAP_TYPES or await self._is(v.sig, t, "Ljava/util/HashMap;"):
             size = v.get("size") if _has(v, "size") else None
             out: list = []
             if await self._is(v.sig, t, "Ljava/util/LinkedHashMap;"):
@@ -296,9 +296,9 @@ class _Converter:
             return out, size if size is not None else len(out)
         if name == "java.util.TreeMap":
             return _in_order(v.get("root"), limit), v.get("size")
-        if name == _IMM + "Map1":
+        if name == IMMUTABLE_PREFIX + "Map1":
             return [(v.get("k0"), v.get("v0"))], 1
-        if name == _IMM + "MapN":
+        if name == IMMUTABLE_PREFIX + "MapN":
             table = v.get("table").items
             pairs = [(table[i], table[i + 1]) for i in range(0, len(table) - 1, 2) if table[i] is not None]
             return pairs[:limit], len(pairs)
@@ -312,9 +312,9 @@ class _Converter:
         if not isinstance(v, _Obj):
             return None
         name = await known_collection_base(t) if t is not None else signature_to_name(v.sig)
-        if name in _LISTS or name == "java.util.Arrays$ArrayList":
+        if name in LIST_TYPES or name == "java.util.Arrays$ArrayList":
             data = v.get("elementData" if name != "java.util.Arrays$ArrayList" else "a")
-            size = (v.get("elementCount" if name != "java.util.ArrayList" else "size") if name in _LISTS
+            size = (v.get("elementCount" if name != "java.util.ArrayList" else "size") if name in LIST_TYPES
                     else data.length)
             return list(_items(data, min(size, limit))), size
         if name == "java.util.LinkedList":
@@ -328,14 +328,14 @@ class _Converter:
             entries = await self._map_entries(inner, await self._type(inner.sig), limit) \
                 if isinstance(inner, _Obj) else None
             return ([k for k, _ in entries[0]], entries[1]) if entries else None
-        if name in (_IMM + "List12", _IMM + "Set12"):
+        if name in (IMMUTABLE_PREFIX + "List12", IMMUTABLE_PREFIX + "Set12"):
             items = [v.get("e0")]
             e1 = v.get("e1")
             # the "no second element" sentinel is ImmutableCollections.EMPTY, a bare Object
             if e1 is not None and not (isinstance(e1, _Obj) and e1.sig == "Ljava/lang/Object;"):
                 items.append(e1)
             return items[:limit], len(items)
-        if name in (_IMM + "ListN", _IMM + "SetN"):
+        if name in (IMMUTABLE_PREFIX + "ListN", IMMUTABLE_PREFIX + "SetN"):
             arr = v.get("elements")
             if name.endswith("SetN"):
                 return [x for x in _items(arr, arr.length) if x is not None][:limit], v.get("size")
@@ -397,7 +397,7 @@ async def to_snapshot(vm: VM, event: Any, limits: Limits, watch: list[str]) -> t
     """A JdwpdCapture event as ``jdwpd.snapshot/1`` data (``Snapshot.data``), and whether it is
     complete (False: a JDK collection was cut earlier than the standard path cuts it)."""
     flags, frames, watch_values = _read(bytes(event.data))
-    conv = _Converter(vm, limits, _Budget(limits.bytes))
+    conv = _Converter(vm, limits, ByteBudget(limits.bytes))
     truncated: list[str] = ["frames"] if flags & CaptureFlag.FRAMES else []
     out_frames = []
     for i, ((tag, ref, method, index), local_vars, this) in enumerate(frames):

@@ -225,7 +225,6 @@ class Breakpoint(DeferredRequest):
     suspend: str = attrs.field(default="thread", kw_only=True)
     hit_count: int | None = attrs.field(default=None, kw_only=True)
     allow_invoke: bool = attrs.field(default=False, kw_only=True)
-    temporary: bool = attrs.field(default=False, kw_only=True)
     locations: list[Location] = attrs.field(factory=list, init=False)
     problem: str | None = attrs.field(default=None, init=False)
     #: Where the condition could not be evaluated and why (``"shop.Checkout.checkout(Checkout.java:26):

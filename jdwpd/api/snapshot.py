@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from .views import Limits, _Budget, to_python
+from .views import ByteBudget, Limits, to_python
 
 if TYPE_CHECKING:
     from .hits import Hit
@@ -72,7 +72,7 @@ async def capture(hit: Hit, limits: Limits | None, watch: list[str]) -> Snapshot
     from .access import ExpressionError, evaluate_in_frame
 
     limits = limits or Limits()
-    budget = _Budget(limits.bytes)
+    budget = ByteBudget(limits.bytes)
     truncated: list[str] = []
     total = await hit.thread.frame_count()
     frames = await hit.thread.frames(0, min(total, limits.frames))
@@ -83,11 +83,11 @@ async def capture(hit: Hit, limits: Limits | None, watch: list[str]) -> Snapshot
         entry: dict[str, Any] = {"location": frame.location.to_python()}
         if i < limits.locals_frames:
             if budget.left >= 0:
-                entry["locals"] = {name: await to_python(v, limits, _budget=budget)
+                entry["locals"] = {name: await to_python(v, limits, budget=budget)
                                    for name, v in (await frame.locals()).items()}
                 this = await frame.this()
                 if this is not None:
-                    entry["this"] = await to_python(this, limits, _budget=budget)
+                    entry["this"] = await to_python(this, limits, budget=budget)
             else:
                 entry["@truncated"] = "budget"
         out_frames.append(entry)
@@ -95,7 +95,7 @@ async def capture(hit: Hit, limits: Limits | None, watch: list[str]) -> Snapshot
     for expression in watch:
         try:
             value = await evaluate_in_frame(hit.frame, expression, allow_invoke=False)
-            watches.append({"expression": expression, "value": await to_python(value, limits, _budget=budget)})
+            watches.append({"expression": expression, "value": await to_python(value, limits, budget=budget)})
         except ExpressionError as e:
             watches.append({"expression": expression, "error": e.message})
     if budget.left < 0:

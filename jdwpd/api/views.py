@@ -66,21 +66,24 @@ class ThrowableView:
     cause: Any
 
 
-_BOXES = {"java.lang.Integer", "java.lang.Long", "java.lang.Short", "java.lang.Byte", "java.lang.Double",
-          "java.lang.Float", "java.lang.Boolean", "java.lang.Character"}
-_LISTS = {"java.util.ArrayList", "java.util.Vector", "java.util.Stack"}
-_HASH_MAPS = {"java.util.HashMap", "java.util.LinkedHashMap", "java.util.concurrent.ConcurrentHashMap"}
-_IMM = "java.util.ImmutableCollections$"
-KNOWN_TYPES = sorted(_BOXES | _LISTS | _HASH_MAPS | {
+BOX_TYPES = {"java.lang.Integer", "java.lang.Long", "java.lang.Short", "java.lang.Byte", "java.lang.Double",
+             "java.lang.Float", "java.lang.Boolean", "java.lang.Character"}
+LIST_TYPES = {"java.util.ArrayList", "java.util.Vector", "java.util.Stack"}
+HASH_MAP_TYPES = {"java.util.HashMap", "java.util.LinkedHashMap", "java.util.concurrent.ConcurrentHashMap"}
+IMMUTABLE_PREFIX = "java.util.ImmutableCollections$"
+KNOWN_TYPES = sorted(BOX_TYPES | LIST_TYPES | HASH_MAP_TYPES | {
     "java.util.LinkedList", "java.util.TreeMap", "java.util.HashSet", "java.util.LinkedHashSet", "java.util.TreeSet",
-    _IMM + "List12", _IMM + "ListN", _IMM + "Set12", _IMM + "SetN", _IMM + "Map1", _IMM + "MapN",
+    *(IMMUTABLE_PREFIX + kind for kind in ("List12", "ListN", "Set12", "SetN", "Map1", "MapN")),
     "java.util.Arrays$ArrayList", "java.util.Optional", "java.util.Collections$UnmodifiableCollection (and kin)",
     "enums", "records", "java.lang.Throwable (and subclasses)", "arrays"})
 
 
-class _Budget:
-    def __init__(self, limit: int) -> None:
-        self.left = limit
+@attrs.define
+class ByteBudget:
+    """The bytes of JSON a capture may still make (``Limits.bytes``), shared by every value of one
+    snapshot so that the whole of it is cut at one size, here and where the VM captured."""
+
+    left: int
 
     def take(self, data: Any) -> bool:
         if isinstance(data, dict) and "@id" in data:
@@ -143,7 +146,7 @@ async def _tree_entries(root: Any, limit: int) -> list[tuple[Any, Any]]:
     return out
 
 
-_EXTENSIBLE = _LISTS | _HASH_MAPS | {"java.util.LinkedList", "java.util.HashSet", "java.util.LinkedHashSet",
+_EXTENSIBLE = LIST_TYPES | HASH_MAP_TYPES | {"java.util.LinkedList", "java.util.HashSet", "java.util.LinkedHashSet",
                                      "java.util.TreeSet", "java.util.TreeMap"}
 
 
@@ -163,13 +166,13 @@ async def known_collection_base(t: ReferenceType) -> str:
 async def map_entries(obj: ObjectRef, limit: int = 1 << 30) -> tuple[list[tuple[Any, Any]], int] | None:
     """(entries up to ``limit``, size) of a known Map implementation (or a subclass), or None."""
     name = await known_collection_base(obj.type)
-    if name in _HASH_MAPS or await obj.type.is_subtype_of("Ljava/util/HashMap;"):
+    if name in HASH_MAP_TYPES or await obj.type.is_subtype_of("Ljava/util/HashMap;"):
         return await _hash_entries(obj, limit)
     if name == "java.util.TreeMap":
         return await _tree_entries(await _get(obj, "root"), limit), await _get(obj, "size")
-    if name == _IMM + "Map1":
+    if name == IMMUTABLE_PREFIX + "Map1":
         return [(await _get(obj, "k0"), await _get(obj, "v0"))], 1
-    if name == _IMM + "MapN":
+    if name == IMMUTABLE_PREFIX + "MapN":
         table = await (await _get(obj, "table")).values()
         pairs = [(table[i], table[i + 1]) for i in range(0, len(table), 2) if table[i] is not None]
         return pairs[:limit], len(pairs)
@@ -182,10 +185,10 @@ async def map_entries(obj: ObjectRef, limit: int = 1 << 30) -> tuple[list[tuple[
 async def collection_items(obj: ObjectRef, limit: int = 1 << 30) -> tuple[list[Any], int] | None:
     """(items up to ``limit``, size) of a known List/Set implementation (or a subclass), or None."""
     name = await known_collection_base(obj.type)
-    if name in _LISTS or name == "java.util.Arrays$ArrayList":
+    if name in LIST_TYPES or name == "java.util.Arrays$ArrayList":
         data = await _get(obj, "elementData" if name != "java.util.Arrays$ArrayList" else "a")
-        size = await _get(obj, "elementCount" if name != "java.util.ArrayList" and name in _LISTS else "size") \
-            if name in _LISTS else data.length
+        size = await _get(obj, "elementCount" if name != "java.util.ArrayList" and name in LIST_TYPES else "size") \
+            if name in LIST_TYPES else data.length
         return await data.slice(0, min(size, limit)), size
     if name == "java.util.LinkedList":
         out, node, size = [], await _get(obj, "first"), await _get(obj, "size")
@@ -197,7 +200,7 @@ async def collection_items(obj: ObjectRef, limit: int = 1 << 30) -> tuple[list[A
         inner = await _get(obj, "m" if name == "java.util.TreeSet" else "map")
         entries = await map_entries(inner, limit)
         return ([k for k, _ in entries[0]], entries[1]) if entries else None
-    if name in (_IMM + "List12", _IMM + "Set12"):
+    if name in (IMMUTABLE_PREFIX + "List12", IMMUTABLE_PREFIX + "Set12"):
         empty = await obj.vm.types.type_named_sig("Ljava/util/ImmutableCollections;")
         sentinel = await empty.get("EMPTY") if empty and await empty.field("EMPTY") else None
         items = [await _get(obj, "e0")]
@@ -205,7 +208,7 @@ async def collection_items(obj: ObjectRef, limit: int = 1 << 30) -> tuple[list[A
         if e1 is not None and e1 != sentinel:
             items.append(e1)
         return items[:limit], len(items)
-    if name in (_IMM + "ListN", _IMM + "SetN"):
+    if name in (IMMUTABLE_PREFIX + "ListN", IMMUTABLE_PREFIX + "SetN"):
         arr = await _get(obj, "elements")
         size = await _get(obj, "size") if name.endswith("SetN") else arr.length
         items = [x for x in await arr.values() if x is not None] if name.endswith("SetN") else await arr.slice(
@@ -247,7 +250,7 @@ async def throwable_view(obj: ObjectRef) -> ThrowableView:
 
 async def _unbox(v: Any) -> Any:
     """Boxed primitives in a collection read as their numbers (what a person means by a key 1)."""
-    if _is_object(v) and v.type.name in _BOXES:
+    if _is_object(v) and v.type.name in BOX_TYPES:
         return await _get(v, "value")
     return v
 
@@ -257,7 +260,7 @@ async def view(obj: ObjectRef) -> Any:
     name = obj.type.name
     if _is_array(obj):
         return await obj.values()
-    if name in _BOXES:
+    if name in BOX_TYPES:
         return await _get(obj, "value")
     if name == "java.util.Optional":
         v = await _get(obj, "value")
@@ -282,17 +285,18 @@ async def view(obj: ObjectRef) -> Any:
     return obj
 
 
-async def to_python(value: Any, limits: Limits | None = None, *, _budget: _Budget | None = None,
+async def to_python(value: Any, limits: Limits | None = None, *, budget: ByteBudget | None = None,
                     _depth: int = 0) -> Any:
     """``value`` (any API value) as JSON-ready data under ``limits`` (``Limits()`` by default).
 
     Objects become ``{"@type": ..., "@id": ..., field: value, ...}``; collections
     ``{"@type", "@id", "@size", "@items": [...]}``; maps ``... "@entries": [[key, value], ...]``;
     arrays ``{"@type", "@id", "@length", "@items"}``; boxes their number; enums
-    ``{"@type", "@enum": NAME}``; a cut is marked with ``"@truncated"``.
+    ``{"@type", "@enum": NAME}``; a cut is marked with ``"@truncated"``.  ``budget``: one
+    ``ByteBudget`` shared by several values (a snapshot's), else this value's own.
     """
     limits = limits or Limits()
-    budget = _budget or _Budget(limits.bytes)
+    budget = budget or ByteBudget(limits.bytes)
     if budget.left < 0:
         return {"@truncated": "budget"}
     if value is None or isinstance(value, (bool, int, float)):
@@ -314,8 +318,8 @@ async def to_python(value: Any, limits: Limits | None = None, *, _budget: _Budge
         return str(value)
     head: dict[str, Any] = {"@type": value.type.name, "@id": value.id}
     name = value.type.name
-    if name in _BOXES:
-        return await to_python(await _get(value, "value"), limits, _budget=budget, _depth=_depth)
+    if name in BOX_TYPES:
+        return await to_python(await _get(value, "value"), limits, budget=budget, _depth=_depth)
     if await _is_enum(value.type):
         out = {"@type": head["@type"], "@enum": await _get(value, "name")}
         budget.take(out)
@@ -327,7 +331,7 @@ async def to_python(value: Any, limits: Limits | None = None, *, _budget: _Budge
     budget.take(head)
 
     async def sub(v: Any) -> Any:
-        return await to_python(v, limits, _budget=budget, _depth=_depth + 1)
+        return await to_python(v, limits, budget=budget, _depth=_depth + 1)
 
     if _is_array(value):
         items = await value.slice(0, limits.items)

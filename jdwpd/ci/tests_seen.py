@@ -21,7 +21,7 @@ import attrs
 
 from jdwpd.api import Limits, to_python
 from jdwpd.api.snapshot import SCHEMA
-from jdwpd.api.views import _Budget
+from jdwpd.api.views import ByteBudget
 
 #: Test runners: a test frame has one of these below it.
 RUNNERS = ("org.junit.", "junit.", "org.testng.")
@@ -39,9 +39,9 @@ EXPECTING = ("org.junit.internal.runners.statements.ExpectException", "org.junit
 
 
 #: Code whose own throws are never a test's failure, left out where the VM filters (JDWP's
-#: ClassExclude): class loaders asking their parents (the most frequent throws of a test run) and
-#: the console launcher's option parser.  The one failure it hides: a test's own
-#: ``Class.forName`` of a missing class (its ClassNotFoundException is thrown in a class loader).
+#: ClassExclude): class loaders asking their parents and the console launcher's option parser.
+#: The one failure it hides: a test's own ``Class.forName`` of a missing class (its
+#: ClassNotFoundException is thrown in a class loader).
 QUIET_THROWERS = ("java.lang.ClassLoader", "jdk.internal.loader.*", "java.net.URLClassLoader",
                   "org.junit.platform.console.*")
 
@@ -50,6 +50,19 @@ QUIET_THROWERS = ("java.lang.ClassLoader", "jdk.internal.loader.*", "java.net.UR
 #: they catch ends no test (``assertThrows``; ``assertAll`` throws its own failure afterwards).
 ASSERTION_APIS = ("org.junit.jupiter.api.Assert", "org.junit.Assert", "org.junit.jupiter.api.Assumptions",
                   "org.testng.Assert", "junit.framework.Assert", "junit.framework.TestCase")
+
+#: Where an exception that ends a test is caught: by a runner, or by reflection, which calls the
+#: test (and on JDKs 18+ catches first, then wraps it).  The VM judges each throw by these (the
+#: API's catch filter, jdwpd's extension): one caught anywhere else (the code under test, a class
+#: loader of the JDK asking its parent, a parser of the launcher) never leaves it.  Most throws of
+#: a test run are of that kind; each one that left the VM cost a round trip (issue 31.10).
+RECORDERS = tuple(f"{p}*" for p in (*RUNNERS, *REFLECTION))
+#: Runner classes that catch what ends no test: the assertion APIs a test calls, the runner's
+#: catches that expect the exception, the console launcher (its option parser, picocli, shadowed
+#: under it, tries numbers and constructors) and JUnit 4's runner builders (they probe each class
+#: for a ``suite()`` method).
+NOT_RECORDERS = (*(f"{p}*" for p in (*ASSERTION_APIS, *EXPECTING)), "org.junit.platform.console.*",
+                 "org.junit.internal.builders.*")
 
 
 def is_framework(cls: str) -> bool:
@@ -101,22 +114,12 @@ async def ended_test(hit: Any, frames: list[Any]) -> int | None:
     return t
 
 
-def caught_outside_tests(hit: Any) -> bool:
-    """A first look that needs no stack: only a runner or reflection (which calls the test) can
-    catch an exception below a test frame, so one caught anywhere else (the code under test, a
-    class loader of the JDK asking its parent, an assertion library) ends no test.  Most throws
-    of a run are of this kind; the stack is read only for the others."""
-    catch = hit.catch_location
-    return catch is not None and (not catch.type.name.startswith(RUNNERS + REFLECTION)
-                                  or catch.type.name.startswith(ASSERTION_APIS))
-
-
 async def test_failure_snapshot(hit: Any, frames: list[Any], t: int, limits: Limits) -> dict:
     """A ``jdwpd.snapshot/1`` of a failing test: the frames from the throw down to the test's, the
     locals of the throwing frame, of the test's frame and of the code under test between them
     (not of the framework's frames: they say nothing of why the test failed).  ``test_frame``:
     the test frame's index in ``frames``."""
-    budget = _Budget(limits.bytes)
+    budget = ByteBudget(limits.bytes)
     truncated: list[str] = []
     shown = list(range(t + 1))
     if len(shown) > limits.frames:  # keep the top and the test's frame
@@ -131,11 +134,11 @@ async def test_failure_snapshot(hit: Any, frames: list[Any], t: int, limits: Lim
         if i in read:
             if budget.left >= 0:
                 try:
-                    entry["locals"] = {n: await to_python(v, limits, _budget=budget)
+                    entry["locals"] = {n: await to_python(v, limits, budget=budget)
                                        for n, v in (await frame.locals()).items()}
                     this = await frame.this()
                     if this is not None:
-                        entry["this"] = await to_python(this, limits, _budget=budget)
+                        entry["this"] = await to_python(this, limits, budget=budget)
                 except Exception as e:  # no -g, a native frame: the stack is still worth having
                     entry["locals_error"] = str(e)
             else:

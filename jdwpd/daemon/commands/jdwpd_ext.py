@@ -45,10 +45,6 @@ _STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _IDS = itertools.count(1)
 
 
-def enabled(session: Any) -> bool:
-    return session in _STATES
-
-
 def _state(ctx: Any) -> _SessionState:
     st = _STATES.get(ctx.session)
     if st is None:
