@@ -234,7 +234,6 @@ class ValueCodec:
     def __init__(self, sizes: IDSizes) -> None:
         self.sizes = sizes
         obj = _ID_CODES[sizes.object_id]
-        self.object_code = obj
         # tag -> Struct of the untagged payload
         self.untagged: dict[int, struct.Struct | None] = {
             int(t): struct.Struct(">" + c) for t, c in _PRIMITIVE_CODES.items()

@@ -26,7 +26,6 @@ from jdwpd.expr import (
     Value,
     evaluate,
     parse,
-    parse_template,
     render,
 )
 from protocol.constants import OBJECT_TAGS, InvokeOptions, Tag
@@ -298,16 +297,7 @@ async def evaluate_in_frame(frame: Frame, expression: str, *, allow_invoke: bool
         raise Timeout(f"evaluating {expression!r} took longer than {timeout}s") from None
 
 
-async def evaluate_value(frame: Frame, expression: str, *, allow_invoke: bool = True) -> tuple[Value, FrameAccess]:
-    access = FrameAccess(frame)
-    return await evaluate(expression, access, allow_invoke=allow_invoke), access
-
-
 async def render_in_frame(frame: Frame, template: str, *, allow_invoke: bool = False) -> str:
     """A logpoint template (``"paid {order.id}"``) rendered in ``frame``."""
     return await render(template, FrameAccess(frame), allow_invoke=allow_invoke)
-
-
-def check_template(text: str) -> None:
-    parse_template(text)
 

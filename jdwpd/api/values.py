@@ -25,7 +25,7 @@ from protocol.constants import OBJECT_TAGS, InvokeOptions, Tag
 from protocol.wire import Value as WireValue
 
 from .errors import InvalidStateError, Timeout
-from .types import ArrayType, Field, InterfaceType, Method, ReferenceType, name_to_signature, signature_to_name
+from .types import ArrayType, Field, InterfaceType, Method, ReferenceType, signature_to_name
 
 if TYPE_CHECKING:
     from .threads import Thread
@@ -349,10 +349,6 @@ def _fits(value: Any, sig: str) -> bool:
     if isinstance(value, ObjectRef):
         return len(sig) > 1
     return False
-
-
-def java_name_signature(name: str) -> str:
-    return name_to_signature(name)
 
 
 _INT_RANGES = {"B": 8, "S": 16, "I": 32, "J": 64}

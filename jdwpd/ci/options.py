@@ -102,7 +102,7 @@ def _check_location(text: str, what: str) -> None:
         raise UsageError(f"{what}: {e}") from None
 
 
-def _check_expression(text: str, what: str, *, template: bool = False, evaluated_in_vm: bool = False) -> None:
+def _check_expression(text: str, what: str, *, template: bool = False) -> None:
     """It parses, and calls no method: `jdwpd ci` never runs code of the program under test for
     a probe (a call could change what the tests see, or hang them); the String methods the
     evaluator runs itself (length(), equals(x), ...) are allowed."""
@@ -142,7 +142,7 @@ def snapshot_probe(text: str) -> Probe:
     location, _, condition = text.partition("@")
     _check_location(location, "--snapshot")
     if condition:
-        _check_expression(condition, f"--snapshot {location} condition", evaluated_in_vm=True)
+        _check_expression(condition, f"--snapshot {location} condition")
     return Probe("snapshot", location=location, expression=condition or None, max_hits=cap)
 
 
@@ -158,7 +158,7 @@ def assert_probe(text: str) -> Probe:
     text, cap = take_cap(text, "--assert")
     location, expression = split_location(text, "--assert")
     _check_location(location, "--assert")
-    _check_expression(expression, f"--assert {location}", evaluated_in_vm=True)
+    _check_expression(expression, f"--assert {location}")
     return Probe("assert", location=location, expression=expression, max_hits=cap)
 
 

@@ -5,8 +5,6 @@ the snapshots of their failing tests."""
 from __future__ import annotations
 
 import html
-import json
-import re
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -185,14 +183,6 @@ def attach_to_junit(settings: Settings, evidence: Evidence) -> list[str]:
                 tree.write(xml, encoding="utf-8", xml_declaration=True)
                 changed.append(str(xml))
     return changed
-
-
-def load_snapshot(path: Path) -> dict[str, Any]:
-    return json.loads(path.read_text(encoding="utf-8"))
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
 def esc(text: Any) -> str:

@@ -116,7 +116,6 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
         self.hello_flags = int(hello.get("flags", 0))
         self.caps_mask = int(hello.get("caps", 0))
         self.profile = hello.get("profile", "")
-        self.default_stratum: str | None = None
         self._classes = None
         # Suspend-on-start: the VMStart composite (SUSPEND_ALL) goes to the first
         # debugger, whose resume then releases the start.

@@ -71,7 +71,7 @@ INVOKE_REFUSED = (
     "(allow them with allow_invoke=True; conditions refuse them unless the breakpoint opts in)"
 )
 
-TRUE, FALSE = Value("Z", True), Value("Z", False)
+FALSE = Value("Z", False)
 
 
 @attrs.frozen

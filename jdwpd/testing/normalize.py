@@ -120,9 +120,6 @@ class Normalizer:
             found = self.names[key] = f"{space}#{n}"
         return found
 
-    def ids_seen(self, space: str) -> dict[int, str]:
-        return {v: n for (s, v), n in self.names.items() if s == space}
-
     # ---------------------------------------------------------- structured messages
 
     def __call__(self, obj: Any, *, thread: int | None = None) -> Any:

@@ -33,6 +33,7 @@ async def test_issue_example(server_kind, shop_classes, shop_lines):
                 assert await hit.evaluate("order.items.size() * 2") == 4
                 await hit.resume()
             assert seen == [(2, 1), (4, 3), (6, 1)]  # the odd orders have a lamp: total > 100
+            assert bp.cleared  # spent at its limit (a one-shot breakpoint is hits(limit=1), or vm.run_to)
             assert vm.unresolved() == []
 
             snap = await vm.snapshot(f"Checkout.java:{L['shop_report']}", limits=jdwpd.Limits(frames=5, depth=2),

@@ -20,6 +20,7 @@ async def test_steps(server_kind, shop_classes, shop_lines):
     with trio.fail_after(120):
         async with open_shop(server_kind, shop_classes) as vm:
             hit = await vm.run_to(f"Checkout.java:{L['shop_checkout']}", timeout=30)
+            assert vm.requests() == []  # run_to's breakpoint went with its hit: GDB's tbreak and continue
             nxt = await hit.step_over()
             assert nxt.location.line == L["shop_checkout"] + 1
             into = await nxt.step_into()

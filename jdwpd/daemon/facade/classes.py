@@ -45,7 +45,6 @@ class ClassOperations:
     classes: ClassCache
     object_kinds: ObjectKinds
     dead: bool
-    default_stratum: str | None
 
     async def loaded_classes(self) -> list[dict]:
         """Every loaded class as the agent lists it: dicts of ref, ref_kind, signature, generic and the
@@ -98,7 +97,6 @@ class ClassOperations:
         self.classes.redefined([ref for ref, _ in definitions])
 
     async def set_default_stratum(self, stratum: str | None) -> None:
-        self.default_stratum = stratum or None
         # The agent's line steps follow it: a class with a SMAP is stepped by its default stratum's lines.
         # Sent before the reply, so a step requested after it sees it.  A VM dying meanwhile is ignored quietly.
         try:

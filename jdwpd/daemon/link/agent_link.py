@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 import trio
@@ -56,19 +56,6 @@ class _AheadSlot(_Slot):
         super().__init__(kind, name)
         self.key = key
         self.epoch = epoch
-
-
-class LinkCounts:
-    """What the daemon asked the agent: requests written (in how many writes) and requests answered
-    from a stop's read-ahead (jdwpd/daemon/fast/stop_ahead.py) without crossing; for tests and benches."""
-
-    __slots__ = ("sent", "writes", "answered", "ahead_sent", "ahead_writes")
-
-    def __init__(self) -> None:
-        self.sent = self.writes = self.answered = self.ahead_sent = self.ahead_writes = 0
-
-    def snapshot(self) -> dict[str, int]:
-        return {name: getattr(self, name) for name in self.__slots__}
 
 
 class _Then:
@@ -161,7 +148,6 @@ class AgentLink:
         self._ahead_sources: dict[tuple, _AheadSlot] = {}  # stacks, frames' locals, objects' fields under way
         self._ahead_epoch = 0
         self._ahead_on = False
-        self.counts = LinkCounts()
         trace = os.environ.get("JDWPD_LINK_TRACE")  # a file: what the daemon asked, and how (tests count it)
         self._trace = open(trace, "a", buffering=1) if trace else None  # noqa: SIM115
         self._closed = False
@@ -192,8 +178,6 @@ class AgentLink:
                         raise AgentError(hit[0], name)
                     return L.decode_reply(spec.kind, hit[1])
         self.on_message(name)
-        self.counts.sent += 1
-        self.counts.writes += 1
         if self._trace is not None:
             self._trace.write(f"sent {name}\n-- write\n")
         msg_id = self._new_id()
@@ -231,7 +215,6 @@ class AgentLink:
                     hit = self.ahead.answer(kind, body)
                     if hit is not None:
                         known[i] = hit
-                        self.counts.answered += 1
                 if len(known) == len(calls):
                     return [_known_result(calls[i][0], known[i]) for i in range(len(calls))]
         asked = calls
@@ -239,13 +222,11 @@ class AgentLink:
             calls = [c for i, c in enumerate(asked) if i not in known]
         sent: list[tuple[int, str, int, _Slot]] = []
         chunks = []
-        self.counts.writes += 1
         if self._trace is not None:
             self._trace.write("".join(f"answered {asked[i][0]}\n" for i in known)
                               + "".join(f"sent {name}\n" for name, _ in calls) + "-- write\n")
         try:
             for name, fields in calls:
-                self.counts.sent += 1
                 self.on_message(name)
                 msg_id = self._new_id()
                 chunks.append(L.encode_request(msg_id, name, **fields))
@@ -307,7 +288,6 @@ class AgentLink:
                     hit = None
                 if hit is None:
                     return None
-        self.counts.answered += 1
         return hit
 
     def ahead_answer(self, name: str, **fields: Any) -> dict[str, Any] | None:
@@ -318,7 +298,6 @@ class AgentLink:
         hit = self.ahead.answer(spec.kind, L.encode_body(spec.request, fields))
         if hit is None or hit[0] != 0:
             return None
-        self.counts.answered += 1
         return L.decode_reply(spec.kind, hit[1])
 
     def drop_ahead(self) -> None:
@@ -372,8 +351,6 @@ class AgentLink:
             out.append(slot)
         self._ahead_on = True
         if chunks:
-            self.counts.ahead_sent += len(chunks)
-            self.counts.ahead_writes += 1
             if self._trace is not None:
                 self._trace.write(f"ahead {len(chunks)}\n-- ahead write\n")
             data = b"".join(chunks)
@@ -409,8 +386,6 @@ class AgentLink:
         if self._ahead_on and invalidates(L.BY_NAME[name].kind):
             self.drop_ahead()
         self.on_message(name)
-        self.counts.sent += 1
-        self.counts.writes += 1
         if self._trace is not None:
             self._trace.write(f"sent {name}\n-- write\n")
         msg_id = self._new_id()
@@ -683,32 +658,6 @@ async def accept_agent(stream: trio.abc.Stream, secret: bytes, *, timeout: float
     # Hand over whatever followed WELCOME (events may arrive right behind it).
     big.receive_data(bytes(conn._buf))
     return AgentLink(stream, {k: hello[k] for k in ("pid", "flags", "caps", "profile")}, big)
-
-
-async def serve_agent_links(listeners: list[trio.abc.Listener], secret: bytes,
-                            handler: Callable[[AgentLink], Awaitable[None]], *,
-                            task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
-    """Accept agents forever; each authenticated one is passed to handler (in its own task), then closed."""
-
-    async def one(stream: trio.abc.Stream) -> None:
-        try:
-            link = await accept_agent(stream, secret)
-        except HandshakeError:
-            return
-        async with link:
-            await handler(link)
-
-    async with trio.open_nursery() as nursery:
-        for listener in listeners:
-            nursery.start_soon(_accept_loop, listener, one, nursery)
-        task_status.started()
-
-
-async def _accept_loop(listener: trio.abc.Listener, one: Callable[[trio.abc.Stream], Awaitable[None]],
-                       nursery: trio.Nursery) -> None:
-    while True:
-        stream = await listener.accept()
-        nursery.start_soon(one, stream)
 
 
 async def open_unix_listener(path: str) -> trio.SocketListener:

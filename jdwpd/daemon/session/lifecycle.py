@@ -37,7 +37,6 @@ class Session:
         self.dialed = dialed  # we connected to this debugger (the reference's server=n)
         self.number = next(_session_numbers)
         self.saw_vm_death = False
-        self.default_stratum: str | None = None
         self.commands_read = 0
         self.commands_answered = 0  # by the session; its fast lane counts its own
         self.close_requested = False  # Dispose, or a debugger gone while we wrote
