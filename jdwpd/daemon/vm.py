@@ -1,17 +1,15 @@
 """The façade over one debugged VM: the link, the model, the sessions, the event fan-out.
 
-Front ends (the JDWP sessions' command handlers, the in-process ScriptSession) talk to this
-object, never to the link: its queries and changes are the mixins of jdwpd/daemon/facade/, so that the
-per-session bookkeeping stays true (what a debugger suspended, pinned or asked for is undone when
-it leaves, and the VM runs on) and frame ids, invoke records and cached facts are kept once.
+Front ends (the JDWP sessions' command handlers) talk to this object, never to the link: its
+queries and changes are the mixins of jdwpd/daemon/facade/, so that the per-session bookkeeping
+stays true (what a debugger suspended, pinned or asked for is undone when it leaves, and the VM
+runs on) and frame ids, invoke records and cached facts are kept once.
 """
 
 from __future__ import annotations
 
 import logging
-import math
 import os
-from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import trio
@@ -20,7 +18,7 @@ from jdwpd.errors import AgentError, AgentLinkClosed
 from protocol.constants import EventKind, SuspendPolicy
 from protocol.link import NOTICE_VM_DEATH, CapBit, HelloFlag
 from protocol.messages import Events
-from protocol.wire import IDSizes, Location, TaggedObjectID, Value
+from protocol.wire import IDSizes
 
 from .events import Composite, Routing, route
 from .events import _event as event_of_hit
@@ -37,7 +35,7 @@ from .fast.settings import FAST
 from .fast.stop_read import Facts, StopReader, facts_only, read_stop
 from .model.invokes import InvokeTable
 from .model.objects import ObjectRefs
-from .model.requests import EventRequest, RequestTable
+from .model.requests import RequestTable
 from .model.threads import ThreadTable
 
 log = logging.getLogger(__name__)
@@ -534,69 +532,3 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
             events = (*events, Events.VMDeath(request_id=0))
         await session.send_event(composite.suspend_policy, events)
 
-    # ------------------------------------------------------------------ scripting API (no JDWP bytes)
-
-    def script_session(self, name: str = "script") -> ScriptSession:
-        """A debugger without a socket: ``async with vm.script_session() as s:``."""
-        return ScriptSession(self, name)
-
-    def statistics(self) -> dict[str, Any]:
-        return {"sessions": len(self.sessions), "requests": len(self.requests), "dead": self.dead,
-                "start_pending": self.start_pending}
-
-
-class ScriptSession:
-    """A scripted client of the VM, owning requests and suspensions like a debugger does.
-
-    Events arrive as the same ``protocol.messages.Events`` objects a debugger's composites
-    hold, as (suspend_policy, events) pairs on ``events``; leaving undoes what it did.
-    """
-
-    def __init__(self, vm: VM, name: str) -> None:
-        self.vm = vm
-        self.name = name
-        self.saw_vm_death = False
-        self.dialed = False
-        self._send, self.events = trio.open_memory_channel(math.inf)
-
-    async def __aenter__(self) -> ScriptSession:
-        await self.vm.attach(self)
-        return self
-
-    async def __aexit__(self, *exc: Any) -> None:
-        with trio.CancelScope(shield=True):
-            await self.vm.detach(self)
-        self._send.close()
-
-    async def send_event(self, suspend_policy: int, events: tuple) -> None:
-        self._send.send_nowait((int(suspend_policy), tuple(events)))
-
-    async def suspend(self, thread: int | None = None) -> None:
-        if thread is None:
-            await self.vm.suspend_all(self)
-        else:
-            await self.vm.suspend_thread(self, thread)
-
-    async def resume(self, thread: int | None = None) -> None:
-        if thread is None:
-            await self.vm.resume_all(self)
-        else:
-            await self.vm.resume_thread(self, thread)
-
-    async def request(self, event_kind: int, suspend_policy: int = SuspendPolicy.NONE,
-                      modifiers: Iterable[Any] = ()) -> EventRequest:
-        """An event request owned by this script; modifiers are ``model.requests.Modifier``s."""
-        req = self.vm.requests.new_request(self, event_kind, suspend_policy, tuple(modifiers))
-        await self.vm.add_request(req)
-        return req
-
-    async def frames(self, thread: int) -> list[tuple[int, Location]]:
-        """The suspended thread's frames: (frame id, location), the ids valid until it runs."""
-        return await self.vm.frames(thread)
-
-    async def invoke(self, kind: int, *, clazz: int, thread: int, method_id: int, args: list[Value],
-                     options: int = 0, instance: int = 0) -> tuple[Value | TaggedObjectID, TaggedObjectID]:
-        """Run a method on a thread this script holds (``protocol.link.InvokeKind``); the call is this
-        script's, as a debugger's is: leaving while it runs detaches it."""
-        return await self.vm.invoke(self, kind, clazz=clazz, thread=thread, method_id=method_id, args=args,
-                                    options=options, instance=instance)

@@ -145,12 +145,13 @@ async def test_the_class_cache_costs_one_round_trip_per_fact_on_a_real_vm(sample
     """In-process (jdwpd.daemon.vm.VM over a real agent link): concurrent and repeated questions share fetches."""
     from jdwpd.daemon.model.requests import Modifier
     from protocol.constants import EventKind, ModKind, SuspendPolicy
+    from tests.commands.script_session import ScriptSession
     from tests.commands.types_support import sample_in_process
 
     with trio.fail_after(3 * TIMEOUT):
         async with sample_in_process(sample_classes) as (vm, started):
             classes = vm.classes  # exists before the event, as it does once a debugger asked anything
-            async with vm.script_session() as s:
+            async with ScriptSession(vm) as s:
                 await s.events.receive()  # VMStart
                 await s.request(EventKind.CLASS_PREPARE, SuspendPolicy.EVENT_THREAD,
                                 [Modifier(ModKind.CLASS_MATCH, {"pattern": "Sample"})])

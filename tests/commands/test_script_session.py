@@ -8,6 +8,7 @@ from jdwpd.errors import JdwpError
 from protocol.constants import ErrorCode, EventKind, InvokeOptions, ModKind, SuspendPolicy
 from protocol.link import InvokeKind
 from protocol.wire import Value
+from tests.commands.script_session import ScriptSession
 from tests.commands.types_support import sample_in_process
 
 pytestmark = pytest.mark.jvm
@@ -18,7 +19,7 @@ async def test_script_session_events_frames_and_leaving(sample_classes):
     with trio.fail_after(3 * TIMEOUT):
         async with sample_in_process(sample_classes) as (vm, jvm):
             assert vm.properties.get("java.version")
-            async with vm.script_session() as s:
+            async with ScriptSession(vm) as s:
                 policy, events = await s.events.receive()
                 assert policy == SuspendPolicy.ALL and events[0].event_kind == EventKind.VM_START
                 req = await s.request(EventKind.CLASS_PREPARE, SuspendPolicy.EVENT_THREAD,

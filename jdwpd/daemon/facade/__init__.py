@@ -1,6 +1,6 @@
 """The VM façade's operations, by concern (docs/architecture.md, "The VM façade").
 
-Every front end (the JDWP command handlers, the in-process ``ScriptSession``, later DAP) queries and
+Every front end (the JDWP command handlers; the tests' in-process ``ScriptSession``) queries and
 changes the VM through these, never through the agent link: the bookkeeping that keeps a debugger's
 view true (frame generations, suspensions, invoke records, pins, cached class and object facts)
 then lives in one place.  ``jdwpd.daemon.vm.VM`` is made of them (one mixin per module); each reaches the

@@ -129,7 +129,3 @@ class Session:
     def flush_soon(self) -> None:
         """The fast lane wrote part of a reply (from its thread): the rest goes next, from a task."""
         self.reader.flush_soon()
-
-    def statistics(self) -> dict[str, Any]:
-        return {"number": self.number, "peer": self.peer, "commands_answered": self.commands_answered,
-                "events_sent": self.events.sent, "events_held": self.events.held}
