@@ -677,6 +677,10 @@ class LinkConnection:
     def receive_data(self, data: bytes) -> None:
         self._buf += data
 
+    def unframed(self) -> bytes:
+        """The bytes received that no whole frame took yet (what a handshake's framer hands on)."""
+        return bytes(self._buf)
+
     def frames(self) -> Iterator[Frame]:
         buf = self._buf
         while len(buf) >= HEADER_SIZE:

@@ -35,7 +35,7 @@ def dead_pid() -> int:
 
 
 def test_the_sweep_takes_only_folders_whose_owner_is_surely_gone(tmp_path):
-    me = f"{os.getpid()} {workdirs._start_time(os.getpid())}"
+    me = f"{os.getpid()} {workdirs.process_start_time(os.getpid())}"
     live = folder(tmp_path, "live", me)
     dead = folder(tmp_path, "dead", f"{dead_pid()} 12345")
     reused = folder(tmp_path, "reused", f"{os.getpid()} 1")  # our pid, another start time: another process
@@ -61,7 +61,7 @@ def test_made_folders_are_private_and_name_their_owner(tmp_path, monkeypatch):
         assert path.parent == tmp_path
         assert path.stat().st_mode & 0o777 == 0o700
         pid, started = (path / "owner").read_text().split()
-        assert int(pid) == os.getpid() and started == workdirs._start_time(os.getpid())
+        assert int(pid) == os.getpid() and started == workdirs.process_start_time(os.getpid())
         assert workdirs.sweep_stale(str(tmp_path)) == []
     finally:
         import shutil

@@ -36,7 +36,7 @@ def jdwp_location(loc: LinkLocation) -> Location:
     return Location(loc.ref_kind, loc.ref, loc.method, index)
 
 
-def _event(kind: int, request_id: int, thread: int, data: dict) -> Any:
+def event_of_hit(kind: int, request_id: int, thread: int, data: dict) -> Any:
     """One Events.* instance from a hit's payload (protocol/link.py HIT_FIELDS).  Its objects and
     values are made as the façade makes any (facade/values.py); a value here is one the reference
     writes by its declared type."""
@@ -149,7 +149,7 @@ def route(body: dict, requests: RequestTable) -> Routing:
             per_session[owner] = []
             policy_of[owner] = suspends[owner] = SuspendPolicy.NONE
             order.append(owner)
-        per_session[owner].append(_event(hit["event_kind"], req.request_id, thread, hit["data"]))
+        per_session[owner].append(event_of_hit(hit["event_kind"], req.request_id, thread, hit["data"]))
         policy_of[owner] = max(policy_of[owner], policy)
         asked = suspension(policy)
         # VMDeath has no thread of its own: whatever suspends, suspends every thread (the agent's ALL).

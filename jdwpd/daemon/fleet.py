@@ -23,7 +23,7 @@ from pathlib import Path
 import attrs
 import trio
 
-from .link.workdirs import _start_time
+from .link.workdirs import process_start_time
 from .run import accept_authenticated, load_command_table, say, serve_vm
 
 #: How many ports above the first a VM may take before the system picks one.
@@ -127,7 +127,7 @@ class Fleet:
         if self.state_file is None:
             return
         me = os.getpid()
-        data = {"version": STATE_VERSION, "daemon": {"pid": me, "started": _start_time(me), "link": self.link},
+        data = {"version": STATE_VERSION, "daemon": {"pid": me, "started": process_start_time(me), "link": self.link},
                 "vms": [e.as_json() for e in sorted(self.vms.values(), key=lambda e: e.number)]}
         tmp = self.state_file.with_suffix(".tmp")
         tmp.write_text(json.dumps(data, indent=1) + "\n")
@@ -150,7 +150,7 @@ def read_states() -> list[dict]:
             pid, started = data["daemon"]["pid"], data["daemon"]["started"]
         except (OSError, ValueError, KeyError, TypeError):
             continue
-        if _start_time(pid) != started:
+        if process_start_time(pid) != started:
             path.unlink(missing_ok=True)  # its daemon is gone
             continue
         states.append(data)

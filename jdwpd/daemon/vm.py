@@ -20,8 +20,7 @@ from protocol.link import NOTICE_VM_DEATH, CapBit, HelloFlag
 from protocol.messages import Events
 from protocol.wire import IDSizes
 
-from .events import Composite, Routing, route
-from .events import _event as event_of_hit
+from .events import Composite, Routing, event_of_hit, route
 from .facade.classes import ClassOperations
 from .facade.frames import FrameOperations
 from .facade.invoke import InvokeOperations

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from jdwpd.expr.access import NULL
-from jdwpd.expr.numbers import _FLOAT_MAX, _FLOAT_OVERFLOW, int_to_float32, to_float32  # noqa: F401
+from jdwpd.expr.numbers import int_to_float32, to_float32
 from jdwpd.expr.tree import Binary, Cast, Conditional, InstanceOf, Literal, Node, Unary, walk
 
 __all__ = [

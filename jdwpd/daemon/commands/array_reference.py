@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jdwpd.daemon.commands._values import decode_array_values
+from jdwpd.daemon.commands.value_encodings import decode_array_values
 
 SET_NAME = "ArrayReference"
 

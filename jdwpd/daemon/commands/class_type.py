@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jdwpd.daemon.commands._values import FieldValueReader, invoke_arguments
+from jdwpd.daemon.commands.value_encodings import FieldValueReader, invoke_arguments
 from jdwpd.daemon.facade.agent import cached
 from jdwpd.errors import JdwpError
 from protocol.constants import ErrorCode, TypeTag

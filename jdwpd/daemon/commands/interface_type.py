@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jdwpd.daemon.commands._values import invoke_arguments
+from jdwpd.daemon.commands.value_encodings import invoke_arguments
 from protocol.link import InvokeKind
 
 SET_NAME = "InterfaceType"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from jdwpd.daemon.commands._values import FieldValueReader, instance_kind, invoke_arguments, tagged_list
+from jdwpd.daemon.commands.value_encodings import FieldValueReader, instance_kind, invoke_arguments, tagged_list
 
 SET_NAME = "ObjectReference"
 

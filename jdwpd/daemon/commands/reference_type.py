@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from jdwpd.daemon.commands import Encoded
-from jdwpd.daemon.commands._values import tagged_list
+from jdwpd.daemon.commands.value_encodings import tagged_list
 from jdwpd.daemon.facade.agent import cached
 from jdwpd.daemon.fast import prefill
 from jdwpd.daemon.model.classes import ClassCache

@@ -66,7 +66,7 @@ def zero_value(tag: int) -> Value:
 
 class FieldWrites(Protocol):
     """Field writes whose values are read one field at a time: on the wire a value's size depends
-    on its field's type, which only the lookup of its field id tells (commands/_values.py's
+    on its field's type, which only the lookup of its field id tells (commands/value_encodings.py's
     FieldValueReader is one; a script passes its values already made)."""
 
     count: int

@@ -656,7 +656,7 @@ async def accept_agent(stream: trio.abc.Stream, secret: bytes, *, timeout: float
         raise
     big = L.LinkConnection()
     # Hand over whatever followed WELCOME (events may arrive right behind it).
-    big.receive_data(bytes(conn._buf))
+    big.receive_data(conn.unframed())
     return AgentLink(stream, {k: hello[k] for k in ("pid", "flags", "caps", "profile")}, big)
 
 

@@ -31,9 +31,7 @@ class AgentNotBuilt(FileNotFoundError):
 
 def agent_path() -> pathlib.Path:
     """The agent library inside the installed package."""
-    from jdwpd._agent import __file__ as agent_package  # the built files' folder, a leaf of data
-
-    path = pathlib.Path(agent_package).resolve().parent / AGENT_FILE
+    path = pathlib.Path(__file__).resolve().parents[2] / "_agent" / AGENT_FILE  # the built files' folder
     if not path.is_file():
         raise AgentNotBuilt(f"the jdwpd agent is not built ({path} is missing): run `pip install -e .` in the "
                             f"source tree (it compiles agent/*.c; needs gcc and a JDK)")

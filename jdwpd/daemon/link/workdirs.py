@@ -24,7 +24,7 @@ OWNER_FILE = "owner"
 UNRECORDED_GRACE_SECONDS = 3600.0
 
 
-def _start_time(pid: int) -> str | None:
+def process_start_time(pid: int) -> str | None:
     """The process's start time in clock ticks since boot (/proc/PID/stat field 22), or None if no such
     process. The command name may hold spaces and parentheses, so fields count from the last ')'."""
     try:
@@ -39,7 +39,7 @@ def make_workdir() -> str:
     """A fresh private folder for one daemon, recorded as this process's; stale ones are swept first."""
     sweep_stale()
     path = tempfile.mkdtemp(prefix=PREFIX)  # 0700
-    started = _start_time(os.getpid()) or "?"
+    started = process_start_time(os.getpid()) or "?"
     with open(os.path.join(path, OWNER_FILE), "w") as f:
         f.write(f"{os.getpid()} {started}\n")
     return path
@@ -53,7 +53,7 @@ def _owner_is_gone(folder: Path) -> bool:
         return _unrecorded_is_gone(folder)
     except (OSError, ValueError):
         return False  # being written, or not ours to judge
-    now = _start_time(pid)
+    now = process_start_time(pid)
     return now is None or (started != "?" and now != started)
 
 
