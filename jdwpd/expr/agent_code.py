@@ -302,8 +302,8 @@ class _Compiler:
 
     async def node(self, node: Node) -> Any:  # noqa: C901 - one case per node kind
         match node:
-            case Literal(signature=sig, value=v):
-                return self.literal(sig, v, node)
+            case Literal(signature=sig, value=literal):
+                return self.literal(sig, literal, node)
             case This():
                 if self.r.static:
                     raise self.error("non-static variable this cannot be referenced from a static context", node)
@@ -363,6 +363,8 @@ class _Compiler:
                 sig, ref = await self.type_signature(t)
                 if v.literal or v.sig == NULL_SIG:
                     return _Code(v.code, sig, v.need, literal=v.literal)
+                if ref is None:  # an array type whose class is not loaded: nothing to check against here
+                    raise self.refuse(f"{t} is not loaded", t)
                 return _Code(v.code + _op(Op.CHECKCAST, _u16(self.class_index(ref))), sig, v.need)
         raise self.refuse(f"{type(node).__name__} cannot run in the agent", node)
 
@@ -441,7 +443,7 @@ class _Compiler:
         return self.instance_field(target, f)
 
     async def call(self, node: MethodCall) -> _Code:
-        if not node.intrinsic:
+        if not node.intrinsic or node.target is None:  # (intrinsic has a target: said again for the checker)
             raise self.refuse(f"method calls cannot run in the agent: {node.name}() would run code in the VM", node)
         recv = await self.value(node.target)
         if recv.sig != STRING_SIG:

@@ -392,7 +392,7 @@ class Evaluator:
             result_sig = unary_promotion(sig)
             data = convert(value.data, sig, result_sig)  # type: ignore[arg-type]
             if op == "-":
-                data = wrap(-data, result_sig) if result_sig in INTEGRAL else -data
+                data = wrap(-int(data), result_sig) if result_sig in INTEGRAL else -data
             return Value(result_sig, data)
         if op == "~" and sig in INTEGRAL:
             result_sig = unary_promotion(sig)
@@ -407,9 +407,9 @@ class Evaluator:
         op = node.op
         if op in ("&&", "||"):
             # Short-circuit: the right operand is evaluated only when it decides.
-            left = await self.condition(node.left, op)
-            if left == (op == "||"):
-                return Value("Z", left)
+            decided = await self.condition(node.left, op)
+            if decided == (op == "||"):
+                return Value("Z", decided)
             return Value("Z", await self.condition(node.right, op))
         left = await self.value(node.left)
         right = await self.value(node.right)
@@ -428,19 +428,19 @@ class Evaluator:
             raise self.bad_operands(node, left, right)
         ls, rs = left.signature, right.signature
         if op in ("&", "|", "^") and ls == rs == "Z":
-            a, b = bool(left.data), bool(right.data)
-            return Value("Z", a & b if op == "&" else a | b if op == "|" else a ^ b)
+            p, q = bool(left.data), bool(right.data)
+            return Value("Z", p & q if op == "&" else p | q if op == "|" else p ^ q)
         if op in ("<<", ">>", ">>>"):
             if ls not in INTEGRAL or rs not in INTEGRAL:
                 raise self.bad_operands(node, left, right)
             sig = unary_promotion(ls)
             count = int(right.data) & (63 if sig == "J" else 31)  # type: ignore[call-overload]
-            a = int(left.data)  # type: ignore[call-overload]
+            bits = int(left.data)  # type: ignore[call-overload]
             if op == "<<":
-                return Value(sig, wrap(a << count, sig))
+                return Value(sig, wrap(bits << count, sig))
             if op == ">>":
-                return Value(sig, a >> count)
-            return Value(sig, wrap((a & ((1 << (64 if sig == "J" else 32)) - 1)) >> count, sig))
+                return Value(sig, bits >> count)
+            return Value(sig, wrap((bits & ((1 << (64 if sig == "J" else 32)) - 1)) >> count, sig))
         if ls not in NUMERIC or rs not in NUMERIC:
             raise self.bad_operands(node, left, right)
         sig = binary_promotion(ls, rs)

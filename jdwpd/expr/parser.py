@@ -13,6 +13,8 @@ False
 
 from __future__ import annotations
 
+from typing import cast
+
 import attrs
 
 from jdwpd.expr.access import NULL, STRING
@@ -132,7 +134,7 @@ class _Parser:
             while True:
                 token = self.token
                 if token.kind == "op":
-                    op = token.value
+                    op = cast(str, token.value)  # an operator's value is its text
                     if op in _ASSIGNMENTS:
                         raise self.error(f"assignments are not allowed: {_NO_SIDE_EFFECTS}")
                     if op in ("++", "--"):
@@ -149,11 +151,11 @@ class _Parser:
                         otherwise = self.expression(_TERNARY - 1)
                         left = Conditional(token.column, left, then, otherwise)
                         continue
-                    bp = _BINARY.get(op)  # type: ignore[arg-type]
+                    bp = _BINARY.get(op)
                     if bp is not None and bp > power:
                         self.advance()
                         right = self.expression(bp)
-                        left = Binary(token.column, op, left, right)  # type: ignore[arg-type]
+                        left = Binary(token.column, op, left, right)
                         continue
                 elif token.kind == "keyword" and token.value == "instanceof" and _INSTANCEOF > power:
                     self.advance()
@@ -205,7 +207,7 @@ class _Parser:
                                  if self.is_op(".", self.peek()) else "illegal start of expression")
             raise self.error("illegal start of expression")
         if kind == "op":
-            op = token.value
+            op = cast(str, token.value)
             if op in ("++", "--"):
                 raise self.error(f"'{op}' is not allowed: {_NO_SIDE_EFFECTS}")
             if op in ("+", "-", "~", "!"):
@@ -216,7 +218,7 @@ class _Parser:
                     self.advance()
                     literal = Literal(token.column, _LITERAL_KINDS[following.kind], -following.value)  # type: ignore
                     return self.postfix_chain(literal)
-                return Unary(token.column, op, self.expression(_PREFIX - 1))  # type: ignore[arg-type]
+                return Unary(token.column, op, self.expression(_PREFIX - 1))
             if op == "(":
                 return self.parenthesized()
         if kind == "end":

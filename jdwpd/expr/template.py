@@ -157,7 +157,7 @@ async def render(
                 out.append(await _default_format(evaluator, value))
             else:
                 text = format_value(value)
-                out.append(await text if inspect.isawaitable(text) else text)  # type: ignore[misc]
+                out.append(await text if inspect.isawaitable(text) else text)
         except ExpressionError as err:
             out.append(f"<error: {err.message}>")
     return "".join(out)

@@ -104,7 +104,7 @@ def divide(a: int | float, b: int | float, signature: str) -> int | float:
     if signature in "IJ":
         if b == 0:
             raise ZeroDivisionError("/ by zero")
-        quotient = abs(a) // abs(b)  # type: ignore[operator]
+        quotient = abs(int(a)) // abs(int(b))  # ints here: int() says so to the checker
         return wrap(quotient if (a < 0) == (b < 0) else -quotient, signature)
     if b == 0:
         if a == 0 or math.isnan(a):
@@ -119,7 +119,7 @@ def remainder(a: int | float, b: int | float, signature: str) -> int | float:
     if signature in "IJ":
         if b == 0:
             raise ZeroDivisionError("/ by zero")
-        rest = abs(a) % abs(b)  # type: ignore[operator]
+        rest = abs(int(a)) % abs(int(b))
         return wrap(rest if a >= 0 else -rest, signature)
     if math.isnan(a) or math.isnan(b) or math.isinf(a) or b == 0:
         return math.nan
