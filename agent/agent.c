@@ -72,8 +72,8 @@ static char *onthrow_signature(const char *name) {
 }
 
 static void parse_options(const char *options) {
-    memset(&G.opts, 0, sizeof G.opts);
-    G.opts.profile = "full";
+    memset(&base_g.opts, 0, sizeof base_g.opts);
+    base_g.opts.profile = "full";
     const char *p = options ? options : "";
     while (*p) {
         const char *end = strchr(p, ',');
@@ -97,24 +97,24 @@ static void parse_options(const char *options) {
         }
         if (strcmp(name, "link") == 0) {
             if (!valid_link(value)) option_fail("malformed value for option 'link': '%s'", value);
-            G.opts.link = value;
+            base_g.opts.link = value;
         } else if (strcmp(name, "secretfile") == 0) {
             if (!*value) option_fail("malformed value for option 'secretfile': ''");
-            G.opts.secretfile = value;
+            base_g.opts.secretfile = value;
         } else if (strcmp(name, "profile") == 0) {
             if (strcmp(value, "full") && strcmp(value, "nothrow") && strcmp(value, "inspect"))
                 option_fail("malformed value for option 'profile': '%s'", value);
-            G.opts.profile = value;
+            base_g.opts.profile = value;
         } else if (strcmp(name, "suspend") == 0) {
             if (strcmp(value, "y") && strcmp(value, "n"))
                 option_fail("malformed value for option 'suspend': '%s'", value);
-            G.opts.suspend = strcmp(value, "y") == 0;
+            base_g.opts.suspend = strcmp(value, "y") == 0;
         } else if (strcmp(name, "timeout") == 0) {
             char *e;
             errno = 0;
             long ms = strtol(value, &e, 10);
             if (!*value || *e || ms < 0 || errno) option_fail("malformed value for option 'timeout': '%s'", value);
-            G.opts.timeout_ms = ms;
+            base_g.opts.timeout_ms = ms;
         } else if (strcmp(name, "includevirtualthreads") == 0) {
             /* The reference's option: AllThreads lists virtual threads too. */
             if (strcmp(value, "y") && strcmp(value, "n"))
@@ -122,21 +122,21 @@ static void parse_options(const char *options) {
             vt_include_option = strcmp(value, "y") == 0;
         } else if (strcmp(name, "log") == 0) {
             if (!*value) option_fail("malformed value for option 'log': ''");
-            G.opts.log = value;
+            base_g.opts.log = value;
         } else if (strcmp(name, "onthrow") == 0) {
             /* The reference's form: a class name with dots or slashes, compared as a signature. */
             if (!*value || strpbrk(value, ";[") != NULL)
                 option_fail("malformed value for option 'onthrow': '%s'", value);
-            else if ((G.opts.onthrow = onthrow_signature(value)) == NULL)
+            else if ((base_g.opts.onthrow = onthrow_signature(value)) == NULL)
                 option_fail("out of memory");
         } else if (strcmp(name, "onuncaught") == 0) {
             if (strcmp(value, "y") && strcmp(value, "n"))
                 option_fail("malformed value for option 'onuncaught': '%s'", value);
-            G.opts.onuncaught = strcmp(value, "y") == 0;
+            base_g.opts.onuncaught = strcmp(value, "y") == 0;
         } else if (strcmp(name, "optional") == 0) {
             if (strcmp(value, "y") && strcmp(value, "n"))
                 option_fail("malformed value for option 'optional': '%s'", value);
-            G.opts.optional = strcmp(value, "y") == 0;
+            base_g.opts.optional = strcmp(value, "y") == 0;
         } else if (strcmp(name, "launch") == 0) {
             /* The reference runs it when its late listener comes up; the daemon's is up from the start. */
             option_fail("option 'launch' is not the agent's: the daemon runs it (jdwpd launch --launch CMD)");
@@ -147,10 +147,10 @@ static void parse_options(const char *options) {
         p += n;
         if (*p == ',') p++;
     }
-    if (!options_failed && G.opts.link == NULL) option_fail("missing required option 'link'");
-    if (!options_failed && G.opts.secretfile == NULL) option_fail("missing required option 'secretfile'");
+    if (!options_failed && base_g.opts.link == NULL) option_fail("missing required option 'link'");
+    if (!options_failed && base_g.opts.secretfile == NULL) option_fail("missing required option 'secretfile'");
     /* The wake-up hook is an Exception event: only the full profile holds exception events. */
-    if (!options_failed && (G.opts.onthrow || G.opts.onuncaught) && strcmp(G.opts.profile, "full") != 0)
+    if (!options_failed && (base_g.opts.onthrow || base_g.opts.onuncaught) && strcmp(base_g.opts.profile, "full") != 0)
         option_fail("options 'onthrow' and 'onuncaught' need profile=full (exception events)");
 }
 
@@ -177,7 +177,7 @@ static int hexval(int c) {
 
 static void read_secret(void) {
     struct stat st;
-    const char *path = G.opts.secretfile;
+    const char *path = base_g.opts.secretfile;
     if (stat(path, &st) != 0) {
         option_fail("cannot read secretfile '%s': %s", path, strerror(errno));
         return;
@@ -205,7 +205,7 @@ static void read_secret(void) {
             option_fail("secretfile '%s' must hold %d hex characters", path, 2 * LINK_SECRET_SIZE);
             return;
         }
-        G.secret[i] = (uint8_t)(hi << 4 | lo);
+        base_g.secret[i] = (uint8_t)(hi << 4 | lo);
     }
 }
 
@@ -287,17 +287,17 @@ static uint64_t caps_to_mask(const jvmtiCapabilities *c) {
 
 static int acquire_capabilities(void) {
     jvmtiCapabilities want, potential;
-    want_profile(&want, G.opts.profile);
-    if ((*G.jvmti)->GetPotentialCapabilities(G.jvmti, &potential) != JVMTI_ERROR_NONE) return -1;
+    want_profile(&want, base_g.opts.profile);
+    if ((*base_g.jvmti)->GetPotentialCapabilities(base_g.jvmti, &potential) != JVMTI_ERROR_NONE) return -1;
     /* Intersect: a live attach (or another agent holding a solo capability) may offer less. */
     unsigned char *w = (unsigned char *)&want;
     const unsigned char *pp = (const unsigned char *)&potential;
     for (size_t i = 0; i < sizeof want; i++) w[i] &= pp[i];
-    jvmtiError err = (*G.jvmti)->AddCapabilities(G.jvmti, &want);
+    jvmtiError err = (*base_g.jvmti)->AddCapabilities(base_g.jvmti, &want);
     if (err != JVMTI_ERROR_NONE) return (int)err;
-    if ((*G.jvmti)->GetCapabilities(G.jvmti, &G.caps) != JVMTI_ERROR_NONE) return -1;
-    vt_capabilities_held(&G.caps);
-    G.caps_mask = caps_to_mask(&G.caps);
+    if ((*base_g.jvmti)->GetCapabilities(base_g.jvmti, &base_g.caps) != JVMTI_ERROR_NONE) return -1;
+    vt_capabilities_held(&base_g.caps);
+    base_g.caps_mask = caps_to_mask(&base_g.caps);
     return 0;
 }
 
@@ -314,12 +314,12 @@ static int acquire_capabilities(void) {
  *     thread is resumed and a suspend-all ends;
  *  4. pins go (DisableCollection's and the suspend-all's), now that no thread is held. */
 static void reset_after_link_loss(JNIEnv *env) {
-    G.hello_flags &= ~HELLO_SUSPEND_ON_START;
+    base_g.hello_flags &= ~HELLO_SUSPEND_ON_START;
     filters_clear_all(env);
-    lock_enter();
+    base_lock_enter();
     threads_each(env, invoke_drop_pending);
     threads_reset(env);
-    lock_exit();
+    base_lock_exit();
     obj_unpin_all(env);
 }
 
@@ -353,15 +353,15 @@ static jclass global_class(JNIEnv *env, const char *name) {
 }
 
 static bool cache_classes(JNIEnv *env) {
-    G.cls_string = global_class(env, "java/lang/String");
-    G.cls_thread = global_class(env, "java/lang/Thread");
-    G.cls_thread_group = global_class(env, "java/lang/ThreadGroup");
-    G.cls_class_loader = global_class(env, "java/lang/ClassLoader");
-    G.cls_class = global_class(env, "java/lang/Class");
-    G.cls_module = global_class(env, "java/lang/Module");
-    G.cls_throwable = global_class(env, "java/lang/Throwable");
-    return G.cls_module && G.cls_throwable && G.cls_string && G.cls_thread && G.cls_thread_group &&
-           G.cls_class_loader && G.cls_class;
+    base_g.cls_string = global_class(env, "java/lang/String");
+    base_g.cls_thread = global_class(env, "java/lang/Thread");
+    base_g.cls_thread_group = global_class(env, "java/lang/ThreadGroup");
+    base_g.cls_class_loader = global_class(env, "java/lang/ClassLoader");
+    base_g.cls_class = global_class(env, "java/lang/Class");
+    base_g.cls_module = global_class(env, "java/lang/Module");
+    base_g.cls_throwable = global_class(env, "java/lang/Throwable");
+    return base_g.cls_module && base_g.cls_throwable && base_g.cls_string && base_g.cls_thread && base_g.cls_thread_group &&
+           base_g.cls_class_loader && base_g.cls_class;
 }
 
 static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
@@ -370,17 +370,17 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
         fprintf(stderr, "jdwpd agent: cannot resolve core classes; the agent stays inactive\n");
         return;
     }
-    G.vm_started = true;
-    G.hello_flags |= HELLO_VM_STARTED;
-    if (G.dormant) return;  /* onthrow=/onuncaught=: the exception starts the rest */
+    base_g.vm_started = true;
+    base_g.hello_flags |= HELLO_VM_STARTED;
+    if (base_g.dormant) return;  /* onthrow=/onuncaught=: the exception starts the rest */
     if (link_start(env, &hooks) != 0) {
         fprintf(stderr, "jdwpd agent: cannot start the agent threads; the agent stays inactive\n");
         return;
     }
     vt_track_start();
-    if (G.opts.suspend && !link_wait_connected(G.opts.timeout_ms)) {
-        agent_log("suspend=y: no daemon within %ld ms, running", G.opts.timeout_ms);
-        G.hello_flags &= ~HELLO_SUSPEND_ON_START;
+    if (base_g.opts.suspend && !link_wait_connected(base_g.opts.timeout_ms)) {
+        base_log("suspend=y: no daemon within %ld ms, running", base_g.opts.timeout_ms);
+        base_g.hello_flags &= ~HELLO_SUSPEND_ON_START;
     } else {
         events_vm_start(env, thread);
     }
@@ -404,34 +404,34 @@ static int common_init(JavaVM *vm, const char *options, bool live) {
         return -1;
     }
     loaded = true;
-    G.jvm = vm;
+    base_g.jvm = vm;
     parse_options(options);
     if (!options_failed) read_secret();
     if (options_failed) return -1;
-    if (G.opts.log) {
-        if (!agent_log_open(G.opts.log)) {
-            option_fail("cannot open log '%s': %s", G.opts.log, strerror(errno));
+    if (base_g.opts.log) {
+        if (!base_log_open(base_g.opts.log)) {
+            option_fail("cannot open log '%s': %s", base_g.opts.log, strerror(errno));
             return -1;
         }
     }
-    if ((*vm)->GetEnv(vm, (void **)&G.jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
+    if ((*vm)->GetEnv(vm, (void **)&base_g.jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
         option_fail("JVMTI 1.2 is not available");
         return -1;
     }
-    if (live) G.hello_flags |= HELLO_LIVE_ATTACH;
-    vt_runtime_init(G.jvmti);
-    bool dormant = G.opts.onthrow != NULL || G.opts.onuncaught;
+    if (live) base_g.hello_flags |= HELLO_LIVE_ATTACH;
+    vt_runtime_init(base_g.jvmti);
+    bool dormant = base_g.opts.onthrow != NULL || base_g.opts.onuncaught;
     if (dormant && live) {
         option_fail("options 'onthrow' and 'onuncaught' apply from a JVM's start (-agentpath), not to a live attach");
         return -1;
     }
-    if (G.opts.suspend && !live && !dormant) G.hello_flags |= HELLO_SUSPEND_ON_START;
+    if (base_g.opts.suspend && !live && !dormant) base_g.hello_flags |= HELLO_SUSPEND_ON_START;
     int err = acquire_capabilities();
     if (err != 0) {
-        option_fail("cannot acquire the '%s' capabilities (JVMTI error %d)", G.opts.profile, err);
+        option_fail("cannot acquire the '%s' capabilities (JVMTI error %d)", base_g.opts.profile, err);
         return -1;
     }
-    if (!lock_create()) {
+    if (!base_lock_create()) {
         option_fail("cannot create a raw monitor");
         return -1;
     }
@@ -445,34 +445,34 @@ static int common_init(JavaVM *vm, const char *options, bool live) {
     cbs.cb.VMDeath = on_vm_death;
     events_init(&cbs.cb);
     vt_events_init(&cbs);
-    if ((*G.jvmti)->SetEventCallbacks(G.jvmti, &cbs.cb, vt_callbacks_size()) != JVMTI_ERROR_NONE) {
+    if ((*base_g.jvmti)->SetEventCallbacks(base_g.jvmti, &cbs.cb, vt_callbacks_size()) != JVMTI_ERROR_NONE) {
         option_fail("cannot set event callbacks");
         return -1;
     }
-    if ((*G.jvmti)->SetEventNotificationMode(G.jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL)
+    if ((*base_g.jvmti)->SetEventNotificationMode(base_g.jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL)
         != JVMTI_ERROR_NONE) {
         option_fail("cannot enable VMDeath");
         return -1;
     }
     if (dormant) {
-        if (!G.caps.can_generate_exception_events ||
-            (*G.jvmti)->SetEventNotificationMode(G.jvmti, JVMTI_ENABLE, JVMTI_EVENT_EXCEPTION, NULL)
+        if (!base_g.caps.can_generate_exception_events ||
+            (*base_g.jvmti)->SetEventNotificationMode(base_g.jvmti, JVMTI_ENABLE, JVMTI_EVENT_EXCEPTION, NULL)
                 != JVMTI_ERROR_NONE) {
             option_fail("cannot enable Exception events for 'onthrow'/'onuncaught'");
             return -1;
         }
         wake_arm(start_agent);
-        G.dormant = true;
+        base_g.dormant = true;
     }
-    agent_log("agent loaded: link=%s profile=%s suspend=%d live=%d caps=%llx", G.opts.link, G.opts.profile,
-              G.opts.suspend, live, (unsigned long long)G.caps_mask);
+    base_log("agent loaded: link=%s profile=%s suspend=%d live=%d caps=%llx", base_g.opts.link, base_g.opts.profile,
+              base_g.opts.suspend, live, (unsigned long long)base_g.caps_mask);
     return 0;
 }
 
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     (void)reserved;
     if (common_init(vm, options, false) != 0) {
-        if (optional_requested(options) && G.jvmti == NULL) {
+        if (optional_requested(options) && base_g.jvmti == NULL) {
             /* nothing of ours is installed yet (no capability, no callback): the VM runs as if we were not there */
             fprintf(stderr, "jdwpd agent: %s; optional=y: the JVM runs without the agent\n", option_error);
             fflush(stderr);
@@ -483,7 +483,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         fflush(stderr);
         exit(2);
     }
-    if ((*G.jvmti)->SetEventNotificationMode(G.jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL)
+    if ((*base_g.jvmti)->SetEventNotificationMode(base_g.jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL)
         != JVMTI_ERROR_NONE) {
         fprintf(stderr, "jdwpd agent: cannot enable VMInit\n");
         exit(2);
@@ -498,10 +498,10 @@ JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM *vm, char *options, void *reserved)
         fprintf(stderr, "jdwpd agent: %s\n", option_error);
         return JNI_ERR;
     }
-    JNIEnv *env = agent_env();
+    JNIEnv *env = base_jni_env();
     if (env == NULL || !cache_classes(env)) return JNI_ERR;
-    G.vm_started = true;
-    G.hello_flags |= HELLO_VM_STARTED;
+    base_g.vm_started = true;
+    base_g.hello_flags |= HELLO_VM_STARTED;
     if (start_agent(env) != 0) return JNI_ERR;
     return JNI_OK;
 }

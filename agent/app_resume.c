@@ -13,46 +13,46 @@
 static jmethodID resume_method;
 
 void app_resume_arm(JNIEnv *env) {
-    if (resume_method != NULL || !G.caps.can_generate_breakpoint_events || !G.caps.can_access_local_variables)
+    if (resume_method != NULL || !base_g.caps.can_generate_breakpoint_events || !base_g.caps.can_access_local_variables)
         return;
     char *version = NULL;
-    if ((*G.jvmti)->GetSystemProperty(G.jvmti, "java.vm.specification.version", &version) != JVMTI_ERROR_NONE)
+    if ((*base_g.jvmti)->GetSystemProperty(base_g.jvmti, "java.vm.specification.version", &version) != JVMTI_ERROR_NONE)
         return;
     int feature = atoi(version);  /* "1.8" reads 1: older still, and Thread.resume works there */
-    jvmti_free(version);
+    base_jvmti_free(version);
     if (feature >= 20) return;
-    jmethodID m = (*env)->GetMethodID(env, G.cls_thread, "resume", "()V");
+    jmethodID m = (*env)->GetMethodID(env, base_g.cls_thread, "resume", "()V");
     if (m == NULL) {
         (*env)->ExceptionClear(env);
         return;
     }
-    lock_enter();
+    base_lock_enter();
     int err = bp_add_internal(m, 0);
-    lock_exit();
+    base_lock_exit();
     if (err != 0) {
-        agent_log("the breakpoint at Thread.resume: JVMTI error %d", err);
+        base_log("the breakpoint at Thread.resume: JVMTI error %d", err);
         return;
     }
     resume_method = m;
-    err = (*G.jvmti)->SetEventNotificationMode(G.jvmti, JVMTI_ENABLE, JVMTI_EVENT_BREAKPOINT, NULL);
-    if (err != JVMTI_ERROR_NONE) agent_log("enabling Breakpoint for Thread.resume: JVMTI error %d", err);
+    err = (*base_g.jvmti)->SetEventNotificationMode(base_g.jvmti, JVMTI_ENABLE, JVMTI_EVENT_BREAKPOINT, NULL);
+    if (err != JVMTI_ERROR_NONE) base_log("enabling Breakpoint for Thread.resume: JVMTI error %d", err);
 }
 
 void app_resume_hold(JNIEnv *env, jthread resumer, jmethodID method, jlocation loc) {
     if (method != resume_method || loc != 0 || resume_method == NULL) return;
     jobject resumee = NULL;
-    if ((*G.jvmti)->GetLocalObject(G.jvmti, resumer, 0, 0, &resumee) != JVMTI_ERROR_NONE || resumee == NULL)
+    if ((*base_g.jvmti)->GetLocalObject(base_g.jvmti, resumer, 0, 0, &resumee) != JVMTI_ERROR_NONE || resumee == NULL)
         return;
     bool interrupted = false;
-    lock_enter();
+    base_lock_enter();
     for (;;) {
         /* Looked up again after each wait: a record may be freed meanwhile (ended, count 0). */
         thread_rec *r = thread_rec_find(env, resumee);
-        if (r == NULL || r->is_agent || r->suspend_count == 0 || G.vm_dead) break;
-        if (lock_wait(0) == JVMTI_ERROR_INTERRUPT) interrupted = true;
+        if (r == NULL || r->is_agent || r->suspend_count == 0 || base_g.vm_dead) break;
+        if (base_lock_wait(0) == JVMTI_ERROR_INTERRUPT) interrupted = true;
     }
-    lock_exit();
+    base_lock_exit();
     /* The program's interrupt, cleared by the raw-monitor wait, stays pending for it (as in park). */
-    if (interrupted && G.caps.can_signal_thread) (*G.jvmti)->InterruptThread(G.jvmti, resumer);
+    if (interrupted && base_g.caps.can_signal_thread) (*base_g.jvmti)->InterruptThread(base_g.jvmti, resumer);
     (*env)->DeleteLocalRef(env, resumee);
 }

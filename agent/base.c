@@ -10,15 +10,15 @@
 
 #include "base.h"
 
-agent_globals G;
+agent_globals base_g;
 static FILE *log_file;
 
-bool agent_log_open(const char *path) {
+bool base_log_open(const char *path) {
     log_file = fopen(path, "a");
     return log_file != NULL;
 }
 
-void agent_log(const char *fmt, ...) {
+void base_log(const char *fmt, ...) {
     if (log_file == NULL) return;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -31,35 +31,35 @@ void agent_log(const char *fmt, ...) {
     va_end(ap);
 }
 
-void jvmti_free(void *p) {
-    if (p != NULL) (*G.jvmti)->Deallocate(G.jvmti, (unsigned char *)p);
+void base_jvmti_free(void *p) {
+    if (p != NULL) (*base_g.jvmti)->Deallocate(base_g.jvmti, (unsigned char *)p);
 }
 
-int64_t now_ns(void) {
+int64_t base_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-bool lock_create(void) {
-    return (*G.jvmti)->CreateRawMonitor(G.jvmti, "jdwpd agent", &G.lock) == JVMTI_ERROR_NONE;
+bool base_lock_create(void) {
+    return (*base_g.jvmti)->CreateRawMonitor(base_g.jvmti, "jdwpd agent", &base_g.lock) == JVMTI_ERROR_NONE;
 }
 
-void lock_enter(void) { (*G.jvmti)->RawMonitorEnter(G.jvmti, G.lock); }
-void lock_exit(void) { (*G.jvmti)->RawMonitorExit(G.jvmti, G.lock); }
-jvmtiError lock_wait(jlong ms) { return (*G.jvmti)->RawMonitorWait(G.jvmti, G.lock, ms); }
-void lock_notify_all(void) { (*G.jvmti)->RawMonitorNotifyAll(G.jvmti, G.lock); }
+void base_lock_enter(void) { (*base_g.jvmti)->RawMonitorEnter(base_g.jvmti, base_g.lock); }
+void base_lock_exit(void) { (*base_g.jvmti)->RawMonitorExit(base_g.jvmti, base_g.lock); }
+jvmtiError base_lock_wait(jlong ms) { return (*base_g.jvmti)->RawMonitorWait(base_g.jvmti, base_g.lock, ms); }
+void base_lock_notify_all(void) { (*base_g.jvmti)->RawMonitorNotifyAll(base_g.jvmti, base_g.lock); }
 
-JNIEnv *agent_env(void) {
+JNIEnv *base_jni_env(void) {
     JNIEnv *env = NULL;
-    if ((*G.jvm)->GetEnv(G.jvm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return NULL;
+    if ((*base_g.jvm)->GetEnv(base_g.jvm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return NULL;
     return env;
 }
 
-bool property_is_false(const char *name) {
+bool base_property_is_false(const char *name) {
     char *value = NULL;
-    if ((*G.jvmti)->GetSystemProperty(G.jvmti, name, &value) != JVMTI_ERROR_NONE) return false;
+    if ((*base_g.jvmti)->GetSystemProperty(base_g.jvmti, name, &value) != JVMTI_ERROR_NONE) return false;
     bool off = value != NULL && strcmp(value, "false") == 0;
-    jvmti_free(value);
+    base_jvmti_free(value);
     return off;
 }

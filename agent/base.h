@@ -45,30 +45,30 @@ typedef struct agent_globals {
     jrawMonitorID lock;  /* threads, filters, breakpoints, parking: the one big agent lock */
 } agent_globals;
 
-extern agent_globals G;
+extern agent_globals base_g;
 
-/* log=PATH: false if it cannot be opened (errno says why).  Without it agent_log writes nothing. */
-bool agent_log_open(const char *path);
-void agent_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* log=PATH: false if it cannot be opened (errno says why).  Without it base_log writes nothing. */
+bool base_log_open(const char *path);
+void base_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The agent lock (a raw monitor; re-entrant).  Order: a thread holding it may take the link's lock
  * (link.c), never the reverse (link.c takes no agent lock, and calls its handlers without its own). */
-bool lock_create(void);
-void lock_enter(void);
-void lock_exit(void);
-jvmtiError lock_wait(jlong ms);  /* JVMTI_ERROR_INTERRUPT: the thread was interrupted */
-void lock_notify_all(void);
+bool base_lock_create(void);
+void base_lock_enter(void);
+void base_lock_exit(void);
+jvmtiError base_lock_wait(jlong ms);  /* JVMTI_ERROR_INTERRUPT: the thread was interrupted */
+void base_lock_notify_all(void);
 
 /* JNI env of the current (attached) thread, or NULL. */
-JNIEnv *agent_env(void);
+JNIEnv *base_jni_env(void);
 
 /* CLOCK_MONOTONIC in ns (budgets, capture deadlines). */
-int64_t now_ns(void);
+int64_t base_now_ns(void);
 
 /* JVMTI Deallocate of what JVMTI allocated; NULL is fine. */
-void jvmti_free(void *p);
+void base_jvmti_free(void *p);
 
 /* True when the system property `name` is "false" (-Dname=false: a switch the tests and bench use). */
-bool property_is_false(const char *name);
+bool base_property_is_false(const char *name);
 
 #endif

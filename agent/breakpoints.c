@@ -21,13 +21,13 @@ static jlocation internal_loc;
 
 static void clear_physical(jmethodID m, jlocation loc) {
     if (m == internal_method && loc == internal_loc) return;
-    (*G.jvmti)->ClearBreakpoint(G.jvmti, m, loc);
+    (*base_g.jvmti)->ClearBreakpoint(base_g.jvmti, m, loc);
 }
 
 bool bp_internal_armed(void) { return internal_method != NULL; }
 
 int bp_add_internal(jmethodID m, jlocation loc) {
-    jvmtiError err = (*G.jvmti)->SetBreakpoint(G.jvmti, m, loc);
+    jvmtiError err = (*base_g.jvmti)->SetBreakpoint(base_g.jvmti, m, loc);
     if (err != JVMTI_ERROR_NONE && err != JVMTI_ERROR_DUPLICATE) return (int)err;
     internal_method = m;
     internal_loc = loc;
@@ -69,17 +69,17 @@ static uint32_t instruction_size(const unsigned char *code, uint32_t len, uint32
  * reads a wrong constant or jumps wrong (the reference agent lets such a request crash the VM).
  * True only where an instruction starts; true too where the bytecodes cannot be read. */
 static bool instruction_starts_at(jmethodID m, jlocation loc) {
-    if (!G.caps.can_get_bytecodes) return true;
+    if (!base_g.caps.can_get_bytecodes) return true;
     jint len = 0;
     unsigned char *code = NULL;
-    if ((*G.jvmti)->GetBytecodes(G.jvmti, m, &len, &code) != JVMTI_ERROR_NONE) return true;
+    if ((*base_g.jvmti)->GetBytecodes(base_g.jvmti, m, &len, &code) != JVMTI_ERROR_NONE) return true;
     uint32_t pc = 0;
     while (pc < (uint32_t)len && pc < (uint64_t)loc) {
         uint32_t n = instruction_size(code, (uint32_t)len, pc);
         if (n == 0) break;
         pc += n;
     }
-    jvmti_free(code);
+    base_jvmti_free(code);
     return (uint64_t)loc == pc;
 }
 
@@ -91,7 +91,7 @@ int bp_add(jmethodID m, jlocation loc) {
         }
     if (loc >= 0 && !instruction_starts_at(m, loc)) return JVMTI_ERROR_INVALID_LOCATION;
     slots_forget_all();
-    jvmtiError err = (*G.jvmti)->SetBreakpoint(G.jvmti, m, loc);
+    jvmtiError err = (*base_g.jvmti)->SetBreakpoint(base_g.jvmti, m, loc);
     if (err != JVMTI_ERROR_NONE && err != JVMTI_ERROR_DUPLICATE) return (int)err;
     bp *b = calloc(1, sizeof *b);
     if (b == NULL) {
@@ -164,8 +164,8 @@ int watch_add(JNIEnv *env, jclass cls, jfieldID f, bool access) {
     }
     refs = access ? &w->access : &w->modification;
     if (*refs == 0) {
-        jvmtiError err = access ? (*G.jvmti)->SetFieldAccessWatch(G.jvmti, cls, f)
-                                : (*G.jvmti)->SetFieldModificationWatch(G.jvmti, cls, f);
+        jvmtiError err = access ? (*base_g.jvmti)->SetFieldAccessWatch(base_g.jvmti, cls, f)
+                                : (*base_g.jvmti)->SetFieldModificationWatch(base_g.jvmti, cls, f);
         if (err != JVMTI_ERROR_NONE && err != JVMTI_ERROR_DUPLICATE) return (int)err;
     }
     (*refs)++;
@@ -178,8 +178,8 @@ void watch_remove(JNIEnv *env, jclass cls, jfieldID f, bool access) {
         if (w->field != f || !(*env)->IsSameObject(env, w->cls, cls)) continue;
         int *refs = access ? &w->access : &w->modification;
         if (*refs > 0 && --*refs == 0) {
-            if (access) (*G.jvmti)->ClearFieldAccessWatch(G.jvmti, cls, f);
-            else (*G.jvmti)->ClearFieldModificationWatch(G.jvmti, cls, f);
+            if (access) (*base_g.jvmti)->ClearFieldAccessWatch(base_g.jvmti, cls, f);
+            else (*base_g.jvmti)->ClearFieldModificationWatch(base_g.jvmti, cls, f);
         }
         if (w->access == 0 && w->modification == 0) {
             *pp = w->next;
@@ -194,8 +194,8 @@ void watch_clear_all(JNIEnv *env) {
     while (watches) {
         watch *w = watches;
         watches = w->next;
-        if (w->access) (*G.jvmti)->ClearFieldAccessWatch(G.jvmti, w->cls, w->field);
-        if (w->modification) (*G.jvmti)->ClearFieldModificationWatch(G.jvmti, w->cls, w->field);
+        if (w->access) (*base_g.jvmti)->ClearFieldAccessWatch(base_g.jvmti, w->cls, w->field);
+        if (w->modification) (*base_g.jvmti)->ClearFieldModificationWatch(base_g.jvmti, w->cls, w->field);
         (*env)->DeleteGlobalRef(env, w->cls);
         free(w);
     }

@@ -16,44 +16,44 @@
 thread_rec *callback_enter(JNIEnv *env, jthread thread) {
     if (live_walking()) return NULL;  /* the agent's own stack walk (live.c) runs Java code */
     void *tls = NULL;
-    (*G.jvmti)->GetThreadLocalStorage(G.jvmti, NULL, &tls);
+    (*base_g.jvmti)->GetThreadLocalStorage(base_g.jvmti, NULL, &tls);
     if (tls && ((thread_rec *)tls)->is_agent) return NULL;
     if (thread == NULL) return NULL;
-    lock_enter();
+    base_lock_enter();
     thread_rec *t = tls ? (thread_rec *)tls : thread_rec_of(env, thread);
     if (t == NULL || t->is_agent) {
-        lock_exit();
+        base_lock_exit();
         return NULL;
     }
     t->in_agent++;
     t->cle_seen = t->cle_valid;  /* any event after a step/entry report ends its co-location */
     t->cle_valid = false;
-    lock_exit();
+    base_lock_exit();
     return t;
 }
 
 /* Lock held.  Waits while the count is positive, running invokes handed to this thread. */
 static void park(JNIEnv *env, thread_rec *t) {
     t->parked = true;
-    lock_notify_all();  /* requests that need a parked thread may be waiting for this */
+    base_lock_notify_all();  /* requests that need a parked thread may be waiting for this */
     /* An invoke already running is an outer one: this is a park nested inside its call. */
     /* An interrupt of a parked thread ends its raw-monitor wait and is cleared by it; it is the
      * application's, so it is raised again once the thread goes on (the reference keeps it pending
      * the same way): else a Thread.sleep or wait after the event would miss it. */
     bool interrupted = false;
-    while ((t->suspend_count > 0 || invoke_is_runnable(t)) && !G.vm_dead && !t->pop_release) {
+    while ((t->suspend_count > 0 || invoke_is_runnable(t)) && !base_g.vm_dead && !t->pop_release) {
         if (invoke_is_runnable(t)) {
             invoke_run_pending(env, t);
             continue;
         }
-        if (lock_wait(0) == JVMTI_ERROR_INTERRUPT) interrupted = true;
+        if (base_lock_wait(0) == JVMTI_ERROR_INTERRUPT) interrupted = true;
     }
     t->parked = false;
-    if (interrupted && G.caps.can_signal_thread) {
+    if (interrupted && base_g.caps.can_signal_thread) {
         jthread self = thread_ref(env, t);  /* the current thread: alive */
         if (self != NULL) {
-            jvmtiError err = (*G.jvmti)->InterruptThread(G.jvmti, self);
-            if (err != JVMTI_ERROR_NONE) agent_log("InterruptThread: %d", err);
+            jvmtiError err = (*base_g.jvmti)->InterruptThread(base_g.jvmti, self);
+            if (err != JVMTI_ERROR_NONE) base_log("InterruptThread: %d", err);
             (*env)->DeleteLocalRef(env, self);
         }
     }
@@ -66,13 +66,13 @@ static void park(JNIEnv *env, thread_rec *t) {
 
 void callback_exit(JNIEnv *env, thread_rec *t) {
     if (t == NULL) return;
-    lock_enter();
+    base_lock_enter();
     if (t->suspend_count > 0) park(env, t);
     /* Resumed before it could park (its event's resume came back first): it is at no event, and a
      * later suspension of it, which never parks it, must not report it RUNNING nor take invokes. */
     else t->at_event = false;
     t->in_agent--;
-    lock_exit();
+    base_lock_exit();
 }
 
 void hits_send(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {

@@ -37,7 +37,7 @@ static inline void ev_ctx_init(ev_ctx *c, JNIEnv *env, jthread thread, jmethodID
     c->thread = thread;
     c->method = method;
     c->loc = loc;
-    if (method) (*G.jvmti)->GetMethodDeclaringClass(G.jvmti, method, &c->cls);
+    if (method) (*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, method, &c->cls);
 }
 
 /* For a callback that entered already (it read its place inside): t may be NULL, an event of the
@@ -59,9 +59,9 @@ static inline bool ev_enter(ev_call *e, JNIEnv *env, jthread thread, jmethodID m
 
 /* Match the filters of kind (re-entrant: a caller may hold the lock around it). */
 static inline void ev_match(ev_call *e, uint8_t kind, hit_writer w, void *arg) {
-    lock_enter();
+    base_lock_enter();
     match_kind(kind, &e->c, &e->h, w, arg);
-    lock_exit();
+    base_lock_exit();
 }
 
 /* Send what matched (nothing if nothing did), free, and park if the thread is to be suspended. */

@@ -35,7 +35,7 @@ static bool over_budget(cap_ctx *x) {
     if (x->over) return true;
     uint8_t why = 0;
     if (x->byte_limit && x->out->len > x->byte_limit) why = CF_BYTES;
-    else if (x->deadline_ns && now_ns() > x->deadline_ns) why = CF_TIME;
+    else if (x->deadline_ns && base_now_ns() > x->deadline_ns) why = CF_TIME;
     if (why) {
         if (!x->out->oom) x->out->data[x->flags_at] |= why;
         x->over = true;
@@ -72,10 +72,10 @@ static void put_object(cap_ctx *x, jobject o, int depth) {
     JNIEnv *env = x->env;
     if (o == NULL) { ob_u8(x->out, 'N'); return; }
     if (over_budget(x)) { ob_u8(x->out, 'X'); return; }
-    if ((*env)->IsInstanceOf(env, o, G.cls_string)) { put_string(x, o); return; }
+    if ((*env)->IsInstanceOf(env, o, base_g.cls_string)) { put_string(x, o); return; }
     jclass cls = (*env)->GetObjectClass(env, o);
     char *sig = NULL;
-    if ((*G.jvmti)->GetClassSignature(G.jvmti, cls, &sig, NULL) != JVMTI_ERROR_NONE) {
+    if ((*base_g.jvmti)->GetClassSignature(base_g.jvmti, cls, &sig, NULL) != JVMTI_ERROR_NONE) {
         ob_u8(x->out, 'E');
         ob_u8(x->out, XR_OTHER);
         (*env)->DeleteLocalRef(env, cls);
@@ -121,25 +121,25 @@ static void put_object(cap_ctx *x, jobject o, int depth) {
         for (jclass k = depth > 0 ? (*env)->NewLocalRef(env, cls) : NULL; k != NULL;) {
             jint nf = 0;
             jfieldID *fs = NULL;
-            if ((*G.jvmti)->GetClassFields(G.jvmti, k, &nf, &fs) == JVMTI_ERROR_NONE) {
+            if ((*base_g.jvmti)->GetClassFields(base_g.jvmti, k, &nf, &fs) == JVMTI_ERROR_NONE) {
                 for (jint i = 0; i < nf && n < x->cap->max_items && !over_budget(x); i++) {
                     jint mods = 0;
                     char *name = NULL, *fsig = NULL;
-                    if ((*G.jvmti)->GetFieldModifiers(G.jvmti, k, fs[i], &mods) != JVMTI_ERROR_NONE ||
+                    if ((*base_g.jvmti)->GetFieldModifiers(base_g.jvmti, k, fs[i], &mods) != JVMTI_ERROR_NONE ||
                         (mods & 0x0008) ||
-                        (*G.jvmti)->GetFieldName(G.jvmti, k, fs[i], &name, &fsig, NULL) != JVMTI_ERROR_NONE)
+                        (*base_g.jvmti)->GetFieldName(base_g.jvmti, k, fs[i], &name, &fsig, NULL) != JVMTI_ERROR_NONE)
                         continue;
                     char t = fsig[0] == 'L' || fsig[0] == '[' ? 'L' : fsig[0];
                     put_str(x->out, name);
                     jvalue v = get_field_value(env, o, k, fs[i], (uint8_t)(t == 'L' ? TAG_OBJECT : t));
                     put_value(x, t, v, depth - 1);
                     if (t == 'L' && v.l) (*env)->DeleteLocalRef(env, v.l);
-                    jvmti_free(name);
-                    jvmti_free(fsig);
+                    base_jvmti_free(name);
+                    base_jvmti_free(fsig);
                     n++;
                 }
                 if (n >= x->cap->max_items && !x->out->oom) x->out->data[trunc_at] = 1;
-                jvmti_free(fs);
+                base_jvmti_free(fs);
             }
             jclass super = (*env)->GetSuperclass(env, k);
             (*env)->DeleteLocalRef(env, k);
@@ -151,7 +151,7 @@ static void put_object(cap_ctx *x, jobject o, int depth) {
         }
         ob_put_u16_at(x->out, count_at, n);
     }
-    jvmti_free(sig);
+    base_jvmti_free(sig);
     (*env)->DeleteLocalRef(env, cls);
 }
 
@@ -174,7 +174,7 @@ static void put_locals(cap_ctx *x, jthread thread, int depth, jmethodID m, jloca
     live_view *lv = x->live;
     jint n = 0;
     jvmtiLocalVariableEntry *vars = NULL;
-    if ((*G.jvmti)->GetLocalVariableTable(G.jvmti, m, &n, &vars) != JVMTI_ERROR_NONE) {
+    if ((*base_g.jvmti)->GetLocalVariableTable(base_g.jvmti, m, &n, &vars) != JVMTI_ERROR_NONE) {
         ob_u8(x->out, 2);  /* no table (no -g, native): no locals, `this` all the same */
         return;
     }
@@ -199,11 +199,11 @@ static void put_locals(cap_ctx *x, jthread thread, int depth, jmethodID m, jloca
                 if (t == 'Z') v.z = v.i != 0; else if (t == 'B') v.b = (jbyte)v.i;
                 else if (t == 'C') v.c = (jchar)v.i; else if (t == 'S') v.s = (jshort)v.i;
             } else switch (t) {
-            case 'J': err = (*G.jvmti)->GetLocalLong(G.jvmti, thread, depth, e->slot, &v.j); break;
-            case 'F': err = (*G.jvmti)->GetLocalFloat(G.jvmti, thread, depth, e->slot, &v.f); break;
-            case 'D': err = (*G.jvmti)->GetLocalDouble(G.jvmti, thread, depth, e->slot, &v.d); break;
-            case 'L': err = (*G.jvmti)->GetLocalObject(G.jvmti, thread, depth, e->slot, &v.l); break;
-            default: err = (*G.jvmti)->GetLocalInt(G.jvmti, thread, depth, e->slot, &v.i);
+            case 'J': err = (*base_g.jvmti)->GetLocalLong(base_g.jvmti, thread, depth, e->slot, &v.j); break;
+            case 'F': err = (*base_g.jvmti)->GetLocalFloat(base_g.jvmti, thread, depth, e->slot, &v.f); break;
+            case 'D': err = (*base_g.jvmti)->GetLocalDouble(base_g.jvmti, thread, depth, e->slot, &v.d); break;
+            case 'L': err = (*base_g.jvmti)->GetLocalObject(base_g.jvmti, thread, depth, e->slot, &v.l); break;
+            default: err = (*base_g.jvmti)->GetLocalInt(base_g.jvmti, thread, depth, e->slot, &v.i);
                 if (t == 'Z') v.z = v.i != 0; else if (t == 'B') v.b = (jbyte)v.i;
                 else if (t == 'C') v.c = (jchar)v.i; else if (t == 'S') v.s = (jshort)v.i;
                 break;
@@ -218,11 +218,11 @@ static void put_locals(cap_ctx *x, jthread thread, int depth, jmethodID m, jloca
             }
             kept++;
         }
-        jvmti_free(e->name);
-        jvmti_free(e->signature);
-        jvmti_free(e->generic_signature);
+        base_jvmti_free(e->name);
+        base_jvmti_free(e->signature);
+        base_jvmti_free(e->generic_signature);
     }
-    jvmti_free(vars);
+    base_jvmti_free(vars);
     ob_put_u16_at(x->out, count_at, kept);
 }
 
@@ -230,7 +230,7 @@ static void put_locals(cap_ctx *x, jthread thread, int depth, jmethodID m, jloca
  * when not asked, static or native. */
 static void put_this(cap_ctx *x, jthread thread, jint depth, jmethodID m, jlocation loc) {
     jint mods = 0;
-    if (!x->cap->this_object || (*G.jvmti)->GetMethodModifiers(G.jvmti, m, &mods) != JVMTI_ERROR_NONE ||
+    if (!x->cap->this_object || (*base_g.jvmti)->GetMethodModifiers(base_g.jvmti, m, &mods) != JVMTI_ERROR_NONE ||
         (mods & (0x0008 | 0x0100))) {  /* static, native */
         ob_u8(x->out, 0);
         return;
@@ -245,7 +245,7 @@ static void put_this(cap_ctx *x, jthread thread, jint depth, jmethodID m, jlocat
         x->reads->walked++;
     } else {
         x->reads->by_jvmti++;
-        if ((*G.jvmti)->GetLocalInstance(G.jvmti, thread, depth, &self) != JVMTI_ERROR_NONE) self = NULL;
+        if ((*base_g.jvmti)->GetLocalInstance(base_g.jvmti, thread, depth, &self) != JVMTI_ERROR_NONE) self = NULL;
     }
     if (self == NULL) {
         ob_u8(x->out, 0);
@@ -257,7 +257,7 @@ static void put_this(cap_ctx *x, jthread thread, jint depth, jmethodID m, jlocat
 
 void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodID method, jlocation loc,
                    bool walk, bool at_breakpoint, ext_local_reads *reads, outbuf *out) {
-    cap_ctx x = {env, cap, out, cap->max_micros ? now_ns() + (int64_t)cap->max_micros * 1000 : 0,
+    cap_ctx x = {env, cap, out, cap->max_micros ? base_now_ns() + (int64_t)cap->max_micros * 1000 : 0,
                  cap->max_bytes, 0, false, NULL, reads, NULL};
     if ((*env)->PushLocalFrame(env, 64) != 0) {
         (*env)->ExceptionClear(env);
@@ -273,7 +273,7 @@ void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodI
     jvmtiFrameInfo frames[257];
     jint nframes = 0;
     int want = cap->frames ? cap->frames : 1;
-    if ((*G.jvmti)->GetStackTrace(G.jvmti, thread, 0, want + 1, frames, &nframes) != JVMTI_ERROR_NONE) nframes = 0;
+    if ((*base_g.jvmti)->GetStackTrace(base_g.jvmti, thread, 0, want + 1, frames, &nframes) != JVMTI_ERROR_NONE) nframes = 0;
     if (nframes > want) {
         nframes = want;
         if (!out->oom) out->data[x.flags_at] |= CF_FRAMES;

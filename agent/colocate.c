@@ -36,9 +36,9 @@ void flush_deferred(JNIEnv *env, thread_rec *t, hits *into) {
 
 /* Hits deferred to a breakpoint that never came (cleared in between) go out on their own. */
 void flush_stale_deferred(JNIEnv *env, thread_rec *t, jmethodID m, jlocation loc) {
-    lock_enter();
+    base_lock_enter();
     bool stale = t->deferred_count && (t->deferred_method != m || t->deferred_loc != loc);
-    lock_exit();
+    base_lock_exit();
     if (stale) flush_deferred(env, t, NULL);
 }
 
@@ -48,11 +48,11 @@ void send_or_defer(JNIEnv *env, thread_rec *t, hits *h, jmethodID m, jlocation l
     /* read without the lock, before they may be deferred; a request they expired goes now */
     if (h->ncaps && ext_captures_run(env, t, h)) filter_expire_pending(env);
     if (h->count == 0) return;
-    lock_enter();
+    base_lock_enter();
     if (t->deferred_count && (t->deferred_method != m || t->deferred_loc != loc)) {
-        lock_exit();
+        base_lock_exit();
         flush_deferred(env, t, NULL);
-        lock_enter();
+        base_lock_enter();
     }
     bool defer = bp_present(m, loc) || defer_to_step;
     if (defer) {
@@ -65,14 +65,14 @@ void send_or_defer(JNIEnv *env, thread_rec *t, hits *h, jmethodID m, jlocation l
     } else {
         flush_deferred(env, t, h);  /* earlier hits at this place first, in one composite */
     }
-    lock_exit();
+    base_lock_exit();
     if (!defer) {
         hits_send(env, t, t->id, h);
-        lock_enter();
+        base_lock_enter();
         t->cle_method = m;
         t->cle_loc = loc;
         t->cle_valid = true;
-        lock_exit();
+        base_lock_exit();
     }
 }
 

@@ -107,7 +107,7 @@ static int str_len(JNIEnv *env, const ext_prog *p, const ext_cell *c, jint *len)
     if (c->t == 'K') { *len = p->string_len[c->v.i]; return 0; }
     if (c->t != 'L') return XR_TYPE;
     if (c->v.l == NULL) return XR_NULL;
-    if (!(*env)->IsInstanceOf(env, c->v.l, G.cls_string)) return XR_TYPE;
+    if (!(*env)->IsInstanceOf(env, c->v.l, base_g.cls_string)) return XR_TYPE;
     *len = (*env)->GetStringLength(env, c->v.l);
     return 0;
 }
@@ -122,7 +122,7 @@ static int str_equals(JNIEnv *env, const ext_prog *p, const ext_cell *a, const e
     int st = str_len(env, p, a, &la);
     if (st) return st;
     if (b->t == 'L' && b->v.l == NULL) { *r = 0; return 0; }  /* equals(null) is false */
-    if (b->t == 'L' && !(*env)->IsInstanceOf(env, b->v.l, G.cls_string)) { *r = 0; return 0; }
+    if (b->t == 'L' && !(*env)->IsInstanceOf(env, b->v.l, base_g.cls_string)) { *r = 0; return 0; }
     if ((st = str_len(env, p, b, &lb))) return st;
     *r = 0;
     if (la != lb) return 0;
@@ -174,7 +174,7 @@ static int run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
     ext_cell this_cell;
     memset(&this_cell, 0, sizeof this_cell);
     uint32_t pc = 0;
-    jvmtiEnv *jv = G.jvmti;
+    jvmtiEnv *jv = base_g.jvmti;
     for (int steps = 0; steps < MAX_STEPS; steps++) {
         if (pc >= p->code_len) return XR_TYPE;
         uint8_t op = p->code[pc];
@@ -462,7 +462,7 @@ static int run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
 static bool is_array(JNIEnv *env, jobject o) {
     jclass cls = (*env)->GetObjectClass(env, o);
     jboolean is = JNI_FALSE;
-    jvmtiError err = (*G.jvmti)->IsArrayClass(G.jvmti, cls, &is);
+    jvmtiError err = (*base_g.jvmti)->IsArrayClass(base_g.jvmti, cls, &is);
     (*env)->DeleteLocalRef(env, cls);
     return err == JVMTI_ERROR_NONE && is;
 }

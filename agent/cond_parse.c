@@ -38,9 +38,9 @@ static void capture_free(JNIEnv *env, ext_capture *c) {
 
 void ext_capture_release(JNIEnv *env, ext_capture *c) {
     if (c == NULL) return;
-    lock_enter();
+    base_lock_enter();
     bool last = --c->refs == 0;
-    lock_exit();
+    base_lock_exit();
     if (last) capture_free(env, c);
 }
 
@@ -51,7 +51,7 @@ static struct { jmethodID method; int count; } readers[READER_SLOTS];
 static volatile int readers_elsewhere;  /* programs the table had no slot for: every breakpoint walks */
 
 static void reader_count(jmethodID m, int delta) {
-    lock_enter();
+    base_lock_enter();
     int slot = -1;
     for (int i = 0; i < READER_SLOTS; i++) {
         jmethodID held = __atomic_load_n(&readers[i].method, __ATOMIC_RELAXED);
@@ -66,7 +66,7 @@ static void reader_count(jmethodID m, int delta) {
     } else {
         __atomic_store_n(&readers[slot].method, m, __ATOMIC_RELEASE);
     }
-    lock_exit();
+    base_lock_exit();
 }
 
 bool ext_reads_locals_at(jmethodID m) {

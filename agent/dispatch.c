@@ -38,7 +38,7 @@ static int x_clear_all_requests(JNIEnv *env, inbuf *in, outbuf *out) {
 static int x_release_start(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env; (void)out;
     PARSED(in);
-    G.hello_flags &= ~HELLO_SUSPEND_ON_START;
+    base_g.hello_flags &= ~HELLO_SUSPEND_ON_START;
     return 0;
 }
 
@@ -82,7 +82,7 @@ void dispatch_request(JNIEnv *env, uint32_t id, uint16_t kind, const uint8_t *bo
         reply_status(id, kind, 0);
         link_flush(1000);
         link_shutdown();
-        agent_log("EXIT %d", code);
+        base_log("EXIT %d", code);
         exit(code);
     }
     executor_fn fn = exec_lookup(kind);

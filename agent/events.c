@@ -53,16 +53,16 @@ static void JNICALL cb_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, 
         }
         if (slots.locals != NULL) e.c.slots = &slots;
     }
-    lock_enter();
+    base_lock_enter();
     if (t->deferred_count && (t->deferred_method != method || t->deferred_loc != loc)) {
-        lock_exit();
+        base_lock_exit();
         flush_deferred(env, t, NULL);
-        lock_enter();
+        base_lock_enter();
     }
     bool co_located = t->cle_seen && t->cle_method == method && t->cle_loc == loc;
     if (!co_located) match_kind(EK_BREAKPOINT, &e.c, &e.h, write_location, NULL);
     flush_deferred(env, t, &e.h);
-    lock_exit();
+    base_lock_exit();
     if (e.c.live) live_release(env, e.c.live);
     ev_exit(&e);
 }
@@ -72,20 +72,20 @@ static void JNICALL cb_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
     thread_rec *t = callback_enter(env, thread);
     if (t == NULL) return;
     flush_stale_deferred(env, t, method, loc);
-    lock_enter();
+    base_lock_enter();
     bool popped = t->pop_pending;
     if (popped) {
         t->pop_pending = false;
         if (t->step == NULL) event_enable(JVMTI_EVENT_SINGLE_STEP, thread, false);
-        lock_notify_all();
+        base_lock_notify_all();
     }
-    lock_exit();
+    base_lock_exit();
     if (!popped) step_single_step(env, t, thread, method, loc);
     /* Hits deferred to this step that no step report or breakpoint took go out now, from here. */
-    lock_enter();
+    base_lock_enter();
     bool leftover = t->deferred_count && t->deferred_method == method && t->deferred_loc == loc &&
                     !bp_present(method, loc);
-    lock_exit();
+    base_lock_exit();
     if (leftover) flush_deferred(env, t, NULL);
     callback_exit(env, t);
 }
@@ -125,7 +125,7 @@ static void write_exception(outbuf *b, ev_ctx *c, void *arg) {
 static void JNICALL cb_exception(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation loc,
                                  jobject exception, jmethodID catch_method, jlocation catch_loc) {
     (void)jvmti;
-    if (G.dormant) {
+    if (base_g.dormant) {
         wake_on_exception(env, thread, method, loc, exception, catch_method, catch_loc);  /* wake.c */
         return;
     }
@@ -142,11 +142,11 @@ static void JNICALL cb_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread
     (void)jvmti;
     ev_call e;
     if (!ev_enter(&e, env, thread, NULL, 0)) return;
-    lock_enter();
+    base_lock_enter();
     /* A thread born during a suspend-all starts suspended, as every other thread is. */
     if (suspend_all_depth > 0 && e.t->suspend_count < suspend_all_depth) e.t->suspend_count = suspend_all_depth;
     ev_match(&e, EK_THREAD_START, write_nothing, NULL);
-    lock_exit();
+    base_lock_exit();
     ev_exit(&e);
 }
 
@@ -156,22 +156,22 @@ static void JNICALL cb_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) 
     if (!ev_enter(&e, env, thread, NULL, 0)) return;
     ev_match(&e, EK_THREAD_DEATH, write_nothing, NULL);
     ev_exit(&e);
-    lock_enter();
+    base_lock_enter();
     thread_forget(env, e.t);
-    lock_exit();
+    base_lock_exit();
 }
 
 static void write_class_prepare(outbuf *b, ev_ctx *c, void *arg) {
     (void)arg;
     char *sig = NULL;
     jint status = 0;
-    (*G.jvmti)->GetClassSignature(G.jvmti, c->cls, &sig, NULL);
-    (*G.jvmti)->GetClassStatus(G.jvmti, c->cls, &status);
+    (*base_g.jvmti)->GetClassSignature(base_g.jvmti, c->cls, &sig, NULL);
+    (*base_g.jvmti)->GetClassStatus(base_g.jvmti, c->cls, &status);
     ob_u8(b, ref_kind_of(c->cls));
     ob_u64(b, obj_id(c->env, c->cls));
     ob_str(b, sig);
     ob_u32(b, (uint32_t)status);
-    jvmti_free(sig);
+    base_jvmti_free(sig);
 }
 
 static void JNICALL cb_class_prepare(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jclass klass) {
@@ -189,9 +189,9 @@ static void JNICALL cb_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread
     (void)jvmti;
     thread_rec *t = callback_enter(env, thread);
     if (t == NULL) return;
-    lock_enter();
+    base_lock_enter();
     bool requested = filters_of(EK_METHOD_ENTRY) != NULL;
-    lock_exit();
+    base_lock_exit();
     if (!requested) {  /* on for a waiting INTO step only (step.c): every entry of the skipped code */
         step_method_entry(env, t, thread, method);
         callback_exit(env, t);
@@ -199,8 +199,8 @@ static void JNICALL cb_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread
     }
     jlocation start = -1, end;
     jint mods = 0;
-    (*G.jvmti)->GetMethodModifiers(G.jvmti, method, &mods);
-    if (!(mods & 0x0100)) (*G.jvmti)->GetMethodLocation(G.jvmti, method, &start, &end);
+    (*base_g.jvmti)->GetMethodModifiers(base_g.jvmti, method, &mods);
+    if (!(mods & 0x0100)) (*base_g.jvmti)->GetMethodLocation(base_g.jvmti, method, &start, &end);
     ev_call e;
     ev_begin(&e, t, env, thread, method, start);
     ev_match(&e, EK_METHOD_ENTRY, write_location, NULL);
@@ -236,20 +236,20 @@ static void JNICALL cb_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
     if (!ev_enter(&ev, env, thread, method, -1)) return;
     jmethodID fm;
     jlocation loc = -1;
-    if ((*G.jvmti)->GetFrameLocation(G.jvmti, thread, 0, &fm, &loc) != JVMTI_ERROR_NONE || fm != method) loc = -1;
+    if ((*base_g.jvmti)->GetFrameLocation(base_g.jvmti, thread, 0, &fm, &loc) != JVMTI_ERROR_NONE || fm != method) loc = -1;
     ev.c.loc = loc;
     exit_arg e = {TAG_VOID, value};
     char *name = NULL, *sig = NULL;
-    if ((*G.jvmti)->GetMethodName(G.jvmti, method, &name, &sig, NULL) == JVMTI_ERROR_NONE) {
+    if ((*base_g.jvmti)->GetMethodName(base_g.jvmti, method, &name, &sig, NULL) == JVMTI_ERROR_NONE) {
         const char *ret = strchr(sig, ')');
         e.tag = tag_of_signature(ret ? ret + 1 : "V");
     }
-    jvmti_free(name);
-    jvmti_free(sig);
-    lock_enter();
+    base_jvmti_free(name);
+    base_jvmti_free(sig);
+    base_lock_enter();
     match_two_kinds(EK_METHOD_EXIT, write_exit_location, EK_METHOD_EXIT_WITH_RETURN_VALUE, write_exit_value, &ev.c,
                     &ev.h, &e);
-    lock_exit();
+    base_lock_exit();
     ev_exit(&ev);
 }
 
@@ -315,7 +315,7 @@ static void monitor_event(JNIEnv *env, jthread thread, jobject object, monitor_a
     if (t == NULL) return;
     jmethodID method = NULL;
     jlocation loc = -1;
-    (*G.jvmti)->GetFrameLocation(G.jvmti, thread, 0, &method, &loc);
+    (*base_g.jvmti)->GetFrameLocation(base_g.jvmti, thread, 0, &method, &loc);
     ev_call e;
     ev_begin(&e, t, env, thread, method, loc);
     e.c.object = object;
@@ -377,7 +377,7 @@ void events_vm_start(JNIEnv *env, jthread thread) {
     if (t == NULL) return;
     hits h;
     hits_init(&h);
-    hit_begin(&h, 0, EK_VM_START, G.opts.suspend ? SP_ALL : SP_NONE);
+    hit_begin(&h, 0, EK_VM_START, base_g.opts.suspend ? SP_ALL : SP_NONE);
     hits_send(env, t, t->id, &h);
     hits_free(&h);
     callback_exit(env, t);  /* with suspend=y the main thread parks here until resumed */
@@ -393,7 +393,7 @@ void events_vm_death(JNIEnv *env) {
      * link frame says ALL, what the agent did; each composite says what its requests asked. */
     if (e.h.policy != SP_NONE) {
         jthread self = NULL;
-        if ((*G.jvmti)->GetCurrentThread(G.jvmti, &self) == JVMTI_ERROR_NONE) e.t = callback_enter(env, self);
+        if ((*base_g.jvmti)->GetCurrentThread(base_g.jvmti, &self) == JVMTI_ERROR_NONE) e.t = callback_enter(env, self);
         e.h.policy = e.t != NULL ? SP_ALL : SP_NONE;
     }
     ev_exit(&e);  /* parks here until resumed */

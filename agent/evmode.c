@@ -14,14 +14,14 @@ int events_enabled_count(void) {
 
 void event_enable(jvmtiEvent ev, jthread thread, bool on) {
     if (thread != NULL) {
-        (*G.jvmti)->SetEventNotificationMode(G.jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, ev, thread);
+        (*base_g.jvmti)->SetEventNotificationMode(base_g.jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, ev, thread);
         return;
     }
-    lock_enter();
+    base_lock_enter();
     bool keep = !on && ev == JVMTI_EVENT_BREAKPOINT && bp_internal_armed();  /* app_resume.c's */
     if (on ? event_refs[ev]++ == 0 : (event_refs[ev] > 0 && --event_refs[ev] == 0 && !keep)) {
-        jvmtiError err = (*G.jvmti)->SetEventNotificationMode(G.jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, ev, NULL);
-        if (err != JVMTI_ERROR_NONE) agent_log("SetEventNotificationMode(%d, %d): %d", on, ev, err);
+        jvmtiError err = (*base_g.jvmti)->SetEventNotificationMode(base_g.jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE, ev, NULL);
+        if (err != JVMTI_ERROR_NONE) base_log("SetEventNotificationMode(%d, %d): %d", on, ev, err);
     }
-    lock_exit();
+    base_lock_exit();
 }

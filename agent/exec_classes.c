@@ -20,12 +20,12 @@
 static int x_class_signature(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     char *sig = NULL, *gen = NULL;
-    CHECK((*G.jvmti)->GetClassSignature(G.jvmti, cls, &sig, &gen));
+    CHECK((*base_g.jvmti)->GetClassSignature(base_g.jvmti, cls, &sig, &gen));
     ob_u8(out, ref_kind_of(cls));
     ob_str(out, sig);
     ob_str(out, gen);
-    jvmti_free(sig);
-    jvmti_free(gen);
+    base_jvmti_free(sig);
+    base_jvmti_free(gen);
     return 0;
 }
 
@@ -37,7 +37,7 @@ typedef jvmtiError (JNICALL *class_string_fn)(jvmtiEnv *, jclass, char **);
 static int class_int(JNIEnv *env, inbuf *in, outbuf *out, class_int_fn get) {
     CLASS_ARG(cls);
     jint value;
-    CHECK(get(G.jvmti, cls, &value));
+    CHECK(get(base_g.jvmti, cls, &value));
     ob_u32(out, (uint32_t)value);
     return 0;
 }
@@ -45,24 +45,24 @@ static int class_int(JNIEnv *env, inbuf *in, outbuf *out, class_int_fn get) {
 static int class_string(JNIEnv *env, inbuf *in, outbuf *out, class_string_fn get) {
     CLASS_ARG(cls);
     char *value = NULL;
-    CHECK(get(G.jvmti, cls, &value));
+    CHECK(get(base_g.jvmti, cls, &value));
     ob_str(out, value);
-    jvmti_free(value);
+    base_jvmti_free(value);
     return 0;
 }
 
 static int x_class_status(JNIEnv *env, inbuf *in, outbuf *out) {
-    return class_int(env, in, out, (*G.jvmti)->GetClassStatus);
+    return class_int(env, in, out, (*base_g.jvmti)->GetClassStatus);
 }
 
 static int x_class_modifiers(JNIEnv *env, inbuf *in, outbuf *out) {
-    return class_int(env, in, out, (*G.jvmti)->GetClassModifiers);
+    return class_int(env, in, out, (*base_g.jvmti)->GetClassModifiers);
 }
 
 static int x_class_loader(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     jobject loader = NULL;
-    CHECK((*G.jvmti)->GetClassLoader(G.jvmti, cls, &loader));
+    CHECK((*base_g.jvmti)->GetClassLoader(base_g.jvmti, cls, &loader));
     ob_u64(out, obj_id(env, loader));
     return 0;
 }
@@ -78,35 +78,35 @@ static int x_class_interfaces(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     jint n;
     jclass *ifaces;
-    CHECK((*G.jvmti)->GetImplementedInterfaces(G.jvmti, cls, &n, &ifaces));
+    CHECK((*base_g.jvmti)->GetImplementedInterfaces(base_g.jvmti, cls, &n, &ifaces));
     ob_ids(out, env, n, ifaces);
-    jvmti_free(ifaces);
+    base_jvmti_free(ifaces);
     return 0;
 }
 
 static int x_class_source_file(JNIEnv *env, inbuf *in, outbuf *out) {
-    return class_string(env, in, out, (*G.jvmti)->GetSourceFileName);
+    return class_string(env, in, out, (*base_g.jvmti)->GetSourceFileName);
 }
 
 static int x_class_sde(JNIEnv *env, inbuf *in, outbuf *out) {
-    return class_string(env, in, out, (*G.jvmti)->GetSourceDebugExtension);
+    return class_string(env, in, out, (*base_g.jvmti)->GetSourceDebugExtension);
 }
 
 static int x_class_fields(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     jint n;
     jfieldID *fs;
-    CHECK((*G.jvmti)->GetClassFields(G.jvmti, cls, &n, &fs));
+    CHECK((*base_g.jvmti)->GetClassFields(base_g.jvmti, cls, &n, &fs));
     ob_u32(out, (uint32_t)n);
     int status = 0;
     for (jint i = 0; i < n && !status; i++) {
         char *name = NULL, *sig = NULL, *gen = NULL;
         jint mods = 0;
         jboolean synth = JNI_FALSE;
-        jvmtiError err = (*G.jvmti)->GetFieldName(G.jvmti, cls, fs[i], &name, &sig, &gen);
-        if (err == JVMTI_ERROR_NONE) err = (*G.jvmti)->GetFieldModifiers(G.jvmti, cls, fs[i], &mods);
-        if (err == JVMTI_ERROR_NONE && G.caps.can_get_synthetic_attribute)
-            err = (*G.jvmti)->IsFieldSynthetic(G.jvmti, cls, fs[i], &synth);
+        jvmtiError err = (*base_g.jvmti)->GetFieldName(base_g.jvmti, cls, fs[i], &name, &sig, &gen);
+        if (err == JVMTI_ERROR_NONE) err = (*base_g.jvmti)->GetFieldModifiers(base_g.jvmti, cls, fs[i], &mods);
+        if (err == JVMTI_ERROR_NONE && base_g.caps.can_get_synthetic_attribute)
+            err = (*base_g.jvmti)->IsFieldSynthetic(base_g.jvmti, cls, fs[i], &synth);
         if (err != JVMTI_ERROR_NONE) {
             status = (int)err;
         } else {
@@ -118,11 +118,11 @@ static int x_class_fields(JNIEnv *env, inbuf *in, outbuf *out) {
             ob_u32(out, (uint32_t)mods);
             ob_u8(out, synth ? 1 : 0);
         }
-        jvmti_free(name);
-        jvmti_free(sig);
-        jvmti_free(gen);
+        base_jvmti_free(name);
+        base_jvmti_free(sig);
+        base_jvmti_free(gen);
     }
-    jvmti_free(fs);
+    base_jvmti_free(fs);
     return status;
 }
 
@@ -135,17 +135,17 @@ static void ob_line_table(outbuf *out, jlocation start, jlocation end, jint n, j
         ob_u64(out, (uint64_t)lines[i].start_location);
         ob_u32(out, (uint32_t)lines[i].line_number);
     }
-    jvmti_free(lines);
+    base_jvmti_free(lines);
 }
 
 /* One method's line table after its declared facts: GetLineNumberTable's status travels in the reply
  * instead of failing it, since native methods and classes without -g:lines are normal. */
 static void ob_method_lines(outbuf *out, jmethodID m) {
     jlocation start = -1, end = -1;
-    if ((*G.jvmti)->GetMethodLocation(G.jvmti, m, &start, &end) != JVMTI_ERROR_NONE) start = end = -1;
+    if ((*base_g.jvmti)->GetMethodLocation(base_g.jvmti, m, &start, &end) != JVMTI_ERROR_NONE) start = end = -1;
     jint n = 0;
     jvmtiLineNumberEntry *lines = NULL;
-    jvmtiError err = (*G.jvmti)->GetLineNumberTable(G.jvmti, m, &n, &lines);
+    jvmtiError err = (*base_g.jvmti)->GetLineNumberTable(base_g.jvmti, m, &n, &lines);
     if (err != JVMTI_ERROR_NONE) n = 0;
     ob_u32(out, (uint32_t)err);
     ob_line_table(out, start, end, n, lines);
@@ -155,17 +155,17 @@ static int class_methods(JNIEnv *env, inbuf *in, outbuf *out, bool with_lines) {
     CLASS_ARG(cls);
     jint n;
     jmethodID *ms;
-    CHECK((*G.jvmti)->GetClassMethods(G.jvmti, cls, &n, &ms));
+    CHECK((*base_g.jvmti)->GetClassMethods(base_g.jvmti, cls, &n, &ms));
     ob_u32(out, (uint32_t)n);
     int status = 0;
     for (jint i = 0; i < n && !status; i++) {
         char *name = NULL, *sig = NULL, *gen = NULL;
         jint mods = 0;
         jboolean synth = JNI_FALSE;
-        jvmtiError err = (*G.jvmti)->GetMethodName(G.jvmti, ms[i], &name, &sig, &gen);
-        if (err == JVMTI_ERROR_NONE) err = (*G.jvmti)->GetMethodModifiers(G.jvmti, ms[i], &mods);
-        if (err == JVMTI_ERROR_NONE && G.caps.can_get_synthetic_attribute)
-            err = (*G.jvmti)->IsMethodSynthetic(G.jvmti, ms[i], &synth);
+        jvmtiError err = (*base_g.jvmti)->GetMethodName(base_g.jvmti, ms[i], &name, &sig, &gen);
+        if (err == JVMTI_ERROR_NONE) err = (*base_g.jvmti)->GetMethodModifiers(base_g.jvmti, ms[i], &mods);
+        if (err == JVMTI_ERROR_NONE && base_g.caps.can_get_synthetic_attribute)
+            err = (*base_g.jvmti)->IsMethodSynthetic(base_g.jvmti, ms[i], &synth);
         if (err != JVMTI_ERROR_NONE) {
             status = (int)err;
         } else {
@@ -178,11 +178,11 @@ static int class_methods(JNIEnv *env, inbuf *in, outbuf *out, bool with_lines) {
             ob_u8(out, synth ? 1 : 0);
             if (with_lines) ob_method_lines(out, ms[i]);
         }
-        jvmti_free(name);
-        jvmti_free(sig);
-        jvmti_free(gen);
+        base_jvmti_free(name);
+        base_jvmti_free(sig);
+        base_jvmti_free(gen);
     }
-    jvmti_free(ms);
+    base_jvmti_free(ms);
     return status;
 }
 
@@ -197,7 +197,7 @@ static int x_class_methods_lines(JNIEnv *env, inbuf *in, outbuf *out) {
 static int x_class_version(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     jint minor, major;
-    CHECK((*G.jvmti)->GetClassVersionNumbers(G.jvmti, cls, &minor, &major));
+    CHECK((*base_g.jvmti)->GetClassVersionNumbers(base_g.jvmti, cls, &minor, &major));
     ob_u32(out, (uint32_t)major);
     ob_u32(out, (uint32_t)minor);
     return 0;
@@ -207,17 +207,17 @@ static int x_class_constant_pool(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     jint count, nbytes;
     unsigned char *bytes;
-    CHECK((*G.jvmti)->GetConstantPool(G.jvmti, cls, &count, &nbytes, &bytes));
+    CHECK((*base_g.jvmti)->GetConstantPool(base_g.jvmti, cls, &count, &nbytes, &bytes));
     ob_u32(out, (uint32_t)count);
     ob_blob(out, bytes, (uint32_t)nbytes);
-    jvmti_free(bytes);
+    base_jvmti_free(bytes);
     return 0;
 }
 
 static int x_class_module(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     /* JVMTI has no GetClassModule; Class.getModule() is side-effect free. */
-    jmethodID get_module = (*env)->GetMethodID(env, G.cls_class, "getModule", "()Ljava/lang/Module;");
+    jmethodID get_module = (*env)->GetMethodID(env, base_g.cls_class, "getModule", "()Ljava/lang/Module;");
     if (get_module == NULL) {
         (*env)->ExceptionClear(env);
         return LS_NOT_CAPABLE;
@@ -268,19 +268,19 @@ static int x_loader_visible_classes(JNIEnv *env, inbuf *in, outbuf *out) {
     jobject loader = NULL;
     if (id != 0) {
         /* JVMTI would take any object for a loader (and HotSpot may crash on one that is not). */
-        int st = object_of_class(env, id, G.cls_class_loader, JE_INVALID_CLASS_LOADER, &loader);
+        int st = object_of_class(env, id, base_g.cls_class_loader, JE_INVALID_CLASS_LOADER, &loader);
         if (st) return st;
     }
     jint n;
     jclass *classes;
-    CHECK((*G.jvmti)->GetClassLoaderClasses(G.jvmti, loader, &n, &classes));
+    CHECK((*base_g.jvmti)->GetClassLoaderClasses(base_g.jvmti, loader, &n, &classes));
     ob_u32(out, (uint32_t)n);
     for (jint i = 0; i < n; i++) {
         ob_u64(out, obj_id(env, classes[i]));
         ob_u8(out, ref_kind_of(classes[i]));
         (*env)->DeleteLocalRef(env, classes[i]);
     }
-    jvmti_free(classes);
+    base_jvmti_free(classes);
     return 0;
 }
 
@@ -299,10 +299,10 @@ static int x_method_line_table(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env;
     METHOD_ARG(m);
     jlocation start, end;
-    CHECK((*G.jvmti)->GetMethodLocation(G.jvmti, m, &start, &end));
+    CHECK((*base_g.jvmti)->GetMethodLocation(base_g.jvmti, m, &start, &end));
     jint n;
     jvmtiLineNumberEntry *lines;
-    CHECK((*G.jvmti)->GetLineNumberTable(G.jvmti, m, &n, &lines));
+    CHECK((*base_g.jvmti)->GetLineNumberTable(base_g.jvmti, m, &n, &lines));
     ob_line_table(out, start, end, n, lines);
     return 0;
 }
@@ -312,9 +312,9 @@ static int x_method_variable_table(JNIEnv *env, inbuf *in, outbuf *out) {
     METHOD_ARG(m);
     jint slots, n;
     jvmtiLocalVariableEntry *vars;
-    CHECK((*G.jvmti)->GetArgumentsSize(G.jvmti, m, &slots));
-    if (!G.caps.can_access_local_variables) return LS_NOT_CAPABLE;
-    CHECK((*G.jvmti)->GetLocalVariableTable(G.jvmti, m, &n, &vars));
+    CHECK((*base_g.jvmti)->GetArgumentsSize(base_g.jvmti, m, &slots));
+    if (!base_g.caps.can_access_local_variables) return LS_NOT_CAPABLE;
+    CHECK((*base_g.jvmti)->GetLocalVariableTable(base_g.jvmti, m, &n, &vars));
     ob_u32(out, (uint32_t)slots);
     ob_u32(out, (uint32_t)n);
     for (jint i = 0; i < n; i++) {
@@ -324,11 +324,11 @@ static int x_method_variable_table(JNIEnv *env, inbuf *in, outbuf *out) {
         ob_str(out, vars[i].generic_signature);
         ob_u32(out, (uint32_t)vars[i].length);
         ob_u32(out, (uint32_t)vars[i].slot);
-        jvmti_free(vars[i].name);
-        jvmti_free(vars[i].signature);
-        jvmti_free(vars[i].generic_signature);
+        base_jvmti_free(vars[i].name);
+        base_jvmti_free(vars[i].signature);
+        base_jvmti_free(vars[i].generic_signature);
     }
-    jvmti_free(vars);
+    base_jvmti_free(vars);
     return 0;
 }
 
@@ -337,9 +337,9 @@ static int x_method_bytecodes(JNIEnv *env, inbuf *in, outbuf *out) {
     METHOD_ARG(m);
     jint n;
     unsigned char *code;
-    CHECK((*G.jvmti)->GetBytecodes(G.jvmti, m, &n, &code));
+    CHECK((*base_g.jvmti)->GetBytecodes(base_g.jvmti, m, &n, &code));
     ob_blob(out, code, (uint32_t)n);
-    jvmti_free(code);
+    base_jvmti_free(code);
     return 0;
 }
 
@@ -356,7 +356,7 @@ static int x_method_is_obsolete(JNIEnv *env, inbuf *in, outbuf *out) {
     }
     if (st) return st;
     jboolean b;
-    CHECK((*G.jvmti)->IsMethodObsolete(G.jvmti, m, &b));
+    CHECK((*base_g.jvmti)->IsMethodObsolete(base_g.jvmti, m, &b));
     ob_u8(out, b ? 1 : 0);
     return 0;
 }
@@ -364,7 +364,7 @@ static int x_method_is_obsolete(JNIEnv *env, inbuf *in, outbuf *out) {
 static int x_method_declaring_class(JNIEnv *env, inbuf *in, outbuf *out) {
     METHOD_ARG(m);
     jclass cls;
-    CHECK((*G.jvmti)->GetMethodDeclaringClass(G.jvmti, m, &cls));
+    CHECK((*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, m, &cls));
     ob_u64(out, obj_id(env, cls));
     ob_u8(out, ref_kind_of(cls));
     return 0;

@@ -50,9 +50,9 @@ static bool thread_in(JNIEnv *env, jthread t, const jthread *list, jint n) {
 static int x_object_monitor_info(JNIEnv *env, inbuf *in, outbuf *out) {
     OBJECT_ARG(o);
     PARSED(in);
-    if (!G.caps.can_get_monitor_info) return LS_NOT_CAPABLE;
+    if (!base_g.caps.can_get_monitor_info) return LS_NOT_CAPABLE;
     jvmtiMonitorUsage usage;
-    CHECK((*G.jvmti)->GetObjectMonitorUsage(G.jvmti, o, &usage));
+    CHECK((*base_g.jvmti)->GetObjectMonitorUsage(base_g.jvmti, o, &usage));
     ob_u64(out, obj_id(env, usage.owner));
     ob_u32(out, (uint32_t)usage.entry_count);
     /* JDWP's waiters are JVMTI's waiters before JDK 23 (blocked entering as well as waiting to be
@@ -66,8 +66,8 @@ static int x_object_monitor_info(JNIEnv *env, inbuf *in, outbuf *out) {
     for (jint i = 0; i < usage.notify_waiter_count; i++)
         if (!thread_in(env, usage.notify_waiters[i], usage.waiters, usage.waiter_count))
             ob_u64(out, obj_id(env, usage.notify_waiters[i]));
-    jvmti_free(usage.waiters);
-    jvmti_free(usage.notify_waiters);
+    base_jvmti_free(usage.waiters);
+    base_jvmti_free(usage.notify_waiters);
     return 0;
 }
 
@@ -98,7 +98,7 @@ static int x_object_is_collected(JNIEnv *env, inbuf *in, outbuf *out) {
 static int x_string_value(JNIEnv *env, inbuf *in, outbuf *out) {
     OBJECT_ARG(o);
     PARSED(in);
-    if (!(*env)->IsInstanceOf(env, o, G.cls_string)) return JVMTI_ERROR_INVALID_OBJECT;  /* JDWP INVALID_STRING */
+    if (!(*env)->IsInstanceOf(env, o, base_g.cls_string)) return JVMTI_ERROR_INVALID_OBJECT;  /* JDWP INVALID_STRING */
     const char *utf = (*env)->GetStringUTFChars(env, o, NULL);
     if (utf == NULL) {
         if ((*env)->ExceptionCheck(env)) {
@@ -119,12 +119,12 @@ static int x_string_value(JNIEnv *env, inbuf *in, outbuf *out) {
 static int array_tag(JNIEnv *env, jobject arr, uint8_t *tag) {
     jclass cls = (*env)->GetObjectClass(env, arr);
     char *sig = NULL;
-    jvmtiError err = (*G.jvmti)->GetClassSignature(G.jvmti, cls, &sig, NULL);
+    jvmtiError err = (*base_g.jvmti)->GetClassSignature(base_g.jvmti, cls, &sig, NULL);
     if (err != JVMTI_ERROR_NONE) return (int)err;
     int st = 0;
     if (sig[0] != '[') st = JE_INVALID_ARRAY;
     else *tag = tag_of_signature(sig + 1);
-    jvmti_free(sig);
+    base_jvmti_free(sig);
     return st;
 }
 
@@ -225,7 +225,7 @@ static int x_array_new(JNIEnv *env, inbuf *in, outbuf *out) {
     if (st) return st;
     if (length < 0) return JE_INVALID_LENGTH;
     char *sig = NULL;
-    CHECK((*G.jvmti)->GetClassSignature(G.jvmti, cls, &sig, NULL));
+    CHECK((*base_g.jvmti)->GetClassSignature(base_g.jvmti, cls, &sig, NULL));
     jobject arr = NULL;
     if (sig[0] != '[') {
         st = JVMTI_ERROR_INVALID_CLASS;
@@ -242,7 +242,7 @@ static int x_array_new(JNIEnv *env, inbuf *in, outbuf *out) {
         default: {
             jclass comp = NULL;
             /* The component class is not reachable from the array class through JNI; use Class.getComponentType. */
-            jmethodID gct = (*env)->GetMethodID(env, G.cls_class, "getComponentType", "()Ljava/lang/Class;");
+            jmethodID gct = (*env)->GetMethodID(env, base_g.cls_class, "getComponentType", "()Ljava/lang/Class;");
             if (gct) comp = (*env)->CallObjectMethod(env, cls, gct);
             if (comp) arr = (*env)->NewObjectArray(env, length, comp, NULL);
             break;
@@ -253,7 +253,7 @@ static int x_array_new(JNIEnv *env, inbuf *in, outbuf *out) {
             st = JVMTI_ERROR_OUT_OF_MEMORY;
         }
     }
-    jvmti_free(sig);
+    base_jvmti_free(sig);
     if (st) return st;
     ob_tagged(out, env, arr);
     return 0;

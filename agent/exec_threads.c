@@ -25,12 +25,12 @@
  * answers NOT_SUSPENDED until a debugger suspends it, and INVALID_THREAD while one does (its stack is
  * gone: what JVMTI answers for it). */
 static int need_suspended(jthread th, thread_rec *t) {
-    lock_enter();
+    base_lock_enter();
     bool s = t->suspend_count > 0;
-    lock_exit();
+    base_lock_exit();
     if (!s) return LS_NOT_SUSPENDED;
     jint state = 0;
-    CHECK((*G.jvmti)->GetThreadState(G.jvmti, th, &state));
+    CHECK((*base_g.jvmti)->GetThreadState(base_g.jvmti, th, &state));
     return state & JVMTI_THREAD_STATE_ALIVE ? 0 : JVMTI_ERROR_INVALID_THREAD;
 }
 
@@ -38,22 +38,22 @@ static int need_suspended(jthread th, thread_rec *t) {
  * parked in our callback is in a raw-monitor wait, where suspending it is safe. */
 static int hard_suspend(jthread th, thread_rec *t) {
     int st = 0;
-    lock_enter();
+    base_lock_enter();
     /* A thread stopped by an event may still be on its way to its park: give it a moment. */
     for (int waited = 0; t->suspend_count > 0 && t->in_agent > 0 && !t->parked && waited < 2000; waited += 5)
-        lock_wait(5);
+        base_lock_wait(5);
     if (t->suspend_count == 0) {
         st = LS_NOT_SUSPENDED;
     } else if (!t->jvmti_suspended) {
         if (!t->parked) {
             st = JVMTI_ERROR_THREAD_NOT_SUSPENDED;
         } else {
-            jvmtiError err = (*G.jvmti)->SuspendThread(G.jvmti, th);
+            jvmtiError err = (*base_g.jvmti)->SuspendThread(base_g.jvmti, th);
             if (err == JVMTI_ERROR_NONE) t->jvmti_suspended = true;
             else st = (int)err;
         }
     }
-    lock_exit();
+    base_lock_exit();
     return st;
 }
 
@@ -62,13 +62,13 @@ static int x_thread_info(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     (void)t;
     jvmtiThreadInfo info;
-    CHECK((*G.jvmti)->GetThreadInfo(G.jvmti, th, &info));
+    CHECK((*base_g.jvmti)->GetThreadInfo(base_g.jvmti, th, &info));
     ob_str(out, info.name);
     ob_u64(out, obj_id(env, info.thread_group));
     ob_u32(out, (uint32_t)info.priority);
     ob_u8(out, info.is_daemon ? 1 : 0);
     ob_u8(out, vt_is_virtual(env, th));
-    jvmti_free(info.name);
+    base_jvmti_free(info.name);
     return 0;
 }
 
@@ -76,12 +76,12 @@ static int x_thread_status(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     PARSED(in);
     jint state;
-    CHECK((*G.jvmti)->GetThreadState(G.jvmti, th, &state));
-    lock_enter();
+    CHECK((*base_g.jvmti)->GetThreadState(base_g.jvmti, th, &state));
+    base_lock_enter();
     int count = t->suspend_count;
     bool at_event = t->at_event && count > 0;  /* set before the event is sent, before it parks */
     uint64_t generation = t->frame_generation;
-    lock_exit();
+    base_lock_exit();
     /* A parked thread is suspended as far as a debugger can tell, as with the reference agent; an ended
      * one is not, whatever its count (the reference reads that flag from JVMTI). */
     if (count > 0 && (state & JVMTI_THREAD_STATE_ALIVE)) state |= JVMTI_THREAD_STATE_SUSPENDED;
@@ -98,10 +98,10 @@ static int x_thread_suspend(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     PARSED(in);
     (void)th;
-    if (!G.caps.can_suspend) return LS_NOT_CAPABLE;
-    lock_enter();
+    if (!base_g.caps.can_suspend) return LS_NOT_CAPABLE;
+    base_lock_enter();
     int st = thread_suspend(env, t);
-    lock_exit();
+    base_lock_exit();
     return st;
 }
 
@@ -110,9 +110,9 @@ static int x_thread_resume(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     PARSED(in);
     (void)th;
-    lock_enter();
+    base_lock_enter();
     int st = thread_resume(env, t);
-    lock_exit();
+    base_lock_exit();
     return st;
 }
 
@@ -123,14 +123,14 @@ static int x_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
     int ns = need_suspended(th, t);
     if (ns) return ns;
     jint count;
-    CHECK((*G.jvmti)->GetFrameCount(G.jvmti, th, &count));
+    CHECK((*base_g.jvmti)->GetFrameCount(base_g.jvmti, th, &count));
     if (start < 0 || (start > count - 1 && start != 0) || start > count) return JE_INVALID_INDEX;
     if (length == -1) length = count - start;
     if (length < 0 || length > count - start) return JE_INVALID_LENGTH;
     jvmtiFrameInfo *frames = calloc((size_t)length + 1, sizeof *frames);
     if (frames == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
     jint got = 0;
-    jvmtiError err = length ? (*G.jvmti)->GetStackTrace(G.jvmti, th, start, length, frames, &got) : JVMTI_ERROR_NONE;
+    jvmtiError err = length ? (*base_g.jvmti)->GetStackTrace(base_g.jvmti, th, start, length, frames, &got) : JVMTI_ERROR_NONE;
     if (err != JVMTI_ERROR_NONE) {
         free(frames);
         return (int)err;
@@ -139,7 +139,7 @@ static int x_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
     for (jint i = 0; i < got; i++) {
         /* Layout (ref, ref_kind, method, index): not a LOC, whose kind comes first. */
         jclass cls = NULL;
-        jvmtiError e2 = (*G.jvmti)->GetMethodDeclaringClass(G.jvmti, frames[i].method, &cls);
+        jvmtiError e2 = (*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, frames[i].method, &cls);
         if (e2 != JVMTI_ERROR_NONE) {
             free(frames);
             return (int)e2;
@@ -152,9 +152,9 @@ static int x_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
         (*env)->DeleteLocalRef(env, cls);
     }
     free(frames);
-    lock_enter();
+    base_lock_enter();
     ob_u64(out, t->frame_generation);
-    lock_exit();
+    base_lock_exit();
     return 0;
 }
 
@@ -164,7 +164,7 @@ static int x_thread_frame_count(JNIEnv *env, inbuf *in, outbuf *out) {
     int ns = need_suspended(th, t);
     if (ns) return ns;
     jint count;
-    CHECK((*G.jvmti)->GetFrameCount(G.jvmti, th, &count));
+    CHECK((*base_g.jvmti)->GetFrameCount(base_g.jvmti, th, &count));
     ob_u32(out, (uint32_t)count);
     return 0;
 }
@@ -172,29 +172,29 @@ static int x_thread_frame_count(JNIEnv *env, inbuf *in, outbuf *out) {
 static int x_thread_owned_monitors(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     PARSED(in);
-    if (!G.caps.can_get_owned_monitor_info) return LS_NOT_CAPABLE;
+    if (!base_g.caps.can_get_owned_monitor_info) return LS_NOT_CAPABLE;
     int ns = need_suspended(th, t);
     if (ns) return ns;
-    if (G.caps.can_get_owned_monitor_stack_depth_info) {
+    if (base_g.caps.can_get_owned_monitor_stack_depth_info) {
         jint n;
         jvmtiMonitorStackDepthInfo *info;
-        CHECK((*G.jvmti)->GetOwnedMonitorStackDepthInfo(G.jvmti, th, &n, &info));
+        CHECK((*base_g.jvmti)->GetOwnedMonitorStackDepthInfo(base_g.jvmti, th, &n, &info));
         ob_u32(out, (uint32_t)n);
         for (jint i = 0; i < n; i++) {
             ob_tagged(out, env, info[i].monitor);
             ob_u32(out, (uint32_t)info[i].stack_depth);
         }
-        jvmti_free(info);
+        base_jvmti_free(info);
     } else {
         jint n;
         jobject *mons;
-        CHECK((*G.jvmti)->GetOwnedMonitorInfo(G.jvmti, th, &n, &mons));
+        CHECK((*base_g.jvmti)->GetOwnedMonitorInfo(base_g.jvmti, th, &n, &mons));
         ob_u32(out, (uint32_t)n);
         for (jint i = 0; i < n; i++) {
             ob_tagged(out, env, mons[i]);
             ob_u32(out, (uint32_t)-1);
         }
-        jvmti_free(mons);
+        base_jvmti_free(mons);
     }
     return 0;
 }
@@ -202,11 +202,11 @@ static int x_thread_owned_monitors(JNIEnv *env, inbuf *in, outbuf *out) {
 static int x_thread_contended_monitor(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     PARSED(in);
-    if (!G.caps.can_get_current_contended_monitor) return LS_NOT_CAPABLE;
+    if (!base_g.caps.can_get_current_contended_monitor) return LS_NOT_CAPABLE;
     int ns = need_suspended(th, t);
     if (ns) return ns;
     jobject mon = NULL;
-    CHECK((*G.jvmti)->GetCurrentContendedMonitor(G.jvmti, th, &mon));
+    CHECK((*base_g.jvmti)->GetCurrentContendedMonitor(base_g.jvmti, th, &mon));
     ob_tagged(out, env, mon);
     return 0;
 }
@@ -217,12 +217,12 @@ static int x_thread_stop(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t exc_id = ib_u64(in);
     PARSED(in);
     (void)t;
-    if (!G.caps.can_signal_thread) return LS_NOT_CAPABLE;
+    if (!base_g.caps.can_signal_thread) return LS_NOT_CAPABLE;
     jobject exc;
     /* StopThread does not check: a non-Throwable thrown asynchronously would corrupt the thread. */
-    int st = object_of_class(env, exc_id, G.cls_throwable, JVMTI_ERROR_INVALID_OBJECT, &exc);
+    int st = object_of_class(env, exc_id, base_g.cls_throwable, JVMTI_ERROR_INVALID_OBJECT, &exc);
     if (st) return st;
-    CHECK((*G.jvmti)->StopThread(G.jvmti, th, exc));
+    CHECK((*base_g.jvmti)->StopThread(base_g.jvmti, th, exc));
     return 0;
 }
 
@@ -231,26 +231,26 @@ static int x_thread_interrupt(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     PARSED(in);
     (void)t;
-    if (!G.caps.can_signal_thread) return LS_NOT_CAPABLE;
-    CHECK((*G.jvmti)->InterruptThread(G.jvmti, th));
+    if (!base_g.caps.can_signal_thread) return LS_NOT_CAPABLE;
+    CHECK((*base_g.jvmti)->InterruptThread(base_g.jvmti, th));
     return 0;
 }
 
 /* One PopFrame, then let the thread run just far enough for the pop to happen: the next single step
  * (at the caller's invoke instruction) parks it again.  Lock held on entry and exit. */
 static int pop_one(jthread th, thread_rec *t) {
-    jvmtiError err = (*G.jvmti)->PopFrame(G.jvmti, th);
+    jvmtiError err = (*base_g.jvmti)->PopFrame(base_g.jvmti, th);
     if (err != JVMTI_ERROR_NONE) return (int)err;
     t->pop_pending = true;
     event_enable(JVMTI_EVENT_SINGLE_STEP, th, true);
-    (*G.jvmti)->ResumeThread(G.jvmti, th);
+    (*base_g.jvmti)->ResumeThread(base_g.jvmti, th);
     t->jvmti_suspended = false;
     if (t->parked) t->pop_release = true;
-    lock_notify_all();
-    for (int waited = 0; t->pop_pending && waited < 5000; waited += 10) lock_wait(10);
+    base_lock_notify_all();
+    for (int waited = 0; t->pop_pending && waited < 5000; waited += 10) base_lock_wait(10);
     if (t->pop_pending) return LS_INTERNAL;
     /* Parked again; suspend it for the next PopFrame. */
-    for (int waited = 0; !t->parked && waited < 5000; waited += 10) lock_wait(10);
+    for (int waited = 0; !t->parked && waited < 5000; waited += 10) base_lock_wait(10);
     return 0;
 }
 
@@ -263,8 +263,8 @@ static int pop_past_the_stack(jthread th, jint count) {
         jmethodID m;
         jlocation loc;
         jint mods;
-        CHECK((*G.jvmti)->GetFrameLocation(G.jvmti, th, i, &m, &loc));
-        CHECK((*G.jvmti)->GetMethodModifiers(G.jvmti, m, &mods));
+        CHECK((*base_g.jvmti)->GetFrameLocation(base_g.jvmti, th, i, &m, &loc));
+        CHECK((*base_g.jvmti)->GetMethodModifiers(base_g.jvmti, m, &mods));
         if (mods & 0x0100) return JVMTI_ERROR_OPAQUE_FRAME;
     }
     return JVMTI_ERROR_NO_MORE_FRAMES;
@@ -275,20 +275,20 @@ static int x_thread_pop_frames(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     jint depth = ib_i32(in);
     PARSED(in);
-    if (!G.caps.can_pop_frame || !G.caps.can_generate_single_step_events) return LS_NOT_CAPABLE;
+    if (!base_g.caps.can_pop_frame || !base_g.caps.can_generate_single_step_events) return LS_NOT_CAPABLE;
     jint count;
-    CHECK((*G.jvmti)->GetFrameCount(G.jvmti, th, &count));
+    CHECK((*base_g.jvmti)->GetFrameCount(base_g.jvmti, th, &count));
     if (depth < 0 || depth >= count - 1) return pop_past_the_stack(th, count);
     int st = 0;
     for (jint i = 0; i <= depth && !st; i++) {
         st = hard_suspend(th, t);
         if (st) break;
-        lock_enter();
+        base_lock_enter();
         st = pop_one(th, t);
         /* The reference's frame generation moves on by two for every frame it pops, by nothing when none
          * goes (observed on JDK 17 and 25; frames_stale_foreign_deep_and_garbage compares it). */
         if (!st) t->frame_generation += 2;
-        lock_exit();
+        base_lock_exit();
     }
     return st;
 }
@@ -301,37 +301,37 @@ static int x_thread_force_early_return(JNIEnv *env, inbuf *in, outbuf *out) {
     int st = ib_value(in, env, &tag, &v);
     if (st) return st;
     PARSED(in);
-    if (!G.caps.can_force_early_return) return LS_NOT_CAPABLE;
+    if (!base_g.caps.can_force_early_return) return LS_NOT_CAPABLE;
     /* The reference asks JVMTI at once: a thread not alive is INVALID_THREAD, suspended or not. */
     jint state = 0;
-    CHECK((*G.jvmti)->GetThreadState(G.jvmti, th, &state));
+    CHECK((*base_g.jvmti)->GetThreadState(base_g.jvmti, th, &state));
     if (!(state & JVMTI_THREAD_STATE_ALIVE)) return JVMTI_ERROR_INVALID_THREAD;
     st = hard_suspend(th, t);
     if (st) return st;
     switch (tag) {
-    case TAG_VOID: CHECK((*G.jvmti)->ForceEarlyReturnVoid(G.jvmti, th)); break;
-    case TAG_BOOLEAN: CHECK((*G.jvmti)->ForceEarlyReturnInt(G.jvmti, th, v.z)); break;
-    case TAG_BYTE: CHECK((*G.jvmti)->ForceEarlyReturnInt(G.jvmti, th, v.b)); break;
-    case TAG_CHAR: CHECK((*G.jvmti)->ForceEarlyReturnInt(G.jvmti, th, v.c)); break;
-    case TAG_SHORT: CHECK((*G.jvmti)->ForceEarlyReturnInt(G.jvmti, th, v.s)); break;
-    case TAG_INT: CHECK((*G.jvmti)->ForceEarlyReturnInt(G.jvmti, th, v.i)); break;
-    case TAG_LONG: CHECK((*G.jvmti)->ForceEarlyReturnLong(G.jvmti, th, v.j)); break;
-    case TAG_FLOAT: CHECK((*G.jvmti)->ForceEarlyReturnFloat(G.jvmti, th, v.f)); break;
-    case TAG_DOUBLE: CHECK((*G.jvmti)->ForceEarlyReturnDouble(G.jvmti, th, v.d)); break;
+    case TAG_VOID: CHECK((*base_g.jvmti)->ForceEarlyReturnVoid(base_g.jvmti, th)); break;
+    case TAG_BOOLEAN: CHECK((*base_g.jvmti)->ForceEarlyReturnInt(base_g.jvmti, th, v.z)); break;
+    case TAG_BYTE: CHECK((*base_g.jvmti)->ForceEarlyReturnInt(base_g.jvmti, th, v.b)); break;
+    case TAG_CHAR: CHECK((*base_g.jvmti)->ForceEarlyReturnInt(base_g.jvmti, th, v.c)); break;
+    case TAG_SHORT: CHECK((*base_g.jvmti)->ForceEarlyReturnInt(base_g.jvmti, th, v.s)); break;
+    case TAG_INT: CHECK((*base_g.jvmti)->ForceEarlyReturnInt(base_g.jvmti, th, v.i)); break;
+    case TAG_LONG: CHECK((*base_g.jvmti)->ForceEarlyReturnLong(base_g.jvmti, th, v.j)); break;
+    case TAG_FLOAT: CHECK((*base_g.jvmti)->ForceEarlyReturnFloat(base_g.jvmti, th, v.f)); break;
+    case TAG_DOUBLE: CHECK((*base_g.jvmti)->ForceEarlyReturnDouble(base_g.jvmti, th, v.d)); break;
     default: {
         /* The value must fit the method's declared return type (JVMTI checks only that it is an object). */
         jmethodID m;
         jlocation loc;
         char *msig = NULL;
         jclass decl = NULL;
-        CHECK((*G.jvmti)->GetFrameLocation(G.jvmti, th, 0, &m, &loc));
-        CHECK((*G.jvmti)->GetMethodName(G.jvmti, m, NULL, &msig, NULL));
-        CHECK((*G.jvmti)->GetMethodDeclaringClass(G.jvmti, m, &decl));
+        CHECK((*base_g.jvmti)->GetFrameLocation(base_g.jvmti, th, 0, &m, &loc));
+        CHECK((*base_g.jvmti)->GetMethodName(base_g.jvmti, m, NULL, &msig, NULL));
+        CHECK((*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, m, &decl));
         const char *ret = strchr(msig, ')');
         st = object_fits(env, v.l, ret ? ret + 1 : "V", decl);
-        jvmti_free(msig);
+        base_jvmti_free(msig);
         if (st) return st;
-        CHECK((*G.jvmti)->ForceEarlyReturnObject(G.jvmti, th, v.l));
+        CHECK((*base_g.jvmti)->ForceEarlyReturnObject(base_g.jvmti, th, v.l));
         break;
     }
     }
@@ -342,14 +342,14 @@ static int x_thread_force_early_return(JNIEnv *env, inbuf *in, outbuf *out) {
 
 static int frame_check(JNIEnv *env, jthread th, thread_rec *t, jint depth) {
     (void)env;
-    if (!G.caps.can_access_local_variables) return LS_NOT_CAPABLE;
+    if (!base_g.caps.can_access_local_variables) return LS_NOT_CAPABLE;
     int ns = need_suspended(th, t);
     if (ns) return ns;
     /* Newer HotSpots (JDK 21+) want a JVMTI-suspended thread for locals, not one parked in a callback. */
     ns = hard_suspend(th, t);
     if (ns) return ns;
     jint count;
-    CHECK((*G.jvmti)->GetFrameCount(G.jvmti, th, &count));
+    CHECK((*base_g.jvmti)->GetFrameCount(base_g.jvmti, th, &count));
     if (depth < 0 || depth >= count) return JVMTI_ERROR_NO_MORE_FRAMES;
     return 0;
 }
@@ -370,19 +370,19 @@ static int x_frame_get_locals(JNIEnv *env, inbuf *in, outbuf *out) {
         jint iv = 0;
         switch (tag) {
         case TAG_BOOLEAN: case TAG_BYTE: case TAG_CHAR: case TAG_SHORT: case TAG_INT:
-            CHECK((*G.jvmti)->GetLocalInt(G.jvmti, th, depth, slot, &iv));
+            CHECK((*base_g.jvmti)->GetLocalInt(base_g.jvmti, th, depth, slot, &iv));
             if (tag == TAG_BOOLEAN) v.z = (jboolean)(iv != 0);
             else if (tag == TAG_BYTE) v.b = (jbyte)iv;
             else if (tag == TAG_CHAR) v.c = (jchar)iv;
             else if (tag == TAG_SHORT) v.s = (jshort)iv;
             else v.i = iv;
             break;
-        case TAG_LONG: CHECK((*G.jvmti)->GetLocalLong(G.jvmti, th, depth, slot, &v.j)); break;
-        case TAG_FLOAT: CHECK((*G.jvmti)->GetLocalFloat(G.jvmti, th, depth, slot, &v.f)); break;
-        case TAG_DOUBLE: CHECK((*G.jvmti)->GetLocalDouble(G.jvmti, th, depth, slot, &v.d)); break;
+        case TAG_LONG: CHECK((*base_g.jvmti)->GetLocalLong(base_g.jvmti, th, depth, slot, &v.j)); break;
+        case TAG_FLOAT: CHECK((*base_g.jvmti)->GetLocalFloat(base_g.jvmti, th, depth, slot, &v.f)); break;
+        case TAG_DOUBLE: CHECK((*base_g.jvmti)->GetLocalDouble(base_g.jvmti, th, depth, slot, &v.d)); break;
         default:
             if (!tag_is_object(tag)) return LS_BAD_MESSAGE;
-            CHECK((*G.jvmti)->GetLocalObject(G.jvmti, th, depth, slot, &v.l));
+            CHECK((*base_g.jvmti)->GetLocalObject(base_g.jvmti, th, depth, slot, &v.l));
             break;
         }
         ob_jvalue(out, env, tag, v);
@@ -406,16 +406,16 @@ static int x_frame_set_locals(JNIEnv *env, inbuf *in, outbuf *out) {
         st = ib_value(in, env, &tag, &v);
         if (st) return st;
         switch (tag) {
-        case TAG_BOOLEAN: CHECK((*G.jvmti)->SetLocalInt(G.jvmti, th, depth, slot, v.z)); break;
-        case TAG_BYTE: CHECK((*G.jvmti)->SetLocalInt(G.jvmti, th, depth, slot, v.b)); break;
-        case TAG_CHAR: CHECK((*G.jvmti)->SetLocalInt(G.jvmti, th, depth, slot, v.c)); break;
-        case TAG_SHORT: CHECK((*G.jvmti)->SetLocalInt(G.jvmti, th, depth, slot, v.s)); break;
-        case TAG_INT: CHECK((*G.jvmti)->SetLocalInt(G.jvmti, th, depth, slot, v.i)); break;
-        case TAG_LONG: CHECK((*G.jvmti)->SetLocalLong(G.jvmti, th, depth, slot, v.j)); break;
-        case TAG_FLOAT: CHECK((*G.jvmti)->SetLocalFloat(G.jvmti, th, depth, slot, v.f)); break;
-        case TAG_DOUBLE: CHECK((*G.jvmti)->SetLocalDouble(G.jvmti, th, depth, slot, v.d)); break;
+        case TAG_BOOLEAN: CHECK((*base_g.jvmti)->SetLocalInt(base_g.jvmti, th, depth, slot, v.z)); break;
+        case TAG_BYTE: CHECK((*base_g.jvmti)->SetLocalInt(base_g.jvmti, th, depth, slot, v.b)); break;
+        case TAG_CHAR: CHECK((*base_g.jvmti)->SetLocalInt(base_g.jvmti, th, depth, slot, v.c)); break;
+        case TAG_SHORT: CHECK((*base_g.jvmti)->SetLocalInt(base_g.jvmti, th, depth, slot, v.s)); break;
+        case TAG_INT: CHECK((*base_g.jvmti)->SetLocalInt(base_g.jvmti, th, depth, slot, v.i)); break;
+        case TAG_LONG: CHECK((*base_g.jvmti)->SetLocalLong(base_g.jvmti, th, depth, slot, v.j)); break;
+        case TAG_FLOAT: CHECK((*base_g.jvmti)->SetLocalFloat(base_g.jvmti, th, depth, slot, v.f)); break;
+        case TAG_DOUBLE: CHECK((*base_g.jvmti)->SetLocalDouble(base_g.jvmti, th, depth, slot, v.d)); break;
         case TAG_VOID: return JVMTI_ERROR_TYPE_MISMATCH;
-        default: CHECK((*G.jvmti)->SetLocalObject(G.jvmti, th, depth, slot, v.l)); break;
+        default: CHECK((*base_g.jvmti)->SetLocalObject(base_g.jvmti, th, depth, slot, v.l)); break;
         }
     }
     PARSED(in);
@@ -430,11 +430,11 @@ static int x_frame_this(JNIEnv *env, inbuf *in, outbuf *out) {
     if (st) return st;
     jmethodID m;
     jlocation loc;
-    CHECK((*G.jvmti)->GetFrameLocation(G.jvmti, th, depth, &m, &loc));
+    CHECK((*base_g.jvmti)->GetFrameLocation(base_g.jvmti, th, depth, &m, &loc));
     jint mods;
-    CHECK((*G.jvmti)->GetMethodModifiers(G.jvmti, m, &mods));
+    CHECK((*base_g.jvmti)->GetMethodModifiers(base_g.jvmti, m, &mods));
     jobject self = NULL;
-    if (!(mods & (0x0008 | 0x0100))) CHECK((*G.jvmti)->GetLocalInstance(G.jvmti, th, depth, &self));
+    if (!(mods & (0x0008 | 0x0100))) CHECK((*base_g.jvmti)->GetLocalInstance(base_g.jvmti, th, depth, &self));
     ob_tagged(out, env, self);
     return 0;
 }

@@ -20,23 +20,23 @@ static int x_vm_info(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     jint n;
     char **keys;
-    CHECK((*G.jvmti)->GetSystemProperties(G.jvmti, &n, &keys));
-    ob_u32(out, (uint32_t)G.hello_flags);
-    ob_u64(out, G.caps_mask);
+    CHECK((*base_g.jvmti)->GetSystemProperties(base_g.jvmti, &n, &keys));
+    ob_u32(out, (uint32_t)base_g.hello_flags);
+    ob_u64(out, base_g.caps_mask);
     size_t count_at = out->len;
     ob_u32(out, 0);
     uint32_t written = 0;
     for (jint i = 0; i < n; i++) {
         char *value = NULL;
-        if ((*G.jvmti)->GetSystemProperty(G.jvmti, keys[i], &value) == JVMTI_ERROR_NONE) {
+        if ((*base_g.jvmti)->GetSystemProperty(base_g.jvmti, keys[i], &value) == JVMTI_ERROR_NONE) {
             ob_str(out, keys[i]);
             ob_str(out, value);
             written++;
         }
-        jvmti_free(value);
-        jvmti_free(keys[i]);
+        base_jvmti_free(value);
+        base_jvmti_free(keys[i]);
     }
-    jvmti_free(keys);
+    base_jvmti_free(keys);
     ob_put_u32_at(out, count_at, written);
     return 0;
 }
@@ -45,23 +45,23 @@ static int x_all_classes(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     jint n;
     jclass *classes;
-    CHECK((*G.jvmti)->GetLoadedClasses(G.jvmti, &n, &classes));
+    CHECK((*base_g.jvmti)->GetLoadedClasses(base_g.jvmti, &n, &classes));
     ob_u32(out, (uint32_t)n);
     for (jint i = 0; i < n; i++) {
         jint status = 0;
         char *sig = NULL, *gen = NULL;
-        (*G.jvmti)->GetClassStatus(G.jvmti, classes[i], &status);
-        (*G.jvmti)->GetClassSignature(G.jvmti, classes[i], &sig, &gen);
+        (*base_g.jvmti)->GetClassStatus(base_g.jvmti, classes[i], &status);
+        (*base_g.jvmti)->GetClassSignature(base_g.jvmti, classes[i], &sig, &gen);
         ob_u64(out, obj_id(env, classes[i]));
         ob_u8(out, ref_kind_of(classes[i]));
         ob_u32(out, (uint32_t)status);
         ob_str(out, sig);
         ob_str(out, gen);
-        jvmti_free(sig);
-        jvmti_free(gen);
+        base_jvmti_free(sig);
+        base_jvmti_free(gen);
         (*env)->DeleteLocalRef(env, classes[i]);
     }
-    jvmti_free(classes);
+    base_jvmti_free(classes);
     return 0;
 }
 
@@ -77,7 +77,7 @@ static int x_classes_by_signature(JNIEnv *env, inbuf *in, outbuf *out) {
     if (wanted == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
     jint n;
     jclass *classes;
-    jvmtiError err = (*G.jvmti)->GetLoadedClasses(G.jvmti, &n, &classes);
+    jvmtiError err = (*base_g.jvmti)->GetLoadedClasses(base_g.jvmti, &n, &classes);
     if (err != JVMTI_ERROR_NONE) {
         free(wanted);
         return (int)err;
@@ -87,19 +87,19 @@ static int x_classes_by_signature(JNIEnv *env, inbuf *in, outbuf *out) {
     ob_u32(out, 0);
     for (jint i = 0; i < n; i++) {
         char *sig = NULL;
-        if ((*G.jvmti)->GetClassSignature(G.jvmti, classes[i], &sig, NULL) == JVMTI_ERROR_NONE && sig &&
+        if ((*base_g.jvmti)->GetClassSignature(base_g.jvmti, classes[i], &sig, NULL) == JVMTI_ERROR_NONE && sig &&
             strcmp(sig, wanted) == 0) {
             jint status = 0;
-            (*G.jvmti)->GetClassStatus(G.jvmti, classes[i], &status);
+            (*base_g.jvmti)->GetClassStatus(base_g.jvmti, classes[i], &status);
             ob_u64(out, obj_id(env, classes[i]));
             ob_u8(out, ref_kind_of(classes[i]));
             ob_u32(out, (uint32_t)status);
             found++;
         }
-        jvmti_free(sig);
+        base_jvmti_free(sig);
         (*env)->DeleteLocalRef(env, classes[i]);
     }
-    jvmti_free(classes);
+    base_jvmti_free(classes);
     free(wanted);
     ob_put_u32_at(out, count_at, found);
     return 0;
@@ -122,18 +122,18 @@ static void ob_threads(outbuf *out, JNIEnv *env, jint n, jthread *threads) {
 
 static int x_all_threads(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
-    lock_enter();
+    base_lock_enter();
     threads_drop_dead(env);
-    lock_exit();
+    base_lock_exit();
     jint n;
     jthread *threads;
-    CHECK((*G.jvmti)->GetAllThreads(G.jvmti, &n, &threads));
+    CHECK((*base_g.jvmti)->GetAllThreads(base_g.jvmti, &n, &threads));
     size_t count_at = out->len;
     ob_threads(out, env, n, threads);
-    jvmti_free(threads);
-    lock_enter();
+    base_jvmti_free(threads);
+    base_lock_enter();
     threads_append_virtual(env, out, count_at);  /* includevirtualthreads=y */
-    lock_exit();
+    base_lock_exit();
     return 0;
 }
 
@@ -141,9 +141,9 @@ static int x_top_thread_groups(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     jint n;
     jthreadGroup *groups;
-    CHECK((*G.jvmti)->GetTopThreadGroups(G.jvmti, &n, &groups));
+    CHECK((*base_g.jvmti)->GetTopThreadGroups(base_g.jvmti, &n, &groups));
     ob_ids(out, env, n, groups);
-    jvmti_free(groups);
+    base_jvmti_free(groups);
     return 0;
 }
 
@@ -151,13 +151,13 @@ static int x_group_info(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t id = ib_u64(in);
     PARSED(in);
     jobject group;
-    int st = object_of_class(env, id, G.cls_thread_group, JVMTI_ERROR_INVALID_THREAD_GROUP, &group);
+    int st = object_of_class(env, id, base_g.cls_thread_group, JVMTI_ERROR_INVALID_THREAD_GROUP, &group);
     if (st) return st;
     jvmtiThreadGroupInfo info;
-    CHECK((*G.jvmti)->GetThreadGroupInfo(G.jvmti, group, &info));
+    CHECK((*base_g.jvmti)->GetThreadGroupInfo(base_g.jvmti, group, &info));
     ob_str(out, info.name);
     ob_u64(out, obj_id(env, info.parent));
-    jvmti_free(info.name);
+    base_jvmti_free(info.name);
     return 0;
 }
 
@@ -165,36 +165,36 @@ static int x_group_children(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t id = ib_u64(in);
     PARSED(in);
     jobject group;
-    int st = object_of_class(env, id, G.cls_thread_group, JVMTI_ERROR_INVALID_THREAD_GROUP, &group);
+    int st = object_of_class(env, id, base_g.cls_thread_group, JVMTI_ERROR_INVALID_THREAD_GROUP, &group);
     if (st) return st;
     jint nt, ng;
     jthread *threads;
     jthreadGroup *groups;
-    CHECK((*G.jvmti)->GetThreadGroupChildren(G.jvmti, group, &nt, &threads, &ng, &groups));
+    CHECK((*base_g.jvmti)->GetThreadGroupChildren(base_g.jvmti, group, &nt, &threads, &ng, &groups));
     ob_threads(out, env, nt, threads);
     ob_ids(out, env, ng, groups);
-    jvmti_free(threads);
-    jvmti_free(groups);
+    base_jvmti_free(threads);
+    base_jvmti_free(groups);
     return 0;
 }
 
 static int x_suspend_all(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     PARSED(in);
-    if (!G.caps.can_suspend) return LS_NOT_CAPABLE;
-    lock_enter();
+    if (!base_g.caps.can_suspend) return LS_NOT_CAPABLE;
+    base_lock_enter();
     threads_drop_dead(env);
     int st = threads_suspend_all(env, NULL);
-    lock_exit();
+    base_lock_exit();
     return st;
 }
 
 static int x_resume_all(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     PARSED(in);
-    lock_enter();
+    base_lock_enter();
     int st = threads_resume_all(env);
-    lock_exit();
+    base_lock_exit();
     return st;
 }
 
@@ -266,7 +266,7 @@ static int x_release_ids(JNIEnv *env, inbuf *in, outbuf *out) {
  * with ids afterwards, whether they had one or not. */
 static jvmtiEnv *walk_env_new(void) {
     jvmtiEnv *walk_env = NULL;
-    if ((*G.jvm)->GetEnv(G.jvm, (void **)&walk_env, JVMTI_VERSION_1_2) != JNI_OK) return NULL;
+    if ((*base_g.jvm)->GetEnv(base_g.jvm, (void **)&walk_env, JVMTI_VERSION_1_2) != JNI_OK) return NULL;
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
     caps.can_tag_objects = 1;
@@ -363,7 +363,7 @@ static jint JNICALL count_cb(jvmtiHeapReferenceKind k, const jvmtiHeapReferenceI
 }
 
 static int x_instance_counts(JNIEnv *env, inbuf *in, outbuf *out) {
-    if (!G.caps.can_tag_objects) return LS_NOT_CAPABLE;
+    if (!base_g.caps.can_tag_objects) return LS_NOT_CAPABLE;
     uint32_t n = ib_u32(in);
     if (in->bad || (uint64_t)n * 8 != in->len - in->pos) return LS_BAD_MESSAGE;
     jclass *classes = calloc((size_t)n + 1, sizeof *classes);
@@ -411,7 +411,7 @@ static int x_instance_counts(JNIEnv *env, inbuf *in, outbuf *out) {
 }
 
 static int x_class_instances(JNIEnv *env, inbuf *in, outbuf *out) {
-    if (!G.caps.can_tag_objects) return LS_NOT_CAPABLE;
+    if (!base_g.caps.can_tag_objects) return LS_NOT_CAPABLE;
     uint64_t id = ib_u64(in);
     jint max = ib_i32(in);
     PARSED(in);
@@ -433,7 +433,7 @@ static int x_class_instances(JNIEnv *env, inbuf *in, outbuf *out) {
 }
 
 static int x_object_referrers(JNIEnv *env, inbuf *in, outbuf *out) {
-    if (!G.caps.can_tag_objects) return LS_NOT_CAPABLE;
+    if (!base_g.caps.can_tag_objects) return LS_NOT_CAPABLE;
     uint64_t id = ib_u64(in);
     jint max = ib_i32(in);
     PARSED(in);
@@ -457,7 +457,7 @@ static int x_object_referrers(JNIEnv *env, inbuf *in, outbuf *out) {
 
 static int x_redefine_classes(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
-    if (!G.caps.can_redefine_classes) return LS_NOT_CAPABLE;
+    if (!base_g.caps.can_redefine_classes) return LS_NOT_CAPABLE;
     uint32_t n = ib_u32(in);
     if (in->bad || n > in->len) return LS_BAD_MESSAGE;
     jvmtiClassDefinition *defs = calloc(n ? n : 1, sizeof *defs);
@@ -473,7 +473,7 @@ static int x_redefine_classes(JNIEnv *env, inbuf *in, outbuf *out) {
         defs[i].class_bytes = bytes;
     }
     if (!st && !ib_done(in)) st = LS_BAD_MESSAGE;
-    if (!st) st = (int)(*G.jvmti)->RedefineClasses(G.jvmti, (jint)n, defs);
+    if (!st) st = (int)(*base_g.jvmti)->RedefineClasses(base_g.jvmti, (jint)n, defs);
     if (!st) smap_forget_classes();
     free(defs);
     return st;
@@ -483,9 +483,9 @@ static int x_all_modules(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     jint n;
     jobject *mods;
-    CHECK((*G.jvmti)->GetAllModules(G.jvmti, &n, &mods));
+    CHECK((*base_g.jvmti)->GetAllModules(base_g.jvmti, &n, &mods));
     ob_ids(out, env, n, mods);
-    jvmti_free(mods);
+    base_jvmti_free(mods);
     return 0;
 }
 
@@ -493,7 +493,7 @@ static int x_module_info(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t id = ib_u64(in);
     PARSED(in);
     jobject mod;
-    int st = object_of_class(env, id, G.cls_module, 42, &mod);  /* 42: JDWP INVALID_MODULE */
+    int st = object_of_class(env, id, base_g.cls_module, 42, &mod);  /* 42: JDWP INVALID_MODULE */
     if (st) return st;
     jclass cls = (*env)->GetObjectClass(env, mod);
     jmethodID get_name = (*env)->GetMethodID(env, cls, "getName", "()Ljava/lang/String;");
@@ -518,7 +518,7 @@ static int x_module_info(JNIEnv *env, inbuf *in, outbuf *out) {
 static int x_gc(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env; (void)out;
     PARSED(in);
-    CHECK((*G.jvmti)->ForceGarbageCollection(G.jvmti));
+    CHECK((*base_g.jvmti)->ForceGarbageCollection(base_g.jvmti));
     return 0;
 }
 
@@ -527,9 +527,9 @@ static int x_agent_stats(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     uint64_t live, pins;
     obj_stats(&live, &pins);
-    lock_enter();
+    base_lock_enter();
     int nfilters = filters_count(), nbps = bp_count(), nevents = events_enabled_count();
-    lock_exit();
+    base_lock_exit();
     struct { const char *name; uint64_t value; } c[] = {
         {"ids", live}, {"pins", pins}, {"filters", (uint64_t)nfilters}, {"breakpoints", (uint64_t)nbps},
         {"methods", methods_count()}, {"fields", fields_count()},

@@ -33,9 +33,9 @@ static int grave_next;
 /* Lock held (re-entrant: taken again here for the callers that hold none). */
 static void req_release(JNIEnv *env, ext_req *r) {
     if (r == NULL) return;
-    lock_enter();
+    base_lock_enter();
     bool last = --r->refs == 0;
-    lock_exit();
+    base_lock_exit();
     if (!last) return;
     ext_capture_release(env, r->capture);
     free(r);
@@ -58,7 +58,7 @@ int ext_bind(filter *f) {
             r->rate = o->rate;
             r->cpu_ppm = o->cpu_ppm;
             r->stop_on_error = (o->flags & BF_STOP_ON_ERROR) != 0;
-            r->expires_at_ns = o->expires_ms ? now_ns() + o->expires_ms * 1000000 : 0;
+            r->expires_at_ns = o->expires_ms ? base_now_ns() + o->expires_ms * 1000000 : 0;
         } else {
             r->budgeted = true;
             if (o->kind == XO_CAPTURE && r->capture == NULL) {
@@ -68,7 +68,7 @@ int ext_bind(filter *f) {
         }
     }
     if (r != NULL) {
-        int64_t now = now_ns();
+        int64_t now = base_now_ns();
         r->rate_last_ns = r->cpu_last_ns = now;
         r->rate_tokens_milli = (int64_t)r->rate * 1000;  /* a second's worth: a burst */
         r->cpu_tokens_ns = (int64_t)r->cpu_ppm * EXT_CPU_WINDOW_MS;  /* ppm x ms = ns */
@@ -80,7 +80,7 @@ int ext_bind(filter *f) {
 void ext_unbind(JNIEnv *env, filter *f) {
     ext_req *r = f->ext;
     if (r == NULL) return;
-    lock_enter();
+    base_lock_enter();
     r->gone = true;
     r->cleared = !f->expired;  /* an expired request's last hit still goes out */
     r->filter = NULL;
@@ -88,7 +88,7 @@ void ext_unbind(JNIEnv *env, filter *f) {
     grave[grave_next].request_id = f->request_id;
     grave[grave_next].r = r;  /* the filter's reference moves here */
     grave_next = (grave_next + 1) % GRAVE;
-    lock_exit();
+    base_lock_exit();
     f->ext = NULL;
     req_release(env, old);
 }
@@ -104,7 +104,7 @@ static bool disable(filter *f, int32_t reason) { return disable_req(f->ext, reas
 bool ext_before(filter *f) {
     ext_req *r = f->ext;
     if (r->disabled) return false;
-    if (r->expires_at_ns && now_ns() >= r->expires_at_ns) return disable(f, XD_EXPIRED);
+    if (r->expires_at_ns && base_now_ns() >= r->expires_at_ns) return disable(f, XD_EXPIRED);
     return true;
 }
 
@@ -139,7 +139,7 @@ static bool charge(filter *f, int64_t ns, int64_t now) { return charge_req(f->ex
 bool ext_condition(filter *f, ext_obj *o, ev_ctx *c) {
     ext_req *r = f->ext;
     if (r == NULL || o == NULL || o->kind != XO_CONDITION) return true;  /* budgets and captures filter nothing */
-    int64_t t0 = now_ns();
+    int64_t t0 = base_now_ns();
     ext_cell out;
     ext_frame at = {c->thread, c->method, c->loc, c->live, {0, 0, 0}, c->slots};
     int st = c->thread ? ext_eval(c->env, o->prog, &at, &out) : XR_OTHER;
@@ -151,7 +151,7 @@ bool ext_condition(filter *f, ext_obj *o, ev_ctx *c) {
         walk_ns = c->live->cost_ns;
         c->live->charged = true;
     }
-    int64_t t1 = now_ns();
+    int64_t t1 = base_now_ns();
     r->evaluations++;
     bool yes = false;
     if (!st && out.t != 'I') st = XR_TYPE;
@@ -168,14 +168,14 @@ bool ext_after_match(filter *f) {
     if (r->hit_cap && r->hits >= r->hit_cap) return disable(f, XD_HIT_CAP);
     if (r->rate) {
         /* rate hits per second = rate x 1000 thousandths of a hit per 1e9 ns = rate millionths per ns */
-        r->rate_tokens_milli += refill(&r->rate_last_ns, now_ns(), r->rate);
+        r->rate_tokens_milli += refill(&r->rate_last_ns, base_now_ns(), r->rate);
         if (r->rate_tokens_milli > (int64_t)r->rate * 1000) r->rate_tokens_milli = (int64_t)r->rate * 1000;
         if (r->rate_tokens_milli < 1000) return disable(f, XD_RATE);
         r->rate_tokens_milli -= 1000;
     }
     r->hits++;
     /* The event this hit sends costs the thread too: charged at its typical price. */
-    if (!charge(f, EXT_EVENT_COST_NS, now_ns())) return false;
+    if (!charge(f, EXT_EVENT_COST_NS, base_now_ns())) return false;
     if (r->hit_cap && r->hits >= r->hit_cap) {
         f->expired = true;  /* the last hit goes out; the request says why it ends */
         r->disabled = XD_HIT_CAP;
@@ -185,7 +185,7 @@ bool ext_after_match(filter *f) {
 
 /* The old way, for an event with more captures than a hits holds: read under the lock. */
 static void capture_inline(filter *f, ev_ctx *c, hits *h) {
-    int64_t t0 = now_ns();
+    int64_t t0 = base_now_ns();
     size_t len_at = h->body.len;
     ob_u32(&h->body, 0);
     ext_local_reads reads = {0, 0, 0};
@@ -194,7 +194,7 @@ static void capture_inline(filter *f, ev_ctx *c, hits *h) {
     f->ext->locals_by_jvmti += reads.by_jvmti;
     f->ext->locals_in_frame += reads.in_frame;
     ob_put_u32_at(&h->body, len_at, (uint32_t)(h->body.len - len_at - 4));
-    int64_t t1 = now_ns();
+    int64_t t1 = base_now_ns();
     charge(f, t1 - t0, t1);  /* over the quota: this capture still goes out, the request ends after it */
 }
 
@@ -279,20 +279,20 @@ bool ext_captures_run(JNIEnv *env, thread_rec *t, hits *h) {
             p->state = CP_DROPPED;
             continue;
         }
-        int64_t t0 = now_ns();
+        int64_t t0 = base_now_ns();
         p->blob_at = blobs->len;
         capture_write(env, p->r->capture, h->cap_thread, h->cap_method, h->cap_loc, true, h->at_breakpoint,
                       &reads[i], blobs);
         p->blob_len = blobs->len - p->blob_at;
-        cost[i] = now_ns() - t0;
+        cost[i] = base_now_ns() - t0;
         p->state = CP_WRITTEN;
     }
     if (blobs->oom)
         for (int i = 0; i < h->ncaps; i++)
             if (h->caps[i].state == CP_WRITTEN) h->caps[i].state = CP_DROPPED;
-    lock_enter();
+    base_lock_enter();
     bool expired = false;
-    int64_t now = now_ns();
+    int64_t now = base_now_ns();
     uint64_t generation = link_generation();
     for (int i = 0; i < h->ncaps; i++) {
         cap_pending *p = &h->caps[i];
@@ -312,7 +312,7 @@ bool ext_captures_run(JNIEnv *env, thread_rec *t, hits *h) {
             expired |= r->filter->expired;
         }
     }
-    lock_exit();
+    base_lock_exit();
     splice(h, blobs);
     ob_free(&local);
     return expired;
@@ -320,7 +320,7 @@ bool ext_captures_run(JNIEnv *env, thread_rec *t, hits *h) {
 
 void ext_captures_release(JNIEnv *env, hits *h) {
     if (h->ncaps == 0) return;
-    lock_enter();
+    base_lock_enter();
     for (int i = 0; i < h->ncaps; i++) {
         cap_pending *p = &h->caps[i];
         if (h->caps_refused && p->state == CP_WRITTEN) p->r->dropped++;
@@ -328,7 +328,7 @@ void ext_captures_release(JNIEnv *env, hits *h) {
         p->r = NULL;
     }
     h->ncaps = 0;
-    lock_exit();
+    base_lock_exit();
 }
 
 void ext_report_failure(filter *f, bool matched, ev_ctx *c, hits *h) {
@@ -367,7 +367,7 @@ static int x_ext_stats(JNIEnv *env, inbuf *in, outbuf *out) {
     ext_req copy;
     memset(&copy, 0, sizeof copy);
     bool found = false;
-    lock_enter();
+    base_lock_enter();
     for (int k = 0; k < 128 && !found; k++)
         for (filter *f = filters_of((uint8_t)k); f && !found; f = f->next)
             if (f->request_id == id && f->ext) {
@@ -381,7 +381,7 @@ static int x_ext_stats(JNIEnv *env, inbuf *in, outbuf *out) {
             found = true;
         }
     }
-    lock_exit();
+    base_lock_exit();
     if (!found) return LS_INVALID_ID;
     ob_u32(out, 14);
     counter(out, "evaluations", copy.evaluations);

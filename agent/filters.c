@@ -43,35 +43,35 @@ static jvmtiEvent jvmti_event_for(uint8_t kind, int *status) {
     *status = 0;
     switch (kind) {
     case EK_BREAKPOINT:
-        if (!G.caps.can_generate_breakpoint_events) *status = LS_NOT_CAPABLE;
+        if (!base_g.caps.can_generate_breakpoint_events) *status = LS_NOT_CAPABLE;
         return JVMTI_EVENT_BREAKPOINT;
     case EK_SINGLE_STEP:
-        if (!G.caps.can_generate_single_step_events) *status = LS_NOT_CAPABLE;
+        if (!base_g.caps.can_generate_single_step_events) *status = LS_NOT_CAPABLE;
         return 0;  /* per thread, by the step machine */
     case EK_EXCEPTION:
-        if (!G.caps.can_generate_exception_events) *status = LS_NOT_CAPABLE;
+        if (!base_g.caps.can_generate_exception_events) *status = LS_NOT_CAPABLE;
         return JVMTI_EVENT_EXCEPTION;
     case EK_THREAD_START: return JVMTI_EVENT_THREAD_START;
     case EK_THREAD_DEATH: return JVMTI_EVENT_THREAD_END;
     case EK_CLASS_PREPARE: return JVMTI_EVENT_CLASS_PREPARE;
     case EK_METHOD_ENTRY:
-        if (!G.caps.can_generate_method_entry_events) *status = LS_NOT_CAPABLE;
+        if (!base_g.caps.can_generate_method_entry_events) *status = LS_NOT_CAPABLE;
         return JVMTI_EVENT_METHOD_ENTRY;
     case EK_METHOD_EXIT:
     case EK_METHOD_EXIT_WITH_RETURN_VALUE:
-        if (!G.caps.can_generate_method_exit_events) *status = LS_NOT_CAPABLE;
+        if (!base_g.caps.can_generate_method_exit_events) *status = LS_NOT_CAPABLE;
         return JVMTI_EVENT_METHOD_EXIT;
     case EK_FIELD_ACCESS:
-        if (!G.caps.can_generate_field_access_events) *status = LS_NOT_CAPABLE;
+        if (!base_g.caps.can_generate_field_access_events) *status = LS_NOT_CAPABLE;
         return JVMTI_EVENT_FIELD_ACCESS;
     case EK_FIELD_MODIFICATION:
-        if (!G.caps.can_generate_field_modification_events) *status = LS_NOT_CAPABLE;
+        if (!base_g.caps.can_generate_field_modification_events) *status = LS_NOT_CAPABLE;
         return JVMTI_EVENT_FIELD_MODIFICATION;
     case EK_MONITOR_CONTENDED_ENTER:
     case EK_MONITOR_CONTENDED_ENTERED:
     case EK_MONITOR_WAIT:
     case EK_MONITOR_WAITED:
-        if (!G.caps.can_generate_monitor_events) { *status = LS_NOT_CAPABLE; return 0; }
+        if (!base_g.caps.can_generate_monitor_events) { *status = LS_NOT_CAPABLE; return 0; }
         return kind == EK_MONITOR_CONTENDED_ENTER ? JVMTI_EVENT_MONITOR_CONTENDED_ENTER
              : kind == EK_MONITOR_CONTENDED_ENTERED ? JVMTI_EVENT_MONITOR_CONTENDED_ENTERED
              : kind == EK_MONITOR_WAIT ? JVMTI_EVENT_MONITOR_WAIT : JVMTI_EVENT_MONITOR_WAITED;
@@ -270,7 +270,7 @@ int filters_set(JNIEnv *env, inbuf *in) {
     if (!st && f->event_kind >= MAX_KIND) st = JVMTI_ERROR_INVALID_EVENT_TYPE;
     if (!st) st = ext_bind(f);
     if (!st) {
-        lock_enter();
+        base_lock_enter();
         for (filter *g = *filters_head(f->event_kind); g && !st; g = g->next)
             if (g->request_id == f->request_id) st = 40;  /* JDWP DUPLICATE: ids are the daemon's */
         if (!st) st = install(env, f);
@@ -280,14 +280,14 @@ int filters_set(JNIEnv *env, inbuf *in) {
             *filters_head(f->event_kind) = f;
             nfilters++;
         }
-        lock_exit();
+        base_lock_exit();
     }
     if (st) free_filter(env, f);
     return st;
 }
 
 static void remove_where(JNIEnv *env, bool all, int32_t request_id, bool expired_only) {
-    lock_enter();
+    base_lock_enter();
     for (int k = 0; k < MAX_KIND; k++) {
         filter **pp = filters_head((uint8_t)k);
         while (*pp) {
@@ -303,17 +303,17 @@ static void remove_where(JNIEnv *env, bool all, int32_t request_id, bool expired
             }
         }
     }
-    lock_exit();
+    base_lock_exit();
 }
 
 void filters_clear(JNIEnv *env, int32_t request_id) { remove_where(env, false, request_id, false); }
 
 void filters_clear_all(JNIEnv *env) {
     remove_where(env, true, 0, false);
-    lock_enter();
+    base_lock_enter();
     bp_clear_all();
     watch_clear_all(env);
-    lock_exit();
+    base_lock_exit();
 }
 
 void filter_expire_pending(JNIEnv *env) { remove_where(env, false, 0, true); }
@@ -332,7 +332,7 @@ static bool pattern_match(const char *pattern, const char *name) {
 static const char *ctx_class_name(ev_ctx *c) {
     if (c->class_name || c->cls == NULL) return c->class_name;
     char *sig = NULL;
-    if ((*G.jvmti)->GetClassSignature(G.jvmti, c->cls, &sig, NULL) != JVMTI_ERROR_NONE) return NULL;
+    if ((*base_g.jvmti)->GetClassSignature(base_g.jvmti, c->cls, &sig, NULL) != JVMTI_ERROR_NONE) return NULL;
     /* Lpkg/Name; -> pkg.Name ; arrays keep their signature form with dots, as the reference does. */
     size_t n = strlen(sig);
     char *name = malloc(n + 1);
@@ -346,7 +346,7 @@ static const char *ctx_class_name(ev_ctx *c) {
         for (size_t i = 0; i < len; i++) name[i] = s[i] == '/' ? '.' : s[i];
         name[len] = 0;
     }
-    jvmti_free(sig);
+    base_jvmti_free(sig);
     c->class_name = name;
     return name;
 }
@@ -355,9 +355,9 @@ static const char *ctx_source_name(ev_ctx *c) {
     if (c->source_known) return c->source_name;
     c->source_known = true;
     char *s = NULL;
-    if (c->cls && (*G.jvmti)->GetSourceFileName(G.jvmti, c->cls, &s) == JVMTI_ERROR_NONE) {
+    if (c->cls && (*base_g.jvmti)->GetSourceFileName(base_g.jvmti, c->cls, &s) == JVMTI_ERROR_NONE) {
         c->source_name = strdup(s);
-        jvmti_free(s);
+        base_jvmti_free(s);
     }
     return c->source_name;
 }
@@ -365,12 +365,12 @@ static const char *ctx_source_name(ev_ctx *c) {
 static jobject ctx_this(ev_ctx *c) {
     if (c->self_known) return c->self;
     c->self_known = true;
-    if (c->method == NULL || c->thread == NULL || !G.caps.can_access_local_variables) return NULL;
+    if (c->method == NULL || c->thread == NULL || !base_g.caps.can_access_local_variables) return NULL;
     jint mods = 0;
-    if ((*G.jvmti)->GetMethodModifiers(G.jvmti, c->method, &mods) != JVMTI_ERROR_NONE) return NULL;
+    if ((*base_g.jvmti)->GetMethodModifiers(base_g.jvmti, c->method, &mods) != JVMTI_ERROR_NONE) return NULL;
     if (mods & 0x0008) return NULL;  /* static; a native frame may still give its `this` */
     jobject self = NULL;
-    if ((*G.jvmti)->GetLocalInstance(G.jvmti, c->thread, 0, &self) == JVMTI_ERROR_NONE) c->self = self;
+    if ((*base_g.jvmti)->GetLocalInstance(base_g.jvmti, c->thread, 0, &self) == JVMTI_ERROR_NONE) c->self = self;
     return c->self;
 }
 
@@ -445,7 +445,7 @@ bool filter_matches(filter *f, ev_ctx *c) {
 }
 
 void hits_free(hits *h) {
-    if (h->ncaps) ext_captures_release(agent_env(), h);
+    if (h->ncaps) ext_captures_release(base_jni_env(), h);
     ob_free(&h->body);
 }
 
@@ -488,13 +488,13 @@ void hits_send_raw(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {
     if (h->count == 0) return;
     /* Checked under the lock that a link-loss reset also takes: either the reset comes after this
      * suspension and undoes it, or the event is dropped here without suspending anything. */
-    lock_enter();
+    base_lock_enter();
     if (!link_connected()) {
-        lock_exit();
+        base_lock_exit();
         return;
     }
     if (t != NULL) apply_suspend_policy(env, t, h->policy);
-    lock_exit();
+    base_lock_exit();
     outbuf b;
     ob_init(&b, LINK_HEADER_SIZE + 13 + h->body.len);
     ob_frame_begin(&b);

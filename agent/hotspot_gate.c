@@ -8,13 +8,13 @@
 /* The version a test fakes: 0 when none; anything but a plain number counts as untested (-1). */
 static int faked_feature(void) {
     char *value = NULL;
-    if ((*G.jvmti)->GetSystemProperty(G.jvmti, HOTSPOT_GATE_FAKE_PROPERTY, &value) != JVMTI_ERROR_NONE ||
+    if ((*base_g.jvmti)->GetSystemProperty(base_g.jvmti, HOTSPOT_GATE_FAKE_PROPERTY, &value) != JVMTI_ERROR_NONE ||
         value == NULL)
         return 0;
     char *end = NULL;
     long n = strtol(value, &end, 10);
     int faked = (*value && *end == '\0' && n > 0 && n < 10000) ? (int)n : -1;
-    jvmti_free(value);
+    base_jvmti_free(value);
     return faked;
 }
 
@@ -31,7 +31,7 @@ static void tested_list(char *out, size_t size) {
 
 bool hotspot_gate_open(char *why, size_t size) {
     jint version = 0;
-    if ((*G.jvmti)->GetVersionNumber(G.jvmti, &version) != JVMTI_ERROR_NONE) {
+    if ((*base_g.jvmti)->GetVersionNumber(base_g.jvmti, &version) != JVMTI_ERROR_NONE) {
         snprintf(why, size, "JVMTI gives no version number");
         return false;
     }

@@ -48,7 +48,7 @@ static inline bool hotspot_gate_allows(jint jvmti_version, int faked, int *untes
 }
 
 /* ---- hotspot_gate.c ---------------------------------------------------------------------------- */
-/* This VM's answer (G.jvmti's version, and the test's -Djdwpd.test.jdkFeature if given).  When the
+/* This VM's answer (base_g.jvmti's version, and the test's -Djdwpd.test.jdkFeature if given).  When the
  * reads are refused, `why` says so in a sentence the caller logs. */
 bool hotspot_gate_open(char *why, size_t size);
 

@@ -103,9 +103,9 @@ int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in) {
     if (!st) st = thread_from_id(env, thread_id, &thread, &t);
     jclass decl = NULL;
     jint mods = 0;
-    if (!st) st = (int)(*G.jvmti)->GetMethodDeclaringClass(G.jvmti, r->method, &decl);
-    if (!st) st = (int)(*G.jvmti)->GetMethodModifiers(G.jvmti, r->method, &mods);
-    if (!st) st = (int)(*G.jvmti)->GetMethodName(G.jvmti, r->method, &name, &sig, NULL);
+    if (!st) st = (int)(*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, r->method, &decl);
+    if (!st) st = (int)(*base_g.jvmti)->GetMethodModifiers(base_g.jvmti, r->method, &mods);
+    if (!st) st = (int)(*base_g.jvmti)->GetMethodName(base_g.jvmti, r->method, &name, &sig, NULL);
     jint nparams = 0;
     uint8_t *ptags = NULL;
     if (!st) {
@@ -155,22 +155,22 @@ int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in) {
             if (obj) r->object = (*env)->NewGlobalRef(env, obj);
         }
     }
-    jvmti_free(name);
-    jvmti_free(sig);
+    base_jvmti_free(name);
+    base_jvmti_free(sig);
     if (!st) {
-        lock_enter();
+        base_lock_enter();
         /* at_event is set before the event leaves; the thread runs the invoke once it has parked. */
         if (!(t->at_event && t->suspend_count > 0)) st = LS_NOT_AT_EVENT;
         else if (t->invoke) st = LS_BUSY;
         else {
             t->invoke = r;
             if (t->jvmti_suspended) {
-                (*G.jvmti)->ResumeThread(G.jvmti, thread);
+                (*base_g.jvmti)->ResumeThread(base_g.jvmti, thread);
                 t->jvmti_suspended = false;
             }
-            lock_notify_all();
+            base_lock_notify_all();
         }
-        lock_exit();
+        base_lock_exit();
     }
     if (st && r) free_req(env, r);
     (*env)->PopLocalFrame(env, NULL);
@@ -245,7 +245,7 @@ typedef struct {
 /* The call is over: the other threads suspended again (unless single-threaded), the invoking thread's
  * count and event state given back.  Takes the lock. */
 static void invoke_settle(JNIEnv *env, thread_rec *t, invoke_req *r, invoke_saved saved) {
-    lock_enter();
+    base_lock_enter();
     if (r->detached) {
         saved.suspend_count = saved.suspend_count > r->drop_count ? saved.suspend_count - r->drop_count : 0;
         if (r->drop_all) saved.single = true;
@@ -260,7 +260,7 @@ static void invoke_settle(JNIEnv *env, thread_rec *t, invoke_req *r, invoke_save
     t->at_event = saved.at_event;
     t->parked = true;
     t->invoke = NULL;
-    lock_exit();
+    base_lock_exit();
 }
 
 void invoke_run_pending(JNIEnv *env, thread_rec *t) {
@@ -275,7 +275,7 @@ void invoke_run_pending(JNIEnv *env, thread_rec *t) {
     t->frame_generation++;  /* the thread runs: its frame ids go, one generation on, as in the reference */
     t->parked = false;
     if (!single) threads_resume_all(env);
-    lock_exit();
+    base_lock_exit();
 
     if ((*env)->PushLocalFrame(env, 16) == 0) {
         jvalue v = call(env, r);
@@ -305,7 +305,7 @@ void invoke_run_pending(JNIEnv *env, thread_rec *t) {
         link_send(&out, false);
     }
     free_req(env, r);
-    lock_enter();
+    base_lock_enter();
 }
 
 void invoke_drop_pending(JNIEnv *env, thread_rec *t) {
@@ -332,7 +332,7 @@ int invoke_detach(JNIEnv *env, inbuf *in, outbuf *out) {
     if (st) return st;
     uint8_t state = 0;
     uint32_t dropped_reply = 0;
-    lock_enter();
+    base_lock_enter();
     invoke_req *r = t->invoke;
     if (r != NULL && r->running) {
         r->detached = true;
@@ -344,7 +344,7 @@ int invoke_detach(JNIEnv *env, inbuf *in, outbuf *out) {
         invoke_drop_pending(env, t);
         state = 2;
     }
-    lock_exit();
+    base_lock_exit();
     if (state == 2) {
         outbuf b;
         ob_init(&b, LINK_HEADER_SIZE);

@@ -55,10 +55,10 @@ static bool events_closed;          /* VMDeath has been reported: no event may f
  * under writer_busy): the VM-death drain measures the daemon's progress by it. */
 static volatile uint64_t bytes_out;
 
-static void ll_enter(void) { (*G.jvmti)->RawMonitorEnter(G.jvmti, link_lock); }
-static void ll_exit(void) { (*G.jvmti)->RawMonitorExit(G.jvmti, link_lock); }
-static jvmtiError ll_wait(jlong ms) { return (*G.jvmti)->RawMonitorWait(G.jvmti, link_lock, ms); }
-static void ll_notify(void) { (*G.jvmti)->RawMonitorNotifyAll(G.jvmti, link_lock); }
+static void ll_enter(void) { (*base_g.jvmti)->RawMonitorEnter(base_g.jvmti, link_lock); }
+static void ll_exit(void) { (*base_g.jvmti)->RawMonitorExit(base_g.jvmti, link_lock); }
+static jvmtiError ll_wait(jlong ms) { return (*base_g.jvmti)->RawMonitorWait(base_g.jvmti, link_lock, ms); }
+static void ll_notify(void) { (*base_g.jvmti)->RawMonitorNotifyAll(base_g.jvmti, link_lock); }
 
 bool link_connected(void) { return authed; }
 uint64_t link_generation(void) { return generation; }
@@ -66,7 +66,7 @@ uint64_t link_generation(void) { return generation; }
 bool link_wait_connected(jlong timeout_ms) {
     jlong waited = 0;
     ll_enter();
-    while (!authed && !G.vm_dead && (timeout_ms == 0 || waited < timeout_ms)) {
+    while (!authed && !base_g.vm_dead && (timeout_ms == 0 || waited < timeout_ms)) {
         ll_wait(50);
         waited += 50;
     }
@@ -176,12 +176,12 @@ static bool send_frame(outbuf *b, bool is_event, bool may_wait) {
     }
     /* Events wait for room so a slow daemon slows the events' threads, never grows memory unbounded. */
     bool interrupted = false;  /* the application's interrupt, cleared by the wait: raised again */
-    while (is_event && authed && q_bytes > QUEUE_LIMIT && !G.vm_dead && !events_closed) {
+    while (is_event && authed && q_bytes > QUEUE_LIMIT && !base_g.vm_dead && !events_closed) {
         if (ll_wait(10) == JVMTI_ERROR_INTERRUPT) interrupted = true;
     }
     jthread self = NULL;
-    if (interrupted && G.caps.can_signal_thread && (*G.jvmti)->GetCurrentThread(G.jvmti, &self) == JVMTI_ERROR_NONE)
-        (*G.jvmti)->InterruptThread(G.jvmti, self);
+    if (interrupted && base_g.caps.can_signal_thread && (*base_g.jvmti)->GetCurrentThread(base_g.jvmti, &self) == JVMTI_ERROR_NONE)
+        (*base_g.jvmti)->InterruptThread(base_g.jvmti, self);
     if (!authed || (is_event && events_closed)) {
         ll_exit();
         ob_free(b);
@@ -251,7 +251,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *env, void *arg) {
     (void)jvmti; (void)arg;
     ll_enter();
     for (;;) {
-        while (!G.vm_dead && (q_head == NULL || !authed || writer_busy)) {
+        while (!base_g.vm_dead && (q_head == NULL || !authed || writer_busy)) {
             /* Class unloads are queued by GC (unload.c) without waking anyone: the idle handler
              * looks every 100 ms. */
             if (handlers.idle_wanted() && authed && !writer_busy) {
@@ -290,7 +290,7 @@ static void JNICALL writer_main(jvmtiEnv *jvmti, JNIEnv *env, void *arg) {
 /* ---- reader: connect, handshake, requests ------------------------------------------------ */
 
 static int connect_daemon(void) {
-    const char *addr = G.opts.link;
+    const char *addr = base_g.opts.link;
     int fd;
     if (strncmp(addr, "unix:", 5) == 0) {
         struct sockaddr_un sa;
@@ -364,9 +364,9 @@ static bool handshake(int fd) {
     ob_u32(&b, LINK_VERSION);
     ob_u64(&b, (uint64_t)getpid());
     ob_blob(&b, nonce, sizeof nonce);
-    ob_u32(&b, (uint32_t)G.hello_flags);
-    ob_u64(&b, G.caps_mask);
-    ob_str(&b, G.opts.profile);
+    ob_u32(&b, (uint32_t)base_g.hello_flags);
+    ob_u64(&b, base_g.caps_mask);
+    ob_str(&b, base_g.opts.profile);
     ob_frame_end(&b, 0, LK_HELLO, 0);
     bool ok = !b.oom && send_all(fd, b.data, b.len);
     ob_free(&b);
@@ -387,20 +387,20 @@ static bool handshake(int fd) {
         size_t label = strlen(LINK_DAEMON_LABEL);
         memcpy(msg, LINK_DAEMON_LABEL, label);
         memcpy(msg + label, nonce, sizeof nonce);
-        hmac_sha256(G.secret, sizeof G.secret, msg, label + sizeof nonce, expect);
+        hmac_sha256(base_g.secret, sizeof base_g.secret, msg, label + sizeof nonce, expect);
         ok = ct_equal(expect, claimed, 32);
     }
     uint8_t daemon_nonce[LINK_NONCE_SIZE];
     if (ok) memcpy(daemon_nonce, dnonce, sizeof daemon_nonce);
     free(body);
     if (!ok) {
-        agent_log("handshake: daemon failed to prove the secret");
+        base_log("handshake: daemon failed to prove the secret");
         return false;
     }
     size_t label = strlen(LINK_AGENT_LABEL);
     memcpy(msg, LINK_AGENT_LABEL, label);
     memcpy(msg + label, daemon_nonce, sizeof daemon_nonce);
-    hmac_sha256(G.secret, sizeof G.secret, msg, label + sizeof daemon_nonce, expect);
+    hmac_sha256(base_g.secret, sizeof base_g.secret, msg, label + sizeof daemon_nonce, expect);
     ob_init(&b, 64);
     ob_frame_begin(&b);
     ob_blob(&b, expect, 32);
@@ -426,32 +426,32 @@ static void disconnect(JNIEnv *env) {
     }
     ll_notify();
     ll_exit();
-    if (was && !G.vm_dead) {
-        agent_log("link lost: resetting");
+    if (was && !base_g.vm_dead) {
+        base_log("link lost: resetting");
         handlers.lost(env);
     }
 }
 
 static void JNICALL reader_main(jvmtiEnv *jvmti, JNIEnv *env, void *arg) {
     (void)jvmti; (void)arg;
-    while (!G.vm_dead) {
+    while (!base_g.vm_dead) {
         int fd = connect_daemon();
         if (fd >= 0) {
             ll_enter();
             sock = fd;
             ll_exit();
-            if (!G.vm_dead && handshake(fd)) {
+            if (!base_g.vm_dead && handshake(fd)) {
                 ll_enter();
                 generation++;
                 authed = true;
                 ll_notify();
                 ll_exit();
-                agent_log("link authenticated");
+                base_log("link authenticated");
                 uint32_t id;
                 uint16_t kind, status;
                 uint8_t *body;
                 size_t len;
-                while (!G.vm_dead && read_frame(fd, &id, &kind, &status, &body, &len)) {
+                while (!base_g.vm_dead && read_frame(fd, &id, &kind, &status, &body, &len)) {
                     handlers.request(env, id, kind, body, len);
                     free(body);
                     (*env)->ExceptionClear(env);
@@ -459,9 +459,9 @@ static void JNICALL reader_main(jvmtiEnv *jvmti, JNIEnv *env, void *arg) {
             }
             disconnect(env);
         }
-        if (G.vm_dead) break;
+        if (base_g.vm_dead) break;
         ll_enter();
-        if (!G.vm_dead) ll_wait(RETRY_MS);
+        if (!base_g.vm_dead) ll_wait(RETRY_MS);
         ll_exit();
     }
     ll_enter();
@@ -471,11 +471,11 @@ static void JNICALL reader_main(jvmtiEnv *jvmti, JNIEnv *env, void *arg) {
 }
 
 static jthread new_thread(JNIEnv *env, const char *name) {
-    jmethodID ctor = (*env)->GetMethodID(env, G.cls_thread, "<init>", "(Ljava/lang/String;)V");
+    jmethodID ctor = (*env)->GetMethodID(env, base_g.cls_thread, "<init>", "(Ljava/lang/String;)V");
     if (ctor == NULL) return NULL;
     jstring jname = (*env)->NewStringUTF(env, name);
     if (jname == NULL) return NULL;
-    jobject t = (*env)->NewObject(env, G.cls_thread, ctor, jname);
+    jobject t = (*env)->NewObject(env, base_g.cls_thread, ctor, jname);
     (*env)->DeleteLocalRef(env, jname);
     if (t == NULL) {
         (*env)->ExceptionClear(env);
@@ -488,14 +488,14 @@ static jthread new_thread(JNIEnv *env, const char *name) {
 
 int link_start(JNIEnv *env, const link_handlers *h) {
     handlers = *h;
-    if ((*G.jvmti)->CreateRawMonitor(G.jvmti, "jdwpd link", &link_lock) != JVMTI_ERROR_NONE) return -1;
+    if ((*base_g.jvmti)->CreateRawMonitor(base_g.jvmti, "jdwpd link", &link_lock) != JVMTI_ERROR_NONE) return -1;
     reader_thread = new_thread(env, "jdwpd agent reader");
     writer_thread = new_thread(env, "jdwpd agent writer");
     if (reader_thread == NULL || writer_thread == NULL) return -1;
-    if ((*G.jvmti)->RunAgentThread(G.jvmti, writer_thread, writer_main, NULL, JVMTI_THREAD_MAX_PRIORITY)
+    if ((*base_g.jvmti)->RunAgentThread(base_g.jvmti, writer_thread, writer_main, NULL, JVMTI_THREAD_MAX_PRIORITY)
         != JVMTI_ERROR_NONE)
         return -1;
-    if ((*G.jvmti)->RunAgentThread(G.jvmti, reader_thread, reader_main, NULL, JVMTI_THREAD_MAX_PRIORITY)
+    if ((*base_g.jvmti)->RunAgentThread(base_g.jvmti, reader_thread, reader_main, NULL, JVMTI_THREAD_MAX_PRIORITY)
         != JVMTI_ERROR_NONE)
         return -1;
     return 0;
@@ -534,11 +534,11 @@ void link_vm_death(JNIEnv *env) {
             seen = bytes_out;
             last_progress = now;
         } else if (now - last_progress >= DEATH_STALL_MS) {
-            agent_log("VM death: the daemon took nothing for %d ms; %zu bytes not sent", DEATH_STALL_MS, q_bytes);
+            base_log("VM death: the daemon took nothing for %d ms; %zu bytes not sent", DEATH_STALL_MS, q_bytes);
             break;
         }
     }
-    G.vm_dead = true;
+    base_g.vm_dead = true;
     /* Also wakes a writer blocked in send() to a daemon that stopped reading. */
     if (sock >= 0) shutdown(sock, SHUT_RDWR);
     ll_notify();

@@ -32,7 +32,7 @@ bool live_walking(void) { return walking; }
 
 static bool failed(JNIEnv *env, const char *what) {
     if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
-    agent_log("live frames off (%s): locals are read through JVMTI", what);
+    base_log("live frames off (%s): locals are read through JVMTI", what);
     L.state = -1;
     return false;
 }
@@ -73,7 +73,7 @@ bool live_enable(JNIEnv *env) {
     if (L.state) return L.state > 0;
     /* Without the capability the compilers let dead locals go and JVMTI reads none: neither may we. */
     /* -Djdwpd.liveLocals=false: every local through JVMTI (for comparisons: the tests, the bench) */
-    if (property_is_false("jdwpd.liveLocals") || !G.caps.can_access_local_variables) {
+    if (base_property_is_false("jdwpd.liveLocals") || !base_g.caps.can_access_local_variables) {
         L.state = -1;
         return false;
     }

@@ -33,8 +33,8 @@ static uint64_t released_kept;  /* entries kept after their release */
 static uint64_t sweep_at = 1024;  /* twice the survivors of the last sweep, at least 1024: amortized */
 static int pin_all_depth;
 
-static void o_enter(void) { (*G.jvmti)->RawMonitorEnter(G.jvmti, obj_lock); }
-static void o_exit(void) { (*G.jvmti)->RawMonitorExit(G.jvmti, obj_lock); }
+static void o_enter(void) { (*base_g.jvmti)->RawMonitorEnter(base_g.jvmti, obj_lock); }
+static void o_exit(void) { (*base_g.jvmti)->RawMonitorExit(base_g.jvmti, obj_lock); }
 
 static size_t hash64(uint64_t k, size_t n) {
     k ^= k >> 33;
@@ -97,7 +97,7 @@ static entry *t_remove(table *t, uint64_t key) {
 }
 
 void objects_init(void) {
-    (*G.jvmti)->CreateRawMonitor(G.jvmti, "jdwpd objects", &obj_lock);
+    (*base_g.jvmti)->CreateRawMonitor(base_g.jvmti, "jdwpd objects", &obj_lock);
 }
 
 uint64_t obj_id(JNIEnv *env, jobject obj) {
@@ -105,7 +105,7 @@ uint64_t obj_id(JNIEnv *env, jobject obj) {
     jlong tag = 0;
     o_enter();
     entry *known = NULL;
-    if ((*G.jvmti)->GetTag(G.jvmti, obj, &tag) == JVMTI_ERROR_NONE && tag > 0 &&
+    if ((*base_g.jvmti)->GetTag(base_g.jvmti, obj, &tag) == JVMTI_ERROR_NONE && tag > 0 &&
         (known = t_find(&objects, (uint64_t)tag)) != NULL) {
         known->released = false;  /* sent again: held again */
         o_exit();
@@ -115,7 +115,7 @@ uint64_t obj_id(JNIEnv *env, jobject obj) {
     jweak weak = (*env)->NewWeakGlobalRef(env, obj);
     if (weak != NULL) {
         entry *e = t_add(&objects, next_id);
-        if (e != NULL && (*G.jvmti)->SetTag(G.jvmti, obj, (jlong)next_id) == JVMTI_ERROR_NONE) {
+        if (e != NULL && (*base_g.jvmti)->SetTag(base_g.jvmti, obj, (jlong)next_id) == JVMTI_ERROR_NONE) {
             e->weak = weak;
             if (pin_all_depth > 0) {
                 e->strong = (*env)->NewGlobalRef(env, obj);
@@ -129,7 +129,7 @@ uint64_t obj_id(JNIEnv *env, jobject obj) {
     }
     o_exit();
     /* A class's id is sent: its unload must reach the daemon, which caches facts under the id. */
-    if (id != 0 && (*env)->IsInstanceOf(env, obj, G.cls_class)) unload_watch_class((jclass)obj, id);
+    if (id != 0 && (*env)->IsInstanceOf(env, obj, base_g.cls_class)) unload_watch_class((jclass)obj, id);
     return id;
 }
 
@@ -150,14 +150,14 @@ jobject obj_ref(JNIEnv *env, uint64_t id, int *status) {
 }
 
 uint8_t obj_kind(JNIEnv *env, jobject obj) {
-    if ((*env)->IsInstanceOf(env, obj, G.cls_string)) return OK_STRING;
-    if ((*env)->IsInstanceOf(env, obj, G.cls_thread)) return OK_THREAD;
-    if ((*env)->IsInstanceOf(env, obj, G.cls_thread_group)) return OK_THREAD_GROUP;
-    if ((*env)->IsInstanceOf(env, obj, G.cls_class_loader)) return OK_CLASS_LOADER;
-    if ((*env)->IsInstanceOf(env, obj, G.cls_class)) return OK_CLASS_OBJECT;
+    if ((*env)->IsInstanceOf(env, obj, base_g.cls_string)) return OK_STRING;
+    if ((*env)->IsInstanceOf(env, obj, base_g.cls_thread)) return OK_THREAD;
+    if ((*env)->IsInstanceOf(env, obj, base_g.cls_thread_group)) return OK_THREAD_GROUP;
+    if ((*env)->IsInstanceOf(env, obj, base_g.cls_class_loader)) return OK_CLASS_LOADER;
+    if ((*env)->IsInstanceOf(env, obj, base_g.cls_class)) return OK_CLASS_OBJECT;
     jclass cls = (*env)->GetObjectClass(env, obj);
     jboolean is_array = JNI_FALSE;
-    (*G.jvmti)->IsArrayClass(G.jvmti, cls, &is_array);
+    (*base_g.jvmti)->IsArrayClass(base_g.jvmti, cls, &is_array);
     (*env)->DeleteLocalRef(env, cls);
     return is_array ? OK_ARRAY : OK_OBJECT;
 }
@@ -215,9 +215,9 @@ void obj_unpin_all(JNIEnv *env) {
  * thread and class models by them (and thread records carry theirs), so they stay stable for the
  * connection.  Other objects are forgotten: a later send gives them a new id, as in the reference. */
 static bool keeps_its_id(JNIEnv *env, jobject obj) {
-    return (*env)->IsInstanceOf(env, obj, G.cls_thread) || (*env)->IsInstanceOf(env, obj, G.cls_class) ||
-           (*env)->IsInstanceOf(env, obj, G.cls_thread_group) ||
-           (*env)->IsInstanceOf(env, obj, G.cls_class_loader) || (*env)->IsInstanceOf(env, obj, G.cls_module);
+    return (*env)->IsInstanceOf(env, obj, base_g.cls_thread) || (*env)->IsInstanceOf(env, obj, base_g.cls_class) ||
+           (*env)->IsInstanceOf(env, obj, base_g.cls_thread_group) ||
+           (*env)->IsInstanceOf(env, obj, base_g.cls_class_loader) || (*env)->IsInstanceOf(env, obj, base_g.cls_module);
 }
 
 /* Kept ids of objects collected since their release: nobody holds them, and no object can be sent
@@ -268,7 +268,7 @@ void obj_release(JNIEnv *env, uint64_t id) {
     e = t_remove(&objects, id);
     if (e != NULL) {
         if (local != NULL) {
-            (*G.jvmti)->SetTag(G.jvmti, local, 0);
+            (*base_g.jvmti)->SetTag(base_g.jvmti, local, 0);
             (*env)->DeleteLocalRef(env, local);
         }
         (*env)->DeleteWeakGlobalRef(env, e->weak);
@@ -355,7 +355,7 @@ static void sweep_unloaded(JNIEnv *env, table *t, size_t *at) {
 
 static JNIEnv *current_env(void) {
     JNIEnv *env = NULL;
-    if ((*G.jvm)->GetEnv(G.jvm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return NULL;
+    if ((*base_g.jvm)->GetEnv(base_g.jvm, (void **)&env, JNI_VERSION_1_8) != JNI_OK) return NULL;
     return env;
 }
 

@@ -91,7 +91,7 @@ static int32_t int_constant(const char *name, bool *ok) {
 }
 
 static bool off(const char *why) {
-    if (why) agent_log("locals in place off (%s): a walk reads them", why);
+    if (why) base_log("locals in place off (%s): a walk reads them", why);
     __atomic_store_n(&S.state, -1, __ATOMIC_RELEASE);
     return false;
 }
@@ -104,7 +104,7 @@ bool slots_enable(JNIEnv *env) {
     (void)env;
     return off("the interpreter frame layout is known for x86_64 only");
 #else
-    if (property_is_false("jdwpd.frameLocals")) return off(NULL);  /* for comparisons: tests, bench */
+    if (base_property_is_false("jdwpd.frameLocals")) return off(NULL);  /* for comparisons: tests, bench */
     /* Before the first read of anything HotSpot's: on a JDK the suites do not run this file on,
      * none of what follows is known to mean what it meant (hotspot_gate.h). */
     char why[160];
@@ -123,7 +123,7 @@ bool slots_enable(JNIEnv *env) {
     S.last_fp = anchor + fp;
     /* Where the JNIEnv sits in its thread: java.lang.Thread.eetop holds the JavaThread's address. */
     jthread current = NULL;
-    if ((*G.jvmti)->GetCurrentThread(G.jvmti, &current) != JVMTI_ERROR_NONE || current == NULL)
+    if ((*base_g.jvmti)->GetCurrentThread(base_g.jvmti, &current) != JVMTI_ERROR_NONE || current == NULL)
         return off("the enabling thread is no Java thread");
     jclass thread_class = (*env)->FindClass(env, "java/lang/Thread");
     jfieldID eetop = thread_class ? (*env)->GetFieldID(env, thread_class, "eetop", "J") : NULL;
@@ -170,7 +170,7 @@ bool slots_open(JNIEnv *env, jmethodID method, jlocation loc, slots_view *v) {
     if ((const char *)fp[FP_BCP] != const_method + S.const_method_size + loc) return false;
     const slot_kinds *known = kinds_of(m, loc);
     jint max_locals = known ? known->max_locals : 0;  /* no JVMTI call once the location is known */
-    if (!known && (*G.jvmti)->GetMaxLocals(G.jvmti, method, &max_locals) != JVMTI_ERROR_NONE) return false;
+    if (!known && (*base_g.jvmti)->GetMaxLocals(base_g.jvmti, method, &max_locals) != JVMTI_ERROR_NONE) return false;
     if (max_locals <= 0) return false;
     /* The interpreter puts the last local just above the return address and saved fp. */
     intptr_t *locals = fp + max_locals + 1;

@@ -259,11 +259,11 @@ jint smap_convert(const smap *m, const char *stratum, jint n, jvmtiLineNumberEnt
 
 bool smap_source_name_match(jclass cls, const char *pattern, bool (*match)(const char *pattern, const char *name)) {
     char *text = NULL;
-    if (cls == NULL || pattern == NULL || !G.caps.can_get_source_debug_extension ||
-        (*G.jvmti)->GetSourceDebugExtension(G.jvmti, cls, &text) != JVMTI_ERROR_NONE)
+    if (cls == NULL || pattern == NULL || !base_g.caps.can_get_source_debug_extension ||
+        (*base_g.jvmti)->GetSourceDebugExtension(base_g.jvmti, cls, &text) != JVMTI_ERROR_NONE)
         return false;
     smap *m = smap_parse(text);
-    jvmti_free(text);
+    base_jvmti_free(text);
     bool found = false;
     for (int i = 0; m != NULL && i < m->nfiles && !found; i++) found = match(pattern, m->files[i]);
     smap_free(m);
@@ -294,16 +294,16 @@ static void forget_slot(JNIEnv *env, size_t slot) {
 
 static smap *map_of(JNIEnv *env, jmethodID m) {
     jclass cls = NULL;
-    if ((*G.jvmti)->GetMethodDeclaringClass(G.jvmti, m, &cls) != JVMTI_ERROR_NONE) return NULL;
+    if ((*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, m, &cls) != JVMTI_ERROR_NONE) return NULL;
     size_t slot = ((uintptr_t)m >> 3) % ARRAY_LEN(cache);
     if (cache[slot].m != m || !(*env)->IsSameObject(env, cache[slot].cls, cls)) {
         forget_slot(env, slot);
         char *text = NULL;
         cache[slot].m = m;
         cache[slot].cls = (*env)->NewWeakGlobalRef(env, cls);
-        if ((*G.jvmti)->GetSourceDebugExtension(G.jvmti, cls, &text) == JVMTI_ERROR_NONE) {
+        if ((*base_g.jvmti)->GetSourceDebugExtension(base_g.jvmti, cls, &text) == JVMTI_ERROR_NONE) {
             cache[slot].map = smap_parse(text);
-            jvmti_free(text);
+            base_jvmti_free(text);
         }
     }
     (*env)->DeleteLocalRef(env, cls);
@@ -311,12 +311,12 @@ static smap *map_of(JNIEnv *env, jmethodID m) {
 }
 
 jint smap_step_lines(jmethodID m, jint n, jvmtiLineNumberEntry *lines) {
-    JNIEnv *env = agent_env();
-    if (n <= 0 || !G.caps.can_get_source_debug_extension || env == NULL) return n;
-    lock_enter();
+    JNIEnv *env = base_jni_env();
+    if (n <= 0 || !base_g.caps.can_get_source_debug_extension || env == NULL) return n;
+    base_lock_enter();
     smap *map = map_of(env, m);
     if (map != NULL) n = smap_convert(map, default_stratum, n, lines);
-    lock_exit();
+    base_lock_exit();
     return n;
 }
 
@@ -325,12 +325,12 @@ uint32_t smap_stratum_generation(void) {
 }
 
 void smap_forget_classes(void) {
-    JNIEnv *env = agent_env();
+    JNIEnv *env = base_jni_env();
     if (env == NULL) return;
-    lock_enter();
+    base_lock_enter();
     for (size_t i = 0; i < ARRAY_LEN(cache); i++) forget_slot(env, i);
     generation++;
-    lock_exit();
+    base_lock_exit();
 }
 
 int smap_x_set_default_stratum(JNIEnv *env, inbuf *in, outbuf *out) {
@@ -345,10 +345,10 @@ int smap_x_set_default_stratum(JNIEnv *env, inbuf *in, outbuf *out) {
         free(stratum);
         stratum = NULL;
     }
-    lock_enter();
+    base_lock_enter();
     free(default_stratum);
     default_stratum = stratum;
     generation++;
-    lock_exit();
+    base_lock_exit();
     return 0;
 }

@@ -76,8 +76,8 @@ static jint java_lines(jmethodID m, jvmtiLineNumberEntry **lines) {
     jint n = 0;
     jboolean obsolete = JNI_FALSE;
     *lines = NULL;
-    if ((*G.jvmti)->IsMethodObsolete(G.jvmti, m, &obsolete) != JVMTI_ERROR_NONE || obsolete ||
-        (*G.jvmti)->GetLineNumberTable(G.jvmti, m, &n, lines) != JVMTI_ERROR_NONE) {
+    if ((*base_g.jvmti)->IsMethodObsolete(base_g.jvmti, m, &obsolete) != JVMTI_ERROR_NONE || obsolete ||
+        (*base_g.jvmti)->GetLineNumberTable(base_g.jvmti, m, &n, lines) != JVMTI_ERROR_NONE) {
         *lines = NULL;
         return 0;
     }
@@ -90,7 +90,7 @@ static int step_line(step_state *s, jmethodID m, jlocation loc) {
     uint32_t generation = smap_stratum_generation();
     if (s->lines_method != m || s->lines_generation != generation) {
         bool restratified = s->lines_method == m;
-        jvmti_free(s->lines);
+        base_jvmti_free(s->lines);
         s->lines_method = m;
         s->lines_generation = generation;
         s->nlines = java_lines(m, &s->lines);
@@ -106,7 +106,7 @@ static int step_line(step_state *s, jmethodID m, jlocation loc) {
 static bool has_lines(jmethodID m) {
     jvmtiLineNumberEntry *lines = NULL;
     jint n = java_lines(m, &lines);
-    jvmti_free(lines);
+    base_jvmti_free(lines);
     return n > 0;
 }
 
@@ -114,9 +114,9 @@ static void rebase(step_state *s, jthread thread) {
     jint depth = 0;
     jmethodID m = NULL;
     jlocation loc = 0;
-    if ((*G.jvmti)->GetFrameCount(G.jvmti, thread, &depth) != JVMTI_ERROR_NONE) depth = 0;
+    if ((*base_g.jvmti)->GetFrameCount(base_g.jvmti, thread, &depth) != JVMTI_ERROR_NONE) depth = 0;
     s->from_depth = depth;
-    if (depth > 0 && (*G.jvmti)->GetFrameLocation(G.jvmti, thread, 0, &m, &loc) == JVMTI_ERROR_NONE) {
+    if (depth > 0 && (*base_g.jvmti)->GetFrameLocation(base_g.jvmti, thread, 0, &m, &loc) == JVMTI_ERROR_NONE) {
         s->from_method = m;
         s->from_loc = loc;
         s->from_line = step_line(s, m, loc);
@@ -130,11 +130,11 @@ static void rebase(step_state *s, jthread thread) {
 
 static bool is_return_at(step_state *s, jmethodID m, jlocation loc) {
     if (s->code_method != m) {
-        jvmti_free(s->code);
+        base_jvmti_free(s->code);
         s->code = NULL;
         s->code_len = 0;
         s->code_method = m;
-        if ((*G.jvmti)->GetBytecodes(G.jvmti, m, &s->code_len, &s->code) != JVMTI_ERROR_NONE) {
+        if ((*base_g.jvmti)->GetBytecodes(base_g.jvmti, m, &s->code_len, &s->code) != JVMTI_ERROR_NONE) {
             s->code = NULL;
             s->code_len = 0;
         }
@@ -145,7 +145,7 @@ static bool is_return_at(step_state *s, jmethodID m, jlocation loc) {
 }
 
 static void watch_entries(step_state *s, jthread thread, bool on) {
-    if (on == s->entry_watch || (on && !G.caps.can_generate_method_entry_events)) return;
+    if (on == s->entry_watch || (on && !base_g.caps.can_generate_method_entry_events)) return;
     event_enable(JVMTI_EVENT_METHOD_ENTRY, thread, on);
     s->entry_watch = on;
 }
@@ -160,8 +160,8 @@ static void resume_stepping(step_state *s, jthread thread) {
 /* Wait for the frame at depth 0 to pop with single-step off, if the profile can. Current thread, or a
  * JVMTI-suspended one. */
 static bool skip_frame(step_state *s, jthread thread, jint depth_now) {
-    if (!G.caps.can_generate_frame_pop_events ||
-        (*G.jvmti)->NotifyFramePop(G.jvmti, thread, 0) != JVMTI_ERROR_NONE) {
+    if (!base_g.caps.can_generate_frame_pop_events ||
+        (*base_g.jvmti)->NotifyFramePop(base_g.jvmti, thread, 0) != JVMTI_ERROR_NONE) {
         if (s->through_depth == 0 || depth_now < s->through_depth) s->through_depth = depth_now;
         return false;
     }
@@ -173,9 +173,9 @@ static bool skip_frame(step_state *s, jthread thread, jint depth_now) {
 }
 
 bool step_single_stepping(thread_rec *t) {
-    lock_enter();
+    base_lock_enter();
     bool on = t->step != NULL && !t->step->waiting_pop;
-    lock_exit();
+    base_lock_exit();
     return on;
 }
 
@@ -186,7 +186,7 @@ int step_start(JNIEnv *env, filter *f, jthread thread, int size, int depth) {
     /* A thread that ended (or never started) has nothing to step: INVALID_THREAD, as the reference
      * answers (its step set-up asks the thread's frames, which JVMTI refuses as THREAD_NOT_ALIVE). */
     jint state = 0;
-    jvmtiError err = (*G.jvmti)->GetThreadState(G.jvmti, thread, &state);
+    jvmtiError err = (*base_g.jvmti)->GetThreadState(base_g.jvmti, thread, &state);
     if (err != JVMTI_ERROR_NONE) return err;
     if (!(state & JVMTI_THREAD_STATE_ALIVE)) return JVMTI_ERROR_INVALID_THREAD;
     step_state *s = calloc(1, sizeof *s);
@@ -199,8 +199,8 @@ int step_start(JNIEnv *env, filter *f, jthread thread, int size, int depth) {
     rebase(s, thread);
     f->step_thread = t;
     t->step = s;
-    if (G.caps.can_generate_frame_pop_events) event_enable(JVMTI_EVENT_FRAME_POP, thread, true);
-    if (G.caps.can_generate_exception_events) event_enable(JVMTI_EVENT_EXCEPTION_CATCH, thread, true);
+    if (base_g.caps.can_generate_frame_pop_events) event_enable(JVMTI_EVENT_FRAME_POP, thread, true);
+    if (base_g.caps.can_generate_exception_events) event_enable(JVMTI_EVENT_EXCEPTION_CATCH, thread, true);
     event_enable(JVMTI_EVENT_SINGLE_STEP, thread, true);
     /* From a native frame (a thread suspended in Thread.sleep, say) the reference single-steps from the
      * start: no FramePop can be asked of such a frame.  The first step in the caller ends OUT and INTO;
@@ -209,7 +209,7 @@ int step_start(JNIEnv *env, filter *f, jthread thread, int size, int depth) {
     if (depth == SD_OUT && t->suspend_count > 0 && !from_native) {
         /* NotifyFramePop wants a JVMTI-suspended thread; a parked one can be suspended safely. */
         if (!t->jvmti_suspended && t->parked && t->in_agent > 0 &&
-            (*G.jvmti)->SuspendThread(G.jvmti, thread) == JVMTI_ERROR_NONE)
+            (*base_g.jvmti)->SuspendThread(base_g.jvmti, thread) == JVMTI_ERROR_NONE)
             t->jvmti_suspended = true;
         if (t->jvmti_suspended) skip_frame(s, thread, s->from_depth);
     }
@@ -230,10 +230,10 @@ void step_stop(JNIEnv *env, filter *f) {
     t->step = NULL;
     watch_entries(s, s->thread, false);
     event_enable(JVMTI_EVENT_SINGLE_STEP, s->thread, false);
-    if (G.caps.can_generate_frame_pop_events) event_enable(JVMTI_EVENT_FRAME_POP, s->thread, false);
-    if (G.caps.can_generate_exception_events) event_enable(JVMTI_EVENT_EXCEPTION_CATCH, s->thread, false);
-    jvmti_free(s->lines);
-    jvmti_free(s->code);
+    if (base_g.caps.can_generate_frame_pop_events) event_enable(JVMTI_EVENT_FRAME_POP, s->thread, false);
+    if (base_g.caps.can_generate_exception_events) event_enable(JVMTI_EVENT_EXCEPTION_CATCH, s->thread, false);
+    base_jvmti_free(s->lines);
+    base_jvmti_free(s->code);
     free(s);
     f->step_thread = NULL;
 }
@@ -245,7 +245,7 @@ static bool class_filtered(JNIEnv *env, step_state *s, jthread thread, jmethodID
     c.thread = thread;
     c.method = m;
     c.loc = loc;
-    (*G.jvmti)->GetMethodDeclaringClass(G.jvmti, m, &c.cls);
+    (*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, m, &c.cls);
     bool filtered = false;
     for (int i = 0; i < s->f->nmods && !filtered; i++) {
         modifier *mod = &s->f->mods[i];
@@ -274,19 +274,19 @@ static bool into_target(JNIEnv *env, step_state *s, jthread thread, jmethodID m,
 
 static bool at_method_start(jmethodID m, jlocation loc) {
     jlocation start = 0, end = 0;
-    return (*G.jvmti)->GetMethodLocation(G.jvmti, m, &start, &end) == JVMTI_ERROR_NONE && loc == start;
+    return (*base_g.jvmti)->GetMethodLocation(base_g.jvmti, m, &start, &end) == JVMTI_ERROR_NONE && loc == start;
 }
 
 void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, jlocation loc) {
-    lock_enter();
+    base_lock_enter();
     step_state *s = t->step;
     if (s == NULL || s->waiting_pop) {
-        lock_exit();
+        base_lock_exit();
         return;
     }
     jint depth = 0;
-    if ((*G.jvmti)->GetFrameCount(G.jvmti, thread, &depth) != JVMTI_ERROR_NONE) {
-        lock_exit();
+    if ((*base_g.jvmti)->GetFrameCount(base_g.jvmti, thread, &depth) != JVMTI_ERROR_NONE) {
+        base_lock_exit();
         return;
     }
     if (s->through_depth > 0 && depth < s->through_depth) {
@@ -295,7 +295,7 @@ void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, j
         bool returned = s->last_in_depth == s->through_depth && is_return_at(s, s->last_in_method, s->last_in_loc);
         s->through_depth = 0;
         if (!returned) {
-            lock_exit();
+            base_lock_exit();
             return;
         }
     }
@@ -331,7 +331,7 @@ void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, j
             s->last_in_method = m;
             s->last_in_loc = loc;
         }
-        lock_exit();
+        base_lock_exit();
         return;
     }
     filter *f = s->f;
@@ -341,7 +341,7 @@ void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, j
     c.thread = thread;
     c.method = m;
     c.loc = loc;
-    (*G.jvmti)->GetMethodDeclaringClass(G.jvmti, m, &c.cls);
+    (*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, m, &c.cls);
     bool report = filter_matches(f, &c);
     ctx_free(&c);
     int32_t request_id = f->request_id;
@@ -350,27 +350,27 @@ void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, j
     /* Whether reported or filtered out, the step goes on from here if the request stays. */
     rebase(s, thread);
     s->out_again = s->depth == SD_OUT;
-    lock_exit();
+    base_lock_exit();
     if (report) report_step(env, t, thread, m, loc, request_id, policy);
     if (expired) filter_expire_pending(env);
 }
 
 void step_frame_pop(JNIEnv *env, thread_rec *t, jthread thread, bool by_exception) {
     (void)env;
-    lock_enter();
+    base_lock_enter();
     step_state *s = t->step;
     /* Unwound by an exception: the ExceptionCatch decides where stepping resumes (see the top). */
-    bool catch_decides = by_exception && G.caps.can_generate_exception_events;
+    bool catch_decides = by_exception && base_g.caps.can_generate_exception_events;
     if (s != NULL && s->waiting_pop && !catch_decides) {
         jint depth = 0;
-        (*G.jvmti)->GetFrameCount(G.jvmti, thread, &depth);
+        (*base_g.jvmti)->GetFrameCount(base_g.jvmti, thread, &depth);
         if (depth > s->pop_depth) {
             /* not the frame waited for */
         } else if (depth == s->from_depth) {
             s->frame_exited = true;
             resume_stepping(s, thread);
         } else if (s->depth == SD_OUT && depth - 1 == s->from_depth &&
-                   (*G.jvmti)->NotifyFramePop(G.jvmti, thread, 1) == JVMTI_ERROR_NONE) {
+                   (*base_g.jvmti)->NotifyFramePop(base_g.jvmti, thread, 1) == JVMTI_ERROR_NONE) {
             /* A callee of the frame an OUT step leaves: wait on for that frame, single-step off. */
             s->pop_depth = depth - 1;
             s->through_depth = 0;
@@ -378,17 +378,17 @@ void step_frame_pop(JNIEnv *env, thread_rec *t, jthread thread, bool by_exceptio
             resume_stepping(s, thread);
         }
     }
-    lock_exit();
+    base_lock_exit();
 }
 
 /* An exception is caught in the current frame (the handler's entry is the current location).  Only a
  * wait that the exception cut short matters: the frame waited for was unwound. */
 void step_exception_catch(JNIEnv *env, thread_rec *t, jthread thread) {
     (void)env;
-    lock_enter();
+    base_lock_enter();
     step_state *s = t->step;
     jint depth = 0;
-    if (s != NULL && s->waiting_pop && (*G.jvmti)->GetFrameCount(G.jvmti, thread, &depth) == JVMTI_ERROR_NONE &&
+    if (s != NULL && s->waiting_pop && (*base_g.jvmti)->GetFrameCount(base_g.jvmti, thread, &depth) == JVMTI_ERROR_NONE &&
         depth < s->pop_depth) {
         /* Still deeper than any place this step may end (OUT: the stepping frame itself): wait for the
          * catching frame instead.  Otherwise step from the handler on. */
@@ -399,16 +399,16 @@ void step_exception_catch(JNIEnv *env, thread_rec *t, jthread thread) {
             s->through_depth = 0;  /* the handler's first step is HotSpot's to drop here, not ours */
         }
     }
-    lock_exit();
+    base_lock_exit();
 }
 
 /* A method entered while an INTO step waits with single-step off (METHOD_ENTRY is on for the thread only
  * then): a method the step may stop in turns single-step back on; the step then ends at its second
  * bytecode at the earliest, as the reference's does. */
 void step_method_entry(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m) {
-    lock_enter();
+    base_lock_enter();
     step_state *s = t->step;
     if (s != NULL && s->waiting_pop && s->entry_watch && into_target(env, s, thread, m, 0))
         resume_stepping(s, thread);
-    lock_exit();
+    base_lock_exit();
 }

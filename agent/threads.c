@@ -1,7 +1,7 @@
 /* Per-thread records: the agent's suspend count and the JVMTI suspension behind it (parking, where
  * a counted thread waits on its way out of a callback, is callback.c's).
  *
- * Locking rule that keeps SuspendThread deadlock-free: every SuspendThread is issued with G.lock held,
+ * Locking rule that keeps SuspendThread deadlock-free: every SuspendThread is issued with base_g.lock held,
  * and never on a thread that is inside one of our callbacks (in_agent > 0) or parked; such a thread
  * only has its count raised and parks on its way out of the callback.  So no thread is ever suspended
  * while it holds one of our locks. */
@@ -30,7 +30,7 @@ void threads_init(void) {
 
 static thread_rec *find_rec(JNIEnv *env, jthread thread) {
     void *tls = NULL;
-    jvmtiError err = (*G.jvmti)->GetThreadLocalStorage(G.jvmti, thread, &tls);
+    jvmtiError err = (*base_g.jvmti)->GetThreadLocalStorage(base_g.jvmti, thread, &tls);
     if (err == JVMTI_ERROR_NONE && tls) return tls;
     /* An ended thread answers no TLS at all: its record, if any, is found by search. */
     if (err == JVMTI_ERROR_NONE && records_without_tls == 0) return NULL;
@@ -50,7 +50,7 @@ thread_rec *thread_rec_of(JNIEnv *env, jthread thread) {
     thread_rec *r = find_rec(env, thread);
     if (r) return r;
     if (is_agent_thread(env, thread)) {
-        (*G.jvmti)->SetThreadLocalStorage(G.jvmti, thread, &agent_marker);
+        (*base_g.jvmti)->SetThreadLocalStorage(base_g.jvmti, thread, &agent_marker);
         return &agent_marker;
     }
     r = calloc(1, sizeof *r);
@@ -63,14 +63,14 @@ thread_rec *thread_rec_of(JNIEnv *env, jthread thread) {
     r->id = obj_id(env, thread);
     jint state = 0;
     if (suspend_all_depth > 0 && vt_is_virtual(env, thread) &&
-        (*G.jvmti)->GetThreadState(G.jvmti, thread, &state) == JVMTI_ERROR_NONE &&
+        (*base_g.jvmti)->GetThreadState(base_g.jvmti, thread, &state) == JVMTI_ERROR_NONE &&
         !(state & JVMTI_THREAD_STATE_TERMINATED)) {
         /* A virtual thread first seen during a suspend-all: JVMTI holds it suspended with all the others
          * (SuspendAllVirtualThreads), so it has the suspend-all's count, and a resume must undo it. */
         r->suspend_count = suspend_all_depth;
         r->jvmti_suspended = true;
     }
-    if ((*G.jvmti)->SetThreadLocalStorage(G.jvmti, thread, r) != JVMTI_ERROR_NONE) {
+    if ((*base_g.jvmti)->SetThreadLocalStorage(base_g.jvmti, thread, r) != JVMTI_ERROR_NONE) {
         r->no_tls = true;
         records_without_tls++;
     }
@@ -83,7 +83,7 @@ static bool thread_has_ended(JNIEnv *env, thread_rec *t) {
     jthread th = thread_ref(env, t);
     if (th == NULL) return true;  /* collected: it ended */
     jint state = 0;
-    bool ended = (*G.jvmti)->GetThreadState(G.jvmti, th, &state) == JVMTI_ERROR_NONE
+    bool ended = (*base_g.jvmti)->GetThreadState(base_g.jvmti, th, &state) == JVMTI_ERROR_NONE
                  && (state & JVMTI_THREAD_STATE_TERMINATED);
     (*env)->DeleteLocalRef(env, th);
     return ended;
@@ -93,8 +93,8 @@ static bool thread_has_ended(JNIEnv *env, thread_rec *t) {
 static void jvmti_resume(JNIEnv *env, thread_rec *t) {
     jthread th = thread_ref(env, t);
     if (th != NULL) {
-        jvmtiError err = (*G.jvmti)->ResumeThread(G.jvmti, th);
-        if (err != JVMTI_ERROR_NONE && err != JVMTI_ERROR_THREAD_NOT_ALIVE) agent_log("ResumeThread: %d", err);
+        jvmtiError err = (*base_g.jvmti)->ResumeThread(base_g.jvmti, th);
+        if (err != JVMTI_ERROR_NONE && err != JVMTI_ERROR_THREAD_NOT_ALIVE) base_log("ResumeThread: %d", err);
         (*env)->DeleteLocalRef(env, th);
     }
     t->jvmti_suspended = false;
@@ -112,7 +112,7 @@ int thread_suspend(JNIEnv *env, thread_rec *t) {
     }
     if (t->suspend_count++ == 0 && t->in_agent == 0 && !t->parked && !t->jvmti_suspended) {
         jthread th = thread_ref(env, t);
-        jvmtiError err = th != NULL ? (*G.jvmti)->SuspendThread(G.jvmti, th) : JVMTI_ERROR_THREAD_NOT_ALIVE;
+        jvmtiError err = th != NULL ? (*base_g.jvmti)->SuspendThread(base_g.jvmti, th) : JVMTI_ERROR_THREAD_NOT_ALIVE;
         if (th != NULL) (*env)->DeleteLocalRef(env, th);
         if (err == JVMTI_ERROR_NONE) {
             t->jvmti_suspended = true;
@@ -129,7 +129,7 @@ int thread_resume(JNIEnv *env, thread_rec *t) {
     if (--t->suspend_count == 0) {
         if (t->jvmti_suspended) jvmti_resume(env, t);
         thread_ran(t);
-        lock_notify_all();
+        base_lock_notify_all();
     }
     return 0;
 }
@@ -180,7 +180,7 @@ static bool live_virtual(JNIEnv *env, thread_rec *r) {
     jthread th = thread_ref(env, r);
     if (th == NULL) return false;
     jint state = 0;
-    bool live = (*G.jvmti)->GetThreadState(G.jvmti, th, &state) == JVMTI_ERROR_NONE &&
+    bool live = (*base_g.jvmti)->GetThreadState(base_g.jvmti, th, &state) == JVMTI_ERROR_NONE &&
                 !(state & JVMTI_THREAD_STATE_TERMINATED) && vt_is_virtual(env, th);
     (*env)->DeleteLocalRef(env, th);
     return live;
@@ -203,7 +203,7 @@ static void suspend_all_virtual(JNIEnv *env, thread_rec *except) {
     if (keep == NULL || taken == NULL) {
         free(keep);
         free(taken);
-        agent_log("suspend-all: out of memory for the virtual threads");
+        base_log("suspend-all: out of memory for the virtual threads");
         return;
     }
     jint k = 0, m = 0;
@@ -221,7 +221,7 @@ static void suspend_all_virtual(JNIEnv *env, thread_rec *except) {
     if (err == JVMTI_ERROR_NONE) {
         for (jint i = 0; i < m; i++) taken[i]->jvmti_suspended = true;
     } else {
-        agent_log("SuspendAllVirtualThreads: %d", err);
+        base_log("SuspendAllVirtualThreads: %d", err);
     }
     free(keep);
     free(taken);
@@ -244,9 +244,9 @@ static void resume_all_virtual(JNIEnv *env) {
     }
     jvmtiError err = vt_resume_all(k, keep);
     delete_locals(env, keep, k);
-    if (err != JVMTI_ERROR_NONE) agent_log("ResumeAllVirtualThreads: %d", err);
+    if (err != JVMTI_ERROR_NONE) base_log("ResumeAllVirtualThreads: %d", err);
     free(keep);
-    lock_notify_all();
+    base_lock_notify_all();
 }
 
 int threads_suspend_all(JNIEnv *env, thread_rec *except) {
@@ -260,7 +260,7 @@ int threads_suspend_all(JNIEnv *env, thread_rec *except) {
      * (Before the list is taken: a thread ending meanwhile is counted once at most.) */
     for (thread_rec *r = records; r; r = r->next)
         if (!r->is_agent && r != except && r->suspend_count > 0 && thread_has_ended(env, r)) r->suspend_count++;
-    jvmtiError err = (*G.jvmti)->GetAllThreads(G.jvmti, &n, &threads);
+    jvmtiError err = (*base_g.jvmti)->GetAllThreads(base_g.jvmti, &n, &threads);
     if (err != JVMTI_ERROR_NONE) {
         if (suspend_all_depth == 0) thread_start_ref(false);
         return (int)err;
@@ -279,14 +279,14 @@ int threads_suspend_all(JNIEnv *env, thread_rec *except) {
     }
     if (k > 0 && to_suspend && recs) {
         jvmtiError *results = calloc((size_t)k, sizeof *results);
-        if (results && (*G.jvmti)->SuspendThreadList(G.jvmti, k, to_suspend, results) == JVMTI_ERROR_NONE) {
+        if (results && (*base_g.jvmti)->SuspendThreadList(base_g.jvmti, k, to_suspend, results) == JVMTI_ERROR_NONE) {
             for (jint i = 0; i < k; i++)
                 if (results[i] == JVMTI_ERROR_NONE) recs[i]->jvmti_suspended = true;
         }
         free(results);
     }
     delete_locals(env, threads, n);
-    jvmti_free(threads);
+    base_jvmti_free(threads);
     free(to_suspend);
     free(recs);
     if (vt_supported()) suspend_all_virtual(env, except);
@@ -320,7 +320,7 @@ void threads_reset(JNIEnv *env) {
     if (suspend_all_depth > 0) thread_start_ref(false);
     suspend_all_depth = 0;
     threads_drop_dead(env);
-    lock_notify_all();
+    base_lock_notify_all();
 }
 
 void threads_each(JNIEnv *env, void (*fn)(JNIEnv *env, thread_rec *t)) {
@@ -338,21 +338,21 @@ int thread_from_id(JNIEnv *env, uint64_t id, jthread *out, thread_rec **rec) {
     int status;
     jobject obj = obj_ref(env, id, &status);
     if (obj == NULL) return status ? status : JVMTI_ERROR_INVALID_THREAD;
-    if (!(*env)->IsInstanceOf(env, obj, G.cls_thread) || is_agent_thread(env, obj)) {
+    if (!(*env)->IsInstanceOf(env, obj, base_g.cls_thread) || is_agent_thread(env, obj)) {
         (*env)->DeleteLocalRef(env, obj);
         return JVMTI_ERROR_INVALID_THREAD;
     }
     *out = obj;
-    lock_enter();
+    base_lock_enter();
     if (ended_since_sweep >= SWEEP_AFTER) {  /* executor side, before it holds any record */
         ended_since_sweep = 0;
         threads_drop_dead(env);
     }
-    lock_exit();
+    base_lock_exit();
     if (rec) {
-        lock_enter();
+        base_lock_enter();
         *rec = thread_rec_of(env, obj);
-        lock_exit();
+        base_lock_exit();
         if (*rec == NULL) return LS_INTERNAL;
     }
     return 0;

@@ -33,11 +33,11 @@ static volatile bool maybe_freed;  /* a GC finished or an ObjectFree was queued 
 static volatile bool tagged_any;   /* some class is tagged: there is something to report one day */
 
 static void t_enter(jrawMonitorID m) {
-    if ((*track)->RawMonitorEnter(track, m) != JVMTI_ERROR_NONE) agent_log("unload: raw monitor enter failed");
+    if ((*track)->RawMonitorEnter(track, m) != JVMTI_ERROR_NONE) base_log("unload: raw monitor enter failed");
 }
 
 static void t_exit(jrawMonitorID m) {
-    if ((*track)->RawMonitorExit(track, m) != JVMTI_ERROR_NONE) agent_log("unload: raw monitor exit failed");
+    if ((*track)->RawMonitorExit(track, m) != JVMTI_ERROR_NONE) base_log("unload: raw monitor exit failed");
 }
 
 /* Tag cls (once), and note its id if one is given.  Any thread, no agent lock held. */
@@ -68,7 +68,7 @@ static void tag_class(jclass cls, uint64_t id) {
         if ((*track)->SetTag(track, cls, (jlong)(intptr_t)t) != JVMTI_ERROR_NONE) free(t);
         else tagged_any = true;
     }
-    if ((*track)->Deallocate(track, (unsigned char *)sig) != JVMTI_ERROR_NONE) agent_log("unload: deallocate failed");
+    if ((*track)->Deallocate(track, (unsigned char *)sig) != JVMTI_ERROR_NONE) base_log("unload: deallocate failed");
     t_exit(tag_lock);
 }
 
@@ -95,8 +95,8 @@ static void JNICALL on_class_prepare(jvmtiEnv *env, JNIEnv *jni, jthread thread,
 /* OnLoad/OnAttach: the watching environment.  Without it the daemon just never hears of unloads. */
 void unload_init(void) {
     jvmtiEnv *e = NULL;
-    if ((*G.jvm)->GetEnv(G.jvm, (void **)&e, JVMTI_VERSION_1_2) != JNI_OK || e == NULL) {
-        agent_log("unload: no second JVMTI environment; class unloads go unreported");
+    if ((*base_g.jvm)->GetEnv(base_g.jvm, (void **)&e, JVMTI_VERSION_1_2) != JNI_OK || e == NULL) {
+        base_log("unload: no second JVMTI environment; class unloads go unreported");
         return;
     }
     jvmtiCapabilities caps;
@@ -117,8 +117,8 @@ void unload_init(void) {
         (err = (*e)->SetEventNotificationMode(e, JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, NULL)) != JVMTI_ERROR_NONE ||
         (err = (*e)->SetEventNotificationMode(e, JVMTI_ENABLE, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, NULL))
             != JVMTI_ERROR_NONE) {
-        agent_log("unload: class unload watching unavailable (JVMTI error %d)", (int)err);
-        if ((*e)->DisposeEnvironment(e) != JVMTI_ERROR_NONE) agent_log("unload: dispose failed");
+        base_log("unload: class unload watching unavailable (JVMTI error %d)", (int)err);
+        if ((*e)->DisposeEnvironment(e) != JVMTI_ERROR_NONE) base_log("unload: dispose failed");
         return;
     }
     track = e;
@@ -143,10 +143,10 @@ int unload_tracking_start(JNIEnv *env) {
             (*env)->DeleteLocalRef(env, classes[i]);
         }
         if ((*track)->Deallocate(track, (unsigned char *)classes) != JVMTI_ERROR_NONE)
-            agent_log("unload: deallocate failed");
+            base_log("unload: deallocate failed");
     }
     active = true;
-    agent_log("class unload tracking on (%d classes)", (int)n);
+    base_log("class unload tracking on (%d classes)", (int)n);
     return 0;
 }
 
@@ -163,7 +163,7 @@ unload_rec *unload_take_pending(void) {
     /* HotSpot posts ObjectFree lazily; any use of the tracking env's tag map delivers the pending
      * ones, here on this thread. */
     jlong ignored;
-    if ((*track)->GetTag(track, G.cls_class, &ignored) != JVMTI_ERROR_NONE) agent_log("unload: GetTag failed");
+    if ((*track)->GetTag(track, base_g.cls_class, &ignored) != JVMTI_ERROR_NONE) base_log("unload: GetTag failed");
     t_enter(queue_lock);
     tracked *list = queue;
     queue = NULL;

@@ -45,12 +45,12 @@ static void send_unload_events(JNIEnv *env, const char *sig) {
     }
     hits h;
     hits_init(&h);
-    lock_enter();
+    base_lock_enter();
     match_kind(EK_CLASS_UNLOAD, &c, &h, write_signature, (void *)sig);
     /* An unload suspends nothing, whatever its requests ask: the reference's composite for it says
      * NONE and holds no thread (JDI's EventSet.resume() then resumes nothing either). */
     h.policy = SP_NONE;
-    lock_exit();
+    base_lock_exit();
     hits_send_raw(env, NULL, 0, &h);
     hits_free(&h);
     ctx_free(&c);

@@ -21,13 +21,13 @@ int object_of_class(JNIEnv *env, uint64_t id, jclass want, int wrong, jobject *o
 }
 
 int class_from_id(JNIEnv *env, uint64_t id, jclass *out) {
-    return object_of_class(env, id, G.cls_class, JVMTI_ERROR_INVALID_CLASS, out);
+    return object_of_class(env, id, base_g.cls_class, JVMTI_ERROR_INVALID_CLASS, out);
 }
 
 uint8_t ref_kind_of(jclass cls) {
     jboolean b = JNI_FALSE;
-    if ((*G.jvmti)->IsArrayClass(G.jvmti, cls, &b) == JVMTI_ERROR_NONE && b) return RK_ARRAY;
-    if ((*G.jvmti)->IsInterface(G.jvmti, cls, &b) == JVMTI_ERROR_NONE && b) return RK_INTERFACE;
+    if ((*base_g.jvmti)->IsArrayClass(base_g.jvmti, cls, &b) == JVMTI_ERROR_NONE && b) return RK_ARRAY;
+    if ((*base_g.jvmti)->IsInterface(base_g.jvmti, cls, &b) == JVMTI_ERROR_NONE && b) return RK_INTERFACE;
     return RK_CLASS;
 }
 
@@ -42,13 +42,13 @@ void ob_null_location(outbuf *b) {
  * (JDI makes an ObsoleteMethodImpl of it). */
 uint64_t method_wire_id(jmethodID method) {
     jboolean obsolete = JNI_FALSE;
-    if ((*G.jvmti)->IsMethodObsolete(G.jvmti, method, &obsolete) == JVMTI_ERROR_NONE && obsolete) return 0;
+    if ((*base_g.jvmti)->IsMethodObsolete(base_g.jvmti, method, &obsolete) == JVMTI_ERROR_NONE && obsolete) return 0;
     return (uint64_t)(uintptr_t)method;
 }
 
 void ob_location(outbuf *b, JNIEnv *env, jmethodID method, jlocation index) {
     jclass cls = NULL;
-    if (method == NULL || (*G.jvmti)->GetMethodDeclaringClass(G.jvmti, method, &cls) != JVMTI_ERROR_NONE) {
+    if (method == NULL || (*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, method, &cls) != JVMTI_ERROR_NONE) {
         ob_null_location(b);
         return;
     }
@@ -194,14 +194,14 @@ static bool has_signature(JNIEnv *env, jclass c, const char *sig, int depth) {
     if (c == NULL || depth > 64) return false;
     char *s = NULL;
     bool found = false;
-    if ((*G.jvmti)->GetClassSignature(G.jvmti, c, &s, NULL) == JVMTI_ERROR_NONE) found = strcmp(s, sig) == 0;
-    jvmti_free(s);
+    if ((*base_g.jvmti)->GetClassSignature(base_g.jvmti, c, &s, NULL) == JVMTI_ERROR_NONE) found = strcmp(s, sig) == 0;
+    base_jvmti_free(s);
     jint n = 0;
     jclass *ifaces = NULL;
-    if (!found && (*G.jvmti)->GetImplementedInterfaces(G.jvmti, c, &n, &ifaces) == JVMTI_ERROR_NONE) {
+    if (!found && (*base_g.jvmti)->GetImplementedInterfaces(base_g.jvmti, c, &n, &ifaces) == JVMTI_ERROR_NONE) {
         for (jint i = 0; i < n && !found; i++) found = has_signature(env, ifaces[i], sig, depth + 1);
         for (jint i = 0; i < n; i++) (*env)->DeleteLocalRef(env, ifaces[i]);
-        jvmti_free(ifaces);
+        base_jvmti_free(ifaces);
     }
     if (!found) {
         jclass sup = (*env)->GetSuperclass(env, c);
@@ -217,17 +217,17 @@ static jclass loaded_class(JNIEnv *env, jobject loader, const char *sig) {
     jint n = 0;
     jclass *classes = NULL;
     jclass found = NULL;
-    if ((*G.jvmti)->GetClassLoaderClasses(G.jvmti, loader, &n, &classes) != JVMTI_ERROR_NONE) return NULL;
+    if ((*base_g.jvmti)->GetClassLoaderClasses(base_g.jvmti, loader, &n, &classes) != JVMTI_ERROR_NONE) return NULL;
     for (jint i = 0; i < n; i++) {
         char *s = NULL;
-        if (found == NULL && (*G.jvmti)->GetClassSignature(G.jvmti, classes[i], &s, NULL) == JVMTI_ERROR_NONE &&
+        if (found == NULL && (*base_g.jvmti)->GetClassSignature(base_g.jvmti, classes[i], &s, NULL) == JVMTI_ERROR_NONE &&
             strcmp(s, sig) == 0)
             found = classes[i];
         else
             (*env)->DeleteLocalRef(env, classes[i]);
-        jvmti_free(s);
+        base_jvmti_free(s);
     }
-    jvmti_free(classes);
+    base_jvmti_free(classes);
     return found;
 }
 
@@ -244,7 +244,7 @@ static bool array_fits(JNIEnv *env, jclass array_class, const char *have, const 
     if (have[0] == '[')
         return strcmp(want, "Ljava/lang/Cloneable;") == 0 || strcmp(want, "Ljava/io/Serializable;") == 0;
     jobject loader = NULL;
-    (*G.jvmti)->GetClassLoader(G.jvmti, array_class, &loader);  /* an array's loader is its element's */
+    (*base_g.jvmti)->GetClassLoader(base_g.jvmti, array_class, &loader);  /* an array's loader is its element's */
     jclass element = loaded_class(env, loader, have);
     bool fits = element != NULL && has_signature(env, element, want, 0);
     if (element) (*env)->DeleteLocalRef(env, element);
@@ -260,9 +260,9 @@ int object_fits(JNIEnv *env, jobject obj, const char *sig, jclass holder) {
     bool fits;
     if (sig[0] == '[') {
         char *have = NULL;
-        fits = (*G.jvmti)->GetClassSignature(G.jvmti, cls, &have, NULL) == JVMTI_ERROR_NONE &&
+        fits = (*base_g.jvmti)->GetClassSignature(base_g.jvmti, cls, &have, NULL) == JVMTI_ERROR_NONE &&
                array_fits(env, cls, have, sig);
-        jvmti_free(have);
+        base_jvmti_free(have);
     } else {
         fits = has_signature(env, cls, sig, 0);
     }
@@ -273,10 +273,10 @@ int object_fits(JNIEnv *env, jobject obj, const char *sig, jclass holder) {
 int field_value_fits(JNIEnv *env, jclass decl, jfieldID f, uint8_t tag, jvalue v) {
     if (!tag_is_object(tag) || v.l == NULL) return 0;
     char *sig = NULL;
-    jvmtiError err = (*G.jvmti)->GetFieldName(G.jvmti, decl, f, NULL, &sig, NULL);
+    jvmtiError err = (*base_g.jvmti)->GetFieldName(base_g.jvmti, decl, f, NULL, &sig, NULL);
     if (err != JVMTI_ERROR_NONE) return (int)err;
     int st = object_fits(env, v.l, sig, decl);
-    jvmti_free(sig);
+    base_jvmti_free(sig);
     return st;
 }
 

@@ -51,7 +51,7 @@ static void track_grow(void) {
 /* Lock held. */
 static void track_add(JNIEnv *env, jthread thread) {
     jint hash = 0;
-    if ((*G.jvmti)->GetObjectHashCode(G.jvmti, thread, &hash) != JVMTI_ERROR_NONE) return;
+    if ((*base_g.jvmti)->GetObjectHashCode(base_g.jvmti, thread, &hash) != JVMTI_ERROR_NONE) return;
     if (ntracked >= nbuckets) track_grow();
     if (nbuckets == 0) return;
     vt_node *v = malloc(sizeof *v);
@@ -71,7 +71,7 @@ static void track_add(JNIEnv *env, jthread thread) {
 /* Lock held. */
 static void track_remove(JNIEnv *env, jthread thread) {
     jint hash = 0;
-    if (nbuckets == 0 || (*G.jvmti)->GetObjectHashCode(G.jvmti, thread, &hash) != JVMTI_ERROR_NONE) return;
+    if (nbuckets == 0 || (*base_g.jvmti)->GetObjectHashCode(base_g.jvmti, thread, &hash) != JVMTI_ERROR_NONE) return;
     for (vt_node **pp = &buckets[(size_t)(uint32_t)hash % nbuckets]; *pp; pp = &(*pp)->next) {
         vt_node *v = *pp;
         if (v->hash == hash && (*env)->IsSameObject(env, v->ref, thread)) {
@@ -107,12 +107,12 @@ void threads_append_virtual(JNIEnv *env, outbuf *out, size_t count_at) {
 /* The skeleton (callback.h) with the start's suspend-all count taken in the same lock section as
  * the match.  No writer: the thread is the frame's. */
 static void report(ev_call *e, uint8_t kind) {
-    lock_enter();
+    base_lock_enter();
     /* One born during a suspend-all starts suspended, as JVMTI keeps every virtual thread then. */
     if (kind == EK_THREAD_START && suspend_all_depth > 0 && e->t->suspend_count < suspend_all_depth)
         e->t->suspend_count = suspend_all_depth;
     ev_match(e, kind, NULL, NULL);
-    lock_exit();
+    base_lock_exit();
     ev_exit(e);
 }
 
@@ -124,30 +124,30 @@ static bool wanted(uint8_t kind) {
 
 static void JNICALL cb_vthread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
     (void)jvmti;
-    lock_enter();
+    base_lock_enter();
     if (tracking) track_add(env, thread);
     bool report_it = wanted(EK_THREAD_START);
-    lock_exit();
+    base_lock_exit();
     ev_call e;
     if (report_it && ev_enter(&e, env, thread, NULL, 0)) report(&e, EK_THREAD_START);
 }
 
 static void JNICALL cb_vthread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
     (void)jvmti;
-    lock_enter();
+    base_lock_enter();
     if (tracking) track_remove(env, thread);
     bool report_it = wanted(EK_THREAD_DEATH);
     void *tls = NULL;
-    if (!report_it && (*G.jvmti)->GetThreadLocalStorage(G.jvmti, NULL, &tls) == JVMTI_ERROR_NONE && tls &&
+    if (!report_it && (*base_g.jvmti)->GetThreadLocalStorage(base_g.jvmti, NULL, &tls) == JVMTI_ERROR_NONE && tls &&
         !((thread_rec *)tls)->is_agent)
         thread_forget(env, tls);  /* a record some earlier event made: the executor frees it */
-    lock_exit();
+    base_lock_exit();
     ev_call e;
     if (!report_it || !ev_enter(&e, env, thread, NULL, 0)) return;
     report(&e, EK_THREAD_DEATH);
-    lock_enter();
+    base_lock_enter();
     thread_forget(env, e.t);
-    lock_exit();
+    base_lock_exit();
 }
 
 void vt_events_init(vt_callbacks *cbs) {

@@ -45,9 +45,9 @@ bool vt_is_virtual(JNIEnv *env, jthread thread) {
 
 static jvmtiError call_all(int slot, jint except_count, const jthread *except_list) {
     if (!vt_supported()) return JVMTI_ERROR_NONE;
-    vt_all_fn fn = (vt_all_fn)(vt_any_fn)vt_jvmti_slot(G.jvmti, slot);
+    vt_all_fn fn = (vt_all_fn)(vt_any_fn)vt_jvmti_slot(base_g.jvmti, slot);
     if (fn == NULL) return JVMTI_ERROR_NOT_AVAILABLE;
-    return fn(G.jvmti, except_count, except_list);
+    return fn(base_g.jvmti, except_count, except_list);
 }
 
 jvmtiError vt_suspend_all(jint except_count, const jthread *except_list) {

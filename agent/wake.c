@@ -14,25 +14,25 @@
 /* Until the exception the agent holds its capabilities (HotSpot grants them only at load) but has no
  * thread, no link and one enabled event, Exception. */
 static bool is_trigger(JNIEnv *env, jobject exception, bool caught) {
-    if (!G.vm_started) return false;  /* the reference, too, ignores what is thrown before VMInit */
-    if (G.opts.onuncaught && !caught) return true;
-    if (G.opts.onthrow == NULL) return false;
+    if (!base_g.vm_started) return false;  /* the reference, too, ignores what is thrown before VMInit */
+    if (base_g.opts.onuncaught && !caught) return true;
+    if (base_g.opts.onthrow == NULL) return false;
     bool same = false;
     jclass cls = (*env)->GetObjectClass(env, exception);
     char *sig = NULL;
-    if (cls != NULL && (*G.jvmti)->GetClassSignature(G.jvmti, cls, &sig, NULL) == JVMTI_ERROR_NONE)
-        same = strcmp(sig, G.opts.onthrow) == 0;  /* the class itself, not a subclass, as the reference */
-    jvmti_free(sig);
+    if (cls != NULL && (*base_g.jvmti)->GetClassSignature(base_g.jvmti, cls, &sig, NULL) == JVMTI_ERROR_NONE)
+        same = strcmp(sig, base_g.opts.onthrow) == 0;  /* the class itself, not a subclass, as the reference */
+    base_jvmti_free(sig);
     if (cls != NULL) (*env)->DeleteLocalRef(env, cls);
     return same;
 }
 
 /* Two threads may throw at once: one wakes the agent. */
 static bool claim_the_wake(void) {
-    lock_enter();
-    bool mine = G.dormant;
-    G.dormant = false;
-    lock_exit();
+    base_lock_enter();
+    bool mine = base_g.dormant;
+    base_g.dormant = false;
+    base_lock_exit();
     return mine;
 }
 
@@ -42,19 +42,19 @@ static bool claim_the_wake(void) {
  * monitor would block for good.  This is the start event's SUSPEND_ALL, counted as apply_suspend_policy
  * counts it: a link-loss reset undoes it like any other. */
 static void stop_everything(JNIEnv *env, thread_rec *t) {
-    lock_enter();
+    base_lock_enter();
     int err = threads_suspend_all(env, t);
-    if (err != 0) agent_log("onthrow: suspending the other threads: JVMTI error %d", err);
+    if (err != 0) base_log("onthrow: suspending the other threads: JVMTI error %d", err);
     t->suspend_count++;
     t->at_event = true;
-    lock_exit();
+    base_lock_exit();
 }
 
 static void run_on(JNIEnv *env, thread_rec *t) {
-    lock_enter();
+    base_lock_enter();
     if (t->suspend_count > 0) threads_resume_all(env);  /* 0: a link-loss reset has resumed everything */
     t->at_event = false;
-    lock_exit();
+    base_lock_exit();
 }
 
 /* The exception that woke the agent is the first debugger's start event, as the reference reports its
@@ -88,25 +88,25 @@ void wake_on_exception(JNIEnv *env, jthread thread, jmethodID method, jlocation 
     jthrowable pending = (*env)->ExceptionOccurred(env);
     if (pending != NULL) (*env)->ExceptionClear(env);
     if (is_trigger(env, exception, catch_method != NULL) && claim_the_wake()) {
-        jvmtiError err = (*G.jvmti)->SetEventNotificationMode(G.jvmti, JVMTI_DISABLE, JVMTI_EVENT_EXCEPTION, NULL);
-        if (err != JVMTI_ERROR_NONE) agent_log("disabling the wake-up Exception event: JVMTI error %d", err);
-        if (G.opts.suspend) G.hello_flags |= HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION;
-        agent_log("woken by an exception (%s): connecting to the daemon", catch_method ? "caught" : "uncaught");
+        jvmtiError err = (*base_g.jvmti)->SetEventNotificationMode(base_g.jvmti, JVMTI_DISABLE, JVMTI_EVENT_EXCEPTION, NULL);
+        if (err != JVMTI_ERROR_NONE) base_log("disabling the wake-up Exception event: JVMTI error %d", err);
+        if (base_g.opts.suspend) base_g.hello_flags |= HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION;
+        base_log("woken by an exception (%s): connecting to the daemon", catch_method ? "caught" : "uncaught");
         /* includevirtualthreads=y follows threads from now on, as the reference starts at its trigger */
         bool started = start_agent != NULL && start_agent(env) == 0;
         if (!started) {
             fprintf(stderr, "jdwpd agent: cannot start the agent threads; the agent stays inactive\n");
-            G.hello_flags &= ~(HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION);
+            base_g.hello_flags &= ~(HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION);
         }
-        if (started && G.opts.suspend) {
+        if (started && base_g.opts.suspend) {
             thread_rec *t = callback_enter(env, thread);
             if (t != NULL) {
                 stop_everything(env, t);
-                if (link_wait_connected(G.opts.timeout_ms)) {
+                if (link_wait_connected(base_g.opts.timeout_ms)) {
                     report(env, t, method, loc, exception, catch_method, catch_loc);
                 } else {
-                    agent_log("suspend=y: no daemon within %ld ms, running", G.opts.timeout_ms);
-                    G.hello_flags &= ~(HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION);
+                    base_log("suspend=y: no daemon within %ld ms, running", base_g.opts.timeout_ms);
+                    base_g.hello_flags &= ~(HELLO_SUSPEND_ON_START | HELLO_STARTED_BY_EXCEPTION);
                     run_on(env, t);
                 }
                 callback_exit(env, t);  /* parks here until resumed */

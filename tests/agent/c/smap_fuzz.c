@@ -10,11 +10,11 @@
 
 #include "smap.h"
 
-agent_globals G;
-void lock_enter(void) {}
-void lock_exit(void) {}
-void jvmti_free(void *p) { (void)p; }
-JNIEnv *agent_env(void) { return NULL; }
+agent_globals base_g;
+void base_lock_enter(void) {}
+void base_lock_exit(void) {}
+void base_jvmti_free(void *p) { (void)p; }
+JNIEnv *base_jni_env(void) { return NULL; }
 char *ib_str(inbuf *b) { (void)b; return NULL; }
 bool ib_done(inbuf *b) { (void)b; return false; }
 
