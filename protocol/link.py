@@ -177,8 +177,8 @@ MESSAGES: dict[int, MessageSpec] = {}
 BY_NAME: dict[str, MessageSpec] = {}
 
 
-def _msg(kind: int, name: str, request: tuple, reply: tuple, doc: str, *, thaws: bool = True,
-         suspends: bool = False) -> None:
+def _msg(kind: int, name: str, request: Sequence[tuple[str, Any]], reply: Sequence[tuple[str, Any]], doc: str, *,
+         thaws: bool = True, suspends: bool = False) -> None:
     spec = MessageSpec(kind, name, tuple(request), tuple(reply), doc, thaws, suspends)
     assert kind not in MESSAGES and name not in BY_NAME, name
     MESSAGES[kind] = spec
