@@ -7,6 +7,7 @@
 
 #include "base.h"
 #include "buf.h"
+#include "catch_filter.h"
 #include "cond_parse.h"
 #include "live.h"
 #include "objects.h"
@@ -81,6 +82,7 @@ void ext_obj_free(JNIEnv *env, ext_obj *o) {
     if (o->counted_reader) reader_count(o->prog->method, -1);
     ext_prog_free(env, o->prog);
     ext_capture_release(env, o->capture);
+    catch_filter_free(o->catches);
     free(o);
 }
 
@@ -275,6 +277,9 @@ int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out)
         break;
     case XO_CAPTURE:
         st = parse_capture(env, &in, &o->capture);
+        break;
+    case XO_CATCH:
+        st = catch_filter_parse(&in, &o->catches);
         break;
     default:
         st = LS_BAD_MESSAGE;

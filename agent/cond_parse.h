@@ -6,6 +6,7 @@
 
 #include "base.h"
 #include "buf.h"
+#include "catch_filter.h"
 
 /* A condition program, verified when the request is set. */
 typedef struct ext_prog {
@@ -36,9 +37,10 @@ typedef struct ext_capture {
 
 /* One object named by a Conditional modifier. */
 typedef struct ext_obj {
-    uint8_t kind;            /* XO_CONDITION / XO_CAPTURE / XO_BUDGET */
+    uint8_t kind;            /* XO_CONDITION / XO_CAPTURE / XO_BUDGET / XO_CATCH */
     ext_prog *prog;
     ext_capture *capture;
+    catch_filter *catches;   /* XO_CATCH */
     uint32_t hit_cap, rate, cpu_ppm, flags;  /* a budget's; flags: BF_* */
     int64_t expires_ms;
     bool counted_reader;     /* a condition reading locals: counted for its method while it lives */

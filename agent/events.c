@@ -133,6 +133,7 @@ static void JNICALL cb_exception(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, j
     if (!ev_enter(&e, env, thread, method, loc)) return;
     e.c.exception = exception;
     e.c.caught = catch_method != NULL;
+    e.c.catch_method = catch_method;
     exc_arg x = {exception, catch_method, catch_loc};
     ev_match(&e, EK_EXCEPTION, write_exception, &x);
     ev_exit(&e);

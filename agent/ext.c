@@ -13,6 +13,7 @@
 #include "base.h"
 #include "buf.h"
 #include "capture.h"
+#include "catch_filter.h"
 #include "cond.h"
 #include "cond_parse.h"
 #include "ext.h"
@@ -59,7 +60,7 @@ int ext_bind(filter *f) {
             r->cpu_ppm = o->cpu_ppm;
             r->stop_on_error = (o->flags & BF_STOP_ON_ERROR) != 0;
             r->expires_at_ns = o->expires_ms ? base_now_ns() + o->expires_ms * 1000000 : 0;
-        } else {
+        } else if (o->kind != XO_CATCH) {  /* a catch filter is as cheap as a class pattern: no quota */
             r->budgeted = true;
             if (o->kind == XO_CAPTURE && r->capture == NULL) {
                 r->capture = o->capture;  /* not yet shared: the filter is not installed */
@@ -136,8 +137,19 @@ static bool charge_req(ext_req *r, int64_t ns, int64_t now) {
 
 static bool charge(filter *f, int64_t ns, int64_t now) { return charge_req(f->ext, ns, now); }
 
+/* A catch filter on an exception event (other events pass): counted in RequestStats as a condition
+ * is, evaluations the caught throws judged, trues those that passed. */
+static bool catch_condition(ext_req *r, ext_obj *o, ev_ctx *c) {
+    if (c->exception == NULL || c->catch_method == NULL) return true;
+    r->evaluations++;
+    bool yes = catch_filter_passes(o->catches, c->env, c->catch_method);
+    if (yes) r->trues++;
+    return yes;
+}
+
 bool ext_condition(filter *f, ext_obj *o, ev_ctx *c) {
     ext_req *r = f->ext;
+    if (r != NULL && o != NULL && o->kind == XO_CATCH) return catch_condition(r, o, c);
     if (r == NULL || o == NULL || o->kind != XO_CONDITION) return true;  /* budgets and captures filter nothing */
     int64_t t0 = base_now_ns();
     ext_cell out;

@@ -44,6 +44,7 @@ typedef struct ev_ctx {
     jlocation loc;
     jobject exception;
     bool caught;
+    jmethodID catch_method;  /* exception events: where it is caught (NULL: uncaught) */
     jfieldID field;
     jclass field_class;
     jobject object;       /* field events: the object; monitor events: the monitor */

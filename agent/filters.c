@@ -9,6 +9,7 @@
 
 #include "base.h"
 #include "breakpoints.h"
+#include "class_names.h"
 #include "buf.h"
 #include "cond_parse.h"
 #include "evmode.h"
@@ -320,35 +321,10 @@ void filter_expire_pending(JNIEnv *env) { remove_where(env, false, 0, true); }
 
 /* ---- matching ------------------------------------------------------------------------- */
 
-/* Patterns: exact, or one '*' at the start or the end. */
-static bool pattern_match(const char *pattern, const char *name) {
-    if (pattern == NULL || name == NULL) return false;
-    size_t pl = strlen(pattern), nl = strlen(name);
-    if (pl > 0 && pattern[0] == '*') return nl >= pl - 1 && strcmp(name + nl - (pl - 1), pattern + 1) == 0;
-    if (pl > 0 && pattern[pl - 1] == '*') return strncmp(name, pattern, pl - 1) == 0;
-    return strcmp(pattern, name) == 0;
-}
-
 static const char *ctx_class_name(ev_ctx *c) {
     if (c->class_name || c->cls == NULL) return c->class_name;
-    char *sig = NULL;
-    if ((*base_g.jvmti)->GetClassSignature(base_g.jvmti, c->cls, &sig, NULL) != JVMTI_ERROR_NONE) return NULL;
-    /* Lpkg/Name; -> pkg.Name ; arrays keep their signature form with dots, as the reference does. */
-    size_t n = strlen(sig);
-    char *name = malloc(n + 1);
-    if (name) {
-        const char *s = sig;
-        size_t len = n;
-        if (sig[0] == 'L' && n >= 2) {
-            s = sig + 1;
-            len = n - 2;
-        }
-        for (size_t i = 0; i < len; i++) name[i] = s[i] == '/' ? '.' : s[i];
-        name[len] = 0;
-    }
-    base_jvmti_free(sig);
-    c->class_name = name;
-    return name;
+    c->class_name = class_names_dotted(c->cls);
+    return c->class_name;
 }
 
 static const char *ctx_source_name(ev_ctx *c) {
@@ -397,10 +373,10 @@ bool filter_matches(filter *f, ev_ctx *c) {
             if (c->cls == NULL || !(*env)->IsAssignableFrom(env, c->cls, m->ref)) return false;
             break;
         case MK_CLASS_MATCH:
-            if (!pattern_match(m->pattern, ctx_class_name(c))) return false;
+            if (!class_names_match(m->pattern, ctx_class_name(c))) return false;
             break;
         case MK_CLASS_EXCLUDE:
-            if (pattern_match(m->pattern, ctx_class_name(c))) return false;
+            if (class_names_match(m->pattern, ctx_class_name(c))) return false;
             break;
         case MK_LOCATION_ONLY:
             if (c->method != m->method || c->loc != m->loc) return false;
@@ -427,8 +403,8 @@ bool filter_matches(filter *f, ev_ctx *c) {
             break;
         }
         case MK_SOURCE_NAME_MATCH:  /* the source names of the class's SMAP count too (the reference's rule) */
-            if (!pattern_match(m->pattern, ctx_source_name(c)) &&
-                !smap_source_name_match(c->cls, m->pattern, pattern_match))
+            if (!class_names_match(m->pattern, ctx_source_name(c)) &&
+                !smap_source_name_match(c->cls, m->pattern, class_names_match))
                 return false;
             break;
         case MK_PLATFORM_THREADS_ONLY:

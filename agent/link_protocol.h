@@ -295,6 +295,7 @@ enum ext_obj_kind {
     XO_CONDITION = 1,
     XO_CAPTURE = 2,
     XO_BUDGET = 3,
+    XO_CATCH = 4,
 };
 enum ext_op {
     OP_END = 0,

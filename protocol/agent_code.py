@@ -23,6 +23,11 @@ program)...
 
 Budget (ObjKind.BUDGET): u8 kind=3, u32 hit_cap, i64 expires_ms (relative to the request's set
 time; 0: never), u32 rate (hits per second; 0: none), u32 cpu_ppm (0: no quota).
+
+Catch filter (ObjKind.CATCH): u8 kind=4, u16 n, (u32 length, UTF-8 class pattern)... caught in,
+u16 n, (u32 length, UTF-8)... not caught in.  An Exception event passes when its exception is
+uncaught, or when the class of the method that catches it matches a "caught in" pattern (none:
+any class) and no "not caught in" one (JDWP's class patterns: exact, or one ``*`` at either end).
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ class ObjKind(enum.IntEnum):
     CONDITION = 1
     CAPTURE = 2
     BUDGET = 3
+    CATCH = 4
 
 
 class Op(enum.IntEnum):
@@ -173,6 +179,43 @@ _BUDGET = struct.Struct(">BIqIII")
 def encode_budget(hit_cap: int = 0, expires_ms: int = 0, rate: int = 0, cpu_ppm: int = DEFAULT_CPU_PPM,
                   flags: int = 0) -> bytes:
     return _BUDGET.pack(ObjKind.BUDGET, hit_cap, expires_ms, rate, cpu_ppm, flags)
+
+
+def valid_class_pattern(pattern: str) -> bool:
+    """JDWP's class pattern (ClassMatch): a name, or one ``*`` at its start or its end."""
+    body = pattern[1:] if pattern.startswith("*") else pattern[:-1] if pattern.endswith("*") else pattern
+    return pattern == "*" or (bool(body) and "*" not in body)
+
+
+def class_pattern_matches(pattern: str, name: str) -> bool:
+    """``name`` matches a JDWP class pattern (the agent's rule, agent/class_names.c)."""
+    if pattern.startswith("*"):
+        return name.endswith(pattern[1:])
+    if pattern.endswith("*"):
+        return name.startswith(pattern[:-1])
+    return name == pattern
+
+
+def catch_passes(catcher: str | None, caught_in: tuple[str, ...] | list[str],
+                 not_caught_in: tuple[str, ...] | list[str]) -> bool:
+    """Whether an exception caught in class ``catcher`` (None: uncaught) passes a catch filter."""
+    if catcher is None:
+        return True
+    return ((not caught_in or any(class_pattern_matches(p, catcher) for p in caught_in))
+            and not any(class_pattern_matches(p, catcher) for p in not_caught_in))
+
+
+def encode_catch_filter(caught_in: list[str] | tuple[str, ...], not_caught_in: list[str] | tuple[str, ...]) -> bytes:
+    """A catch filter's bytes; ValueError for a pattern that is not a JDWP class pattern."""
+    out = [struct.pack(">B", ObjKind.CATCH)]
+    for patterns in (caught_in, not_caught_in):
+        out.append(struct.pack(">H", len(patterns)))
+        for pattern in patterns:
+            if not valid_class_pattern(pattern):
+                raise ValueError(f"{pattern!r} is not a class pattern (a name, or one '*' at its start or end)")
+            data = pattern.encode()
+            out.append(struct.pack(">I", len(data)) + data)
+    return b"".join(out)
 
 
 _CAPTURE = struct.Struct(">BHHHHHIIBH")

@@ -93,7 +93,7 @@ class JdwpConnection:
 
     # ---- receiving
 
-    def receive_data(self, data: bytes) -> None:
+    def receive_data(self, data: bytes | bytearray) -> None:  # trio streams give either
         """Feed bytes from the peer; ``b""`` means EOF."""
         if self._eof:
             if data:

@@ -674,7 +674,7 @@ class LinkConnection:
         self._buf = bytearray()
         self._max = max_frame
 
-    def receive_data(self, data: bytes) -> None:
+    def receive_data(self, data: bytes | bytearray) -> None:  # trio streams give either
         self._buf += data
 
     def unframed(self) -> bytes:

@@ -12,6 +12,7 @@ whichever role we play; a server additionally refuses replies (jdwp.py).
 from __future__ import annotations
 
 import struct
+from typing import final
 
 import attrs
 
@@ -43,6 +44,7 @@ _HEADER = struct.Struct(">IIBBB")
 _REPLY_HEADER = struct.Struct(">IIBH")
 
 
+@final  # so that a checker reads encode_packet's `type(packet) is CommandPacket` as exhaustive
 @attrs.frozen
 class CommandPacket:
     id: int
@@ -52,6 +54,7 @@ class CommandPacket:
     data: bytes = b""
 
 
+@final
 @attrs.frozen
 class ReplyPacket:
     id: int
@@ -113,7 +116,7 @@ class PacketParser:
         self._buf = bytearray()
         self._pos = 0
 
-    def feed(self, data: bytes) -> None:
+    def feed(self, data: bytes | bytearray) -> None:
         if self._pos:
             # Compact lazily: only when consumed bytes dominate, so many small
             # packets in one chunk do not cost a copy each.

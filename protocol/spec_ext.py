@@ -31,6 +31,8 @@ SETS = [
          " long droppedCaptures, long localsWalked, long localsByJvmti, long localsInFrame"),
         (7, "CompileExpression", "referenceType refType, method methodID, long index, string expression",
          "int exprID, int status, int column, string message, string signature"),
+        (8, "DefineCatchFilter", "repeat caughtIn: string classPattern, repeat notCaughtIn: string classPattern",
+         "int filterID"),
     ]),
 ]
 

@@ -17,6 +17,7 @@ See docs/scripting.md for the tutorial and the reference.
 
 from jdwpd.expr import EvaluationError, ExpressionError, InvocationException
 
+from .catches import ExceptionBreakpoint
 from .connection import Connection, open_connection
 from .entry import Process, attach, attach_pid, launch
 from .errors import (
@@ -31,7 +32,7 @@ from .errors import (
 )
 from .hits import DEFAULT_STEP_EXCLUDES, ExceptionHit, Hit, WatchHit
 from .locations import LocationSpec, parse_location
-from .requests import Breakpoint, ExceptionBreakpoint, Logpoint, Watchpoint
+from .requests import Breakpoint, Logpoint, Watchpoint
 from .snapshot import SCHEMA, Snapshot
 from .snapshot_point import SnapshotPoint
 from .threads import Frame, Thread

@@ -79,7 +79,7 @@ class RequestDisabled(RequestError):
 
 
 # Hints for the errors a script meets most, so that the message says what to do.
-HINTS = {
+HINTS: dict[int, str] = {  # keyed by any error code a reply carries
     ErrorCode.THREAD_NOT_SUSPENDED: "the thread runs; read frames and locals at a hit, before resuming it",
     ErrorCode.INVALID_FRAMEID: "the frame is gone (its thread was resumed since); take frames again at the next hit",
     ErrorCode.INVALID_OBJECT: "the object was collected; keep it with obj.pin() while you need it",

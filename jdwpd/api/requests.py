@@ -33,7 +33,7 @@ from .types import Location, ReferenceType
 if TYPE_CHECKING:
     from .vm import VM
 
-__all__ = ["EventSource", "Breakpoint", "Logpoint", "ExceptionBreakpoint", "Watchpoint", "SUSPEND_POLICIES"]
+__all__ = ["EventSource", "Breakpoint", "Logpoint", "Watchpoint", "SUSPEND_POLICIES"]
 
 SUSPEND_POLICIES = {"none": 0, "thread": 1, "all": 2}
 _PRIMITIVES = frozenset("ZBCSIJFD")
@@ -555,37 +555,6 @@ class Logpoint(Breakpoint):
         except trio.TooSlowError:
             raise Timeout(f"{self} printed {len(self._lines)} of {count} lines within {timeout}s") from None
         return list(self._lines)
-
-
-@attrs.define(eq=False)
-class ExceptionBreakpoint(DeferredRequest):
-    """Stops when an exception of a class (or a subclass) is thrown: ``caught`` and/or ``uncaught``."""
-
-    class_name: str | None = attrs.field(default=None, kw_only=True)
-    caught: bool = attrs.field(default=True, kw_only=True)
-    uncaught: bool = attrs.field(default=True, kw_only=True)
-    suspend: str = attrs.field(default="thread", kw_only=True)
-    #: Class patterns (``java.*``, ``*.Foo``) whose throws are not reported: filtered where the
-    #: server filters (JDWP's ClassExclude, on the throwing location's class).
-    exclude: tuple[str, ...] = attrs.field(default=(), kw_only=True)
-
-    def __str__(self) -> str:
-        return f"exception catch {self.class_name or '*'}"
-
-    async def _install(self) -> None:
-        if self.class_name is None:
-            await self._set_for(0)
-            return
-        await self._install_named(self.class_name)
-
-    async def _install_in(self, t: ReferenceType) -> None:
-        await self._set_for(t.id)
-
-    async def _set_for(self, type_id: int) -> None:
-        mods = [{"mod_kind": ModKind.EXCEPTION_ONLY, "exception_or_null": type_id, "caught": self.caught,
-                 "uncaught": self.uncaught}]
-        mods += [{"mod_kind": ModKind.CLASS_EXCLUDE, "class_pattern": p} for p in self.exclude]
-        await self._set(EventKind.EXCEPTION, SUSPEND_POLICIES[self.suspend], mods, self._on_event)
 
 
 @attrs.define(eq=False)

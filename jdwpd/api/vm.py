@@ -19,6 +19,7 @@ import trio
 from protocol.constants import EventKind, SuspendPolicy, TypeTag
 
 from .capture import DEFAULT_MAX_SNAPSHOTS
+from .catches import ExceptionBreakpoint
 from .connection import Connection
 from .errors import JdwpError, LocationError, VMDisconnected
 from .hits import ExceptionHit, Hit, Stop, WatchHit
@@ -28,7 +29,6 @@ from .requests import (
     SUSPEND_POLICIES,
     Breakpoint,
     EventSource,
-    ExceptionBreakpoint,
     Logpoint,
     Watchpoint,
 )
@@ -58,6 +58,7 @@ class VM:
         self._threads: dict[int, Thread] = {}
         self._sources: set[EventSource] = set()
         self._extension: bool | None = None  # jdwpd's extension (docs/extensions.md): asked once
+        self._extension_features = 0  # its JdwpdHello's feature bits
         #: Set when VMStart arrived; ``held_at_start``: the VM waits there for ``resume()``.
         self.started = trio.Event()
         self.held_at_start = False
@@ -237,16 +238,17 @@ class VM:
             pass
         self.dead.set()
 
-    async def has_extension(self) -> bool:
-        """Whether the server runs conditions in the VM (jdwpd's extension, docs/extensions.md).
-        Asked once, with VirtualMachine.JdwpdHello: a server without it answers NOT_IMPLEMENTED."""
+    async def has_extension(self, features: int = 0) -> bool:
+        """Whether the server runs conditions in the VM (jdwpd's extension, docs/extensions.md),
+        and offers every one of ``features`` (JdwpdHello's bits).  Asked once, with
+        VirtualMachine.JdwpdHello: a server without it answers NOT_IMPLEMENTED."""
         if self._extension is None:
             try:
-                await self.conn.command("VirtualMachine", "JdwpdHello", client_version=2)
-                self._extension = True
+                r = await self.conn.command("VirtualMachine", "JdwpdHello", client_version=2)
+                self._extension, self._extension_features = True, r.features
             except JdwpError:
                 self._extension = False
-        return self._extension
+        return self._extension and self._extension_features & features == features
 
     async def _make_hit(self, source: Any, event: Any, stop: Stop) -> Hit:
         thread = stop.thread or await self.thread(event.thread)
@@ -387,11 +389,16 @@ class VM:
         return await self._add(lp)
 
     async def catch(self, class_name: str | None = None, *, caught: bool = True, uncaught: bool = True,
-                    suspend: str = "thread", exclude: tuple[str, ...] = ()) -> ExceptionBreakpoint:
+                    suspend: str = "thread", exclude: tuple[str, ...] = (), caught_in: tuple[str, ...] = (),
+                    not_caught_in: tuple[str, ...] = ()) -> ExceptionBreakpoint:
         """Stop where an exception of ``class_name`` or a subclass (None: any) is thrown;
-        ``exclude``: class patterns (``java.*``) whose own throws are not reported."""
+        ``exclude``: class patterns (``java.*``) whose own throws are not reported; ``caught_in``,
+        ``not_caught_in``: class patterns of the method that will catch it (a caught exception is
+        reported only when that class matches one of ``caught_in``, if any, and none of
+        ``not_caught_in``; judged in the VM under jdwpd).  ValueError for a malformed pattern."""
         return await self._add(ExceptionBreakpoint(self, class_name=class_name, caught=caught, uncaught=uncaught,
-                                                   suspend=suspend, exclude=tuple(exclude)))
+                                                   suspend=suspend, exclude=tuple(exclude), caught_in=tuple(caught_in),
+                                                   not_caught_in=tuple(not_caught_in)))
 
     async def exception(self, class_name: str | None = None, *, caught: bool = True, uncaught: bool = True,
                         timeout: float | None = None) -> ExceptionHit:

@@ -19,7 +19,7 @@ from jdwpd import api
 
 from .evidence import Evidence
 from .options import DEFAULT_CAP, LOGPOINT_CAP, Probe, Settings
-from .tests_seen import QUIET_THROWERS, caught_outside_tests, ended_test, test_failure_snapshot, test_of
+from .tests_seen import NOT_RECORDERS, RECORDERS, ended_test, test_failure_snapshot, test_of
 
 #: What a condition that threw in Java says: "ArithmeticException: / by zero (in the VM)", ...
 JAVA_THROWABLE = re.compile(r"^[\w.$]*(Exception|Error)\b")
@@ -155,8 +155,9 @@ class VmProbes:
                                       self._exception(hit, p, s, "exception")))
         elif probe.kind == "test-failure":
             # any exception may end a test (JUnit's <error> as its <failure>): which one does is
-            # told by where it is caught (tests_seen.py)
-            source = await vm.catch(None, caught=True, uncaught=True, exclude=QUIET_THROWERS)
+            # told by where it is caught (tests_seen.py), first in the VM by the catching class
+            source = await vm.catch(None, caught=True, uncaught=True, caught_in=RECORDERS,
+                                    not_caught_in=NOT_RECORDERS)
             source.on_hit(self._guard(probe, lambda hit, p=probe, s=source: self._test_failure(hit, p, s)))
         else:
             raise ValueError(probe.kind)
@@ -300,8 +301,6 @@ class VmProbes:
         self.evidence.event("log", vm=self.short, probe=probe.describe(), line=line)
 
     async def _test_failure(self, hit: Any, probe: Probe, source: Any) -> None:
-        if caught_outside_tests(hit):
-            return
         key = getattr(hit.thrown, "id", None)
         if key is not None and key in self.seen_exceptions:  # a rethrow of one we have
             return

@@ -38,14 +38,6 @@ NOT_FAILURES = frozenset({"org.opentest4j.TestAbortedException", "org.junit.Assu
 EXPECTING = ("org.junit.internal.runners.statements.ExpectException", "org.junit.rules.ExpectedException")
 
 
-#: Code whose own throws are never a test's failure, left out where the VM filters (JDWP's
-#: ClassExclude): class loaders asking their parents and the console launcher's option parser.
-#: The one failure it hides: a test's own ``Class.forName`` of a missing class (its
-#: ClassNotFoundException is thrown in a class loader).
-QUIET_THROWERS = ("java.lang.ClassLoader", "jdk.internal.loader.*", "java.net.URLClassLoader",
-                  "org.junit.platform.console.*")
-
-
 #: Runner classes a test calls (so they catch above the test frame, never below it): an exception
 #: they catch ends no test (``assertThrows``; ``assertAll`` throws its own failure afterwards).
 ASSERTION_APIS = ("org.junit.jupiter.api.Assert", "org.junit.Assert", "org.junit.jupiter.api.Assumptions",

@@ -146,7 +146,7 @@ class FarRelay:
             body = L.encode_body(spec.request, fields)
             msg_id = R.FAR_ID_BIT | self._next_id
             self._next_id = (self._next_id + 1) & 0x7FFF_FFFF or 1
-            slot = (trio.Event(), [])
+            slot: tuple[trio.Event, list[L.Frame]] = (trio.Event(), [])
             self._waiting[msg_id] = slot
             frames.append(L.frame(msg_id, spec.kind, 0, body))
             waits.append((spec.kind, body, slot))

@@ -116,6 +116,23 @@ def test_errors_and_failures_are_attached_in_the_junit_xml_and_reported(parser_r
     assert shown.index("<b>the test</b>: lib.ParserTest.rejectsNull") < shown.index('<ol class="stack">')
 
 
+def test_a_failure_thrown_in_a_class_loader_is_captured(lib_classes):
+    """31.10: the VM leaves out throws by where they are caught, not by where they are thrown: a
+    test's own Class.forName of a missing class fails the test, with its locals (its
+    ClassNotFoundException is thrown in a class loader, whose other throws it catches itself)."""
+    work, classes = lib_classes
+    out = work / "loader"
+    result = jdwpd_ci("--on-test-failure", "--out", str(out), "--", "java", "-jar", str(CONSOLE), "-cp", str(classes),
+                      "--select-class", "lib.LoaderTest", "--disable-banner", "--details=none", cwd=work)
+    assert result.returncode == 1, result.stderr[-3000:]
+    [failure] = [e for e in events(out) if e["event"] == "test-failure"]
+    assert failure["test"] == "lib.LoaderTest.loadsAPluginThatIsMissing"
+    assert failure["exception"]["class"] == "java.lang.ClassNotFoundException"
+    assert failure["location"]["line"] == marker("loader_forname")
+    snap = json.loads((out / failure["file"]).read_text())
+    assert snap["frames"][snap["test_frame"]]["locals"] == {"plugin": "lib.plugins.Missing"}
+
+
 def test_a_probe_that_cannot_serve_is_said_and_the_others_go_on(lib_classes):
     """31.3: a condition naming a field the class lacks fails its probe alone: an event, a line on
     stderr, a summary row and, with --fail-on probe, status 3; the snapshot beside it is taken."""

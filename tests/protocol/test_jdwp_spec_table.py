@@ -116,11 +116,12 @@ EXPECTED = [
     (128, "Jdwpd", 5, "Forget"),
     (128, "Jdwpd", 6, "RequestStats"),
     (128, "Jdwpd", 7, "CompileExpression"),
+    (128, "Jdwpd", 8, "DefineCatchFilter"),
 ]
 
 
 def test_table_matches_the_hand_written_list():
-    assert len(EXPECTED) == 102
+    assert len(EXPECTED) == 103
     actual = sorted((c.set_id, c.set_name, c.cmd_id, c.name) for c in spec.COMMANDS.values())
     assert actual == sorted(EXPECTED)
 

@@ -21,15 +21,16 @@ from jdwpd.daemon.model.requests import Modifier
 from jdwpd.errors import AgentError, JdwpError
 from jdwpd.expr.agent_code import FieldRef, NotInAgent, compile_condition, compile_expression
 from jdwpd.expr.errors import ExpressionError
-from protocol.agent_code import BudgetFlag, ObjKind, encode_budget, encode_capture
+from protocol.agent_code import BudgetFlag, ObjKind, encode_budget, encode_capture, encode_catch_filter
 from protocol.constants import ErrorCode, ModKind
 
 SET_NAME = "Jdwpd"
-VERSION = 2  # 2: DefineBudget's flags, the JdwpdConditionError event (docs/extensions.md)
+VERSION = 3  # 2: DefineBudget's flags, the JdwpdConditionError event; 3: DefineCatchFilter (docs/extensions.md)
 FEATURE_CONDITIONS = 1
 FEATURE_BUDGETS = 2
 FEATURE_CAPTURES = 4
 FEATURE_STOP_ON_ERROR = 8
+FEATURE_CATCH_FILTERS = 16
 STATUS_OK, STATUS_ERROR, STATUS_NOT_IN_AGENT = 0, 1, 2
 _MOD_STATIC = 0x0008
 
@@ -119,7 +120,8 @@ class _Resolver:
 async def hello(ctx: Any, cmd: Any) -> Any:
     _STATES.setdefault(ctx.session, _SessionState())
     return {"version": VERSION,
-            "features": FEATURE_CONDITIONS | FEATURE_BUDGETS | FEATURE_CAPTURES | FEATURE_STOP_ON_ERROR}
+            "features": FEATURE_CONDITIONS | FEATURE_BUDGETS | FEATURE_CAPTURES | FEATURE_STOP_ON_ERROR
+            | FEATURE_CATCH_FILTERS}
 
 
 async def _compile(ctx: Any, cmd: Any, compiler: Any) -> dict:
@@ -193,6 +195,16 @@ async def define_budget(ctx: Any, cmd: Any) -> Any:
     return {"budget_id": _define(ctx, data)}
 
 
+async def define_catch_filter(ctx: Any, cmd: Any) -> Any:
+    _state(ctx)
+    try:
+        data = encode_catch_filter([p.class_pattern for p in cmd.caught_in],
+                                   [p.class_pattern for p in cmd.not_caught_in])
+    except ValueError as e:
+        raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, str(e)) from None
+    return {"filter_id": _define(ctx, data)}
+
+
 async def forget(ctx: Any, cmd: Any) -> Any:
     _state(ctx).objects.pop(cmd.id, None)  # requests set with it keep their copy
 
@@ -224,4 +236,5 @@ HANDLERS = {
     "Forget": forget,
     "RequestStats": request_stats,
     "CompileExpression": compile_expression_cmd,
+    "DefineCatchFilter": define_catch_filter,
 }

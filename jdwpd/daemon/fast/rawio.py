@@ -59,7 +59,7 @@ class RawStream:
         assert self._sock is not None
         return self._sock
 
-    async def receive_some(self, max_bytes: int = 65536) -> bytes:
+    async def receive_some(self, max_bytes: int = 65536) -> bytes | bytearray:
         """Whatever is available (at least one byte), b"" at end of stream."""
         sock = self._sock
         if sock is None:

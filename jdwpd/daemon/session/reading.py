@@ -62,7 +62,7 @@ class Reader:
                 self._memo_hits_in_row = 0
                 await session.order.take(event)
 
-    async def _next_data(self) -> bytes | None:
+    async def _next_data(self) -> bytes | bytearray | None:
         """The debugger's next bytes (b"" at its end; None once it is gone), from the socket or from
         the fast lane: the lane reads the socket after a run of memo answers, until a command it
         cannot answer, which it hands on with the socket (its hop would tax a run of VM commands)."""
@@ -82,6 +82,7 @@ class Reader:
                 lane.start()
             else:
                 lane.reclaim(session.commands_read)
+            assert self._lane_io is not None  # made with the lane
             self._io_in = self._lane_io
             self._memo_hits_in_row = 0
         try:
