@@ -37,6 +37,7 @@ __all__ = [
     "decode_mutf8",
     "ValueCodec",
     "value_codec",
+    "ID_CODES",
 ]
 
 
@@ -53,7 +54,7 @@ class IDSizes:
 
     def __attrs_post_init__(self) -> None:
         for name in ("field_id", "method_id", "object_id", "reference_type_id", "frame_id"):
-            if getattr(self, name) not in _ID_CODES:
+            if getattr(self, name) not in ID_CODES:
                 raise LocalProtocolError(f"IDSizes.{name} must be 1, 2, 4 or 8, not {getattr(self, name)!r}")
 
 
@@ -210,7 +211,7 @@ def _decode_str(b: bytes) -> str:
 
 # ---------------------------------------------------------------- value codecs
 
-_ID_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}
+ID_CODES = {1: "B", 2: "H", 4: "I", 8: "Q"}  # struct's format of an ID of each size
 
 # Payload formats of primitive tags; object tags use the object ID size.
 _PRIMITIVE_CODES = {
@@ -233,7 +234,7 @@ class ValueCodec:
 
     def __init__(self, sizes: IDSizes) -> None:
         self.sizes = sizes
-        obj = _ID_CODES[sizes.object_id]
+        obj = ID_CODES[sizes.object_id]
         # tag -> Struct of the untagged payload
         self.untagged: dict[int, struct.Struct | None] = {
             int(t): struct.Struct(">" + c) for t, c in _PRIMITIVE_CODES.items()
@@ -245,7 +246,7 @@ class ValueCodec:
         self.tagged: dict[int, struct.Struct] = {
             t: struct.Struct(">B" + (s.format[1:] if s is not None else "")) for t, s in self.untagged.items()
         }
-        self.location = struct.Struct(">B" + _ID_CODES[sizes.reference_type_id] + _ID_CODES[sizes.method_id] + "q")
+        self.location = struct.Struct(">B" + ID_CODES[sizes.reference_type_id] + ID_CODES[sizes.method_id] + "q")
         self.tagged_object = struct.Struct(">B" + obj)
 
     # -- decoding: (buf, pos) -> (result, new pos); raise ValueError/struct.error/IndexError/KeyError,
@@ -562,7 +563,7 @@ class Writer:
 
 
 _I64 = struct.Struct(">q")
-_ID_STRUCTS = {n: struct.Struct(">" + c) for n, c in _ID_CODES.items()}
+_ID_STRUCTS = {n: struct.Struct(">" + c) for n, c in ID_CODES.items()}
 
 
 def _read_string(buf: bytes, pos: int) -> tuple[str, int]:
