@@ -127,8 +127,7 @@ async def serve_vm(link, jdwp_listener: trio.SocketListener | None, *, read_only
     from .server import serve_dialed, serve_jdwp
     from .vm import VM
 
-    vm = VM(link, read_only=read_only, start_runs=start_runs)
-    vm.start_goes_to_dialed = dialed is not None
+    vm = VM(link, read_only=read_only, start_runs=start_runs, start_goes_to_dialed=dialed is not None)
 
     async def serve_the_dialed() -> None:
         assert dialed is not None

@@ -16,7 +16,7 @@ import trio
 
 from jdwpd.errors import AgentError, AgentLinkClosed
 from protocol.constants import EventKind, SuspendPolicy
-from protocol.link import NOTICE_VM_DEATH, CapBit, HelloFlag
+from protocol.link import NOTICE_VM_DEATH, CapBit
 from protocol.messages import Events
 from protocol.wire import IDSizes
 
@@ -26,7 +26,7 @@ from .facade.frames import FrameOperations
 from .facade.invoke import InvokeOperations
 from .facade.objects import ObjectOperations
 from .facade.requests import RequestOperations
-from .facade.threads import START_WAIT, ThreadOperations
+from .facade.threads import ThreadOperations
 from .facade.values import ObjectKinds, ValueOperations
 from .fast.locals_ahead import LocalsAhead
 from .fast.memo import NO_THAW, ReplyMemo
@@ -35,6 +35,7 @@ from .fast.stop_read import Facts, StopReader, facts_only, read_stop
 from .model.invokes import InvokeTable
 from .model.objects import ObjectRefs
 from .model.requests import RequestTable
+from .model.start_hold import StartHold
 from .model.threads import ThreadTable
 
 log = logging.getLogger(__name__)
@@ -79,15 +80,10 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
     """The façade over one VM: its lifecycle, its sessions, the fan-out of its events, and (from the
     mixins of jdwpd/daemon/facade/) every query and change a front end makes."""
 
-    def __init__(self, link: Any, *, read_only: bool = False, start_runs: bool = False) -> None:
+    def __init__(self, link: Any, *, read_only: bool = False, start_runs: bool = False,
+                 start_goes_to_dialed: bool = False) -> None:
         self.link = link
         self.read_only = read_only
-        # A debugger dialed at start (the reference's server=n) with suspend=n: the agent holds the
-        # start all the same, so that nothing runs before that debugger is there (the reference
-        # connects before VMInit ends); the VM then runs and the debugger gets VMStart with
-        # SUSPEND_NONE, as the reference sends it.
-        self.start_runs = start_runs
-        self.start_goes_to_dialed = False
         self.threads = ThreadTable()
         self.requests = RequestTable()
         self.objects = ObjectRefs()
@@ -114,18 +110,10 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
         self.caps_mask = int(hello.get("caps", 0))
         self.profile = hello.get("profile", "")
         self._classes = None
-        # Suspend-on-start: the VMStart composite (SUSPEND_ALL) goes to the first
-        # debugger, whose resume then releases the start.
-        self.start_thread: int | None = None
-        self.start_pending = bool(self.hello_flags & HelloFlag.SUSPEND_ON_START)
-        # onthrow=/onuncaught=: the start event is the exception that woke the agent (request 0).
-        self.start_kind = EventKind.EXCEPTION if self.hello_flags & HelloFlag.STARTED_BY_EXCEPTION \
-            else EventKind.VM_START
-        self._start_event: Any = None
-        self._start_owner: Session | None = None
-        self._start_seen = trio.Event()
-        if not self.start_pending:
-            self._start_seen.set()
+        # Suspend-on-start: the start event (SUSPEND_ALL) goes to the first debugger, whose resume
+        # then releases the start (model/start_hold.py).
+        self.start_hold = StartHold.from_hello(self.hello_flags, runs=start_runs,
+                                               goes_to_dialed=start_goes_to_dialed)
 
     def _on_link_message(self, name: str) -> None:
         if name == "REDEFINE_CLASSES":
@@ -278,17 +266,14 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
             session.saw_vm_death = True
             await session.send_event(SuspendPolicy.NONE, (Events.VMDeath(request_id=0),))
             return
-        if self.start_goes_to_dialed and not session.dialed:
-            return
-        if self.start_pending and self._start_owner is None:
-            self._start_owner = session
+        hold = self.start_hold
+        if hold.take(session):
             self.threads.suspended_all(session)
             self.memo.held_more()
-            with trio.move_on_after(START_WAIT):
-                await self._start_seen.wait()
-            thread = self.start_thread or await self._initial_thread()
-            event = self._start_event or Events.VMStart(request_id=0, thread=thread)
-            if self.start_runs:
+            await hold.wait_arrival()
+            thread = hold.thread or await self._initial_thread()
+            event = hold.event or Events.VMStart(request_id=0, thread=thread)
+            if hold.runs:
                 # The start goes first, and out only once the VM runs (the debugger's first
                 # questions find it running, as with the reference): what the run sends meanwhile
                 # (a short program's VMDeath) queues behind it.
@@ -390,8 +375,8 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
             pass
 
     async def _release_start_if(self, session: Session, resumed: bool) -> None:
-        if self.start_pending and self._start_owner is session and resumed:
-            self.start_pending = False
+        if resumed and self.start_hold.held_for(session):
+            self.start_hold.released()
             await self._quiet("RELEASE_START")
 
     # ------------------------------------------------------------------ agent messages
@@ -405,12 +390,10 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
             self._class_unloaded(message["class_unloaded"])
             return
         hits = message.get("hits", ())
-        start = next((h for h in hits if h["event_kind"] == self.start_kind and h["request_id"] == 0), None)
-        if start is not None and (self.start_pending or start["event_kind"] == EventKind.VM_START):
-            self.start_thread = message["thread"]
-            if start["event_kind"] != EventKind.VM_START:
-                self._start_event = event_of_hit(start["event_kind"], 0, message["thread"], start["data"])
-            self._start_seen.set()
+        start = self.start_hold.start_hit(hits)
+        if start is not None:
+            self.start_hold.arrived(message["thread"], None if start["event_kind"] == EventKind.VM_START
+                                    else event_of_hit(start["event_kind"], 0, message["thread"], start["data"]))
             hits = [h for h in hits if h is not start]
             if not hits:
                 return

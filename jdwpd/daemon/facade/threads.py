@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import trio
-
 from jdwpd.daemon.facade.agent import ask
 from jdwpd.daemon.facade.values import tagged, to_link
 from jdwpd.errors import AgentError, AgentLinkClosed, JdwpError
@@ -19,14 +17,13 @@ from protocol.link import CapBit
 from protocol.wire import TaggedObjectID, Value
 
 if TYPE_CHECKING:  # pragma: no cover
+    from jdwpd.daemon.model.start_hold import StartHold
     from jdwpd.daemon.model.threads import ThreadTable
 
 # JVMTI thread state bits (jvmti.xml) the JDWP status is derived from.
 _ALIVE, _TERMINATED, _RUNNABLE = 0x1, 0x2, 0x4
 _WAITING, _SLEEPING, _BLOCKED_ON_MONITOR = 0x80, 0x40, 0x400
 _SUSPENDED = 0x100000
-# How long the start waits for the agent's start event (it comes once the main thread has reached VMInit).
-START_WAIT = 5.0
 
 
 def jdwp_thread_status(state: int, at_event: bool) -> int:
@@ -63,9 +60,7 @@ class ThreadOperations:
 
     link: Any
     threads: ThreadTable
-    start_pending: bool
-    _start_owner: Any
-    _start_seen: trio.Event
+    start_hold: StartHold
     has: Callable[[CapBit], bool]
 
     # ------------------------------------------------------------ queries
@@ -160,17 +155,12 @@ class ThreadOperations:
         # resume: afterwards a thread that ran may already sit at its next event.  Only
         # threads whose frame ids are out with a debugger are worth the question.
         # The questions and the resume go in one write: one round trip in all.
-        if self.start_pending and self._start_owner is session and not self._start_seen.is_set():
-            # The agent suspends the VM for its start just before it reports the start event: a resume
-            # that reached it first would find nothing to resume, and the start suspension would then
-            # hold the VM for good (a debugger that resumes before its VMStart arrives).
-            with trio.move_on_after(START_WAIT):
-                await self._start_seen.wait()
+        await self.start_hold.before_resume(session)
         asked = self.threads.with_frames_out()
         # The resume that gives back the start's suspend-all releases the start in the same write, after
         # it: a second round trip would often find the link gone (a program that ends once resumed takes
         # its VM down within milliseconds), and this resume, done, would then answer VM_DEAD.
-        releases_start = self.start_pending and self._start_owner is session and self.threads.all_claims(session) <= 1
+        releases_start = self.start_hold.held_for(session) and self.threads.all_claims(session) <= 1
         if not asked and not releases_start:
             # Nothing to learn from the agent: RESUME_ALL cannot fail, and runs before anything
             # sent after it; nobody waits for its reply (a link round trip less per step).
@@ -194,7 +184,7 @@ class ThreadOperations:
                  if not isinstance(c, AgentError) and c["suspend_count"] > 1]
         self.threads.resumed_all(session, frozenset(still))
         if releases_start:
-            self.start_pending = False
+            self.start_hold.released()
 
     async def _suspend_count(self, thread: int) -> int:
         try:
