@@ -29,7 +29,7 @@ class AgentLinkClosed(Exception):
 
 # JVMTI error numbers were designed to coincide with JDWP's where both exist;
 # the statuses below are the agent's own and need a choice.
-_LINK_TO_JDWP = {
+_LINK_TO_JDWP: dict[int, ErrorCode] = {  # keyed by any status the agent sends
     LinkStatus.BAD_MESSAGE: ErrorCode.INTERNAL,
     LinkStatus.UNKNOWN_KIND: ErrorCode.NOT_IMPLEMENTED,
     LinkStatus.INVALID_ID: ErrorCode.INVALID_OBJECT,

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import keyword
 import re
+from typing import Any
 
 import attrs
 
@@ -163,8 +164,8 @@ _FLAG_TRAITS = ("mutating", "invokes", "changes_state", "inline_after_reply")
 _MEMO_KINDS = ("fact", "frozen")
 
 
-def _traits(label: str, words: str) -> dict[str, object]:
-    out: dict[str, object] = {}
+def _traits(label: str, words: str) -> dict[str, Any]:  # keyword arguments of CommandSpec
+    out: dict[str, Any] = {}
     for word in words.split():
         name, _, value = word.partition("=")
         if name in _FLAG_TRAITS and not value:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import types
 from collections.abc import Callable, Coroutine, Generator
-from typing import Any
+from typing import Any, NoReturn
 
 import outcome
 import trio
@@ -96,12 +96,17 @@ def give_up_wait(yielded: Any) -> Any:
     # nor a sleep's or a socket's wait (a cancel scope or a registration of the task's own).
     if isinstance(yielded, WaitTaskRescheduled) and \
             getattr(yielded.abort_func, "__qualname__", "") in _UNDOABLE_WAITS:
-        if yielded.abort_func(lambda: None) is trio.lowlevel.Abort.SUCCEEDED:
+        if yielded.abort_func(_no_cancel) is trio.lowlevel.Abort.SUCCEEDED:
             return WOKEN
     return None
 
 
 _UNDOABLE_WAITS = frozenset({"Event.wait.<locals>.abort_fn"})  # trio 0.22's Event keeps its own task set
+
+
+def _no_cancel() -> NoReturn:
+    # An abort function is handed a way to raise Cancelled; an Event's never uses it.
+    raise AssertionError("an Event's abort cancels nothing")
 
 
 @types.coroutine

@@ -125,10 +125,10 @@ async def read_stop(stop: StopReader, event: dict, *, whole_vm: bool = True) -> 
         first_reads.insert(0, ("ALL_THREADS", {}))
     top = stop_location(event)
     top_table = stop.facts.variable_table(top.method) if top is not None and top.method else None
-    read_top = bool(top_table and READ_LOCALS and _visible(top_table, top.index))
+    top_slots = _visible(top_table, top.index) if top is not None and top_table and READ_LOCALS else []
+    read_top = bool(top_slots)
     if read_top:
-        first_reads.append(("FRAME_GET_LOCALS", {"thread": thread, "depth": 0,
-                                                 "slots": _visible(top_table, top.index)}))
+        first_reads.append(("FRAME_GET_LOCALS", {"thread": thread, "depth": 0, "slots": top_slots}))
     elif top is not None and top.method and top_table is None and READ_LOCALS:
         # learnt now, for the next stops here (a fact: it holds whatever the debugger does meanwhile)
         first_reads.append(("METHOD_VARIABLE_TABLE", {"method": top.method}))
@@ -141,7 +141,8 @@ async def read_stop(stop: StopReader, event: dict, *, whole_vm: bool = True) -> 
     frames = (first[0] or {}).get("frames", [])[:TOP_FRAMES]
     thises = [(r or {}).get("object") for r in first[1:1 + len(frames)]]
     this_ids = sorted({t.object for t in thises if t is not None and t.object}) if whole_vm else []
-    if read_top and frames and (frames[0]["method"], frames[0]["index"]) != (top.method, top.index):
+    if (read_top and top is not None and frames
+            and (frames[0]["method"], frames[0]["index"]) != (top.method, top.index)):
         read_top = False  # the event's place is not the top frame's after all
     values: list[dict | None] = [first[-1]] if read_top else []
     if top_table is None and top is not None and top.method and READ_LOCALS:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from typing import Any
 
 import trio
@@ -66,17 +67,17 @@ def steps(sizes: Any) -> Iterator[Callable[[], None]]:
     """Every codec a serving daemon makes, most likely first, one step each."""
     first = [spec.by_name(*label.split(".")) for label in FIRST_COMMANDS]
     for cs in first:
-        yield lambda cs=cs: messages.prepare_server(cs, sizes)
-    for kind in FIRST_EVENTS:
-        yield lambda kind=kind: messages.prepare_event(kind, sizes)
-    for kind in link.MESSAGES:
-        yield lambda kind=kind: link.prepare_reply(kind)
+        yield partial(messages.prepare_server, cs, sizes)
+    for event_kind in FIRST_EVENTS:
+        yield partial(messages.prepare_event, event_kind, sizes)
+    for link_kind in link.MESSAGES:
+        yield partial(link.prepare_reply, link_kind)
     for cs in spec.COMMANDS.values():
         if cs not in first and cs is not messages.COMPOSITE:
-            yield lambda cs=cs: messages.prepare_server(cs, sizes)
+            yield partial(messages.prepare_server, cs, sizes)
     for alt in spec.EVENT_SELECT.alts:
         if alt.kind not in FIRST_EVENTS:
-            yield lambda kind=alt.kind: messages.prepare_event(kind, sizes)
+            yield partial(messages.prepare_event, alt.kind, sizes)
 
 
 def debugger_spoke(vm: Any) -> bool:

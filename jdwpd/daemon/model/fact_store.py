@@ -72,7 +72,8 @@ class FactStore:
                 break
             await slot.pending.wait()
         epoch = self._epoch.get(scope, 0)
-        slot = _Slot(pending=trio.Event())
+        event = trio.Event()
+        slot = _Slot(pending=event)
         self._slots[full] = slot
         self._by_scope.setdefault(scope, set()).add(full)
         try:
@@ -86,7 +87,7 @@ class FactStore:
                 slot.value, slot.present = value, True
             return value
         finally:
-            event, slot.pending = slot.pending, None
+            slot.pending = None
             if not slot.present and self._slots.get(full) is slot:
                 del self._slots[full]
             event.set()

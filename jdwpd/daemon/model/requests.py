@@ -54,7 +54,7 @@ def is_inert(event_kind: int, modifiers: Iterable[Modifier]) -> bool:
         return True
     return any(m.mod_kind == ModKind.INSTANCE_ONLY and not m.args["object"] for m in mods)
 # Kinds that share one JVMTI event in the reference, hence one per-kind table for Clear.
-_CLEAR_ALIAS = {EventKind.METHOD_EXIT_WITH_RETURN_VALUE: EventKind.METHOD_EXIT}
+_CLEAR_ALIAS: dict[int, int] = {EventKind.METHOD_EXIT_WITH_RETURN_VALUE: EventKind.METHOD_EXIT}
 
 _LOCATION_KINDS = frozenset({EventKind.BREAKPOINT, EventKind.FIELD_ACCESS, EventKind.FIELD_MODIFICATION,
                              EventKind.SINGLE_STEP, EventKind.EXCEPTION})
