@@ -15,19 +15,19 @@ typedef struct outbuf {
     bool oom;
 } outbuf;
 
-void ob_init(outbuf *b, size_t reserve);
-void ob_free(outbuf *b);
-void ob_bytes(outbuf *b, const void *p, size_t n);
-void ob_u8(outbuf *b, uint8_t v);
-void ob_u16(outbuf *b, uint16_t v);
-void ob_u32(outbuf *b, uint32_t v);
-void ob_u64(outbuf *b, uint64_t v);
-void ob_str(outbuf *b, const char *s);  /* NULL writes "" */
-void ob_blob(outbuf *b, const void *p, uint32_t n);
-void ob_put_u32_at(outbuf *b, size_t pos, uint32_t v);
+void buf_out_init(outbuf *b, size_t reserve);
+void buf_out_free(outbuf *b);
+void buf_out_bytes(outbuf *b, const void *p, size_t n);
+void buf_out_u8(outbuf *b, uint8_t v);
+void buf_out_u16(outbuf *b, uint16_t v);
+void buf_out_u32(outbuf *b, uint32_t v);
+void buf_out_u64(outbuf *b, uint64_t v);
+void buf_out_str(outbuf *b, const char *s);  /* NULL writes "" */
+void buf_out_blob(outbuf *b, const void *p, uint32_t n);
+void buf_out_put_u32_at(outbuf *b, size_t pos, uint32_t v);
 /* A frame: reserve the header, fill the body, then finish with the header. */
-void ob_frame_begin(outbuf *b);
-void ob_frame_end(outbuf *b, uint32_t id, uint16_t kind, uint16_t status);
+void buf_out_frame_begin(outbuf *b);
+void buf_out_frame_end(outbuf *b, uint32_t id, uint16_t kind, uint16_t status);
 
 typedef struct inbuf {
     const uint8_t *data;
@@ -35,23 +35,23 @@ typedef struct inbuf {
     bool bad;  /* sticky: a read past the end or a malformed field */
 } inbuf;
 
-uint8_t ib_u8(inbuf *b);
-uint16_t ib_u16(inbuf *b);
-uint32_t ib_u32(inbuf *b);
-uint64_t ib_u64(inbuf *b);
-int32_t ib_i32(inbuf *b);
+uint8_t buf_in_u8(inbuf *b);
+uint16_t buf_in_u16(inbuf *b);
+uint32_t buf_in_u32(inbuf *b);
+uint64_t buf_in_u64(inbuf *b);
+int32_t buf_in_i32(inbuf *b);
 /* Returns a malloc'd NUL-terminated copy (caller frees) or NULL with b->bad set. */
-char *ib_str(inbuf *b);
+char *buf_in_str(inbuf *b);
 /* Points into the buffer; length in *n. */
-const uint8_t *ib_blob(inbuf *b, uint32_t *n);
-bool ib_done(inbuf *b);  /* consumed exactly, nothing bad */
+const uint8_t *buf_in_blob(inbuf *b, uint32_t *n);
+bool buf_in_done(inbuf *b);  /* consumed exactly, nothing bad */
 
-uint32_t be32(const uint8_t *p);
-uint16_t be16(const uint8_t *p);
-uint64_t be64(const uint8_t *p);
+uint32_t buf_be32(const uint8_t *p);
+uint16_t buf_be16(const uint8_t *p);
+uint64_t buf_be64(const uint8_t *p);
 
 /* An executor's request must be read to its end, nothing bad in it. */
-#define PARSED(in) do { if (!ib_done(in)) return LS_BAD_MESSAGE; } while (0)
+#define PARSED(in) do { if (!buf_in_done(in)) return LS_BAD_MESSAGE; } while (0)
 
 /* One executor of a link request: reads the request from in, writes reply body fields to out;
  * returns a status.  The executor modules' lookup tables hold these (dispatch.c asks them). */

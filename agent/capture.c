@@ -43,7 +43,7 @@ static bool over_budget(cap_ctx *x) {
     return x->over;
 }
 
-static void put_str(outbuf *b, const char *s) { ob_str(b, s); }
+static void put_str(outbuf *b, const char *s) { buf_out_str(b, s); }
 
 static void ob_put_u16_at(outbuf *b, size_t at, uint16_t v) {
     if (b->oom || at + 2 > b->len) return;
@@ -55,14 +55,14 @@ static void put_string(cap_ctx *x, jstring s) {
     JNIEnv *env = x->env;
     jint len = (*env)->GetStringLength(env, s);
     jint keep = len < x->cap->max_string ? len : x->cap->max_string;
-    ob_u8(x->out, 's');
-    ob_u32(x->out, (uint32_t)len);
-    ob_u16(x->out, (uint16_t)keep);
+    buf_out_u8(x->out, 's');
+    buf_out_u32(x->out, (uint32_t)len);
+    buf_out_u16(x->out, (uint16_t)keep);
     jchar buf[64];
     for (jint at = 0; at < keep; at += 64) {
         jint n = keep - at < 64 ? keep - at : 64;
         (*env)->GetStringRegion(env, s, at, n, buf);
-        for (jint i = 0; i < n; i++) ob_u16(x->out, buf[i]);
+        for (jint i = 0; i < n; i++) buf_out_u16(x->out, buf[i]);
     }
 }
 
@@ -70,25 +70,25 @@ static void put_value(cap_ctx *x, char tag, jvalue v, int depth);
 
 static void put_object(cap_ctx *x, jobject o, int depth) {
     JNIEnv *env = x->env;
-    if (o == NULL) { ob_u8(x->out, 'N'); return; }
-    if (over_budget(x)) { ob_u8(x->out, 'X'); return; }
+    if (o == NULL) { buf_out_u8(x->out, 'N'); return; }
+    if (over_budget(x)) { buf_out_u8(x->out, 'X'); return; }
     if ((*env)->IsInstanceOf(env, o, base_g.cls_string)) { put_string(x, o); return; }
     jclass cls = (*env)->GetObjectClass(env, o);
     char *sig = NULL;
     if ((*base_g.jvmti)->GetClassSignature(base_g.jvmti, cls, &sig, NULL) != JVMTI_ERROR_NONE) {
-        ob_u8(x->out, 'E');
-        ob_u8(x->out, XR_OTHER);
+        buf_out_u8(x->out, 'E');
+        buf_out_u8(x->out, XR_OTHER);
         (*env)->DeleteLocalRef(env, cls);
         return;
     }
     if (sig[0] == '[') {
         jint len = (*env)->GetArrayLength(env, o);
         jint keep = depth <= 0 ? 0 : len < x->cap->max_items ? len : x->cap->max_items;
-        ob_u8(x->out, '[');
-        if (x->cap->object_ids) ob_u64(x->out, obj_id(env, o));
+        buf_out_u8(x->out, '[');
+        if (x->cap->object_ids) buf_out_u64(x->out, obj_id(env, o));
         put_str(x->out, sig);
-        ob_u32(x->out, (uint32_t)len);
-        ob_u16(x->out, (uint16_t)keep);
+        buf_out_u32(x->out, (uint32_t)len);
+        buf_out_u16(x->out, (uint16_t)keep);
         char ct = sig[1] == 'L' || sig[1] == '[' ? 'L' : sig[1];
         for (jint i = 0; i < keep; i++) {
             jvalue v;
@@ -110,13 +110,13 @@ static void put_object(cap_ctx *x, jobject o, int depth) {
     } else {
         /* An object by its instance fields, own class first, then up the superclasses: JDK
          * collections too (no code runs in the VM). */
-        ob_u8(x->out, 'L');
-        if (x->cap->object_ids) ob_u64(x->out, obj_id(env, o));
+        buf_out_u8(x->out, 'L');
+        if (x->cap->object_ids) buf_out_u64(x->out, obj_id(env, o));
         put_str(x->out, sig);
         size_t trunc_at = x->out->len;
-        ob_u8(x->out, depth <= 0);
+        buf_out_u8(x->out, depth <= 0);
         size_t count_at = x->out->len;
-        ob_u16(x->out, 0);
+        buf_out_u16(x->out, 0);
         uint16_t n = 0;
         for (jclass k = depth > 0 ? (*env)->NewLocalRef(env, cls) : NULL; k != NULL;) {
             jint nf = 0;
@@ -157,14 +157,14 @@ static void put_object(cap_ctx *x, jobject o, int depth) {
 
 static void put_value(cap_ctx *x, char tag, jvalue v, int depth) {
     switch (tag) {
-    case 'Z': ob_u8(x->out, 'Z'); ob_u8(x->out, v.z ? 1 : 0); break;
-    case 'B': ob_u8(x->out, 'B'); ob_u8(x->out, (uint8_t)v.b); break;
-    case 'C': ob_u8(x->out, 'C'); ob_u16(x->out, v.c); break;
-    case 'S': ob_u8(x->out, 'S'); ob_u16(x->out, (uint16_t)v.s); break;
-    case 'I': ob_u8(x->out, 'I'); ob_u32(x->out, (uint32_t)v.i); break;
-    case 'J': ob_u8(x->out, 'J'); ob_u64(x->out, (uint64_t)v.j); break;
-    case 'F': { uint32_t b; memcpy(&b, &v.f, 4); ob_u8(x->out, 'F'); ob_u32(x->out, b); break; }
-    case 'D': { uint64_t b; memcpy(&b, &v.d, 8); ob_u8(x->out, 'D'); ob_u64(x->out, b); break; }
+    case 'Z': buf_out_u8(x->out, 'Z'); buf_out_u8(x->out, v.z ? 1 : 0); break;
+    case 'B': buf_out_u8(x->out, 'B'); buf_out_u8(x->out, (uint8_t)v.b); break;
+    case 'C': buf_out_u8(x->out, 'C'); buf_out_u16(x->out, v.c); break;
+    case 'S': buf_out_u8(x->out, 'S'); buf_out_u16(x->out, (uint16_t)v.s); break;
+    case 'I': buf_out_u8(x->out, 'I'); buf_out_u32(x->out, (uint32_t)v.i); break;
+    case 'J': buf_out_u8(x->out, 'J'); buf_out_u64(x->out, (uint64_t)v.j); break;
+    case 'F': { uint32_t b; memcpy(&b, &v.f, 4); buf_out_u8(x->out, 'F'); buf_out_u32(x->out, b); break; }
+    case 'D': { uint64_t b; memcpy(&b, &v.d, 8); buf_out_u8(x->out, 'D'); buf_out_u64(x->out, b); break; }
     default: put_object(x, v.l, depth); break;
     }
 }
@@ -175,12 +175,12 @@ static void put_locals(cap_ctx *x, jthread thread, int depth, jmethodID m, jloca
     jint n = 0;
     jvmtiLocalVariableEntry *vars = NULL;
     if ((*base_g.jvmti)->GetLocalVariableTable(base_g.jvmti, m, &n, &vars) != JVMTI_ERROR_NONE) {
-        ob_u8(x->out, 2);  /* no table (no -g, native): no locals, `this` all the same */
+        buf_out_u8(x->out, 2);  /* no table (no -g, native): no locals, `this` all the same */
         return;
     }
-    ob_u8(x->out, 1);
+    buf_out_u8(x->out, 1);
     size_t count_at = x->out->len;
-    ob_u16(x->out, 0);
+    buf_out_u16(x->out, 0);
     uint16_t kept = 0;
     for (jint i = 0; i < n; i++) {
         jvmtiLocalVariableEntry *e = &vars[i];
@@ -210,8 +210,8 @@ static void put_locals(cap_ctx *x, jthread thread, int depth, jmethodID m, jloca
             }
             put_str(x->out, e->name);
             if (err != JVMTI_ERROR_NONE) {
-                ob_u8(x->out, 'E');
-                ob_u8(x->out, XR_OTHER);
+                buf_out_u8(x->out, 'E');
+                buf_out_u8(x->out, XR_OTHER);
             } else {
                 put_value(x, t, v, x->cap->depth);
                 if (t == 'L' && v.l) (*x->env)->DeleteLocalRef(x->env, v.l);
@@ -232,7 +232,7 @@ static void put_this(cap_ctx *x, jthread thread, jint depth, jmethodID m, jlocat
     jint mods = 0;
     if (!x->cap->this_object || (*base_g.jvmti)->GetMethodModifiers(base_g.jvmti, m, &mods) != JVMTI_ERROR_NONE ||
         (mods & (0x0008 | 0x0100))) {  /* static, native */
-        ob_u8(x->out, 0);
+        buf_out_u8(x->out, 0);
         return;
     }
     jvalue v;
@@ -248,7 +248,7 @@ static void put_this(cap_ctx *x, jthread thread, jint depth, jmethodID m, jlocat
         if ((*base_g.jvmti)->GetLocalInstance(base_g.jvmti, thread, depth, &self) != JVMTI_ERROR_NONE) self = NULL;
     }
     if (self == NULL) {
-        ob_u8(x->out, 0);
+        buf_out_u8(x->out, 0);
         return;
     }
     put_object(x, self, x->cap->depth);
@@ -261,15 +261,15 @@ void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodI
                  cap->max_bytes, 0, false, NULL, reads, NULL};
     if ((*env)->PushLocalFrame(env, 64) != 0) {
         (*env)->ExceptionClear(env);
-        ob_u8(out, CAPTURE_VERSION);
-        ob_u8(out, CF_TIME);  /* nothing could be read */
-        ob_u16(out, 0);
-        ob_u16(out, 0);
+        buf_out_u8(out, CAPTURE_VERSION);
+        buf_out_u8(out, CF_TIME);  /* nothing could be read */
+        buf_out_u16(out, 0);
+        buf_out_u16(out, 0);
         return;
     }
-    ob_u8(out, CAPTURE_VERSION);
+    buf_out_u8(out, CAPTURE_VERSION);
     x.flags_at = out->len;
-    ob_u8(out, cap->object_ids ? CF_IDS : 0);
+    buf_out_u8(out, cap->object_ids ? CF_IDS : 0);
     jvmtiFrameInfo frames[257];
     jint nframes = 0;
     int want = cap->frames ? cap->frames : 1;
@@ -283,7 +283,7 @@ void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodI
         frames[0].location = loc;
         nframes = 1;
     }
-    ob_u16(out, (uint16_t)nframes);
+    buf_out_u16(out, (uint16_t)nframes);
     /* A capture that reads only the top frame's locals (a logpoint's watches, say) reads them in
      * place once the location is known; the first hit's walk learns it. */
     slots_view sv;
@@ -302,10 +302,10 @@ void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodI
             put_locals(&x, thread, d, frames[d].method, frames[d].location);
             put_this(&x, thread, d, frames[d].method, frames[d].location);
         } else {
-            ob_u8(out, 0);
+            buf_out_u8(out, 0);
         }
     }
-    ob_u16(out, cap->nwatches);
+    buf_out_u16(out, cap->nwatches);
     for (uint16_t i = 0; i < cap->nwatches; i++) {
         ext_cell v;
         ext_frame at = {thread, method, loc, x.live, {0, 0, 0}, x.slots};
@@ -314,14 +314,14 @@ void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodI
         reads->by_jvmti += at.reads.by_jvmti;
         reads->in_frame += at.reads.in_frame;
         if (st) {
-            ob_u8(out, 'E');
-            ob_u8(out, (uint8_t)st);
+            buf_out_u8(out, 'E');
+            buf_out_u8(out, (uint8_t)st);
         } else if (v.t == 'K') {
-            ob_u8(out, 's');  /* a string constant: written whole */
-            ob_u32(out, cap->watches[i]->string_len[v.v.i]);
-            ob_u16(out, cap->watches[i]->string_len[v.v.i]);
+            buf_out_u8(out, 's');  /* a string constant: written whole */
+            buf_out_u32(out, cap->watches[i]->string_len[v.v.i]);
+            buf_out_u16(out, cap->watches[i]->string_len[v.v.i]);
             for (uint16_t k = 0; k < cap->watches[i]->string_len[v.v.i]; k++)
-                ob_u16(out, cap->watches[i]->strings[v.v.i][k]);
+                buf_out_u16(out, cap->watches[i]->strings[v.v.i][k]);
         } else {
             /* the program's result type says what an int on the stack was (boolean, char ...) */
             char t = v.t == 'I' && strchr("ZBCS", cap->watches[i]->result_tag) ? (char)cap->watches[i]->result_tag

@@ -21,12 +21,12 @@ void catch_filter_free(catch_filter *f) {
 
 /* n patterns, each a u32-sized string; the count is kept as each one is read (freeing stops there). */
 static int parse_list(inbuf *in, char ***list, uint16_t *count) {
-    uint16_t n = ib_u16(in);
+    uint16_t n = buf_in_u16(in);
     if (in->bad || n > in->len) return LS_BAD_MESSAGE;
     *list = calloc(n ? n : 1, sizeof **list);
     if (*list == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
     for (uint16_t i = 0; i < n; i++) {
-        char *s = ib_str(in);
+        char *s = buf_in_str(in);
         if (s == NULL) return LS_BAD_MESSAGE;
         (*list)[i] = s;
         *count = (uint16_t)(i + 1);

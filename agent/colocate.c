@@ -56,8 +56,8 @@ void send_or_defer(JNIEnv *env, thread_rec *t, hits *h, jmethodID m, jlocation l
     }
     bool defer = bp_present(m, loc) || defer_to_step;
     if (defer) {
-        if (t->deferred.data == NULL) ob_init(&t->deferred, 128);
-        ob_bytes(&t->deferred, h->body.data, h->body.len);
+        if (t->deferred.data == NULL) buf_out_init(&t->deferred, 128);
+        buf_out_bytes(&t->deferred, h->body.data, h->body.len);
         t->deferred_count += h->count;
         if (h->policy > t->deferred_policy) t->deferred_policy = h->policy;
         t->deferred_method = m;

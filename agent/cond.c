@@ -187,15 +187,15 @@ static int run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
             NEED(1);
             *out = s[sp - 1];
             return 0;
-        case OP_CONST_I: c.t = 'I'; c.v.i = (jint)be32(a); PUSH(c); break;
-        case OP_CONST_J: c.t = 'J'; c.v.j = (jlong)be64(a); PUSH(c); break;
-        case OP_CONST_F: { uint32_t bits = be32(a); c.t = 'F'; memcpy(&c.v.f, &bits, 4); PUSH(c); break; }
-        case OP_CONST_D: { uint64_t bits = be64(a); c.t = 'D'; memcpy(&c.v.d, &bits, 8); PUSH(c); break; }
+        case OP_CONST_I: c.t = 'I'; c.v.i = (jint)buf_be32(a); PUSH(c); break;
+        case OP_CONST_J: c.t = 'J'; c.v.j = (jlong)buf_be64(a); PUSH(c); break;
+        case OP_CONST_F: { uint32_t bits = buf_be32(a); c.t = 'F'; memcpy(&c.v.f, &bits, 4); PUSH(c); break; }
+        case OP_CONST_D: { uint64_t bits = buf_be64(a); c.t = 'D'; memcpy(&c.v.d, &bits, 8); PUSH(c); break; }
         case OP_CONST_NULL: c.t = 'L'; c.v.l = NULL; PUSH(c); break;
-        case OP_CONST_S: c.t = 'K'; c.v.i = be16(a); PUSH(c); break;
+        case OP_CONST_S: c.t = 'K'; c.v.i = buf_be16(a); PUSH(c); break;
         case OP_LOCAL: {
             uint8_t tag = a[0];
-            jint slot = be16(a + 1);
+            jint slot = buf_be16(a + 1);
             int hit = -1;
             for (int k = 0; k < ncache; k++)
                 if (cache[k].slot == slot && cache[k].tag == tag) hit = k;
@@ -259,8 +259,8 @@ static int run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
         }
         case OP_FIELD: case OP_STATIC: {
             uint8_t tag = ext_object_tag(a[0]) ? 'L' : a[0];
-            jclass cls = p->classes[be16(a + 1)];
-            jfieldID f = (jfieldID)(uintptr_t)be64(a + 3);  /* checked against cls when the program was set */
+            jclass cls = p->classes[buf_be16(a + 1)];
+            jfieldID f = (jfieldID)(uintptr_t)buf_be64(a + 3);  /* checked against cls when the program was set */
             jobject obj = NULL;
             if (op == OP_FIELD) {
                 NEED(1); TYPE(1, 'L');
@@ -336,7 +336,7 @@ static int run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
         case OP_INSTANCEOF: case OP_CHECKCAST: {
             NEED(1); TYPE(1, 'L');
             jobject o = s[sp - 1].v.l;
-            bool is = o != NULL && (*env)->IsInstanceOf(env, o, p->classes[be16(a)]);
+            bool is = o != NULL && (*env)->IsInstanceOf(env, o, p->classes[buf_be16(a)]);
             if (op == OP_CHECKCAST) {
                 if (o != NULL && !is) return XR_TYPE;  /* ClassCastException */
             } else {
@@ -445,12 +445,12 @@ static int run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
             break;
         }
         case OP_JMP:
-            pc += (uint32_t)(int16_t)be16(a);
+            pc += (uint32_t)(int16_t)buf_be16(a);
             break;
         case OP_JMPF: case OP_JMPT:
             NEED(1); TYPE(1, 'I');
             sp--;
-            if ((s[sp].v.i != 0) == (op == OP_JMPT)) pc += (uint32_t)(int16_t)be16(a);
+            if ((s[sp].v.i != 0) == (op == OP_JMPT)) pc += (uint32_t)(int16_t)buf_be16(a);
             break;
         default:
             return XR_TYPE;

@@ -120,21 +120,21 @@ static int verify(JNIEnv *env, const ext_prog *p) {
         int n = ext_operand_size(op);
         if (n < 0 || pc + 1 + (uint32_t)n > p->code_len) { st = LS_BAD_MESSAGE; break; }
         const uint8_t *a = p->code + pc + 1;
-        if ((op == OP_FIELD || op == OP_STATIC) && be16(a + 1) >= p->nclasses) st = LS_BAD_MESSAGE;
+        if ((op == OP_FIELD || op == OP_STATIC) && buf_be16(a + 1) >= p->nclasses) st = LS_BAD_MESSAGE;
         if ((op == OP_FIELD || op == OP_STATIC) && !st) {
             /* A field id this agent handed out, of the program's class (or a superclass), with the
              * program's type: the run then reads it with JNI only after IsInstanceOf(object, class). */
             jfieldID f;
             uint8_t ftag = 0;
             jclass decl = NULL;
-            if (field_check(env, be64(a + 3), p->classes[be16(a + 1)], op == OP_STATIC, &f, &ftag, &decl) != 0)
+            if (field_check(env, buf_be64(a + 3), p->classes[buf_be16(a + 1)], op == OP_STATIC, &f, &ftag, &decl) != 0)
                 st = LS_INVALID_FIELD;
             else if (!(ftag == a[0] || (ext_object_tag(ftag) && a[0] == 'L')))
                 st = JVMTI_ERROR_TYPE_MISMATCH;
         }
         if (op == OP_AGET && ext_array_class(a[0]) == NULL) st = LS_BAD_MESSAGE;
-        if ((op == OP_INSTANCEOF || op == OP_CHECKCAST) && be16(a) >= p->nclasses) st = LS_BAD_MESSAGE;
-        if (op == OP_CONST_S && be16(a) >= p->nstrings) st = LS_BAD_MESSAGE;
+        if ((op == OP_INSTANCEOF || op == OP_CHECKCAST) && buf_be16(a) >= p->nclasses) st = LS_BAD_MESSAGE;
+        if (op == OP_CONST_S && buf_be16(a) >= p->nstrings) st = LS_BAD_MESSAGE;
         if ((op == OP_LOCAL || op == OP_THIS) && p->method == NULL) st = LS_BAD_MESSAGE;
         last = op;
         pc += 1 + (uint32_t)n;
@@ -145,7 +145,7 @@ static int verify(JNIEnv *env, const ext_prog *p) {
         uint8_t op = p->code[pc];
         uint32_t next = pc + 1 + (uint32_t)ext_operand_size(op);
         if (op == OP_JMP || op == OP_JMPF || op == OP_JMPT) {
-            int16_t off = (int16_t)be16(p->code + pc + 1);
+            int16_t off = (int16_t)buf_be16(p->code + pc + 1);
             if (off < 0 || next + (uint32_t)off >= p->code_len || !starts[next + (uint32_t)off]) st = LS_BAD_MESSAGE;
         }
         pc = next;
@@ -158,17 +158,17 @@ int ext_prog_parse(JNIEnv *env, inbuf *in, ext_prog **out) {
     ext_prog *p = calloc(1, sizeof *p);
     if (p == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
     int st = 0;
-    p->result_tag = ib_u8(in);
-    uint64_t mid = ib_u64(in);
-    (void)ib_u16(in);  /* max_stack: the compiler's claim; the run checks against EXT_MAX_STACK itself */
-    p->nclasses = ib_u16(in);
+    p->result_tag = buf_in_u8(in);
+    uint64_t mid = buf_in_u64(in);
+    (void)buf_in_u16(in);  /* max_stack: the compiler's claim; the run checks against EXT_MAX_STACK itself */
+    p->nclasses = buf_in_u16(in);
     if (!in->bad && mid != 0) st = method_check(mid, &p->method);
     if (!st && !in->bad && p->nclasses) {
         p->classes = calloc(p->nclasses, sizeof *p->classes);
         if (p->classes == NULL) st = JVMTI_ERROR_OUT_OF_MEMORY;
         for (uint16_t i = 0; i < p->nclasses && !st && !in->bad; i++) {
             jclass cls;
-            uint64_t id = ib_u64(in);
+            uint64_t id = buf_in_u64(in);
             if (in->bad) break;
             st = class_from_id(env, id, &cls);
             if (!st) {
@@ -178,10 +178,10 @@ int ext_prog_parse(JNIEnv *env, inbuf *in, ext_prog **out) {
         }
     }
     if (!st && !in->bad) {
-        p->nstrings = ib_u16(in);
+        p->nstrings = buf_in_u16(in);
         size_t start = in->pos, units = 0;
         for (uint16_t i = 0; i < p->nstrings && !in->bad; i++) {  /* sizes first: one pool */
-            uint16_t n = ib_u16(in);
+            uint16_t n = buf_in_u16(in);
             units += n;
             if (in->pos + 2u * n > in->len) in->bad = true;
             else in->pos += 2u * n;
@@ -194,14 +194,14 @@ int ext_prog_parse(JNIEnv *env, inbuf *in, ext_prog **out) {
             if (!p->string_len || !p->strings || !p->pool) st = JVMTI_ERROR_OUT_OF_MEMORY;
             size_t at = 0;
             for (uint16_t i = 0; i < p->nstrings && !st; i++) {
-                p->string_len[i] = ib_u16(in);
+                p->string_len[i] = buf_in_u16(in);
                 p->strings[i] = p->pool + at;
-                for (uint16_t k = 0; k < p->string_len[i]; k++) p->pool[at++] = ib_u16(in);
+                for (uint16_t k = 0; k < p->string_len[i]; k++) p->pool[at++] = buf_in_u16(in);
             }
         }
     }
     if (!st && !in->bad) {
-        p->code_len = ib_u32(in);
+        p->code_len = buf_in_u32(in);
         if (p->code_len == 0 || p->code_len > EXT_MAX_CODE || p->code_len > in->len - in->pos) in->bad = true;
         else if ((p->code = malloc(p->code_len)) == NULL) st = JVMTI_ERROR_OUT_OF_MEMORY;
         else {
@@ -222,17 +222,17 @@ static int parse_capture(JNIEnv *env, inbuf *in, ext_capture **out) {
     ext_capture *c = calloc(1, sizeof *c);
     if (c == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
     c->refs = 1;  /* the modifier's */
-    c->frames = ib_u16(in);
-    c->locals_frames = ib_u16(in);
-    c->depth = ib_u16(in);
-    c->max_string = ib_u16(in);
-    c->max_items = ib_u16(in);
-    c->max_bytes = ib_u32(in);
-    c->max_micros = ib_u32(in);
-    uint8_t what = ib_u8(in);
+    c->frames = buf_in_u16(in);
+    c->locals_frames = buf_in_u16(in);
+    c->depth = buf_in_u16(in);
+    c->max_string = buf_in_u16(in);
+    c->max_items = buf_in_u16(in);
+    c->max_bytes = buf_in_u32(in);
+    c->max_micros = buf_in_u32(in);
+    uint8_t what = buf_in_u8(in);
     c->this_object = (what & CW_THIS) != 0;
     c->object_ids = (what & CW_IDS) != 0;
-    uint16_t n = ib_u16(in);
+    uint16_t n = buf_in_u16(in);
     int st = in->bad ? LS_BAD_MESSAGE : 0;
     if (!st && c->frames > 256) st = JVMTI_ERROR_ILLEGAL_ARGUMENT;  /* the capture's frame array */
     if (!st && n) {
@@ -240,13 +240,13 @@ static int parse_capture(JNIEnv *env, inbuf *in, ext_capture **out) {
         if (c->watches == NULL) st = JVMTI_ERROR_OUT_OF_MEMORY;
     }
     for (uint16_t i = 0; i < n && !st; i++) {
-        uint32_t len = ib_u32(in);
+        uint32_t len = buf_in_u32(in);
         if (in->bad || len > in->len - in->pos) { st = LS_BAD_MESSAGE; break; }
         inbuf sub = {in->data + in->pos + 1, len ? len - 1 : 0, 0, false};
         if (len == 0 || in->data[in->pos] != XO_CONDITION) { st = LS_BAD_MESSAGE; break; }
         in->pos += len;
         st = ext_prog_parse(env, &sub, &c->watches[i]);
-        if (!st && !ib_done(&sub)) st = LS_BAD_MESSAGE;
+        if (!st && !buf_in_done(&sub)) st = LS_BAD_MESSAGE;
         if (!st) c->nwatches = (uint16_t)(i + 1);
     }
     if (st) capture_free(env, c);
@@ -260,18 +260,18 @@ int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out)
     inbuf in = {data, len, 0, false};
     ext_obj *o = calloc(1, sizeof *o);
     if (o == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
-    o->kind = ib_u8(&in);
+    o->kind = buf_in_u8(&in);
     int st = 0;
     switch (o->kind) {
     case XO_CONDITION:
         st = ext_prog_parse(env, &in, &o->prog);
         break;
     case XO_BUDGET:
-        o->hit_cap = ib_u32(&in);
-        o->expires_ms = (int64_t)ib_u64(&in);
-        o->rate = ib_u32(&in);
-        o->cpu_ppm = ib_u32(&in);
-        o->flags = ib_u32(&in);
+        o->hit_cap = buf_in_u32(&in);
+        o->expires_ms = (int64_t)buf_in_u64(&in);
+        o->rate = buf_in_u32(&in);
+        o->cpu_ppm = buf_in_u32(&in);
+        o->flags = buf_in_u32(&in);
         if (!in.bad && (o->expires_ms < 0 || o->cpu_ppm > 1000000 || (o->flags & ~(uint32_t)BF_STOP_ON_ERROR)))
             st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
         break;
@@ -285,7 +285,7 @@ int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out)
         st = LS_BAD_MESSAGE;
         break;
     }
-    if (!st && !ib_done(&in)) st = LS_BAD_MESSAGE;
+    if (!st && !buf_in_done(&in)) st = LS_BAD_MESSAGE;
     if (st) {
         ext_obj_free(env, o);
         return st;

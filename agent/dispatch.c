@@ -22,7 +22,7 @@ static int x_set_request(JNIEnv *env, inbuf *in, outbuf *out) {
 
 static int x_clear_request(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
-    int32_t id = ib_i32(in);
+    int32_t id = buf_in_i32(in);
     PARSED(in);
     filters_clear(env, id);
     return 0;
@@ -59,9 +59,9 @@ executor_fn exec_lookup(uint16_t kind) {
 
 static void reply_status(uint32_t id, uint16_t kind, int status) {
     outbuf b;
-    ob_init(&b, LINK_HEADER_SIZE);
-    ob_frame_begin(&b);
-    ob_frame_end(&b, id, kind, (uint16_t)status);
+    buf_out_init(&b, LINK_HEADER_SIZE);
+    buf_out_frame_begin(&b);
+    buf_out_frame_end(&b, id, kind, (uint16_t)status);
     link_send(&b, false);
 }
 
@@ -74,8 +74,8 @@ void dispatch_request(JNIEnv *env, uint32_t id, uint16_t kind, const uint8_t *bo
         return;
     }
     if (kind == LK_EXIT) {
-        int32_t code = ib_i32(&in);
-        if (!ib_done(&in)) {
+        int32_t code = buf_in_i32(&in);
+        if (!buf_in_done(&in)) {
             reply_status(id, kind, LS_BAD_MESSAGE);
             return;
         }
@@ -96,8 +96,8 @@ void dispatch_request(JNIEnv *env, uint32_t id, uint16_t kind, const uint8_t *bo
         return;
     }
     outbuf out;
-    ob_init(&out, 256);
-    ob_frame_begin(&out);
+    buf_out_init(&out, 256);
+    buf_out_frame_begin(&out);
     int st = fn(env, &in, &out);
     if ((*env)->ExceptionCheck(env)) {
         (*env)->ExceptionClear(env);
@@ -106,6 +106,6 @@ void dispatch_request(JNIEnv *env, uint32_t id, uint16_t kind, const uint8_t *bo
     (*env)->PopLocalFrame(env, NULL);
     if (out.oom && st == 0) st = JVMTI_ERROR_OUT_OF_MEMORY;
     if (st < 0 || st > 0xffff) st = LS_INTERNAL;
-    ob_frame_end(&out, id, kind, (uint16_t)st);
+    buf_out_frame_end(&out, id, kind, (uint16_t)st);
     link_send(&out, false);
 }

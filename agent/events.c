@@ -168,10 +168,10 @@ static void write_class_prepare(outbuf *b, ev_ctx *c, void *arg) {
     jint status = 0;
     (*base_g.jvmti)->GetClassSignature(base_g.jvmti, c->cls, &sig, NULL);
     (*base_g.jvmti)->GetClassStatus(base_g.jvmti, c->cls, &status);
-    ob_u8(b, ref_kind_of(c->cls));
-    ob_u64(b, obj_id(c->env, c->cls));
-    ob_str(b, sig);
-    ob_u32(b, (uint32_t)status);
+    buf_out_u8(b, ref_kind_of(c->cls));
+    buf_out_u64(b, obj_id(c->env, c->cls));
+    buf_out_str(b, sig);
+    buf_out_u32(b, (uint32_t)status);
     base_jvmti_free(sig);
 }
 
@@ -263,9 +263,9 @@ typedef struct field_arg {
 static void write_field(outbuf *b, ev_ctx *c, void *arg) {
     field_arg *fa = arg;
     ob_location(b, c->env, c->method, c->loc);
-    ob_u8(b, ref_kind_of(c->field_class));
-    ob_u64(b, obj_id(c->env, c->field_class));
-    ob_u64(b, (uint64_t)(uintptr_t)c->field);
+    buf_out_u8(b, ref_kind_of(c->field_class));
+    buf_out_u64(b, obj_id(c->env, c->field_class));
+    buf_out_u64(b, (uint64_t)(uintptr_t)c->field);
     ob_tagged(b, c->env, c->object);
     if (fa->modification) ob_jvalue(b, c->env, fa->tag, fa->value);
 }
@@ -307,8 +307,8 @@ static void write_monitor(outbuf *b, ev_ctx *c, void *arg) {
     monitor_arg *m = arg;
     ob_tagged(b, c->env, c->object);
     ob_location(b, c->env, c->method, c->loc);
-    if (m->kind == EK_MONITOR_WAIT) ob_u64(b, (uint64_t)m->timeout);
-    if (m->kind == EK_MONITOR_WAITED) ob_u8(b, m->timed_out ? 1 : 0);
+    if (m->kind == EK_MONITOR_WAIT) buf_out_u64(b, (uint64_t)m->timeout);
+    if (m->kind == EK_MONITOR_WAITED) buf_out_u8(b, m->timed_out ? 1 : 0);
 }
 
 static void monitor_event(JNIEnv *env, jthread thread, jobject object, monitor_arg *m) {

@@ -10,7 +10,7 @@
 
 #define CLASS_ARG(cls)                                   \
     jclass cls;                                          \
-    uint64_t cls##_id = ib_u64(in);                      \
+    uint64_t cls##_id = buf_in_u64(in);                      \
     PARSED(in);                                          \
     {                                                    \
         int st_ = class_from_id(env, cls##_id, &cls);    \
@@ -21,9 +21,9 @@ static int x_class_signature(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     char *sig = NULL, *gen = NULL;
     CHECK((*base_g.jvmti)->GetClassSignature(base_g.jvmti, cls, &sig, &gen));
-    ob_u8(out, ref_kind_of(cls));
-    ob_str(out, sig);
-    ob_str(out, gen);
+    buf_out_u8(out, ref_kind_of(cls));
+    buf_out_str(out, sig);
+    buf_out_str(out, gen);
     base_jvmti_free(sig);
     base_jvmti_free(gen);
     return 0;
@@ -38,7 +38,7 @@ static int class_int(JNIEnv *env, inbuf *in, outbuf *out, class_int_fn get) {
     CLASS_ARG(cls);
     jint value;
     CHECK(get(base_g.jvmti, cls, &value));
-    ob_u32(out, (uint32_t)value);
+    buf_out_u32(out, (uint32_t)value);
     return 0;
 }
 
@@ -46,7 +46,7 @@ static int class_string(JNIEnv *env, inbuf *in, outbuf *out, class_string_fn get
     CLASS_ARG(cls);
     char *value = NULL;
     CHECK(get(base_g.jvmti, cls, &value));
-    ob_str(out, value);
+    buf_out_str(out, value);
     base_jvmti_free(value);
     return 0;
 }
@@ -63,14 +63,14 @@ static int x_class_loader(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     jobject loader = NULL;
     CHECK((*base_g.jvmti)->GetClassLoader(base_g.jvmti, cls, &loader));
-    ob_u64(out, obj_id(env, loader));
+    buf_out_u64(out, obj_id(env, loader));
     return 0;
 }
 
 static int x_class_superclass(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     jclass sup = (*env)->GetSuperclass(env, cls);
-    ob_u64(out, obj_id(env, sup));
+    buf_out_u64(out, obj_id(env, sup));
     return 0;
 }
 
@@ -97,7 +97,7 @@ static int x_class_fields(JNIEnv *env, inbuf *in, outbuf *out) {
     jint n;
     jfieldID *fs;
     CHECK((*base_g.jvmti)->GetClassFields(base_g.jvmti, cls, &n, &fs));
-    ob_u32(out, (uint32_t)n);
+    buf_out_u32(out, (uint32_t)n);
     int status = 0;
     for (jint i = 0; i < n && !status; i++) {
         char *name = NULL, *sig = NULL, *gen = NULL;
@@ -111,12 +111,12 @@ static int x_class_fields(JNIEnv *env, inbuf *in, outbuf *out) {
             status = (int)err;
         } else {
             field_remember(env, fs[i], cls, (mods & 0x0008) != 0, tag_of_signature(sig));
-            ob_u64(out, (uint64_t)(uintptr_t)fs[i]);
-            ob_str(out, name);
-            ob_str(out, sig);
-            ob_str(out, gen);
-            ob_u32(out, (uint32_t)mods);
-            ob_u8(out, synth ? 1 : 0);
+            buf_out_u64(out, (uint64_t)(uintptr_t)fs[i]);
+            buf_out_str(out, name);
+            buf_out_str(out, sig);
+            buf_out_str(out, gen);
+            buf_out_u32(out, (uint32_t)mods);
+            buf_out_u8(out, synth ? 1 : 0);
         }
         base_jvmti_free(name);
         base_jvmti_free(sig);
@@ -128,12 +128,12 @@ static int x_class_fields(JNIEnv *env, inbuf *in, outbuf *out) {
 
 /* A method's code range and line table (freed here). */
 static void ob_line_table(outbuf *out, jlocation start, jlocation end, jint n, jvmtiLineNumberEntry *lines) {
-    ob_u64(out, (uint64_t)start);
-    ob_u64(out, (uint64_t)end);
-    ob_u32(out, (uint32_t)n);
+    buf_out_u64(out, (uint64_t)start);
+    buf_out_u64(out, (uint64_t)end);
+    buf_out_u32(out, (uint32_t)n);
     for (jint i = 0; i < n; i++) {
-        ob_u64(out, (uint64_t)lines[i].start_location);
-        ob_u32(out, (uint32_t)lines[i].line_number);
+        buf_out_u64(out, (uint64_t)lines[i].start_location);
+        buf_out_u32(out, (uint32_t)lines[i].line_number);
     }
     base_jvmti_free(lines);
 }
@@ -147,7 +147,7 @@ static void ob_method_lines(outbuf *out, jmethodID m) {
     jvmtiLineNumberEntry *lines = NULL;
     jvmtiError err = (*base_g.jvmti)->GetLineNumberTable(base_g.jvmti, m, &n, &lines);
     if (err != JVMTI_ERROR_NONE) n = 0;
-    ob_u32(out, (uint32_t)err);
+    buf_out_u32(out, (uint32_t)err);
     ob_line_table(out, start, end, n, lines);
 }
 
@@ -156,7 +156,7 @@ static int class_methods(JNIEnv *env, inbuf *in, outbuf *out, bool with_lines) {
     jint n;
     jmethodID *ms;
     CHECK((*base_g.jvmti)->GetClassMethods(base_g.jvmti, cls, &n, &ms));
-    ob_u32(out, (uint32_t)n);
+    buf_out_u32(out, (uint32_t)n);
     int status = 0;
     for (jint i = 0; i < n && !status; i++) {
         char *name = NULL, *sig = NULL, *gen = NULL;
@@ -170,12 +170,12 @@ static int class_methods(JNIEnv *env, inbuf *in, outbuf *out, bool with_lines) {
             status = (int)err;
         } else {
             method_remember(env, ms[i], cls);
-            ob_u64(out, (uint64_t)(uintptr_t)ms[i]);
-            ob_str(out, name);
-            ob_str(out, sig);
-            ob_str(out, gen);
-            ob_u32(out, (uint32_t)mods);
-            ob_u8(out, synth ? 1 : 0);
+            buf_out_u64(out, (uint64_t)(uintptr_t)ms[i]);
+            buf_out_str(out, name);
+            buf_out_str(out, sig);
+            buf_out_str(out, gen);
+            buf_out_u32(out, (uint32_t)mods);
+            buf_out_u8(out, synth ? 1 : 0);
             if (with_lines) ob_method_lines(out, ms[i]);
         }
         base_jvmti_free(name);
@@ -198,8 +198,8 @@ static int x_class_version(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     jint minor, major;
     CHECK((*base_g.jvmti)->GetClassVersionNumbers(base_g.jvmti, cls, &minor, &major));
-    ob_u32(out, (uint32_t)major);
-    ob_u32(out, (uint32_t)minor);
+    buf_out_u32(out, (uint32_t)major);
+    buf_out_u32(out, (uint32_t)minor);
     return 0;
 }
 
@@ -208,8 +208,8 @@ static int x_class_constant_pool(JNIEnv *env, inbuf *in, outbuf *out) {
     jint count, nbytes;
     unsigned char *bytes;
     CHECK((*base_g.jvmti)->GetConstantPool(base_g.jvmti, cls, &count, &nbytes, &bytes));
-    ob_u32(out, (uint32_t)count);
-    ob_blob(out, bytes, (uint32_t)nbytes);
+    buf_out_u32(out, (uint32_t)count);
+    buf_out_blob(out, bytes, (uint32_t)nbytes);
     base_jvmti_free(bytes);
     return 0;
 }
@@ -227,19 +227,19 @@ static int x_class_module(JNIEnv *env, inbuf *in, outbuf *out) {
         (*env)->ExceptionClear(env);
         return LS_INTERNAL;
     }
-    ob_u64(out, obj_id(env, module));
+    buf_out_u64(out, obj_id(env, module));
     return 0;
 }
 
 static int x_class_object_kind(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
-    ob_u8(out, ref_kind_of(cls));
+    buf_out_u8(out, ref_kind_of(cls));
     return 0;
 }
 
 static int x_class_get_statics(JNIEnv *env, inbuf *in, outbuf *out) {
-    uint64_t id = ib_u64(in);
-    uint32_t n = ib_u32(in);
+    uint64_t id = buf_in_u64(in);
+    uint32_t n = buf_in_u32(in);
     if (in->bad || n > in->len) return LS_BAD_MESSAGE;
     size_t items = in->pos;
     in->pos += (size_t)n * 9;
@@ -253,8 +253,8 @@ static int x_class_get_statics(JNIEnv *env, inbuf *in, outbuf *out) {
 
 static int x_class_set_statics(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
-    uint64_t id = ib_u64(in);
-    uint32_t n = ib_u32(in);
+    uint64_t id = buf_in_u64(in);
+    uint32_t n = buf_in_u32(in);
     jclass cls;
     if (in->bad) return LS_BAD_MESSAGE;
     int st = class_from_id(env, id, &cls);
@@ -263,7 +263,7 @@ static int x_class_set_statics(JNIEnv *env, inbuf *in, outbuf *out) {
 }
 
 static int x_loader_visible_classes(JNIEnv *env, inbuf *in, outbuf *out) {
-    uint64_t id = ib_u64(in);
+    uint64_t id = buf_in_u64(in);
     PARSED(in);
     jobject loader = NULL;
     if (id != 0) {
@@ -274,10 +274,10 @@ static int x_loader_visible_classes(JNIEnv *env, inbuf *in, outbuf *out) {
     jint n;
     jclass *classes;
     CHECK((*base_g.jvmti)->GetClassLoaderClasses(base_g.jvmti, loader, &n, &classes));
-    ob_u32(out, (uint32_t)n);
+    buf_out_u32(out, (uint32_t)n);
     for (jint i = 0; i < n; i++) {
-        ob_u64(out, obj_id(env, classes[i]));
-        ob_u8(out, ref_kind_of(classes[i]));
+        buf_out_u64(out, obj_id(env, classes[i]));
+        buf_out_u8(out, ref_kind_of(classes[i]));
         (*env)->DeleteLocalRef(env, classes[i]);
     }
     base_jvmti_free(classes);
@@ -289,7 +289,7 @@ static int x_loader_visible_classes(JNIEnv *env, inbuf *in, outbuf *out) {
 #define METHOD_ARG(m)                              \
     jmethodID m;                                   \
     {                                              \
-        uint64_t mid_ = ib_u64(in);                \
+        uint64_t mid_ = buf_in_u64(in);                \
         PARSED(in);                                \
         int st_ = method_check(mid_, &m);          \
         if (st_) return st_;                       \
@@ -315,15 +315,15 @@ static int x_method_variable_table(JNIEnv *env, inbuf *in, outbuf *out) {
     CHECK((*base_g.jvmti)->GetArgumentsSize(base_g.jvmti, m, &slots));
     if (!base_g.caps.can_access_local_variables) return LS_NOT_CAPABLE;
     CHECK((*base_g.jvmti)->GetLocalVariableTable(base_g.jvmti, m, &n, &vars));
-    ob_u32(out, (uint32_t)slots);
-    ob_u32(out, (uint32_t)n);
+    buf_out_u32(out, (uint32_t)slots);
+    buf_out_u32(out, (uint32_t)n);
     for (jint i = 0; i < n; i++) {
-        ob_u64(out, (uint64_t)vars[i].start_location);
-        ob_str(out, vars[i].name);
-        ob_str(out, vars[i].signature);
-        ob_str(out, vars[i].generic_signature);
-        ob_u32(out, (uint32_t)vars[i].length);
-        ob_u32(out, (uint32_t)vars[i].slot);
+        buf_out_u64(out, (uint64_t)vars[i].start_location);
+        buf_out_str(out, vars[i].name);
+        buf_out_str(out, vars[i].signature);
+        buf_out_str(out, vars[i].generic_signature);
+        buf_out_u32(out, (uint32_t)vars[i].length);
+        buf_out_u32(out, (uint32_t)vars[i].slot);
         base_jvmti_free(vars[i].name);
         base_jvmti_free(vars[i].signature);
         base_jvmti_free(vars[i].generic_signature);
@@ -338,26 +338,26 @@ static int x_method_bytecodes(JNIEnv *env, inbuf *in, outbuf *out) {
     jint n;
     unsigned char *code;
     CHECK((*base_g.jvmti)->GetBytecodes(base_g.jvmti, m, &n, &code));
-    ob_blob(out, code, (uint32_t)n);
+    buf_out_blob(out, code, (uint32_t)n);
     base_jvmti_free(code);
     return 0;
 }
 
 static int x_method_is_obsolete(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env;
-    uint64_t mid = ib_u64(in);
+    uint64_t mid = buf_in_u64(in);
     PARSED(in);
     jmethodID m;
     bool unloaded;
     int st = method_check_unloaded(mid, &m, &unloaded);
     if (unloaded) {  /* a method of an unloaded class: obsolete, as HotSpot (and so the reference) says */
-        ob_u8(out, 1);
+        buf_out_u8(out, 1);
         return 0;
     }
     if (st) return st;
     jboolean b;
     CHECK((*base_g.jvmti)->IsMethodObsolete(base_g.jvmti, m, &b));
-    ob_u8(out, b ? 1 : 0);
+    buf_out_u8(out, b ? 1 : 0);
     return 0;
 }
 
@@ -365,8 +365,8 @@ static int x_method_declaring_class(JNIEnv *env, inbuf *in, outbuf *out) {
     METHOD_ARG(m);
     jclass cls;
     CHECK((*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, m, &cls));
-    ob_u64(out, obj_id(env, cls));
-    ob_u8(out, ref_kind_of(cls));
+    buf_out_u64(out, obj_id(env, cls));
+    buf_out_u8(out, ref_kind_of(cls));
     return 0;
 }
 

@@ -11,7 +11,7 @@
 #define OBJECT_ARG(o)                                    \
     jobject o;                                           \
     {                                                    \
-        int st_ = object_from_id(env, ib_u64(in), &o);   \
+        int st_ = object_from_id(env, buf_in_u64(in), &o);   \
         if (in->bad) return LS_BAD_MESSAGE;              \
         if (st_) return st_;                             \
     }
@@ -20,15 +20,15 @@ static int x_object_type(JNIEnv *env, inbuf *in, outbuf *out) {
     OBJECT_ARG(o);
     PARSED(in);
     jclass cls = (*env)->GetObjectClass(env, o);
-    ob_u8(out, obj_kind(env, o));
-    ob_u64(out, obj_id(env, cls));
-    ob_u8(out, ref_kind_of(cls));
+    buf_out_u8(out, obj_kind(env, o));
+    buf_out_u64(out, obj_id(env, cls));
+    buf_out_u8(out, ref_kind_of(cls));
     return 0;
 }
 
 static int x_object_get_fields(JNIEnv *env, inbuf *in, outbuf *out) {
     OBJECT_ARG(o);
-    uint32_t n = ib_u32(in);
+    uint32_t n = buf_in_u32(in);
     if (in->bad || (uint64_t)n * 9 != in->len - in->pos) return LS_BAD_MESSAGE;
     return get_fields_checked(env, in, out, n, (*env)->GetObjectClass(env, o), o);
 }
@@ -36,7 +36,7 @@ static int x_object_get_fields(JNIEnv *env, inbuf *in, outbuf *out) {
 static int x_object_set_fields(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     OBJECT_ARG(o);
-    uint32_t n = ib_u32(in);
+    uint32_t n = buf_in_u32(in);
     if (in->bad) return LS_BAD_MESSAGE;
     return set_fields_checked(env, in, n, (*env)->GetObjectClass(env, o), o);
 }
@@ -53,19 +53,19 @@ static int x_object_monitor_info(JNIEnv *env, inbuf *in, outbuf *out) {
     if (!base_g.caps.can_get_monitor_info) return LS_NOT_CAPABLE;
     jvmtiMonitorUsage usage;
     CHECK((*base_g.jvmti)->GetObjectMonitorUsage(base_g.jvmti, o, &usage));
-    ob_u64(out, obj_id(env, usage.owner));
-    ob_u32(out, (uint32_t)usage.entry_count);
+    buf_out_u64(out, obj_id(env, usage.owner));
+    buf_out_u32(out, (uint32_t)usage.entry_count);
     /* JDWP's waiters are JVMTI's waiters before JDK 23 (blocked entering as well as waiting to be
      * notified); since 23 JVMTI gives the threads in Object.wait() only as notify_waiters, so the union
      * keeps the answer the same on every release (on 17 notify_waiters is a subset of waiters). */
     jint extra = 0;
     for (jint i = 0; i < usage.notify_waiter_count; i++)
         if (!thread_in(env, usage.notify_waiters[i], usage.waiters, usage.waiter_count)) extra++;
-    ob_u32(out, (uint32_t)(usage.waiter_count + extra));
-    for (jint i = 0; i < usage.waiter_count; i++) ob_u64(out, obj_id(env, usage.waiters[i]));
+    buf_out_u32(out, (uint32_t)(usage.waiter_count + extra));
+    for (jint i = 0; i < usage.waiter_count; i++) buf_out_u64(out, obj_id(env, usage.waiters[i]));
     for (jint i = 0; i < usage.notify_waiter_count; i++)
         if (!thread_in(env, usage.notify_waiters[i], usage.waiters, usage.waiter_count))
-            ob_u64(out, obj_id(env, usage.notify_waiters[i]));
+            buf_out_u64(out, obj_id(env, usage.notify_waiters[i]));
     base_jvmti_free(usage.waiters);
     base_jvmti_free(usage.notify_waiters);
     return 0;
@@ -73,25 +73,25 @@ static int x_object_monitor_info(JNIEnv *env, inbuf *in, outbuf *out) {
 
 static int x_object_pin(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
-    uint64_t id = ib_u64(in);
+    uint64_t id = buf_in_u64(in);
     PARSED(in);
     return obj_pin(env, id);
 }
 
 static int x_object_unpin(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
-    uint64_t id = ib_u64(in);
+    uint64_t id = buf_in_u64(in);
     PARSED(in);
     return obj_unpin(env, id);
 }
 
 static int x_object_is_collected(JNIEnv *env, inbuf *in, outbuf *out) {
-    uint64_t id = ib_u64(in);
+    uint64_t id = buf_in_u64(in);
     PARSED(in);
     int st;
     jobject o = obj_ref(env, id, &st);
     if (o == NULL && st != LS_COLLECTED) return st ? st : LS_INVALID_ID;
-    ob_u8(out, o == NULL);
+    buf_out_u8(out, o == NULL);
     return 0;
 }
 
@@ -107,10 +107,10 @@ static int x_string_value(JNIEnv *env, inbuf *in, outbuf *out) {
         }
         /* A String whose constructor has not run yet (no value array): HotSpot gives no chars and
          * no exception; the reference answers the empty string. */
-        ob_str(out, "");
+        buf_out_str(out, "");
         return 0;
     }
-    ob_str(out, utf);
+    buf_out_str(out, utf);
     (*env)->ReleaseStringUTFChars(env, o, utf);
     return 0;
 }
@@ -134,13 +134,13 @@ static int x_array_length(JNIEnv *env, inbuf *in, outbuf *out) {
     uint8_t tag;
     int st = array_tag(env, o, &tag);
     if (st) return st;
-    ob_u32(out, (uint32_t)(*env)->GetArrayLength(env, o));
+    buf_out_u32(out, (uint32_t)(*env)->GetArrayLength(env, o));
     return 0;
 }
 
 static int x_array_get(JNIEnv *env, inbuf *in, outbuf *out) {
     OBJECT_ARG(o);
-    jint first = ib_i32(in), length = ib_i32(in);
+    jint first = buf_in_i32(in), length = buf_in_i32(in);
     PARSED(in);
     uint8_t tag;
     int st = array_tag(env, o, &tag);
@@ -148,8 +148,8 @@ static int x_array_get(JNIEnv *env, inbuf *in, outbuf *out) {
     jint n = (*env)->GetArrayLength(env, o);
     if (first < 0 || first > n) return JE_INVALID_INDEX;
     if (length < 0 || length > n - first) return JE_INVALID_LENGTH;
-    ob_u8(out, tag);
-    ob_u32(out, (uint32_t)length);
+    buf_out_u8(out, tag);
+    buf_out_u32(out, (uint32_t)length);
     for (jint i = first; i < first + length; i++) {
         jvalue v;
         memset(&v, 0, sizeof v);
@@ -173,8 +173,8 @@ static int x_array_get(JNIEnv *env, inbuf *in, outbuf *out) {
 static int x_array_set(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     OBJECT_ARG(o);
-    jint first = ib_i32(in);
-    uint32_t count = ib_u32(in);
+    jint first = buf_in_i32(in);
+    uint32_t count = buf_in_u32(in);
     if (in->bad) return LS_BAD_MESSAGE;
     uint8_t tag;
     int st = array_tag(env, o, &tag);
@@ -218,8 +218,8 @@ static int x_array_set(JNIEnv *env, inbuf *in, outbuf *out) {
 
 static int x_array_new(JNIEnv *env, inbuf *in, outbuf *out) {
     jclass cls;
-    uint64_t id = ib_u64(in);
-    jint length = ib_i32(in);
+    uint64_t id = buf_in_u64(in);
+    jint length = buf_in_i32(in);
     PARSED(in);
     int st = class_from_id(env, id, &cls);
     if (st) return st;

@@ -15,7 +15,7 @@
     jthread th;                                                   \
     thread_rec *rec;                                              \
     {                                                             \
-        uint64_t tid_ = ib_u64(in);                               \
+        uint64_t tid_ = buf_in_u64(in);                               \
         if (in->bad) return LS_BAD_MESSAGE;                       \
         int st_ = thread_from_id(env, tid_, &th, &rec);           \
         if (st_) return st_;                                      \
@@ -63,11 +63,11 @@ static int x_thread_info(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)t;
     jvmtiThreadInfo info;
     CHECK((*base_g.jvmti)->GetThreadInfo(base_g.jvmti, th, &info));
-    ob_str(out, info.name);
-    ob_u64(out, obj_id(env, info.thread_group));
-    ob_u32(out, (uint32_t)info.priority);
-    ob_u8(out, info.is_daemon ? 1 : 0);
-    ob_u8(out, vt_is_virtual(env, th));
+    buf_out_str(out, info.name);
+    buf_out_u64(out, obj_id(env, info.thread_group));
+    buf_out_u32(out, (uint32_t)info.priority);
+    buf_out_u8(out, info.is_daemon ? 1 : 0);
+    buf_out_u8(out, vt_is_virtual(env, th));
     base_jvmti_free(info.name);
     return 0;
 }
@@ -86,10 +86,10 @@ static int x_thread_status(JNIEnv *env, inbuf *in, outbuf *out) {
      * one is not, whatever its count (the reference reads that flag from JVMTI). */
     if (count > 0 && (state & JVMTI_THREAD_STATE_ALIVE)) state |= JVMTI_THREAD_STATE_SUSPENDED;
     if (!(state & JVMTI_THREAD_STATE_ALIVE)) at_event = false;
-    ob_u32(out, (uint32_t)state);
-    ob_u32(out, (uint32_t)count);
-    ob_u8(out, at_event);
-    ob_u64(out, generation);
+    buf_out_u32(out, (uint32_t)state);
+    buf_out_u32(out, (uint32_t)count);
+    buf_out_u8(out, at_event);
+    buf_out_u64(out, generation);
     return 0;
 }
 
@@ -118,7 +118,7 @@ static int x_thread_resume(JNIEnv *env, inbuf *in, outbuf *out) {
 
 static int x_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
-    jint start = ib_i32(in), length = ib_i32(in);
+    jint start = buf_in_i32(in), length = buf_in_i32(in);
     PARSED(in);
     int ns = need_suspended(th, t);
     if (ns) return ns;
@@ -135,7 +135,7 @@ static int x_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
         free(frames);
         return (int)err;
     }
-    ob_u32(out, (uint32_t)got);
+    buf_out_u32(out, (uint32_t)got);
     for (jint i = 0; i < got; i++) {
         /* Layout (ref, ref_kind, method, index): not a LOC, whose kind comes first. */
         jclass cls = NULL;
@@ -145,15 +145,15 @@ static int x_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
             return (int)e2;
         }
         method_remember(env, frames[i].method, cls);
-        ob_u64(out, obj_id(env, cls));
-        ob_u8(out, ref_kind_of(cls));
-        ob_u64(out, method_wire_id(frames[i].method));
-        ob_u64(out, (uint64_t)frames[i].location);
+        buf_out_u64(out, obj_id(env, cls));
+        buf_out_u8(out, ref_kind_of(cls));
+        buf_out_u64(out, method_wire_id(frames[i].method));
+        buf_out_u64(out, (uint64_t)frames[i].location);
         (*env)->DeleteLocalRef(env, cls);
     }
     free(frames);
     base_lock_enter();
-    ob_u64(out, t->frame_generation);
+    buf_out_u64(out, t->frame_generation);
     base_lock_exit();
     return 0;
 }
@@ -165,7 +165,7 @@ static int x_thread_frame_count(JNIEnv *env, inbuf *in, outbuf *out) {
     if (ns) return ns;
     jint count;
     CHECK((*base_g.jvmti)->GetFrameCount(base_g.jvmti, th, &count));
-    ob_u32(out, (uint32_t)count);
+    buf_out_u32(out, (uint32_t)count);
     return 0;
 }
 
@@ -179,20 +179,20 @@ static int x_thread_owned_monitors(JNIEnv *env, inbuf *in, outbuf *out) {
         jint n;
         jvmtiMonitorStackDepthInfo *info;
         CHECK((*base_g.jvmti)->GetOwnedMonitorStackDepthInfo(base_g.jvmti, th, &n, &info));
-        ob_u32(out, (uint32_t)n);
+        buf_out_u32(out, (uint32_t)n);
         for (jint i = 0; i < n; i++) {
             ob_tagged(out, env, info[i].monitor);
-            ob_u32(out, (uint32_t)info[i].stack_depth);
+            buf_out_u32(out, (uint32_t)info[i].stack_depth);
         }
         base_jvmti_free(info);
     } else {
         jint n;
         jobject *mons;
         CHECK((*base_g.jvmti)->GetOwnedMonitorInfo(base_g.jvmti, th, &n, &mons));
-        ob_u32(out, (uint32_t)n);
+        buf_out_u32(out, (uint32_t)n);
         for (jint i = 0; i < n; i++) {
             ob_tagged(out, env, mons[i]);
-            ob_u32(out, (uint32_t)-1);
+            buf_out_u32(out, (uint32_t)-1);
         }
         base_jvmti_free(mons);
     }
@@ -214,7 +214,7 @@ static int x_thread_contended_monitor(JNIEnv *env, inbuf *in, outbuf *out) {
 static int x_thread_stop(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     THREAD_ARG(th, t);
-    uint64_t exc_id = ib_u64(in);
+    uint64_t exc_id = buf_in_u64(in);
     PARSED(in);
     (void)t;
     if (!base_g.caps.can_signal_thread) return LS_NOT_CAPABLE;
@@ -273,7 +273,7 @@ static int pop_past_the_stack(jthread th, jint count) {
 static int x_thread_pop_frames(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     THREAD_ARG(th, t);
-    jint depth = ib_i32(in);
+    jint depth = buf_in_i32(in);
     PARSED(in);
     if (!base_g.caps.can_pop_frame || !base_g.caps.can_generate_single_step_events) return LS_NOT_CAPABLE;
     jint count;
@@ -356,15 +356,15 @@ static int frame_check(JNIEnv *env, jthread th, thread_rec *t, jint depth) {
 
 static int x_frame_get_locals(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
-    jint depth = ib_i32(in);
-    uint32_t n = ib_u32(in);
+    jint depth = buf_in_i32(in);
+    uint32_t n = buf_in_u32(in);
     if (in->bad || (uint64_t)n * 5 != in->len - in->pos) return LS_BAD_MESSAGE;
     int st = frame_check(env, th, t, depth);
     if (st) return st;
-    ob_u32(out, n);
+    buf_out_u32(out, n);
     for (uint32_t i = 0; i < n; i++) {
-        jint slot = ib_i32(in);
-        uint8_t tag = ib_u8(in);
+        jint slot = buf_in_i32(in);
+        uint8_t tag = buf_in_u8(in);
         jvalue v;
         memset(&v, 0, sizeof v);
         jint iv = 0;
@@ -394,13 +394,13 @@ static int x_frame_get_locals(JNIEnv *env, inbuf *in, outbuf *out) {
 static int x_frame_set_locals(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     THREAD_ARG(th, t);
-    jint depth = ib_i32(in);
-    uint32_t n = ib_u32(in);
+    jint depth = buf_in_i32(in);
+    uint32_t n = buf_in_u32(in);
     if (in->bad) return LS_BAD_MESSAGE;
     int st = frame_check(env, th, t, depth);
     if (st) return st;
     for (uint32_t i = 0; i < n; i++) {
-        jint slot = ib_i32(in);
+        jint slot = buf_in_i32(in);
         uint8_t tag;
         jvalue v;
         st = ib_value(in, env, &tag, &v);
@@ -424,7 +424,7 @@ static int x_frame_set_locals(JNIEnv *env, inbuf *in, outbuf *out) {
 
 static int x_frame_this(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
-    jint depth = ib_i32(in);
+    jint depth = buf_in_i32(in);
     PARSED(in);
     int st = frame_check(env, th, t, depth);
     if (st) return st;

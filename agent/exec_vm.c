@@ -21,23 +21,23 @@ static int x_vm_info(JNIEnv *env, inbuf *in, outbuf *out) {
     jint n;
     char **keys;
     CHECK((*base_g.jvmti)->GetSystemProperties(base_g.jvmti, &n, &keys));
-    ob_u32(out, (uint32_t)base_g.hello_flags);
-    ob_u64(out, base_g.caps_mask);
+    buf_out_u32(out, (uint32_t)base_g.hello_flags);
+    buf_out_u64(out, base_g.caps_mask);
     size_t count_at = out->len;
-    ob_u32(out, 0);
+    buf_out_u32(out, 0);
     uint32_t written = 0;
     for (jint i = 0; i < n; i++) {
         char *value = NULL;
         if ((*base_g.jvmti)->GetSystemProperty(base_g.jvmti, keys[i], &value) == JVMTI_ERROR_NONE) {
-            ob_str(out, keys[i]);
-            ob_str(out, value);
+            buf_out_str(out, keys[i]);
+            buf_out_str(out, value);
             written++;
         }
         base_jvmti_free(value);
         base_jvmti_free(keys[i]);
     }
     base_jvmti_free(keys);
-    ob_put_u32_at(out, count_at, written);
+    buf_out_put_u32_at(out, count_at, written);
     return 0;
 }
 
@@ -46,17 +46,17 @@ static int x_all_classes(JNIEnv *env, inbuf *in, outbuf *out) {
     jint n;
     jclass *classes;
     CHECK((*base_g.jvmti)->GetLoadedClasses(base_g.jvmti, &n, &classes));
-    ob_u32(out, (uint32_t)n);
+    buf_out_u32(out, (uint32_t)n);
     for (jint i = 0; i < n; i++) {
         jint status = 0;
         char *sig = NULL, *gen = NULL;
         (*base_g.jvmti)->GetClassStatus(base_g.jvmti, classes[i], &status);
         (*base_g.jvmti)->GetClassSignature(base_g.jvmti, classes[i], &sig, &gen);
-        ob_u64(out, obj_id(env, classes[i]));
-        ob_u8(out, ref_kind_of(classes[i]));
-        ob_u32(out, (uint32_t)status);
-        ob_str(out, sig);
-        ob_str(out, gen);
+        buf_out_u64(out, obj_id(env, classes[i]));
+        buf_out_u8(out, ref_kind_of(classes[i]));
+        buf_out_u32(out, (uint32_t)status);
+        buf_out_str(out, sig);
+        buf_out_str(out, gen);
         base_jvmti_free(sig);
         base_jvmti_free(gen);
         (*env)->DeleteLocalRef(env, classes[i]);
@@ -71,8 +71,8 @@ static char *to_modified_utf8(const char *s, size_t n);
  * get an id, and no class list crosses the link. */
 static int x_classes_by_signature(JNIEnv *env, inbuf *in, outbuf *out) {
     uint32_t len;
-    const uint8_t *raw = ib_blob(in, &len);
-    if (!ib_done(in)) return LS_BAD_MESSAGE;
+    const uint8_t *raw = buf_in_blob(in, &len);
+    if (!buf_in_done(in)) return LS_BAD_MESSAGE;
     char *wanted = to_modified_utf8((const char *)raw, len);
     if (wanted == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
     jint n;
@@ -84,16 +84,16 @@ static int x_classes_by_signature(JNIEnv *env, inbuf *in, outbuf *out) {
     }
     size_t count_at = out->len;
     uint32_t found = 0;
-    ob_u32(out, 0);
+    buf_out_u32(out, 0);
     for (jint i = 0; i < n; i++) {
         char *sig = NULL;
         if ((*base_g.jvmti)->GetClassSignature(base_g.jvmti, classes[i], &sig, NULL) == JVMTI_ERROR_NONE && sig &&
             strcmp(sig, wanted) == 0) {
             jint status = 0;
             (*base_g.jvmti)->GetClassStatus(base_g.jvmti, classes[i], &status);
-            ob_u64(out, obj_id(env, classes[i]));
-            ob_u8(out, ref_kind_of(classes[i]));
-            ob_u32(out, (uint32_t)status);
+            buf_out_u64(out, obj_id(env, classes[i]));
+            buf_out_u8(out, ref_kind_of(classes[i]));
+            buf_out_u32(out, (uint32_t)status);
             found++;
         }
         base_jvmti_free(sig);
@@ -101,7 +101,7 @@ static int x_classes_by_signature(JNIEnv *env, inbuf *in, outbuf *out) {
     }
     base_jvmti_free(classes);
     free(wanted);
-    ob_put_u32_at(out, count_at, found);
+    buf_out_put_u32_at(out, count_at, found);
     return 0;
 }
 
@@ -109,15 +109,15 @@ static int x_classes_by_signature(JNIEnv *env, inbuf *in, outbuf *out) {
 static void ob_threads(outbuf *out, JNIEnv *env, jint n, jthread *threads) {
     size_t count_at = out->len;
     uint32_t written = 0;
-    ob_u32(out, 0);
+    buf_out_u32(out, 0);
     for (jint i = 0; i < n; i++) {
         if (!is_agent_thread(env, threads[i])) {
-            ob_u64(out, obj_id(env, threads[i]));
+            buf_out_u64(out, obj_id(env, threads[i]));
             written++;
         }
         (*env)->DeleteLocalRef(env, threads[i]);
     }
-    ob_put_u32_at(out, count_at, written);
+    buf_out_put_u32_at(out, count_at, written);
 }
 
 static int x_all_threads(JNIEnv *env, inbuf *in, outbuf *out) {
@@ -148,21 +148,21 @@ static int x_top_thread_groups(JNIEnv *env, inbuf *in, outbuf *out) {
 }
 
 static int x_group_info(JNIEnv *env, inbuf *in, outbuf *out) {
-    uint64_t id = ib_u64(in);
+    uint64_t id = buf_in_u64(in);
     PARSED(in);
     jobject group;
     int st = object_of_class(env, id, base_g.cls_thread_group, JVMTI_ERROR_INVALID_THREAD_GROUP, &group);
     if (st) return st;
     jvmtiThreadGroupInfo info;
     CHECK((*base_g.jvmti)->GetThreadGroupInfo(base_g.jvmti, group, &info));
-    ob_str(out, info.name);
-    ob_u64(out, obj_id(env, info.parent));
+    buf_out_str(out, info.name);
+    buf_out_u64(out, obj_id(env, info.parent));
     base_jvmti_free(info.name);
     return 0;
 }
 
 static int x_group_children(JNIEnv *env, inbuf *in, outbuf *out) {
-    uint64_t id = ib_u64(in);
+    uint64_t id = buf_in_u64(in);
     PARSED(in);
     jobject group;
     int st = object_of_class(env, id, base_g.cls_thread_group, JVMTI_ERROR_INVALID_THREAD_GROUP, &group);
@@ -233,8 +233,8 @@ static char *to_modified_utf8(const char *s, size_t n) {
 
 static int x_create_string(JNIEnv *env, inbuf *in, outbuf *out) {
     uint32_t n;
-    const uint8_t *raw = ib_blob(in, &n);
-    if (!ib_done(in)) return LS_BAD_MESSAGE;
+    const uint8_t *raw = buf_in_blob(in, &n);
+    if (!buf_in_done(in)) return LS_BAD_MESSAGE;
     for (uint32_t i = 0; i < n; i++) {
         /* A 4-byte lead must have its three continuation bytes. */
         if (raw[i] >= 0xF0 && (i + 3 >= n || (raw[i + 1] & 0xC0) != 0x80 || (raw[i + 2] & 0xC0) != 0x80 ||
@@ -249,15 +249,15 @@ static int x_create_string(JNIEnv *env, inbuf *in, outbuf *out) {
         (*env)->ExceptionClear(env);
         return JVMTI_ERROR_OUT_OF_MEMORY;
     }
-    ob_u64(out, obj_id(env, s));
+    buf_out_u64(out, obj_id(env, s));
     return 0;
 }
 
 static int x_release_ids(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
-    uint32_t n = ib_u32(in);
+    uint32_t n = buf_in_u32(in);
     if (in->bad || (uint64_t)n * 8 != in->len - in->pos) return LS_BAD_MESSAGE;
-    for (uint32_t i = 0; i < n; i++) obj_release(env, ib_u64(in));
+    for (uint32_t i = 0; i < n; i++) obj_release(env, buf_in_u64(in));
     return 0;
 }
 
@@ -329,7 +329,7 @@ static int walk_reply(JNIEnv *env, jvmtiEnv *walk_env, const heap_walk *w, jobje
     jlong found = WALK_FOUND;
     jvmtiError err = (*walk_env)->GetObjectsWithTags(walk_env, 1, &found, &n, &objs, NULL);
     if (err != JVMTI_ERROR_NONE) return (int)err;
-    ob_u32(out, (uint32_t)(n + (w->self ? 1 : 0)));
+    buf_out_u32(out, (uint32_t)(n + (w->self ? 1 : 0)));
     if (w->self) ob_tagged(out, env, target);
     for (jint i = 0; i < n; i++) {
         ob_tagged(out, env, objs[i]);
@@ -364,7 +364,7 @@ static jint JNICALL count_cb(jvmtiHeapReferenceKind k, const jvmtiHeapReferenceI
 
 static int x_instance_counts(JNIEnv *env, inbuf *in, outbuf *out) {
     if (!base_g.caps.can_tag_objects) return LS_NOT_CAPABLE;
-    uint32_t n = ib_u32(in);
+    uint32_t n = buf_in_u32(in);
     if (in->bad || (uint64_t)n * 8 != in->len - in->pos) return LS_BAD_MESSAGE;
     jclass *classes = calloc((size_t)n + 1, sizeof *classes);
     jlong *counts = calloc((size_t)n + 1, sizeof *counts);
@@ -376,7 +376,7 @@ static int x_instance_counts(JNIEnv *env, inbuf *in, outbuf *out) {
     /* A class collected since the daemon checked its id (unloaded with its loader) has no instances: 0,
      * as the reference answers, rather than an error for the whole request. */
     for (uint32_t i = 0; i < n && st == 0; i++) {
-        st = class_from_id(env, ib_u64(in), &classes[i]);
+        st = class_from_id(env, buf_in_u64(in), &classes[i]);
         if (st == LS_COLLECTED || st == LS_INVALID_ID) {
             classes[i] = NULL;
             st = 0;
@@ -399,8 +399,8 @@ static int x_instance_counts(JNIEnv *env, inbuf *in, outbuf *out) {
     }
     if (walk_env != NULL) (*walk_env)->DisposeEnvironment(walk_env);  /* and every tag with it */
     if (st == 0) {
-        ob_u32(out, n);
-        for (uint32_t i = 0; i < n; i++) ob_u64(out, (uint64_t)counts[same_as[i] ? same_as[i] - 1 : i]);
+        buf_out_u32(out, n);
+        for (uint32_t i = 0; i < n; i++) buf_out_u64(out, (uint64_t)counts[same_as[i] ? same_as[i] - 1 : i]);
     }
     for (uint32_t i = 0; classes != NULL && i < n; i++)
         if (classes[i] != NULL) (*env)->DeleteLocalRef(env, classes[i]);
@@ -412,8 +412,8 @@ static int x_instance_counts(JNIEnv *env, inbuf *in, outbuf *out) {
 
 static int x_class_instances(JNIEnv *env, inbuf *in, outbuf *out) {
     if (!base_g.caps.can_tag_objects) return LS_NOT_CAPABLE;
-    uint64_t id = ib_u64(in);
-    jint max = ib_i32(in);
+    uint64_t id = buf_in_u64(in);
+    jint max = buf_in_i32(in);
     PARSED(in);
     if (max < 0) return JVMTI_ERROR_ILLEGAL_ARGUMENT;
     jclass cls;
@@ -434,8 +434,8 @@ static int x_class_instances(JNIEnv *env, inbuf *in, outbuf *out) {
 
 static int x_object_referrers(JNIEnv *env, inbuf *in, outbuf *out) {
     if (!base_g.caps.can_tag_objects) return LS_NOT_CAPABLE;
-    uint64_t id = ib_u64(in);
-    jint max = ib_i32(in);
+    uint64_t id = buf_in_u64(in);
+    jint max = buf_in_i32(in);
     PARSED(in);
     if (max < 0) return JVMTI_ERROR_ILLEGAL_ARGUMENT;
     jobject obj;
@@ -458,21 +458,21 @@ static int x_object_referrers(JNIEnv *env, inbuf *in, outbuf *out) {
 static int x_redefine_classes(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     if (!base_g.caps.can_redefine_classes) return LS_NOT_CAPABLE;
-    uint32_t n = ib_u32(in);
+    uint32_t n = buf_in_u32(in);
     if (in->bad || n > in->len) return LS_BAD_MESSAGE;
     jvmtiClassDefinition *defs = calloc(n ? n : 1, sizeof *defs);
     if (defs == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
     int st = 0;
     for (uint32_t i = 0; i < n && !st; i++) {
-        uint64_t id = ib_u64(in);
+        uint64_t id = buf_in_u64(in);
         uint32_t len;
-        const uint8_t *bytes = ib_blob(in, &len);
+        const uint8_t *bytes = buf_in_blob(in, &len);
         if (in->bad) st = LS_BAD_MESSAGE;
         else st = class_from_id(env, id, &defs[i].klass);
         defs[i].class_byte_count = (jint)len;
         defs[i].class_bytes = bytes;
     }
-    if (!st && !ib_done(in)) st = LS_BAD_MESSAGE;
+    if (!st && !buf_in_done(in)) st = LS_BAD_MESSAGE;
     if (!st) st = (int)(*base_g.jvmti)->RedefineClasses(base_g.jvmti, (jint)n, defs);
     if (!st) smap_forget_classes();
     free(defs);
@@ -490,7 +490,7 @@ static int x_all_modules(JNIEnv *env, inbuf *in, outbuf *out) {
 }
 
 static int x_module_info(JNIEnv *env, inbuf *in, outbuf *out) {
-    uint64_t id = ib_u64(in);
+    uint64_t id = buf_in_u64(in);
     PARSED(in);
     jobject mod;
     int st = object_of_class(env, id, base_g.cls_module, 42, &mod);  /* 42: JDWP INVALID_MODULE */
@@ -509,9 +509,9 @@ static int x_module_info(JNIEnv *env, inbuf *in, outbuf *out) {
         return LS_INTERNAL;
     }
     const char *utf = name ? (*env)->GetStringUTFChars(env, name, NULL) : NULL;
-    ob_str(out, utf ? utf : "");
+    buf_out_str(out, utf ? utf : "");
     if (utf) (*env)->ReleaseStringUTFChars(env, name, utf);
-    ob_u64(out, obj_id(env, loader));
+    buf_out_u64(out, obj_id(env, loader));
     return 0;
 }
 
@@ -535,10 +535,10 @@ static int x_agent_stats(JNIEnv *env, inbuf *in, outbuf *out) {
         {"methods", methods_count()}, {"fields", fields_count()},
         {"suspend_all_depth", (uint64_t)suspend_all_depth}, {"events_enabled", (uint64_t)nevents},
     };
-    ob_u32(out, (uint32_t)ARRAY_LEN(c));
+    buf_out_u32(out, (uint32_t)ARRAY_LEN(c));
     for (size_t i = 0; i < ARRAY_LEN(c); i++) {
-        ob_str(out, c[i].name);
-        ob_u64(out, c[i].value);
+        buf_out_str(out, c[i].name);
+        buf_out_u64(out, c[i].value);
     }
     return 0;
 }

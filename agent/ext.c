@@ -199,13 +199,13 @@ bool ext_after_match(filter *f) {
 static void capture_inline(filter *f, ev_ctx *c, hits *h) {
     int64_t t0 = base_now_ns();
     size_t len_at = h->body.len;
-    ob_u32(&h->body, 0);
+    buf_out_u32(&h->body, 0);
     ext_local_reads reads = {0, 0, 0};
     capture_write(c->env, f->ext->capture, c->thread, c->method, c->loc, false, false, &reads, &h->body);
     f->ext->locals_walked += reads.walked;
     f->ext->locals_by_jvmti += reads.by_jvmti;
     f->ext->locals_in_frame += reads.in_frame;
-    ob_put_u32_at(&h->body, len_at, (uint32_t)(h->body.len - len_at - 4));
+    buf_out_put_u32_at(&h->body, len_at, (uint32_t)(h->body.len - len_at - 4));
     int64_t t1 = base_now_ns();
     charge(f, t1 - t0, t1);  /* over the quota: this capture still goes out, the request ends after it */
 }
@@ -220,7 +220,7 @@ bool ext_capture_hit(filter *f, ev_ctx *c, hits *h, uint8_t kind) {
     h->failure_request = 0;
     hit_begin(h, f->request_id, EK_JDWPD_CAPTURE, f->suspend_policy);
     ob_location(&h->body, c->env, c->method, c->loc);
-    ob_u8(&h->body, kind);
+    buf_out_u8(&h->body, kind);
     if (h->ncaps >= HITS_MAX_CAPTURES || h->caps_run) {
         capture_inline(f, c, h);
         return true;
@@ -250,16 +250,16 @@ static void splice(hits *h, const outbuf *blobs) {
         else size -= p->at - p->hit_at;
     }
     outbuf nb;
-    ob_init(&nb, size ? size : 1);
+    buf_out_init(&nb, size ? size : 1);
     size_t from = 0;
     for (int i = 0; i < h->ncaps; i++) {
         cap_pending *p = &h->caps[i];
         if (p->state == CP_WRITTEN) {
-            ob_bytes(&nb, h->body.data + from, p->at - from);
-            ob_u32(&nb, (uint32_t)p->blob_len);
-            ob_bytes(&nb, blobs->data + p->blob_at, p->blob_len);
+            buf_out_bytes(&nb, h->body.data + from, p->at - from);
+            buf_out_u32(&nb, (uint32_t)p->blob_len);
+            buf_out_bytes(&nb, blobs->data + p->blob_at, p->blob_len);
         } else {
-            ob_bytes(&nb, h->body.data + from, p->hit_at - from);
+            buf_out_bytes(&nb, h->body.data + from, p->hit_at - from);
             h->count--;
             if (p->after_failure) {  /* its JdwpdConditionError goes too */
                 h->count--;
@@ -268,8 +268,8 @@ static void splice(hits *h, const outbuf *blobs) {
         }
         from = p->at;
     }
-    ob_bytes(&nb, h->body.data + from, h->body.len - from);
-    ob_free(&h->body);
+    buf_out_bytes(&nb, h->body.data + from, h->body.len - from);
+    buf_out_free(&h->body);
     h->body = nb;
 }
 
@@ -326,7 +326,7 @@ bool ext_captures_run(JNIEnv *env, thread_rec *t, hits *h) {
     }
     base_lock_exit();
     splice(h, blobs);
-    ob_free(&local);
+    buf_out_free(&local);
     return expired;
 }
 
@@ -351,7 +351,7 @@ void ext_report_failure(filter *f, bool matched, ev_ctx *c, hits *h) {
         h->failure_request = f->request_id;
         hit_begin(h, f->request_id, EK_JDWPD_CONDITION_ERROR, SP_NONE);
         ob_location(&h->body, c->env, c->method, c->loc);
-        ob_u32(&h->body, (uint32_t)r->failed_now);
+        buf_out_u32(&h->body, (uint32_t)r->failed_now);
         h->nfailures++;
     }
     r->failed_now = 0;
@@ -362,19 +362,19 @@ void ext_report_disabled(filter *f, hits *h) {
     if (r == NULL || r->disabled == 0 || r->disabled_reported) return;
     r->disabled_reported = true;
     hit_begin(h, f->request_id, EK_JDWPD_DISABLED, SP_NONE);
-    ob_u32(&h->body, (uint32_t)r->disabled);
+    buf_out_u32(&h->body, (uint32_t)r->disabled);
 }
 
 /* ---- EXT_STATS ---------------------------------------------------------------------------- */
 
 static void counter(outbuf *out, const char *name, int64_t v) {
-    ob_str(out, name);
-    ob_u64(out, (uint64_t)v);
+    buf_out_str(out, name);
+    buf_out_u64(out, (uint64_t)v);
 }
 
 static int x_ext_stats(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env;
-    int32_t id = ib_i32(in);
+    int32_t id = buf_in_i32(in);
     PARSED(in);
     ext_req copy;
     memset(&copy, 0, sizeof copy);
@@ -395,7 +395,7 @@ static int x_ext_stats(JNIEnv *env, inbuf *in, outbuf *out) {
     }
     base_lock_exit();
     if (!found) return LS_INVALID_ID;
-    ob_u32(out, 14);
+    buf_out_u32(out, 14);
     counter(out, "evaluations", copy.evaluations);
     counter(out, "trues", copy.trues);
     counter(out, "null", copy.errors[XR_NULL]);

@@ -162,28 +162,28 @@ static int install(JNIEnv *env, filter *f) {
 }
 
 static int parse_modifier(JNIEnv *env, inbuf *in, modifier *m) {
-    m->kind = ib_u8(in);
+    m->kind = buf_in_u8(in);
     int st = 0;
     switch (m->kind) {
     case MK_COUNT:
-        m->count = ib_i32(in);
+        m->count = buf_in_i32(in);
         if (!in->bad && m->count <= 0) st = JE_INVALID_COUNT;
         break;
     case MK_CONDITIONAL: {  /* exprID and, for the extension's ids, the object (ext.h) */
         uint32_t len = 0;
-        ib_i32(in);
-        const uint8_t *prog = ib_blob(in, &len);
+        buf_in_i32(in);
+        const uint8_t *prog = buf_in_blob(in, &len);
         if (!in->bad) st = ext_obj_parse(env, prog, len, &m->ext);
         break;
     }
     case MK_THREAD_ONLY: {
-        uint64_t id = ib_u64(in);
+        uint64_t id = buf_in_u64(in);
         jthread th;
         if (!in->bad && !(st = thread_from_id(env, id, &th, NULL))) m->ref = (*env)->NewGlobalRef(env, th);
         break;
     }
     case MK_CLASS_ONLY: {
-        uint64_t id = ib_u64(in);
+        uint64_t id = buf_in_u64(in);
         jclass cls;
         if (!in->bad && !(st = class_from_id(env, id, &cls))) m->ref = (*env)->NewGlobalRef(env, cls);
         break;
@@ -191,26 +191,26 @@ static int parse_modifier(JNIEnv *env, inbuf *in, modifier *m) {
     case MK_CLASS_MATCH:
     case MK_CLASS_EXCLUDE:
     case MK_SOURCE_NAME_MATCH:
-        m->pattern = ib_str(in);
+        m->pattern = buf_in_str(in);
         break;
     case MK_LOCATION_ONLY: {
-        ib_u8(in);
-        uint64_t cls_id = ib_u64(in), mid = ib_u64(in), index = ib_u64(in);
+        buf_in_u8(in);
+        uint64_t cls_id = buf_in_u64(in), mid = buf_in_u64(in), index = buf_in_u64(in);
         (void)cls_id;
         if (!in->bad) st = method_check(mid, &m->method);
         m->loc = (jlocation)index;
         break;
     }
     case MK_EXCEPTION_ONLY: {
-        uint64_t id = ib_u64(in);
-        m->caught = ib_u8(in) != 0;
-        m->uncaught = ib_u8(in) != 0;
+        uint64_t id = buf_in_u64(in);
+        m->caught = buf_in_u8(in) != 0;
+        m->uncaught = buf_in_u8(in) != 0;
         jclass cls;
         if (!in->bad && id != 0 && !(st = class_from_id(env, id, &cls))) m->ref = (*env)->NewGlobalRef(env, cls);
         break;
     }
     case MK_FIELD_ONLY: {
-        uint64_t cls_id = ib_u64(in), fid = ib_u64(in);
+        uint64_t cls_id = buf_in_u64(in), fid = buf_in_u64(in);
         jclass cls, decl;
         bool ok = false;
         if (!in->bad && !(st = class_from_id(env, cls_id, &cls))) {
@@ -224,9 +224,9 @@ static int parse_modifier(JNIEnv *env, inbuf *in, modifier *m) {
         break;
     }
     case MK_STEP: {
-        uint64_t id = ib_u64(in);
-        m->size = ib_i32(in);
-        m->depth = ib_i32(in);
+        uint64_t id = buf_in_u64(in);
+        m->size = buf_in_i32(in);
+        m->depth = buf_in_i32(in);
         jthread th;
         if (!in->bad && !(st = thread_from_id(env, id, &th, NULL))) m->ref = (*env)->NewGlobalRef(env, th);
         if (!st && (m->size < SS_MIN || m->size > SS_LINE || m->depth < SD_INTO || m->depth > SD_OUT))
@@ -234,7 +234,7 @@ static int parse_modifier(JNIEnv *env, inbuf *in, modifier *m) {
         break;
     }
     case MK_INSTANCE_ONLY: {
-        uint64_t id = ib_u64(in);
+        uint64_t id = buf_in_u64(in);
         jobject o;
         if (!in->bad && !(st = object_from_id(env, id, &o))) m->ref = (*env)->NewGlobalRef(env, o);
         break;
@@ -252,10 +252,10 @@ static int parse_modifier(JNIEnv *env, inbuf *in, modifier *m) {
 int filters_set(JNIEnv *env, inbuf *in) {
     filter *f = calloc(1, sizeof *f);
     if (f == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
-    f->request_id = ib_i32(in);
-    f->event_kind = ib_u8(in);
-    f->suspend_policy = ib_u8(in);
-    uint32_t n = ib_u32(in);
+    f->request_id = buf_in_i32(in);
+    f->event_kind = buf_in_u8(in);
+    f->suspend_policy = buf_in_u8(in);
+    uint32_t n = buf_in_u32(in);
     int st = 0;
     if (in->bad || n > in->len) st = LS_BAD_MESSAGE;
     if (!st && f->suspend_policy > SP_ALL) st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
@@ -267,7 +267,7 @@ int filters_set(JNIEnv *env, inbuf *in) {
         f->nmods++;
         st = parse_modifier(env, in, &f->mods[i]);
     }
-    if (!st && !ib_done(in)) st = LS_BAD_MESSAGE;
+    if (!st && !buf_in_done(in)) st = LS_BAD_MESSAGE;
     if (!st && f->event_kind >= MAX_KIND) st = JVMTI_ERROR_INVALID_EVENT_TYPE;
     if (!st) st = ext_bind(f);
     if (!st) {
@@ -422,7 +422,7 @@ bool filter_matches(filter *f, ev_ctx *c) {
 
 void hits_free(hits *h) {
     if (h->ncaps) ext_captures_release(base_jni_env(), h);
-    ob_free(&h->body);
+    buf_out_free(&h->body);
 }
 
 /* One filter of an event of `kind`: its hit (or its capture, which replaces the event's own hit)
@@ -472,13 +472,13 @@ void hits_send_raw(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {
     if (t != NULL) apply_suspend_policy(env, t, h->policy);
     base_lock_exit();
     outbuf b;
-    ob_init(&b, LINK_HEADER_SIZE + 13 + h->body.len);
-    ob_frame_begin(&b);
-    ob_u64(&b, thread_id);
-    ob_u8(&b, h->policy);
-    ob_u32(&b, (uint32_t)h->count);
-    ob_bytes(&b, h->body.data, h->body.len);
-    ob_frame_end(&b, 0, LK_EVENT, 0);
+    buf_out_init(&b, LINK_HEADER_SIZE + 13 + h->body.len);
+    buf_out_frame_begin(&b);
+    buf_out_u64(&b, thread_id);
+    buf_out_u8(&b, h->policy);
+    buf_out_u32(&b, (uint32_t)h->count);
+    buf_out_bytes(&b, h->body.data, h->body.len);
+    buf_out_frame_end(&b, 0, LK_EVENT, 0);
     /* A frame of nothing but captures that suspend nothing never waits for the daemon: with the
      * link's queue full it is dropped, and counted (docs/extensions.md). */
     int written = 0;

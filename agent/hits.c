@@ -25,10 +25,10 @@ void hits_init(hits *h) {
 void hits_prepend(hits *h, const uint8_t *data, size_t len) {
     if (len == 0) return;
     outbuf merged;
-    ob_init(&merged, len + h->body.len);
-    ob_bytes(&merged, data, len);
-    ob_bytes(&merged, h->body.data, h->body.len);
-    ob_free(&h->body);
+    buf_out_init(&merged, len + h->body.len);
+    buf_out_bytes(&merged, data, len);
+    buf_out_bytes(&merged, h->body.data, h->body.len);
+    buf_out_free(&h->body);
     h->body = merged;
     for (int i = 0; i < h->ncaps; i++) {  /* captures not yet read move with their hits */
         h->caps[i].hit_at += len;
@@ -38,8 +38,8 @@ void hits_prepend(hits *h, const uint8_t *data, size_t len) {
 }
 
 void hit_begin(hits *h, int32_t request_id, uint8_t kind, uint8_t policy) {
-    ob_u32(&h->body, (uint32_t)request_id);
-    ob_u8(&h->body, kind);
+    buf_out_u32(&h->body, (uint32_t)request_id);
+    buf_out_u8(&h->body, kind);
     if (policy > h->policy) h->policy = policy;
     h->count++;
 }

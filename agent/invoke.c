@@ -70,11 +70,11 @@ static uint8_t *param_tags(const char *sig, jint *n, uint8_t *ret) {
 }
 
 int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in) {
-    uint64_t thread_id = ib_u64(in);
-    uint8_t kind = ib_u8(in);
-    uint64_t cls_id = ib_u64(in), obj_id_ = ib_u64(in), mid = ib_u64(in);
-    int32_t options = ib_i32(in);
-    uint32_t nargs = ib_u32(in);
+    uint64_t thread_id = buf_in_u64(in);
+    uint8_t kind = buf_in_u8(in);
+    uint64_t cls_id = buf_in_u64(in), obj_id_ = buf_in_u64(in), mid = buf_in_u64(in);
+    int32_t options = buf_in_i32(in);
+    uint32_t nargs = buf_in_u32(in);
     if (in->bad || nargs > in->len) return LS_BAD_MESSAGE;
     if ((*env)->PushLocalFrame(env, 32 + (jint)nargs) != 0) return JVMTI_ERROR_OUT_OF_MEMORY;
     invoke_req *r = calloc(1, sizeof *r);
@@ -97,7 +97,7 @@ int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in) {
         r->args[i] = v;
         r->nargs = (jint)i + 1;
     }
-    if (!st && !ib_done(in)) st = LS_BAD_MESSAGE;
+    if (!st && !buf_in_done(in)) st = LS_BAD_MESSAGE;
     if (!st && (kind < IK_STATIC || kind > IK_NEW_INSTANCE)) st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
     if (!st) st = method_check(mid, &r->method);
     if (!st) st = thread_from_id(env, thread_id, &thread, &t);
@@ -282,14 +282,14 @@ void invoke_run_pending(JNIEnv *env, thread_rec *t) {
         jthrowable exc = (*env)->ExceptionOccurred(env);
         if (exc) (*env)->ExceptionClear(env);
         outbuf out;
-        ob_init(&out, 64);
-        ob_frame_begin(&out);
+        buf_out_init(&out, 64);
+        buf_out_frame_begin(&out);
         if (exc) {
             memset(&v, 0, sizeof v);
         }
         ob_jvalue(&out, env, r->kind == IK_NEW_INSTANCE ? TAG_OBJECT : r->ret_tag, v);
         ob_tagged(&out, env, exc);
-        ob_frame_end(&out, r->reply_id, LK_INVOKE, 0);
+        buf_out_frame_end(&out, r->reply_id, LK_INVOKE, 0);
         /* Re-suspend (and so re-pin every id) while the result is still held by a local ref. */
         invoke_settle(env, t, r, saved);
         (*env)->PopLocalFrame(env, NULL);
@@ -299,9 +299,9 @@ void invoke_run_pending(JNIEnv *env, thread_rec *t) {
         (*env)->ExceptionClear(env);
         invoke_settle(env, t, r, saved);
         outbuf out;
-        ob_init(&out, LINK_HEADER_SIZE);
-        ob_frame_begin(&out);
-        ob_frame_end(&out, r->reply_id, LK_INVOKE, JVMTI_ERROR_OUT_OF_MEMORY);
+        buf_out_init(&out, LINK_HEADER_SIZE);
+        buf_out_frame_begin(&out);
+        buf_out_frame_end(&out, r->reply_id, LK_INVOKE, JVMTI_ERROR_OUT_OF_MEMORY);
         link_send(&out, false);
     }
     free_req(env, r);
@@ -322,9 +322,9 @@ void invoke_drop_pending(JNIEnv *env, thread_rec *t) {
  * and the daemon's undo takes them) or its end will honour the drop (state 1).  A call not started
  * yet never starts (state 2): the debugger that asked it is gone. */
 int invoke_detach(JNIEnv *env, inbuf *in, outbuf *out) {
-    uint64_t thread_id = ib_u64(in);
-    int32_t drop_count = ib_i32(in);
-    uint8_t drop_all = ib_u8(in);
+    uint64_t thread_id = buf_in_u64(in);
+    int32_t drop_count = buf_in_i32(in);
+    uint8_t drop_all = buf_in_u8(in);
     PARSED(in);
     jthread thread = NULL;
     thread_rec *t = NULL;
@@ -347,11 +347,11 @@ int invoke_detach(JNIEnv *env, inbuf *in, outbuf *out) {
     base_lock_exit();
     if (state == 2) {
         outbuf b;
-        ob_init(&b, LINK_HEADER_SIZE);
-        ob_frame_begin(&b);
-        ob_frame_end(&b, dropped_reply, LK_INVOKE, LS_NOT_AT_EVENT);
+        buf_out_init(&b, LINK_HEADER_SIZE);
+        buf_out_frame_begin(&b);
+        buf_out_frame_end(&b, dropped_reply, LK_INVOKE, LS_NOT_AT_EVENT);
         link_send(&b, false);
     }
-    ob_u8(out, state);
+    buf_out_u8(out, state);
     return 0;
 }

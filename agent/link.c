@@ -132,17 +132,17 @@ static bool send_directly(outbuf *b) {
     ll_notify();  /* the writer, and whoever waits for writes to end (disconnect, flush) */
     if (sent < 0) {
         if (fd == sock && sock >= 0) shutdown(sock, SHUT_RDWR);  /* the reader sees EOF and resets */
-        ob_free(b);
+        buf_out_free(b);
         return true;
     }
     if ((size_t)sent == b->len || !authed) {
-        ob_free(b);
+        buf_out_free(b);
         return true;
     }
     out_frame *f = malloc(sizeof *f);
     if (f == NULL) {  /* a frame cut short would garble the stream: end the link instead */
         if (fd == sock && sock >= 0) shutdown(sock, SHUT_RDWR);
-        ob_free(b);
+        buf_out_free(b);
         return true;
     }
     memmove(b->data, b->data + sent, b->len - (size_t)sent);
@@ -165,13 +165,13 @@ bool link_queue_full(void) {
 /* may_wait false: a full queue drops the frame (false) instead of waiting for room. */
 static bool send_frame(outbuf *b, bool is_event, bool may_wait) {
     if (b->oom) {
-        ob_free(b);
+        buf_out_free(b);
         return false;
     }
     ll_enter();
     if (!may_wait && q_bytes > QUEUE_LIMIT) {
         ll_exit();
-        ob_free(b);
+        buf_out_free(b);
         return false;
     }
     /* Events wait for room so a slow daemon slows the events' threads, never grows memory unbounded. */
@@ -184,7 +184,7 @@ static bool send_frame(outbuf *b, bool is_event, bool may_wait) {
         (*base_g.jvmti)->InterruptThread(base_g.jvmti, self);
     if (!authed || (is_event && events_closed)) {
         ll_exit();
-        ob_free(b);
+        buf_out_free(b);
         return true;
     }
     if (send_directly(b)) {
@@ -194,7 +194,7 @@ static bool send_frame(outbuf *b, bool is_event, bool may_wait) {
     out_frame *f = malloc(sizeof *f);
     if (f == NULL) {
         ll_exit();
-        ob_free(b);
+        buf_out_free(b);
         return true;
     }
     f->next = NULL;
@@ -214,11 +214,11 @@ bool link_send_nowait(outbuf *b) { return send_frame(b, true, false); }
 
 void link_send_notice(int what, const char *detail) {
     outbuf b;
-    ob_init(&b, 64);
-    ob_frame_begin(&b);
-    ob_u32(&b, (uint32_t)what);
-    ob_str(&b, detail);
-    ob_frame_end(&b, 0, LK_NOTICE, 0);
+    buf_out_init(&b, 64);
+    buf_out_frame_begin(&b);
+    buf_out_u32(&b, (uint32_t)what);
+    buf_out_str(&b, detail);
+    buf_out_frame_end(&b, 0, LK_NOTICE, 0);
     link_send(&b, true);
 }
 
@@ -339,11 +339,11 @@ static bool random_bytes(uint8_t *p, size_t n) {
 static bool read_frame(int fd, uint32_t *id, uint16_t *kind, uint16_t *status, uint8_t **body, size_t *len) {
     uint8_t h[LINK_HEADER_SIZE];
     if (!recv_all(fd, h, sizeof h)) return false;
-    uint32_t length = be32(h);
+    uint32_t length = buf_be32(h);
     if (length < LINK_HEADER_SIZE || length > LINK_MAX_FRAME) return false;
-    *id = be32(h + 4);
-    *kind = be16(h + 8);
-    *status = be16(h + 10);
+    *id = buf_be32(h + 4);
+    *kind = buf_be16(h + 8);
+    *status = buf_be16(h + 10);
     *len = length - LINK_HEADER_SIZE;
     *body = malloc(*len ? *len : 1);
     if (*body == NULL) return false;
@@ -358,18 +358,18 @@ static bool handshake(int fd) {
     uint8_t nonce[LINK_NONCE_SIZE];
     if (!random_bytes(nonce, sizeof nonce)) return false;
     outbuf b;
-    ob_init(&b, 128);
-    ob_frame_begin(&b);
-    ob_blob(&b, LINK_MAGIC, LINK_MAGIC_SIZE);
-    ob_u32(&b, LINK_VERSION);
-    ob_u64(&b, (uint64_t)getpid());
-    ob_blob(&b, nonce, sizeof nonce);
-    ob_u32(&b, (uint32_t)base_g.hello_flags);
-    ob_u64(&b, base_g.caps_mask);
-    ob_str(&b, base_g.opts.profile);
-    ob_frame_end(&b, 0, LK_HELLO, 0);
+    buf_out_init(&b, 128);
+    buf_out_frame_begin(&b);
+    buf_out_blob(&b, LINK_MAGIC, LINK_MAGIC_SIZE);
+    buf_out_u32(&b, LINK_VERSION);
+    buf_out_u64(&b, (uint64_t)getpid());
+    buf_out_blob(&b, nonce, sizeof nonce);
+    buf_out_u32(&b, (uint32_t)base_g.hello_flags);
+    buf_out_u64(&b, base_g.caps_mask);
+    buf_out_str(&b, base_g.opts.profile);
+    buf_out_frame_end(&b, 0, LK_HELLO, 0);
     bool ok = !b.oom && send_all(fd, b.data, b.len);
-    ob_free(&b);
+    buf_out_free(&b);
     if (!ok) return false;
 
     uint32_t id;
@@ -379,10 +379,10 @@ static bool handshake(int fd) {
     if (!read_frame(fd, &id, &kind, &status, &body, &len)) return false;
     inbuf in = {body, len, 0, false};
     uint32_t dn_len, proof_len;
-    const uint8_t *dnonce = ib_blob(&in, &dn_len);
-    const uint8_t *claimed = ib_blob(&in, &proof_len);
+    const uint8_t *dnonce = buf_in_blob(&in, &dn_len);
+    const uint8_t *claimed = buf_in_blob(&in, &proof_len);
     uint8_t msg[64], expect[32];
-    ok = kind == LK_CHALLENGE && ib_done(&in) && dn_len == LINK_NONCE_SIZE && proof_len == LINK_PROOF_SIZE;
+    ok = kind == LK_CHALLENGE && buf_in_done(&in) && dn_len == LINK_NONCE_SIZE && proof_len == LINK_PROOF_SIZE;
     if (ok) {
         size_t label = strlen(LINK_DAEMON_LABEL);
         memcpy(msg, LINK_DAEMON_LABEL, label);
@@ -401,12 +401,12 @@ static bool handshake(int fd) {
     memcpy(msg, LINK_AGENT_LABEL, label);
     memcpy(msg + label, daemon_nonce, sizeof daemon_nonce);
     hmac_sha256(base_g.secret, sizeof base_g.secret, msg, label + sizeof daemon_nonce, expect);
-    ob_init(&b, 64);
-    ob_frame_begin(&b);
-    ob_blob(&b, expect, 32);
-    ob_frame_end(&b, 0, LK_AUTH, 0);
+    buf_out_init(&b, 64);
+    buf_out_frame_begin(&b);
+    buf_out_blob(&b, expect, 32);
+    buf_out_frame_end(&b, 0, LK_AUTH, 0);
     ok = !b.oom && send_all(fd, b.data, b.len);
-    ob_free(&b);
+    buf_out_free(&b);
     if (!ok) return false;
     if (!read_frame(fd, &id, &kind, &status, &body, &len)) return false;
     free(body);

@@ -26,7 +26,7 @@ static const uint32_t K[64] = {
 
 static void compress(sha256_ctx *c, const uint8_t *p) {
     uint32_t w[64];
-    for (int i = 0; i < 16; i++) w[i] = be32(p + 4 * i);
+    for (int i = 0; i < 16; i++) w[i] = buf_be32(p + 4 * i);
     for (int i = 16; i < 64; i++) {
         uint32_t s0 = ROR(w[i - 15], 7) ^ ROR(w[i - 15], 18) ^ (w[i - 15] >> 3);
         uint32_t s1 = ROR(w[i - 2], 17) ^ ROR(w[i - 2], 19) ^ (w[i - 2] >> 10);

@@ -336,8 +336,8 @@ void smap_forget_classes(void) {
 int smap_x_set_default_stratum(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env;
     (void)out;
-    char *stratum = ib_str(in);
-    if (!ib_done(in)) {
+    char *stratum = buf_in_str(in);
+    if (!buf_in_done(in)) {
         free(stratum);
         return LS_BAD_MESSAGE;
     }

@@ -150,8 +150,8 @@ void threads_drop_dead(JNIEnv *env) {
             *pp = r->next;
             if (records_without_tls > 0 && r->no_tls) records_without_tls--;
             (*env)->DeleteWeakGlobalRef(env, r->ref);
-            ob_free(&r->deferred);
-            ob_free(&r->capture);
+            buf_out_free(&r->deferred);
+            buf_out_free(&r->capture);
             free(r);
         } else {
             pp = &r->next;

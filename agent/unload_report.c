@@ -13,16 +13,16 @@
 
 static void write_signature(outbuf *b, ev_ctx *c, void *arg) {
     (void)c;
-    ob_str(b, arg);
+    buf_out_str(b, arg);
 }
 
 static void send_class_unloaded(const unload_rec *t) {
     outbuf b;
-    ob_init(&b, 64 + strlen(t->signature));
-    ob_frame_begin(&b);
-    ob_u64(&b, t->id);
-    ob_str(&b, t->signature);
-    ob_frame_end(&b, 0, LK_CLASS_UNLOADED, 0);
+    buf_out_init(&b, 64 + strlen(t->signature));
+    buf_out_frame_begin(&b);
+    buf_out_u64(&b, t->id);
+    buf_out_str(&b, t->signature);
+    buf_out_frame_end(&b, 0, LK_CLASS_UNLOADED, 0);
     link_send(&b, false);  /* small; never waits for room (the writer thread sends these too) */
 }
 

@@ -32,10 +32,10 @@ uint8_t ref_kind_of(jclass cls) {
 }
 
 void ob_null_location(outbuf *b) {
-    ob_u8(b, 0);
-    ob_u64(b, 0);
-    ob_u64(b, 0);
-    ob_u64(b, 0);
+    buf_out_u8(b, 0);
+    buf_out_u64(b, 0);
+    buf_out_u64(b, 0);
+    buf_out_u64(b, 0);
 }
 
 /* A method replaced by a redefinition under a running frame is written as 0, as the reference does
@@ -53,10 +53,10 @@ void ob_location(outbuf *b, JNIEnv *env, jmethodID method, jlocation index) {
         return;
     }
     method_remember(env, method, cls);
-    ob_u8(b, ref_kind_of(cls));
-    ob_u64(b, obj_id(env, cls));
-    ob_u64(b, method_wire_id(method));
-    ob_u64(b, (uint64_t)index);
+    buf_out_u8(b, ref_kind_of(cls));
+    buf_out_u64(b, obj_id(env, cls));
+    buf_out_u64(b, method_wire_id(method));
+    buf_out_u64(b, (uint64_t)index);
     (*env)->DeleteLocalRef(env, cls);
 }
 
@@ -72,13 +72,13 @@ uint8_t tag_of_signature(const char *sig) {
 }
 
 void ob_tagged(outbuf *b, JNIEnv *env, jobject obj) {
-    ob_u8(b, obj ? obj_kind(env, obj) : OK_OBJECT);
-    ob_u64(b, obj_id(env, obj));
+    buf_out_u8(b, obj ? obj_kind(env, obj) : OK_OBJECT);
+    buf_out_u64(b, obj_id(env, obj));
 }
 
 void ob_object_value(outbuf *b, JNIEnv *env, jobject obj, uint8_t null_tag) {
-    ob_u8(b, obj ? obj_kind(env, obj) : (tag_is_object(null_tag) ? null_tag : OK_OBJECT));
-    ob_u64(b, obj_id(env, obj));
+    buf_out_u8(b, obj ? obj_kind(env, obj) : (tag_is_object(null_tag) ? null_tag : OK_OBJECT));
+    buf_out_u64(b, obj_id(env, obj));
 }
 
 void ob_jvalue(outbuf *b, JNIEnv *env, uint8_t tag, jvalue v) {
@@ -86,25 +86,25 @@ void ob_jvalue(outbuf *b, JNIEnv *env, uint8_t tag, jvalue v) {
         ob_object_value(b, env, v.l, tag);
         return;
     }
-    ob_u8(b, tag);
+    buf_out_u8(b, tag);
     switch (tag) {
-    case TAG_BYTE: ob_u8(b, (uint8_t)v.b); break;
-    case TAG_BOOLEAN: ob_u8(b, v.z ? 1 : 0); break;
-    case TAG_CHAR: ob_u16(b, v.c); break;
-    case TAG_SHORT: ob_u16(b, (uint16_t)v.s); break;
-    case TAG_INT: ob_u32(b, (uint32_t)v.i); break;
-    case TAG_FLOAT: { uint32_t u; memcpy(&u, &v.f, 4); ob_u32(b, u); break; }
-    case TAG_LONG: ob_u64(b, (uint64_t)v.j); break;
-    case TAG_DOUBLE: { uint64_t u; memcpy(&u, &v.d, 8); ob_u64(b, u); break; }
+    case TAG_BYTE: buf_out_u8(b, (uint8_t)v.b); break;
+    case TAG_BOOLEAN: buf_out_u8(b, v.z ? 1 : 0); break;
+    case TAG_CHAR: buf_out_u16(b, v.c); break;
+    case TAG_SHORT: buf_out_u16(b, (uint16_t)v.s); break;
+    case TAG_INT: buf_out_u32(b, (uint32_t)v.i); break;
+    case TAG_FLOAT: { uint32_t u; memcpy(&u, &v.f, 4); buf_out_u32(b, u); break; }
+    case TAG_LONG: buf_out_u64(b, (uint64_t)v.j); break;
+    case TAG_DOUBLE: { uint64_t u; memcpy(&u, &v.d, 8); buf_out_u64(b, u); break; }
     default: break;  /* void: tag only */
     }
 }
 
 int ib_value(inbuf *in, JNIEnv *env, uint8_t *tag, jvalue *v) {
     memset(v, 0, sizeof *v);
-    *tag = ib_u8(in);
+    *tag = buf_in_u8(in);
     if (tag_is_object(*tag)) {
-        uint64_t id = ib_u64(in);
+        uint64_t id = buf_in_u64(in);
         if (in->bad) return LS_BAD_MESSAGE;
         if (id == 0) return 0;
         int status;
@@ -112,14 +112,14 @@ int ib_value(inbuf *in, JNIEnv *env, uint8_t *tag, jvalue *v) {
         return v->l ? 0 : (status ? status : LS_INVALID_ID);
     }
     switch (*tag) {
-    case TAG_BYTE: v->b = (jbyte)ib_u8(in); break;
-    case TAG_BOOLEAN: v->z = ib_u8(in) ? JNI_TRUE : JNI_FALSE; break;
-    case TAG_CHAR: v->c = ib_u16(in); break;
-    case TAG_SHORT: v->s = (jshort)ib_u16(in); break;
-    case TAG_INT: v->i = (jint)ib_u32(in); break;
-    case TAG_FLOAT: { uint32_t u = ib_u32(in); memcpy(&v->f, &u, 4); break; }
-    case TAG_LONG: v->j = (jlong)ib_u64(in); break;
-    case TAG_DOUBLE: { uint64_t u = ib_u64(in); memcpy(&v->d, &u, 8); break; }
+    case TAG_BYTE: v->b = (jbyte)buf_in_u8(in); break;
+    case TAG_BOOLEAN: v->z = buf_in_u8(in) ? JNI_TRUE : JNI_FALSE; break;
+    case TAG_CHAR: v->c = buf_in_u16(in); break;
+    case TAG_SHORT: v->s = (jshort)buf_in_u16(in); break;
+    case TAG_INT: v->i = (jint)buf_in_u32(in); break;
+    case TAG_FLOAT: { uint32_t u = buf_in_u32(in); memcpy(&v->f, &u, 4); break; }
+    case TAG_LONG: v->j = (jlong)buf_in_u64(in); break;
+    case TAG_DOUBLE: { uint64_t u = buf_in_u64(in); memcpy(&v->d, &u, 8); break; }
     case TAG_VOID: break;
     default: return LS_BAD_MESSAGE;
     }
@@ -285,7 +285,7 @@ int set_fields_checked(JNIEnv *env, inbuf *in, uint32_t n, jclass cls, jobject o
     for (int pass = 0; pass < 2; pass++) {
         in->pos = start;
         for (uint32_t i = 0; i < n; i++) {
-            uint64_t fid = ib_u64(in);
+            uint64_t fid = buf_in_u64(in);
             uint8_t vtag, tag;
             jvalue v;
             int st = ib_value(in, env, &vtag, &v);
@@ -306,15 +306,15 @@ int set_fields_checked(JNIEnv *env, inbuf *in, uint32_t n, jclass cls, jobject o
 }
 
 void ob_ids(outbuf *out, JNIEnv *env, jint n, const jobject *objs) {
-    ob_u32(out, (uint32_t)n);
-    for (jint i = 0; i < n; i++) ob_u64(out, obj_id(env, objs[i]));
+    buf_out_u32(out, (uint32_t)n);
+    for (jint i = 0; i < n; i++) buf_out_u64(out, obj_id(env, objs[i]));
 }
 
 int get_fields_checked(JNIEnv *env, inbuf *in, outbuf *out, uint32_t n, jclass cls, jobject obj) {
-    ob_u32(out, n);
+    buf_out_u32(out, n);
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t fid = ib_u64(in);
-        uint8_t asked = ib_u8(in), tag;
+        uint64_t fid = buf_in_u64(in);
+        uint8_t asked = buf_in_u8(in), tag;
         jfieldID f;
         jclass decl;
         bool is_static = obj == NULL;

@@ -94,14 +94,14 @@ void vt_track_start(void) {
 
 void threads_append_virtual(JNIEnv *env, outbuf *out, size_t count_at) {
     if (!tracking || out->oom || count_at + 4 > out->len) return;
-    uint32_t n = be32(out->data + count_at);
+    uint32_t n = buf_be32(out->data + count_at);
     for (size_t i = 0; i < nbuckets; i++) {
         for (vt_node *v = buckets[i]; v; v = v->next) {
-            ob_u64(out, obj_id(env, v->ref));
+            buf_out_u64(out, obj_id(env, v->ref));
             n++;
         }
     }
-    ob_put_u32_at(out, count_at, n);
+    buf_out_put_u32_at(out, count_at, n);
 }
 
 /* The skeleton (callback.h) with the start's suspend-all count taken in the same lock section as

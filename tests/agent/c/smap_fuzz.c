@@ -15,8 +15,8 @@ void base_lock_enter(void) {}
 void base_lock_exit(void) {}
 void base_jvmti_free(void *p) { (void)p; }
 JNIEnv *base_jni_env(void) { return NULL; }
-char *ib_str(inbuf *b) { (void)b; return NULL; }
-bool ib_done(inbuf *b) { (void)b; return false; }
+char *buf_in_str(inbuf *b) { (void)b; return NULL; }
+bool buf_in_done(inbuf *b) { (void)b; return false; }
 
 static void run(const char *text) {
     static const char *strata[] = {NULL, "Foo", "Bar", "Java", "Aux", "Kotlin", "KotlinDebug", "x", ""};
