@@ -6,6 +6,8 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from collections.abc import Sequence
+from typing import NoReturn
 
 #: Names whose values are secrets, matched by their words: "apiKey", "API_KEY" and "x-api-key" all
 #: hold the words "api key"; "keys", "tokenizer" and "currentToken" hold neither "key" nor "auth token".
@@ -29,20 +31,23 @@ def _one_line_errors(p: argparse.ArgumentParser) -> None:
     usage block first, and not the top-level parser's usage for a flag it does not know (argparse
     hands a subcommand's leftovers up to the top parser)."""
 
-    def error(message: str) -> None:
+    def error(message: str) -> NoReturn:
         sys.stderr.write(f"jdwpd ci: {message} (jdwpd ci --help lists the flags)\n")
         sys.exit(2)
 
     known = p.parse_known_args
 
-    def parse_known_args(args=None, namespace=None):  # type: ignore[no-untyped-def]
+    def parse_known_args(args: Sequence[str] | None = None,
+                         namespace: argparse.Namespace | None = None) -> tuple[argparse.Namespace, list[str]]:
         ns, extra = known(args, namespace)
         if extra:
             error(f"unrecognized arguments: {' '.join(extra)}")
         return ns, extra
 
+    # Replaced on the instance: `jdwpd ci`'s parser is a subparser argparse makes, which a subclass would not
+    # reach; and typeshed declares parse_known_args overloaded, which one plain function cannot match.
     p.error = error  # type: ignore[method-assign]
-    p.parse_known_args = parse_known_args  # type: ignore[method-assign]
+    p.parse_known_args = parse_known_args  # type: ignore[method-assign, assignment]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

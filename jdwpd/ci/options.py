@@ -110,10 +110,9 @@ def _check_expression(text: str, what: str, *, template: bool = False) -> None:
     from jdwpd.expr.tree import MethodCall, walk
 
     try:
-        parsed = (expr.parse_template if template else expr.parse)(text)
+        parts = expr.parse_template(text).expressions if template else (expr.parse(text),)
     except expr.ExpressionError as e:
         raise UsageError(f"{what}: {e.message} at column {e.column} of '{text}'") from None
-    parts = [p for p in parsed.parts if not isinstance(p, str)] if template else [parsed]
     for part in parts:
         call = next((n for n in walk(part.tree) if isinstance(n, MethodCall) and not n.intrinsic), None) \
             if part.needs_invoke else None

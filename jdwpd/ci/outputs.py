@@ -10,7 +10,7 @@ from .evidence import Evidence
 from .html_report import render
 from .options import Settings
 from .probes import Tally
-from .report import annotations, attach_to_junit, summary_markdown
+from .report import attach_to_junit, summary_markdown, workflow_commands
 
 
 def write_reports(settings: Settings, evidence: Evidence, tally: Tally, status: int, command_status: int,
@@ -24,7 +24,7 @@ def write_reports(settings: Settings, evidence: Evidence, tally: Tally, status: 
         except OSError:
             pass
     if os.environ.get("GITHUB_ACTIONS") == "true":
-        for line in annotations(evidence, Path.cwd()):
+        for line in workflow_commands(evidence, Path.cwd()):
             print(line, flush=True)
     attach_to_junit(settings, evidence)
     (settings.out / "report.html").write_text(render(settings, evidence, tally, status), encoding="utf-8")

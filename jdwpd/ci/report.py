@@ -63,7 +63,7 @@ def source_path(location: dict | None, root: Path) -> str | None:
 def summary_markdown(settings: Settings, evidence: Evidence, tally: Tally, status: int, command_status: int,
                      timed_out: bool) -> str:
     cmd = " ".join(settings.command)
-    end = next((e for e in reversed(evidence.events) if e["event"] == "run-end"), {})
+    end: dict[str, Any] = next((e for e in reversed(evidence.events) if e["event"] == "run-end"), {})
     lines = [f"## jdwpd ci: `{cmd}`", "",
              f"- status **{status}** (command: {command_status}{', timed out' if timed_out else ''}), "
              f"{end.get('seconds', '?')} s",
@@ -96,7 +96,7 @@ def _md(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def annotations(evidence: Evidence, root: Path) -> list[str]:
+def workflow_commands(evidence: Evidence, root: Path) -> list[str]:
     """GitHub Actions workflow commands: one ::error per failure, at its source line when found."""
     out = []
     for e in evidence.events:

@@ -203,6 +203,7 @@ def run_demo(host: str, port: int) -> int:
            "java", "-cp", str(classes), "Sample"]
     print("$ jdwpd launch --suspend -- java -cp ... Sample", flush=True)
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None  # a pipe, asked for
     try:
         ready = None
         for line in proc.stderr:
@@ -225,8 +226,11 @@ def run_demo(host: str, port: int) -> int:
 
 async def _session_and_forward(host: str, port: int, proc: subprocess.Popen) -> None:
     async with trio.open_nursery() as nursery:
+        stderr = proc.stderr
+        assert stderr is not None  # a pipe, asked for
+
         async def forward() -> None:
-            await trio.to_thread.run_sync(lambda: [sys.stderr.write(line) for line in proc.stderr])
+            await trio.to_thread.run_sync(lambda: [sys.stderr.write(line) for line in stderr])
 
         nursery.start_soon(forward)
         with trio.fail_after(TIMEOUT * 2):

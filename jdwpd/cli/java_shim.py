@@ -84,10 +84,10 @@ def _address(text: str) -> tuple[str | None, int]:
     host, sep, port = text.rpartition(":")
     if not port.isdigit() or int(port) > 65535:
         raise transport_error(103, "invalid port number specified")
-    host = host.strip("[]") if sep else None
-    if host == "*":
-        host = "0.0.0.0"
-    return host or None, int(port)
+    name = host.strip("[]") if sep else None
+    if name == "*":
+        name = "0.0.0.0"
+    return name or None, int(port)
 
 
 def parse_jdwp_options(text: str) -> JdwpOptions:

@@ -120,6 +120,7 @@ def compile_sources(
         files = [str(p) for p in sources if p not in swaps]
         renamed_dir = Path(tempfile.mkdtemp(prefix=".older-sources-")) if swaps else None
         for p, q in swaps.items():  # javac wants a public class in a file of its name: the older source, renamed
+            assert renamed_dir is not None  # made when there are swaps
             renamed = renamed_dir / p.relative_to(src_dir)
             renamed.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(q, renamed)

@@ -194,8 +194,9 @@ def _system_java(feature: int) -> str | None:
     for var in (f"JAVA_HOME_{feature}", "JAVA_HOME"):
         if os.environ.get(var):
             candidates.append(Path(os.environ[var]) / "bin" / "java")
-    if shutil.which("java"):
-        candidates.append(Path(shutil.which("java")))
+    on_path = shutil.which("java")
+    if on_path:
+        candidates.append(Path(on_path))
     if JVM_DIR.is_dir():
         candidates += sorted(home / "bin" / "java" for home in JVM_DIR.iterdir() if not home.is_symlink())
     for java in candidates:
@@ -230,9 +231,10 @@ def provision(spec: str, cache: Path | None = None) -> TestJdk:
             java = os.path.join(java, "bin", "java")
         if not os.path.isfile(java):
             raise ValueError(f"--jdk {spec}: no such java")
-        feature = java_feature(java)
-        if feature is None:
+        found = java_feature(java)
+        if found is None:
             raise ValueError(f"--jdk {spec}: `{java} -version` names no version")
+        feature = found
         origin = "given path"
     javac = javac_for(feature)
     release = feature

@@ -21,10 +21,14 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 
 from jdwpd.own_command import jdwpd_argv
+
+if TYPE_CHECKING:  # imported late where it is used: the sync flavour runs without trio
+    import trio
 
 __all__ = [
     "JvmStartError",
@@ -242,7 +246,7 @@ class Debuggee:
     port: int
     output: OutputLog
     _popen: subprocess.Popen | None = None
-    _trio_proc: object | None = None
+    _trio_proc: trio.Process | None = None
 
     @property
     def address(self) -> str:
@@ -252,7 +256,8 @@ class Debuggee:
     def returncode(self) -> int | None:
         if self._popen is not None:
             return self._popen.poll()
-        return self._trio_proc.returncode  # type: ignore[union-attr]
+        assert self._trio_proc is not None, "a JVM is started one way or the other"
+        return self._trio_proc.returncode
 
     def kill(self) -> None:
         """Kill the whole process group (the JVM, and jdwpd's daemon if any). Idempotent."""
@@ -273,10 +278,11 @@ class Debuggee:
 
         with trio.fail_after(timeout):
             if self._trio_proc is not None:
-                return await self._trio_proc.wait()  # type: ignore[union-attr]
-            while self._popen.poll() is None:  # type: ignore[union-attr]
+                return await self._trio_proc.wait()
+            assert self._popen is not None, "a JVM is started one way or the other"
+            while self._popen.poll() is None:
                 await trio.sleep(0.05)
-            return self._popen.returncode  # type: ignore[union-attr]
+            return self._popen.returncode
 
 
 # Backstop for processes whose owner never reached its cleanup (e.g. the
