@@ -320,7 +320,7 @@ static void reset_after_link_loss(JNIEnv *env) {
     threads_each(env, invoke_drop_pending);
     threads_reset(env);
     base_lock_exit();
-    obj_unpin_all(env);
+    objects_unpin_all(env);
 }
 
 static const link_handlers hooks = {

@@ -85,7 +85,7 @@ static void put_object(cap_ctx *x, jobject o, int depth) {
         jint len = (*env)->GetArrayLength(env, o);
         jint keep = depth <= 0 ? 0 : len < x->cap->max_items ? len : x->cap->max_items;
         buf_out_u8(x->out, '[');
-        if (x->cap->object_ids) buf_out_u64(x->out, obj_id(env, o));
+        if (x->cap->object_ids) buf_out_u64(x->out, objects_id(env, o));
         put_str(x->out, sig);
         buf_out_u32(x->out, (uint32_t)len);
         buf_out_u16(x->out, (uint16_t)keep);
@@ -111,7 +111,7 @@ static void put_object(cap_ctx *x, jobject o, int depth) {
         /* An object by its instance fields, own class first, then up the superclasses: JDK
          * collections too (no code runs in the VM). */
         buf_out_u8(x->out, 'L');
-        if (x->cap->object_ids) buf_out_u64(x->out, obj_id(env, o));
+        if (x->cap->object_ids) buf_out_u64(x->out, objects_id(env, o));
         put_str(x->out, sig);
         size_t trunc_at = x->out->len;
         buf_out_u8(x->out, depth <= 0);
@@ -131,7 +131,7 @@ static void put_object(cap_ctx *x, jobject o, int depth) {
                         continue;
                     char t = fsig[0] == 'L' || fsig[0] == '[' ? 'L' : fsig[0];
                     put_str(x->out, name);
-                    jvalue v = get_field_value(env, o, k, fs[i], (uint8_t)(t == 'L' ? TAG_OBJECT : t));
+                    jvalue v = values_get_field_value(env, o, k, fs[i], (uint8_t)(t == 'L' ? TAG_OBJECT : t));
                     put_value(x, t, v, depth - 1);
                     if (t == 'L' && v.l) (*env)->DeleteLocalRef(env, v.l);
                     base_jvmti_free(name);
@@ -297,7 +297,7 @@ void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodI
     }
     if (sv.locals && sv.kinds && frames[0].method == method && frames[0].location == loc) x.slots = &sv;
     for (jint d = 0; d < nframes; d++) {
-        ob_location(out, env, frames[d].method, frames[d].location);
+        values_out_location(out, env, frames[d].method, frames[d].location);
         if (d < cap->locals_frames && !over_budget(&x)) {
             put_locals(&x, thread, d, frames[d].method, frames[d].location);
             put_this(&x, thread, d, frames[d].method, frames[d].location);

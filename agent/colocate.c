@@ -82,7 +82,7 @@ void report_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID method, j
     hits h;
     hits_init(&h);
     hit_begin(&h, request_id, EK_SINGLE_STEP, policy);
-    ob_location(&h.body, env, method, loc);
+    values_out_location(&h.body, env, method, loc);
     send_or_defer(env, t, &h, method, loc, false);
     hits_free(&h);
 }

@@ -268,7 +268,7 @@ static int run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
                 if (obj == NULL) return XR_NULL;
                 if (!(*env)->IsInstanceOf(env, obj, cls)) return XR_TYPE;
             }
-            PUSH(widen(tag, get_field_value(env, obj, cls, f, tag)));
+            PUSH(widen(tag, values_get_field_value(env, obj, cls, f, tag)));
             break;
         }
         case OP_ALEN:

@@ -127,7 +127,7 @@ static int verify(JNIEnv *env, const ext_prog *p) {
             jfieldID f;
             uint8_t ftag = 0;
             jclass decl = NULL;
-            if (field_check(env, buf_be64(a + 3), p->classes[buf_be16(a + 1)], op == OP_STATIC, &f, &ftag, &decl) != 0)
+            if (objects_field_check(env, buf_be64(a + 3), p->classes[buf_be16(a + 1)], op == OP_STATIC, &f, &ftag, &decl) != 0)
                 st = LS_INVALID_FIELD;
             else if (!(ftag == a[0] || (ext_object_tag(ftag) && a[0] == 'L')))
                 st = JVMTI_ERROR_TYPE_MISMATCH;
@@ -162,7 +162,7 @@ int ext_prog_parse(JNIEnv *env, inbuf *in, ext_prog **out) {
     uint64_t mid = buf_in_u64(in);
     (void)buf_in_u16(in);  /* max_stack: the compiler's claim; the run checks against EXT_MAX_STACK itself */
     p->nclasses = buf_in_u16(in);
-    if (!in->bad && mid != 0) st = method_check(mid, &p->method);
+    if (!in->bad && mid != 0) st = objects_method_check(mid, &p->method);
     if (!st && !in->bad && p->nclasses) {
         p->classes = calloc(p->nclasses, sizeof *p->classes);
         if (p->classes == NULL) st = JVMTI_ERROR_OUT_OF_MEMORY;
@@ -170,7 +170,7 @@ int ext_prog_parse(JNIEnv *env, inbuf *in, ext_prog **out) {
             jclass cls;
             uint64_t id = buf_in_u64(in);
             if (in->bad) break;
-            st = class_from_id(env, id, &cls);
+            st = values_class_from_id(env, id, &cls);
             if (!st) {
                 p->classes[i] = (*env)->NewGlobalRef(env, cls);
                 (*env)->DeleteLocalRef(env, cls);

@@ -26,7 +26,7 @@
 
 static void write_location(outbuf *b, ev_ctx *c, void *arg) {
     (void)arg;
-    ob_location(b, c->env, c->method, c->loc);
+    values_out_location(b, c->env, c->method, c->loc);
 }
 
 static void write_nothing(outbuf *b, ev_ctx *c, void *arg) {
@@ -116,10 +116,10 @@ typedef struct exc_arg {
 
 static void write_exception(outbuf *b, ev_ctx *c, void *arg) {
     exc_arg *e = arg;
-    ob_location(b, c->env, c->method, c->loc);
-    ob_tagged(b, c->env, e->exception);
-    if (e->catch_method) ob_location(b, c->env, e->catch_method, e->catch_loc);
-    else ob_null_location(b);
+    values_out_location(b, c->env, c->method, c->loc);
+    values_out_tagged(b, c->env, e->exception);
+    if (e->catch_method) values_out_location(b, c->env, e->catch_method, e->catch_loc);
+    else values_out_null_location(b);
 }
 
 static void JNICALL cb_exception(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method, jlocation loc,
@@ -168,8 +168,8 @@ static void write_class_prepare(outbuf *b, ev_ctx *c, void *arg) {
     jint status = 0;
     (*base_g.jvmti)->GetClassSignature(base_g.jvmti, c->cls, &sig, NULL);
     (*base_g.jvmti)->GetClassStatus(base_g.jvmti, c->cls, &status);
-    buf_out_u8(b, ref_kind_of(c->cls));
-    buf_out_u64(b, obj_id(c->env, c->cls));
+    buf_out_u8(b, values_ref_kind_of(c->cls));
+    buf_out_u64(b, objects_id(c->env, c->cls));
     buf_out_str(b, sig);
     buf_out_u32(b, (uint32_t)status);
     base_jvmti_free(sig);
@@ -220,13 +220,13 @@ typedef struct exit_arg {
 
 static void write_exit_location(outbuf *b, ev_ctx *c, void *arg) {
     (void)arg;
-    ob_location(b, c->env, c->method, c->loc);
+    values_out_location(b, c->env, c->method, c->loc);
 }
 
 static void write_exit_value(outbuf *b, ev_ctx *c, void *arg) {
     exit_arg *e = arg;
-    ob_location(b, c->env, c->method, c->loc);
-    ob_jvalue(b, c->env, e->tag, e->value);
+    values_out_location(b, c->env, c->method, c->loc);
+    values_out_jvalue(b, c->env, e->tag, e->value);
 }
 
 static void JNICALL cb_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, jmethodID method,
@@ -243,7 +243,7 @@ static void JNICALL cb_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
     char *name = NULL, *sig = NULL;
     if ((*base_g.jvmti)->GetMethodName(base_g.jvmti, method, &name, &sig, NULL) == JVMTI_ERROR_NONE) {
         const char *ret = strchr(sig, ')');
-        e.tag = tag_of_signature(ret ? ret + 1 : "V");
+        e.tag = values_tag_of_signature(ret ? ret + 1 : "V");
     }
     base_jvmti_free(name);
     base_jvmti_free(sig);
@@ -262,12 +262,12 @@ typedef struct field_arg {
 
 static void write_field(outbuf *b, ev_ctx *c, void *arg) {
     field_arg *fa = arg;
-    ob_location(b, c->env, c->method, c->loc);
-    buf_out_u8(b, ref_kind_of(c->field_class));
-    buf_out_u64(b, obj_id(c->env, c->field_class));
+    values_out_location(b, c->env, c->method, c->loc);
+    buf_out_u8(b, values_ref_kind_of(c->field_class));
+    buf_out_u64(b, objects_id(c->env, c->field_class));
     buf_out_u64(b, (uint64_t)(uintptr_t)c->field);
-    ob_tagged(b, c->env, c->object);
-    if (fa->modification) ob_jvalue(b, c->env, fa->tag, fa->value);
+    values_out_tagged(b, c->env, c->object);
+    if (fa->modification) values_out_jvalue(b, c->env, fa->tag, fa->value);
 }
 
 static void field_event(JNIEnv *env, jthread thread, jmethodID method, jlocation loc, jclass field_klass,
@@ -293,7 +293,7 @@ static void JNICALL cb_field_modification(jvmtiEnv *jvmti, JNIEnv *env, jthread 
                                           jlocation loc, jclass field_klass, jobject object, jfieldID field,
                                           char sig_type, jvalue new_value) {
     (void)jvmti;
-    field_arg fa = {true, tag_of_signature((char[]){sig_type, 0}), new_value};
+    field_arg fa = {true, values_tag_of_signature((char[]){sig_type, 0}), new_value};
     field_event(env, thread, method, loc, field_klass, object, field, &fa);
 }
 
@@ -305,8 +305,8 @@ typedef struct monitor_arg {
 
 static void write_monitor(outbuf *b, ev_ctx *c, void *arg) {
     monitor_arg *m = arg;
-    ob_tagged(b, c->env, c->object);
-    ob_location(b, c->env, c->method, c->loc);
+    values_out_tagged(b, c->env, c->object);
+    values_out_location(b, c->env, c->method, c->loc);
     if (m->kind == EK_MONITOR_WAIT) buf_out_u64(b, (uint64_t)m->timeout);
     if (m->kind == EK_MONITOR_WAITED) buf_out_u8(b, m->timed_out ? 1 : 0);
 }

@@ -13,7 +13,7 @@
     uint64_t cls##_id = buf_in_u64(in);                      \
     PARSED(in);                                          \
     {                                                    \
-        int st_ = class_from_id(env, cls##_id, &cls);    \
+        int st_ = values_class_from_id(env, cls##_id, &cls);    \
         if (st_) return st_;                             \
     }
 
@@ -21,7 +21,7 @@ static int x_class_signature(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     char *sig = NULL, *gen = NULL;
     CHECK((*base_g.jvmti)->GetClassSignature(base_g.jvmti, cls, &sig, &gen));
-    buf_out_u8(out, ref_kind_of(cls));
+    buf_out_u8(out, values_ref_kind_of(cls));
     buf_out_str(out, sig);
     buf_out_str(out, gen);
     base_jvmti_free(sig);
@@ -63,14 +63,14 @@ static int x_class_loader(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     jobject loader = NULL;
     CHECK((*base_g.jvmti)->GetClassLoader(base_g.jvmti, cls, &loader));
-    buf_out_u64(out, obj_id(env, loader));
+    buf_out_u64(out, objects_id(env, loader));
     return 0;
 }
 
 static int x_class_superclass(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     jclass sup = (*env)->GetSuperclass(env, cls);
-    buf_out_u64(out, obj_id(env, sup));
+    buf_out_u64(out, objects_id(env, sup));
     return 0;
 }
 
@@ -79,7 +79,7 @@ static int x_class_interfaces(JNIEnv *env, inbuf *in, outbuf *out) {
     jint n;
     jclass *ifaces;
     CHECK((*base_g.jvmti)->GetImplementedInterfaces(base_g.jvmti, cls, &n, &ifaces));
-    ob_ids(out, env, n, ifaces);
+    values_out_ids(out, env, n, ifaces);
     base_jvmti_free(ifaces);
     return 0;
 }
@@ -110,7 +110,7 @@ static int x_class_fields(JNIEnv *env, inbuf *in, outbuf *out) {
         if (err != JVMTI_ERROR_NONE) {
             status = (int)err;
         } else {
-            field_remember(env, fs[i], cls, (mods & 0x0008) != 0, tag_of_signature(sig));
+            objects_field_remember(env, fs[i], cls, (mods & 0x0008) != 0, values_tag_of_signature(sig));
             buf_out_u64(out, (uint64_t)(uintptr_t)fs[i]);
             buf_out_str(out, name);
             buf_out_str(out, sig);
@@ -169,7 +169,7 @@ static int class_methods(JNIEnv *env, inbuf *in, outbuf *out, bool with_lines) {
         if (err != JVMTI_ERROR_NONE) {
             status = (int)err;
         } else {
-            method_remember(env, ms[i], cls);
+            objects_method_remember(env, ms[i], cls);
             buf_out_u64(out, (uint64_t)(uintptr_t)ms[i]);
             buf_out_str(out, name);
             buf_out_str(out, sig);
@@ -227,13 +227,13 @@ static int x_class_module(JNIEnv *env, inbuf *in, outbuf *out) {
         (*env)->ExceptionClear(env);
         return LS_INTERNAL;
     }
-    buf_out_u64(out, obj_id(env, module));
+    buf_out_u64(out, objects_id(env, module));
     return 0;
 }
 
 static int x_class_object_kind(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
-    buf_out_u8(out, ref_kind_of(cls));
+    buf_out_u8(out, values_ref_kind_of(cls));
     return 0;
 }
 
@@ -246,9 +246,9 @@ static int x_class_get_statics(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     in->pos = items;
     jclass cls;
-    int st = class_from_id(env, id, &cls);
+    int st = values_class_from_id(env, id, &cls);
     if (st) return st;
-    return get_fields_checked(env, in, out, n, cls, NULL);
+    return values_get_fields_checked(env, in, out, n, cls, NULL);
 }
 
 static int x_class_set_statics(JNIEnv *env, inbuf *in, outbuf *out) {
@@ -257,9 +257,9 @@ static int x_class_set_statics(JNIEnv *env, inbuf *in, outbuf *out) {
     uint32_t n = buf_in_u32(in);
     jclass cls;
     if (in->bad) return LS_BAD_MESSAGE;
-    int st = class_from_id(env, id, &cls);
+    int st = values_class_from_id(env, id, &cls);
     if (st) return st;
-    return set_fields_checked(env, in, n, cls, NULL);
+    return values_set_fields_checked(env, in, n, cls, NULL);
 }
 
 static int x_loader_visible_classes(JNIEnv *env, inbuf *in, outbuf *out) {
@@ -268,7 +268,7 @@ static int x_loader_visible_classes(JNIEnv *env, inbuf *in, outbuf *out) {
     jobject loader = NULL;
     if (id != 0) {
         /* JVMTI would take any object for a loader (and HotSpot may crash on one that is not). */
-        int st = object_of_class(env, id, base_g.cls_class_loader, JE_INVALID_CLASS_LOADER, &loader);
+        int st = values_object_of_class(env, id, base_g.cls_class_loader, JE_INVALID_CLASS_LOADER, &loader);
         if (st) return st;
     }
     jint n;
@@ -276,8 +276,8 @@ static int x_loader_visible_classes(JNIEnv *env, inbuf *in, outbuf *out) {
     CHECK((*base_g.jvmti)->GetClassLoaderClasses(base_g.jvmti, loader, &n, &classes));
     buf_out_u32(out, (uint32_t)n);
     for (jint i = 0; i < n; i++) {
-        buf_out_u64(out, obj_id(env, classes[i]));
-        buf_out_u8(out, ref_kind_of(classes[i]));
+        buf_out_u64(out, objects_id(env, classes[i]));
+        buf_out_u8(out, values_ref_kind_of(classes[i]));
         (*env)->DeleteLocalRef(env, classes[i]);
     }
     base_jvmti_free(classes);
@@ -291,7 +291,7 @@ static int x_loader_visible_classes(JNIEnv *env, inbuf *in, outbuf *out) {
     {                                              \
         uint64_t mid_ = buf_in_u64(in);                \
         PARSED(in);                                \
-        int st_ = method_check(mid_, &m);          \
+        int st_ = objects_method_check(mid_, &m);          \
         if (st_) return st_;                       \
     }
 
@@ -349,7 +349,7 @@ static int x_method_is_obsolete(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     jmethodID m;
     bool unloaded;
-    int st = method_check_unloaded(mid, &m, &unloaded);
+    int st = objects_method_check_unloaded(mid, &m, &unloaded);
     if (unloaded) {  /* a method of an unloaded class: obsolete, as HotSpot (and so the reference) says */
         buf_out_u8(out, 1);
         return 0;
@@ -365,8 +365,8 @@ static int x_method_declaring_class(JNIEnv *env, inbuf *in, outbuf *out) {
     METHOD_ARG(m);
     jclass cls;
     CHECK((*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, m, &cls));
-    buf_out_u64(out, obj_id(env, cls));
-    buf_out_u8(out, ref_kind_of(cls));
+    buf_out_u64(out, objects_id(env, cls));
+    buf_out_u8(out, values_ref_kind_of(cls));
     return 0;
 }
 

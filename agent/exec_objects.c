@@ -11,7 +11,7 @@
 #define OBJECT_ARG(o)                                    \
     jobject o;                                           \
     {                                                    \
-        int st_ = object_from_id(env, buf_in_u64(in), &o);   \
+        int st_ = values_object_from_id(env, buf_in_u64(in), &o);   \
         if (in->bad) return LS_BAD_MESSAGE;              \
         if (st_) return st_;                             \
     }
@@ -20,9 +20,9 @@ static int x_object_type(JNIEnv *env, inbuf *in, outbuf *out) {
     OBJECT_ARG(o);
     PARSED(in);
     jclass cls = (*env)->GetObjectClass(env, o);
-    buf_out_u8(out, obj_kind(env, o));
-    buf_out_u64(out, obj_id(env, cls));
-    buf_out_u8(out, ref_kind_of(cls));
+    buf_out_u8(out, objects_kind(env, o));
+    buf_out_u64(out, objects_id(env, cls));
+    buf_out_u8(out, values_ref_kind_of(cls));
     return 0;
 }
 
@@ -30,7 +30,7 @@ static int x_object_get_fields(JNIEnv *env, inbuf *in, outbuf *out) {
     OBJECT_ARG(o);
     uint32_t n = buf_in_u32(in);
     if (in->bad || (uint64_t)n * 9 != in->len - in->pos) return LS_BAD_MESSAGE;
-    return get_fields_checked(env, in, out, n, (*env)->GetObjectClass(env, o), o);
+    return values_get_fields_checked(env, in, out, n, (*env)->GetObjectClass(env, o), o);
 }
 
 static int x_object_set_fields(JNIEnv *env, inbuf *in, outbuf *out) {
@@ -38,7 +38,7 @@ static int x_object_set_fields(JNIEnv *env, inbuf *in, outbuf *out) {
     OBJECT_ARG(o);
     uint32_t n = buf_in_u32(in);
     if (in->bad) return LS_BAD_MESSAGE;
-    return set_fields_checked(env, in, n, (*env)->GetObjectClass(env, o), o);
+    return values_set_fields_checked(env, in, n, (*env)->GetObjectClass(env, o), o);
 }
 
 static bool thread_in(JNIEnv *env, jthread t, const jthread *list, jint n) {
@@ -53,7 +53,7 @@ static int x_object_monitor_info(JNIEnv *env, inbuf *in, outbuf *out) {
     if (!base_g.caps.can_get_monitor_info) return LS_NOT_CAPABLE;
     jvmtiMonitorUsage usage;
     CHECK((*base_g.jvmti)->GetObjectMonitorUsage(base_g.jvmti, o, &usage));
-    buf_out_u64(out, obj_id(env, usage.owner));
+    buf_out_u64(out, objects_id(env, usage.owner));
     buf_out_u32(out, (uint32_t)usage.entry_count);
     /* JDWP's waiters are JVMTI's waiters before JDK 23 (blocked entering as well as waiting to be
      * notified); since 23 JVMTI gives the threads in Object.wait() only as notify_waiters, so the union
@@ -62,10 +62,10 @@ static int x_object_monitor_info(JNIEnv *env, inbuf *in, outbuf *out) {
     for (jint i = 0; i < usage.notify_waiter_count; i++)
         if (!thread_in(env, usage.notify_waiters[i], usage.waiters, usage.waiter_count)) extra++;
     buf_out_u32(out, (uint32_t)(usage.waiter_count + extra));
-    for (jint i = 0; i < usage.waiter_count; i++) buf_out_u64(out, obj_id(env, usage.waiters[i]));
+    for (jint i = 0; i < usage.waiter_count; i++) buf_out_u64(out, objects_id(env, usage.waiters[i]));
     for (jint i = 0; i < usage.notify_waiter_count; i++)
         if (!thread_in(env, usage.notify_waiters[i], usage.waiters, usage.waiter_count))
-            buf_out_u64(out, obj_id(env, usage.notify_waiters[i]));
+            buf_out_u64(out, objects_id(env, usage.notify_waiters[i]));
     base_jvmti_free(usage.waiters);
     base_jvmti_free(usage.notify_waiters);
     return 0;
@@ -75,21 +75,21 @@ static int x_object_pin(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     uint64_t id = buf_in_u64(in);
     PARSED(in);
-    return obj_pin(env, id);
+    return objects_pin(env, id);
 }
 
 static int x_object_unpin(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     uint64_t id = buf_in_u64(in);
     PARSED(in);
-    return obj_unpin(env, id);
+    return objects_unpin(env, id);
 }
 
 static int x_object_is_collected(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t id = buf_in_u64(in);
     PARSED(in);
     int st;
-    jobject o = obj_ref(env, id, &st);
+    jobject o = objects_ref(env, id, &st);
     if (o == NULL && st != LS_COLLECTED) return st ? st : LS_INVALID_ID;
     buf_out_u8(out, o == NULL);
     return 0;
@@ -123,7 +123,7 @@ static int array_tag(JNIEnv *env, jobject arr, uint8_t *tag) {
     if (err != JVMTI_ERROR_NONE) return (int)err;
     int st = 0;
     if (sig[0] != '[') st = JE_INVALID_ARRAY;
-    else *tag = tag_of_signature(sig + 1);
+    else *tag = values_tag_of_signature(sig + 1);
     base_jvmti_free(sig);
     return st;
 }
@@ -164,8 +164,8 @@ static int x_array_get(JNIEnv *env, inbuf *in, outbuf *out) {
         case TAG_DOUBLE: (*env)->GetDoubleArrayRegion(env, o, i, 1, &v.d); break;
         default: v.l = (*env)->GetObjectArrayElement(env, o, i); break;
         }
-        ob_jvalue(out, env, tag, v);
-        if (tag_is_object(tag) && v.l) (*env)->DeleteLocalRef(env, v.l);
+        values_out_jvalue(out, env, tag, v);
+        if (values_tag_is_object(tag) && v.l) (*env)->DeleteLocalRef(env, v.l);
     }
     return 0;
 }
@@ -188,9 +188,9 @@ static int x_array_set(JNIEnv *env, inbuf *in, outbuf *out) {
         for (uint32_t i = 0; i < count; i++) {
             uint8_t vtag;
             jvalue v;
-            st = ib_value(in, env, &vtag, &v);
+            st = values_in_value(in, env, &vtag, &v);
             if (st) return st;
-            if (!value_fits(tag, vtag)) return JVMTI_ERROR_TYPE_MISMATCH;
+            if (!values_value_fits(tag, vtag)) return JVMTI_ERROR_TYPE_MISMATCH;
             if (pass == 0) continue;
             jint at = first + (jint)i;
             switch (tag) {
@@ -221,7 +221,7 @@ static int x_array_new(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t id = buf_in_u64(in);
     jint length = buf_in_i32(in);
     PARSED(in);
-    int st = class_from_id(env, id, &cls);
+    int st = values_class_from_id(env, id, &cls);
     if (st) return st;
     if (length < 0) return JE_INVALID_LENGTH;
     char *sig = NULL;
@@ -255,7 +255,7 @@ static int x_array_new(JNIEnv *env, inbuf *in, outbuf *out) {
     }
     base_jvmti_free(sig);
     if (st) return st;
-    ob_tagged(out, env, arr);
+    values_out_tagged(out, env, arr);
     return 0;
 }
 

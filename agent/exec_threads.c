@@ -64,7 +64,7 @@ static int x_thread_info(JNIEnv *env, inbuf *in, outbuf *out) {
     jvmtiThreadInfo info;
     CHECK((*base_g.jvmti)->GetThreadInfo(base_g.jvmti, th, &info));
     buf_out_str(out, info.name);
-    buf_out_u64(out, obj_id(env, info.thread_group));
+    buf_out_u64(out, objects_id(env, info.thread_group));
     buf_out_u32(out, (uint32_t)info.priority);
     buf_out_u8(out, info.is_daemon ? 1 : 0);
     buf_out_u8(out, vt_is_virtual(env, th));
@@ -144,10 +144,10 @@ static int x_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
             free(frames);
             return (int)e2;
         }
-        method_remember(env, frames[i].method, cls);
-        buf_out_u64(out, obj_id(env, cls));
-        buf_out_u8(out, ref_kind_of(cls));
-        buf_out_u64(out, method_wire_id(frames[i].method));
+        objects_method_remember(env, frames[i].method, cls);
+        buf_out_u64(out, objects_id(env, cls));
+        buf_out_u8(out, values_ref_kind_of(cls));
+        buf_out_u64(out, values_method_wire_id(frames[i].method));
         buf_out_u64(out, (uint64_t)frames[i].location);
         (*env)->DeleteLocalRef(env, cls);
     }
@@ -181,7 +181,7 @@ static int x_thread_owned_monitors(JNIEnv *env, inbuf *in, outbuf *out) {
         CHECK((*base_g.jvmti)->GetOwnedMonitorStackDepthInfo(base_g.jvmti, th, &n, &info));
         buf_out_u32(out, (uint32_t)n);
         for (jint i = 0; i < n; i++) {
-            ob_tagged(out, env, info[i].monitor);
+            values_out_tagged(out, env, info[i].monitor);
             buf_out_u32(out, (uint32_t)info[i].stack_depth);
         }
         base_jvmti_free(info);
@@ -191,7 +191,7 @@ static int x_thread_owned_monitors(JNIEnv *env, inbuf *in, outbuf *out) {
         CHECK((*base_g.jvmti)->GetOwnedMonitorInfo(base_g.jvmti, th, &n, &mons));
         buf_out_u32(out, (uint32_t)n);
         for (jint i = 0; i < n; i++) {
-            ob_tagged(out, env, mons[i]);
+            values_out_tagged(out, env, mons[i]);
             buf_out_u32(out, (uint32_t)-1);
         }
         base_jvmti_free(mons);
@@ -207,7 +207,7 @@ static int x_thread_contended_monitor(JNIEnv *env, inbuf *in, outbuf *out) {
     if (ns) return ns;
     jobject mon = NULL;
     CHECK((*base_g.jvmti)->GetCurrentContendedMonitor(base_g.jvmti, th, &mon));
-    ob_tagged(out, env, mon);
+    values_out_tagged(out, env, mon);
     return 0;
 }
 
@@ -220,7 +220,7 @@ static int x_thread_stop(JNIEnv *env, inbuf *in, outbuf *out) {
     if (!base_g.caps.can_signal_thread) return LS_NOT_CAPABLE;
     jobject exc;
     /* StopThread does not check: a non-Throwable thrown asynchronously would corrupt the thread. */
-    int st = object_of_class(env, exc_id, base_g.cls_throwable, JVMTI_ERROR_INVALID_OBJECT, &exc);
+    int st = values_object_of_class(env, exc_id, base_g.cls_throwable, JVMTI_ERROR_INVALID_OBJECT, &exc);
     if (st) return st;
     CHECK((*base_g.jvmti)->StopThread(base_g.jvmti, th, exc));
     return 0;
@@ -298,7 +298,7 @@ static int x_thread_force_early_return(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     uint8_t tag;
     jvalue v;
-    int st = ib_value(in, env, &tag, &v);
+    int st = values_in_value(in, env, &tag, &v);
     if (st) return st;
     PARSED(in);
     if (!base_g.caps.can_force_early_return) return LS_NOT_CAPABLE;
@@ -328,7 +328,7 @@ static int x_thread_force_early_return(JNIEnv *env, inbuf *in, outbuf *out) {
         CHECK((*base_g.jvmti)->GetMethodName(base_g.jvmti, m, NULL, &msig, NULL));
         CHECK((*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, m, &decl));
         const char *ret = strchr(msig, ')');
-        st = object_fits(env, v.l, ret ? ret + 1 : "V", decl);
+        st = values_object_fits(env, v.l, ret ? ret + 1 : "V", decl);
         base_jvmti_free(msig);
         if (st) return st;
         CHECK((*base_g.jvmti)->ForceEarlyReturnObject(base_g.jvmti, th, v.l));
@@ -381,12 +381,12 @@ static int x_frame_get_locals(JNIEnv *env, inbuf *in, outbuf *out) {
         case TAG_FLOAT: CHECK((*base_g.jvmti)->GetLocalFloat(base_g.jvmti, th, depth, slot, &v.f)); break;
         case TAG_DOUBLE: CHECK((*base_g.jvmti)->GetLocalDouble(base_g.jvmti, th, depth, slot, &v.d)); break;
         default:
-            if (!tag_is_object(tag)) return LS_BAD_MESSAGE;
+            if (!values_tag_is_object(tag)) return LS_BAD_MESSAGE;
             CHECK((*base_g.jvmti)->GetLocalObject(base_g.jvmti, th, depth, slot, &v.l));
             break;
         }
-        ob_jvalue(out, env, tag, v);
-        if (tag_is_object(tag) && v.l) (*env)->DeleteLocalRef(env, v.l);
+        values_out_jvalue(out, env, tag, v);
+        if (values_tag_is_object(tag) && v.l) (*env)->DeleteLocalRef(env, v.l);
     }
     return 0;
 }
@@ -403,7 +403,7 @@ static int x_frame_set_locals(JNIEnv *env, inbuf *in, outbuf *out) {
         jint slot = buf_in_i32(in);
         uint8_t tag;
         jvalue v;
-        st = ib_value(in, env, &tag, &v);
+        st = values_in_value(in, env, &tag, &v);
         if (st) return st;
         switch (tag) {
         case TAG_BOOLEAN: CHECK((*base_g.jvmti)->SetLocalInt(base_g.jvmti, th, depth, slot, v.z)); break;
@@ -435,7 +435,7 @@ static int x_frame_this(JNIEnv *env, inbuf *in, outbuf *out) {
     CHECK((*base_g.jvmti)->GetMethodModifiers(base_g.jvmti, m, &mods));
     jobject self = NULL;
     if (!(mods & (0x0008 | 0x0100))) CHECK((*base_g.jvmti)->GetLocalInstance(base_g.jvmti, th, depth, &self));
-    ob_tagged(out, env, self);
+    values_out_tagged(out, env, self);
     return 0;
 }
 

@@ -52,8 +52,8 @@ static int x_all_classes(JNIEnv *env, inbuf *in, outbuf *out) {
         char *sig = NULL, *gen = NULL;
         (*base_g.jvmti)->GetClassStatus(base_g.jvmti, classes[i], &status);
         (*base_g.jvmti)->GetClassSignature(base_g.jvmti, classes[i], &sig, &gen);
-        buf_out_u64(out, obj_id(env, classes[i]));
-        buf_out_u8(out, ref_kind_of(classes[i]));
+        buf_out_u64(out, objects_id(env, classes[i]));
+        buf_out_u8(out, values_ref_kind_of(classes[i]));
         buf_out_u32(out, (uint32_t)status);
         buf_out_str(out, sig);
         buf_out_str(out, gen);
@@ -91,8 +91,8 @@ static int x_classes_by_signature(JNIEnv *env, inbuf *in, outbuf *out) {
             strcmp(sig, wanted) == 0) {
             jint status = 0;
             (*base_g.jvmti)->GetClassStatus(base_g.jvmti, classes[i], &status);
-            buf_out_u64(out, obj_id(env, classes[i]));
-            buf_out_u8(out, ref_kind_of(classes[i]));
+            buf_out_u64(out, objects_id(env, classes[i]));
+            buf_out_u8(out, values_ref_kind_of(classes[i]));
             buf_out_u32(out, (uint32_t)status);
             found++;
         }
@@ -112,7 +112,7 @@ static void ob_threads(outbuf *out, JNIEnv *env, jint n, jthread *threads) {
     buf_out_u32(out, 0);
     for (jint i = 0; i < n; i++) {
         if (!is_agent_thread(env, threads[i])) {
-            buf_out_u64(out, obj_id(env, threads[i]));
+            buf_out_u64(out, objects_id(env, threads[i]));
             written++;
         }
         (*env)->DeleteLocalRef(env, threads[i]);
@@ -142,7 +142,7 @@ static int x_top_thread_groups(JNIEnv *env, inbuf *in, outbuf *out) {
     jint n;
     jthreadGroup *groups;
     CHECK((*base_g.jvmti)->GetTopThreadGroups(base_g.jvmti, &n, &groups));
-    ob_ids(out, env, n, groups);
+    values_out_ids(out, env, n, groups);
     base_jvmti_free(groups);
     return 0;
 }
@@ -151,12 +151,12 @@ static int x_group_info(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t id = buf_in_u64(in);
     PARSED(in);
     jobject group;
-    int st = object_of_class(env, id, base_g.cls_thread_group, JVMTI_ERROR_INVALID_THREAD_GROUP, &group);
+    int st = values_object_of_class(env, id, base_g.cls_thread_group, JVMTI_ERROR_INVALID_THREAD_GROUP, &group);
     if (st) return st;
     jvmtiThreadGroupInfo info;
     CHECK((*base_g.jvmti)->GetThreadGroupInfo(base_g.jvmti, group, &info));
     buf_out_str(out, info.name);
-    buf_out_u64(out, obj_id(env, info.parent));
+    buf_out_u64(out, objects_id(env, info.parent));
     base_jvmti_free(info.name);
     return 0;
 }
@@ -165,14 +165,14 @@ static int x_group_children(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t id = buf_in_u64(in);
     PARSED(in);
     jobject group;
-    int st = object_of_class(env, id, base_g.cls_thread_group, JVMTI_ERROR_INVALID_THREAD_GROUP, &group);
+    int st = values_object_of_class(env, id, base_g.cls_thread_group, JVMTI_ERROR_INVALID_THREAD_GROUP, &group);
     if (st) return st;
     jint nt, ng;
     jthread *threads;
     jthreadGroup *groups;
     CHECK((*base_g.jvmti)->GetThreadGroupChildren(base_g.jvmti, group, &nt, &threads, &ng, &groups));
     ob_threads(out, env, nt, threads);
-    ob_ids(out, env, ng, groups);
+    values_out_ids(out, env, ng, groups);
     base_jvmti_free(threads);
     base_jvmti_free(groups);
     return 0;
@@ -249,7 +249,7 @@ static int x_create_string(JNIEnv *env, inbuf *in, outbuf *out) {
         (*env)->ExceptionClear(env);
         return JVMTI_ERROR_OUT_OF_MEMORY;
     }
-    buf_out_u64(out, obj_id(env, s));
+    buf_out_u64(out, objects_id(env, s));
     return 0;
 }
 
@@ -257,7 +257,7 @@ static int x_release_ids(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     uint32_t n = buf_in_u32(in);
     if (in->bad || (uint64_t)n * 8 != in->len - in->pos) return LS_BAD_MESSAGE;
-    for (uint32_t i = 0; i < n; i++) obj_release(env, buf_in_u64(in));
+    for (uint32_t i = 0; i < n; i++) objects_release(env, buf_in_u64(in));
     return 0;
 }
 
@@ -330,9 +330,9 @@ static int walk_reply(JNIEnv *env, jvmtiEnv *walk_env, const heap_walk *w, jobje
     jvmtiError err = (*walk_env)->GetObjectsWithTags(walk_env, 1, &found, &n, &objs, NULL);
     if (err != JVMTI_ERROR_NONE) return (int)err;
     buf_out_u32(out, (uint32_t)(n + (w->self ? 1 : 0)));
-    if (w->self) ob_tagged(out, env, target);
+    if (w->self) values_out_tagged(out, env, target);
     for (jint i = 0; i < n; i++) {
-        ob_tagged(out, env, objs[i]);
+        values_out_tagged(out, env, objs[i]);
         (*env)->DeleteLocalRef(env, objs[i]);
     }
     (*walk_env)->Deallocate(walk_env, (unsigned char *)objs);
@@ -376,7 +376,7 @@ static int x_instance_counts(JNIEnv *env, inbuf *in, outbuf *out) {
     /* A class collected since the daemon checked its id (unloaded with its loader) has no instances: 0,
      * as the reference answers, rather than an error for the whole request. */
     for (uint32_t i = 0; i < n && st == 0; i++) {
-        st = class_from_id(env, buf_in_u64(in), &classes[i]);
+        st = values_class_from_id(env, buf_in_u64(in), &classes[i]);
         if (st == LS_COLLECTED || st == LS_INVALID_ID) {
             classes[i] = NULL;
             st = 0;
@@ -417,7 +417,7 @@ static int x_class_instances(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     if (max < 0) return JVMTI_ERROR_ILLEGAL_ARGUMENT;
     jclass cls;
-    int st = class_from_id(env, id, &cls);
+    int st = values_class_from_id(env, id, &cls);
     if (st) return st;
     jvmtiEnv *walk_env = walk_env_new();
     if (walk_env == NULL) st = JVMTI_ERROR_INTERNAL;
@@ -439,7 +439,7 @@ static int x_object_referrers(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     if (max < 0) return JVMTI_ERROR_ILLEGAL_ARGUMENT;
     jobject obj;
-    int st = object_from_id(env, id, &obj);
+    int st = values_object_from_id(env, id, &obj);
     if (st) return st;
     jvmtiEnv *walk_env = walk_env_new();
     if (walk_env == NULL) st = JVMTI_ERROR_INTERNAL;
@@ -468,7 +468,7 @@ static int x_redefine_classes(JNIEnv *env, inbuf *in, outbuf *out) {
         uint32_t len;
         const uint8_t *bytes = buf_in_blob(in, &len);
         if (in->bad) st = LS_BAD_MESSAGE;
-        else st = class_from_id(env, id, &defs[i].klass);
+        else st = values_class_from_id(env, id, &defs[i].klass);
         defs[i].class_byte_count = (jint)len;
         defs[i].class_bytes = bytes;
     }
@@ -484,7 +484,7 @@ static int x_all_modules(JNIEnv *env, inbuf *in, outbuf *out) {
     jint n;
     jobject *mods;
     CHECK((*base_g.jvmti)->GetAllModules(base_g.jvmti, &n, &mods));
-    ob_ids(out, env, n, mods);
+    values_out_ids(out, env, n, mods);
     base_jvmti_free(mods);
     return 0;
 }
@@ -493,7 +493,7 @@ static int x_module_info(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t id = buf_in_u64(in);
     PARSED(in);
     jobject mod;
-    int st = object_of_class(env, id, base_g.cls_module, 42, &mod);  /* 42: JDWP INVALID_MODULE */
+    int st = values_object_of_class(env, id, base_g.cls_module, 42, &mod);  /* 42: JDWP INVALID_MODULE */
     if (st) return st;
     jclass cls = (*env)->GetObjectClass(env, mod);
     jmethodID get_name = (*env)->GetMethodID(env, cls, "getName", "()Ljava/lang/String;");
@@ -511,7 +511,7 @@ static int x_module_info(JNIEnv *env, inbuf *in, outbuf *out) {
     const char *utf = name ? (*env)->GetStringUTFChars(env, name, NULL) : NULL;
     buf_out_str(out, utf ? utf : "");
     if (utf) (*env)->ReleaseStringUTFChars(env, name, utf);
-    buf_out_u64(out, obj_id(env, loader));
+    buf_out_u64(out, objects_id(env, loader));
     return 0;
 }
 
@@ -526,13 +526,13 @@ static int x_agent_stats(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env;
     PARSED(in);
     uint64_t live, pins;
-    obj_stats(&live, &pins);
+    objects_stats(&live, &pins);
     base_lock_enter();
     int nfilters = filters_count(), nbps = bp_count(), nevents = events_enabled_count();
     base_lock_exit();
     struct { const char *name; uint64_t value; } c[] = {
         {"ids", live}, {"pins", pins}, {"filters", (uint64_t)nfilters}, {"breakpoints", (uint64_t)nbps},
-        {"methods", methods_count()}, {"fields", fields_count()},
+        {"methods", objects_methods_count()}, {"fields", objects_fields_count()},
         {"suspend_all_depth", (uint64_t)suspend_all_depth}, {"events_enabled", (uint64_t)nevents},
     };
     buf_out_u32(out, (uint32_t)ARRAY_LEN(c));

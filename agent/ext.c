@@ -219,7 +219,7 @@ bool ext_capture_hit(filter *f, ev_ctx *c, hits *h, uint8_t kind) {
     if (after_failure) hit_at = h->failure_at;
     h->failure_request = 0;
     hit_begin(h, f->request_id, EK_JDWPD_CAPTURE, f->suspend_policy);
-    ob_location(&h->body, c->env, c->method, c->loc);
+    values_out_location(&h->body, c->env, c->method, c->loc);
     buf_out_u8(&h->body, kind);
     if (h->ncaps >= HITS_MAX_CAPTURES || h->caps_run) {
         capture_inline(f, c, h);
@@ -350,7 +350,7 @@ void ext_report_failure(filter *f, bool matched, ev_ctx *c, hits *h) {
         h->failure_at = h->body.len;
         h->failure_request = f->request_id;
         hit_begin(h, f->request_id, EK_JDWPD_CONDITION_ERROR, SP_NONE);
-        ob_location(&h->body, c->env, c->method, c->loc);
+        values_out_location(&h->body, c->env, c->method, c->loc);
         buf_out_u32(&h->body, (uint32_t)r->failed_now);
         h->nfailures++;
     }

@@ -185,7 +185,7 @@ static int parse_modifier(JNIEnv *env, inbuf *in, modifier *m) {
     case MK_CLASS_ONLY: {
         uint64_t id = buf_in_u64(in);
         jclass cls;
-        if (!in->bad && !(st = class_from_id(env, id, &cls))) m->ref = (*env)->NewGlobalRef(env, cls);
+        if (!in->bad && !(st = values_class_from_id(env, id, &cls))) m->ref = (*env)->NewGlobalRef(env, cls);
         break;
     }
     case MK_CLASS_MATCH:
@@ -197,7 +197,7 @@ static int parse_modifier(JNIEnv *env, inbuf *in, modifier *m) {
         buf_in_u8(in);
         uint64_t cls_id = buf_in_u64(in), mid = buf_in_u64(in), index = buf_in_u64(in);
         (void)cls_id;
-        if (!in->bad) st = method_check(mid, &m->method);
+        if (!in->bad) st = objects_method_check(mid, &m->method);
         m->loc = (jlocation)index;
         break;
     }
@@ -206,17 +206,17 @@ static int parse_modifier(JNIEnv *env, inbuf *in, modifier *m) {
         m->caught = buf_in_u8(in) != 0;
         m->uncaught = buf_in_u8(in) != 0;
         jclass cls;
-        if (!in->bad && id != 0 && !(st = class_from_id(env, id, &cls))) m->ref = (*env)->NewGlobalRef(env, cls);
+        if (!in->bad && id != 0 && !(st = values_class_from_id(env, id, &cls))) m->ref = (*env)->NewGlobalRef(env, cls);
         break;
     }
     case MK_FIELD_ONLY: {
         uint64_t cls_id = buf_in_u64(in), fid = buf_in_u64(in);
         jclass cls, decl;
         bool ok = false;
-        if (!in->bad && !(st = class_from_id(env, cls_id, &cls))) {
+        if (!in->bad && !(st = values_class_from_id(env, cls_id, &cls))) {
             /* The field must belong to that class itself (instance or static). */
-            ok = field_check(env, fid, NULL, false, &m->field, NULL, &decl) == 0 && (*env)->IsSameObject(env, decl, cls);
-            if (!ok) ok = field_check(env, fid, NULL, true, &m->field, NULL, &decl) == 0 &&
+            ok = objects_field_check(env, fid, NULL, false, &m->field, NULL, &decl) == 0 && (*env)->IsSameObject(env, decl, cls);
+            if (!ok) ok = objects_field_check(env, fid, NULL, true, &m->field, NULL, &decl) == 0 &&
                           (*env)->IsSameObject(env, decl, cls);
             if (!ok) st = LS_INVALID_FIELD;
             else m->ref = (*env)->NewGlobalRef(env, cls);
@@ -236,7 +236,7 @@ static int parse_modifier(JNIEnv *env, inbuf *in, modifier *m) {
     case MK_INSTANCE_ONLY: {
         uint64_t id = buf_in_u64(in);
         jobject o;
-        if (!in->bad && !(st = object_from_id(env, id, &o))) m->ref = (*env)->NewGlobalRef(env, o);
+        if (!in->bad && !(st = values_object_from_id(env, id, &o))) m->ref = (*env)->NewGlobalRef(env, o);
         break;
     }
     case MK_PLATFORM_THREADS_ONLY:

@@ -34,7 +34,7 @@ static void free_req(JNIEnv *env, invoke_req *r) {
     if (r->cls) (*env)->DeleteGlobalRef(env, r->cls);
     if (r->object) (*env)->DeleteGlobalRef(env, r->object);
     for (jint i = 0; i < r->nargs; i++)
-        if (tag_is_object(r->tags[i]) && r->args[i].l) (*env)->DeleteGlobalRef(env, r->args[i].l);
+        if (values_tag_is_object(r->tags[i]) && r->args[i].l) (*env)->DeleteGlobalRef(env, r->args[i].l);
     free(r->args);
     free(r->tags);
     free(r);
@@ -57,14 +57,14 @@ static uint8_t *param_tags(const char *sig, jint *n, uint8_t *ret) {
             p = strchr(p, ';');
             if (p == NULL) break;
         }
-        tags[k++] = *start == '[' ? TAG_ARRAY : tag_of_signature(start);
+        tags[k++] = *start == '[' ? TAG_ARRAY : values_tag_of_signature(start);
         p++;
     }
     if (p == NULL || *p != ')') {
         free(tags);
         return NULL;
     }
-    *ret = tag_of_signature(p + 1);
+    *ret = values_tag_of_signature(p + 1);
     *n = k;
     return tags;
 }
@@ -92,14 +92,14 @@ int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in) {
     }
     for (uint32_t i = 0; i < nargs && !st; i++) {
         jvalue v;
-        st = ib_value(in, env, &r->tags[i], &v);
-        if (!st && tag_is_object(r->tags[i]) && v.l) v.l = (*env)->NewGlobalRef(env, v.l);
+        st = values_in_value(in, env, &r->tags[i], &v);
+        if (!st && values_tag_is_object(r->tags[i]) && v.l) v.l = (*env)->NewGlobalRef(env, v.l);
         r->args[i] = v;
         r->nargs = (jint)i + 1;
     }
     if (!st && !buf_in_done(in)) st = LS_BAD_MESSAGE;
     if (!st && (kind < IK_STATIC || kind > IK_NEW_INSTANCE)) st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
-    if (!st) st = method_check(mid, &r->method);
+    if (!st) st = objects_method_check(mid, &r->method);
     if (!st) st = thread_from_id(env, thread_id, &thread, &t);
     jclass decl = NULL;
     jint mods = 0;
@@ -113,7 +113,7 @@ int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in) {
         if (ptags == NULL) st = LS_INTERNAL;
         else if (nparams != r->nargs) st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
         for (jint i = 0; !st && i < nparams; i++)
-            if (!value_fits(ptags[i], r->tags[i])) st = JVMTI_ERROR_TYPE_MISMATCH;
+            if (!values_value_fits(ptags[i], r->tags[i])) st = JVMTI_ERROR_TYPE_MISMATCH;
         if (!st) memcpy(r->tags, ptags, (size_t)nparams);  /* the declared tags drive the call */
         free(ptags);
     }
@@ -128,7 +128,7 @@ int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in) {
             p++;
             memcpy(one, start, (size_t)(p - start));
             one[p - start] = 0;
-            if (tag_is_object(r->tags[i])) st = object_fits(env, r->args[i].l, one, decl);
+            if (values_tag_is_object(r->tags[i])) st = values_object_fits(env, r->args[i].l, one, decl);
         }
         if (one == NULL) st = JVMTI_ERROR_OUT_OF_MEMORY;
         free(one);
@@ -139,12 +139,12 @@ int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in) {
         jclass cls = NULL;
         jobject obj = NULL;
         if (kind == IK_STATIC || kind == IK_NEW_INSTANCE) {
-            st = class_from_id(env, cls_id, &cls);
+            st = values_class_from_id(env, cls_id, &cls);
             if (!st && !(*env)->IsAssignableFrom(env, cls, decl)) st = JVMTI_ERROR_INVALID_METHODID;
             if (!st && kind == IK_STATIC && (!is_static || is_ctor)) st = JVMTI_ERROR_INVALID_METHODID;
             if (!st && kind == IK_NEW_INSTANCE && !is_ctor) st = JVMTI_ERROR_INVALID_METHODID;
         } else {
-            st = object_from_id(env, obj_id_, &obj);
+            st = values_object_from_id(env, obj_id_, &obj);
             if (!st && (is_static || is_ctor)) st = JVMTI_ERROR_INVALID_METHODID;
             if (!st && !(*env)->IsInstanceOf(env, obj, decl)) st = JVMTI_ERROR_INVALID_METHODID;
             cls = decl;
@@ -287,8 +287,8 @@ void invoke_run_pending(JNIEnv *env, thread_rec *t) {
         if (exc) {
             memset(&v, 0, sizeof v);
         }
-        ob_jvalue(&out, env, r->kind == IK_NEW_INSTANCE ? TAG_OBJECT : r->ret_tag, v);
-        ob_tagged(&out, env, exc);
+        values_out_jvalue(&out, env, r->kind == IK_NEW_INSTANCE ? TAG_OBJECT : r->ret_tag, v);
+        values_out_tagged(&out, env, exc);
         buf_out_frame_end(&out, r->reply_id, LK_INVOKE, 0);
         /* Re-suspend (and so re-pin every id) while the result is still held by a local ref. */
         invoke_settle(env, t, r, saved);

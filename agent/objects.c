@@ -16,7 +16,7 @@ typedef struct entry {
     jobject strong;    /* pins (objects) */
     int pins;
     bool is_static;
-    bool by_all;       /* strong because every thread is suspended (see obj_pin_all) */
+    bool by_all;       /* strong because every thread is suspended (see objects_pin_all) */
     bool released;     /* disposed by every debugger, kept for its id (keeps_its_id) */
 } entry;
 
@@ -100,7 +100,7 @@ void objects_init(void) {
     (*base_g.jvmti)->CreateRawMonitor(base_g.jvmti, "jdwpd objects", &obj_lock);
 }
 
-uint64_t obj_id(JNIEnv *env, jobject obj) {
+uint64_t objects_id(JNIEnv *env, jobject obj) {
     if (obj == NULL) return 0;
     jlong tag = 0;
     o_enter();
@@ -133,7 +133,7 @@ uint64_t obj_id(JNIEnv *env, jobject obj) {
     return id;
 }
 
-jobject obj_ref(JNIEnv *env, uint64_t id, int *status) {
+jobject objects_ref(JNIEnv *env, uint64_t id, int *status) {
     *status = 0;
     if (id == 0) return NULL;
     o_enter();
@@ -149,7 +149,7 @@ jobject obj_ref(JNIEnv *env, uint64_t id, int *status) {
     return local;
 }
 
-uint8_t obj_kind(JNIEnv *env, jobject obj) {
+uint8_t objects_kind(JNIEnv *env, jobject obj) {
     if ((*env)->IsInstanceOf(env, obj, base_g.cls_string)) return OK_STRING;
     if ((*env)->IsInstanceOf(env, obj, base_g.cls_thread)) return OK_THREAD;
     if ((*env)->IsInstanceOf(env, obj, base_g.cls_thread_group)) return OK_THREAD_GROUP;
@@ -162,9 +162,9 @@ uint8_t obj_kind(JNIEnv *env, jobject obj) {
     return is_array ? OK_ARRAY : OK_OBJECT;
 }
 
-int obj_pin(JNIEnv *env, uint64_t id) {
+int objects_pin(JNIEnv *env, uint64_t id) {
     int status;
-    jobject local = obj_ref(env, id, &status);
+    jobject local = objects_ref(env, id, &status);
     if (local == NULL) return status ? status : LS_INVALID_ID;
     o_enter();
     entry *e = t_find(&objects, id);
@@ -179,7 +179,7 @@ int obj_pin(JNIEnv *env, uint64_t id) {
     return status;
 }
 
-int obj_unpin(JNIEnv *env, uint64_t id) {
+int objects_unpin(JNIEnv *env, uint64_t id) {
     int status = 0;
     o_enter();
     entry *e = t_find(&objects, id);
@@ -196,7 +196,7 @@ int obj_unpin(JNIEnv *env, uint64_t id) {
     return status;
 }
 
-void obj_unpin_all(JNIEnv *env) {
+void objects_unpin_all(JNIEnv *env) {
     o_enter();
     for (size_t i = 0; i < objects.nbuckets; i++)
         for (entry *e = objects.buckets[i]; e; e = e->next)
@@ -243,7 +243,7 @@ static void sweep_released(JNIEnv *env) {
     sweep_at = released_kept * 2 > 1024 ? released_kept * 2 : 1024;
 }
 
-void obj_release(JNIEnv *env, uint64_t id) {
+void objects_release(JNIEnv *env, uint64_t id) {
     o_enter();
     entry *e = t_find(&objects, id);
     jobject local = e != NULL ? (*env)->NewLocalRef(env, e->weak) : NULL;
@@ -282,7 +282,7 @@ void obj_release(JNIEnv *env, uint64_t id) {
 /* While every thread is suspended (a suspend-all is in force) every id is held strongly, as the
  * reference agent does (commonRef pinAll): a debugger looking at a stopped VM must not see its
  * objects vanish.  Counted with the suspend-alls; the explicit pins stay as they are. */
-void obj_pin_all(JNIEnv *env) {
+void objects_pin_all(JNIEnv *env) {
     o_enter();
     if (pin_all_depth++ == 0) {
         for (size_t i = 0; i < objects.nbuckets; i++)
@@ -299,7 +299,7 @@ void obj_pin_all(JNIEnv *env) {
     o_exit();
 }
 
-void obj_unpin_all_suspended(JNIEnv *env) {
+void objects_unpin_all_suspended(JNIEnv *env) {
     o_enter();
     if (pin_all_depth > 0 && --pin_all_depth == 0) {
         for (size_t i = 0; i < objects.nbuckets; i++)
@@ -315,7 +315,7 @@ void obj_unpin_all_suspended(JNIEnv *env) {
     o_exit();
 }
 
-void obj_stats(uint64_t *live, uint64_t *pins) {
+void objects_stats(uint64_t *live, uint64_t *pins) {
     o_enter();
     *live = objects.count;
     *pins = pin_total;
@@ -359,7 +359,7 @@ static JNIEnv *current_env(void) {
     return env;
 }
 
-void method_remember(JNIEnv *env, jmethodID m, jclass declaring) {
+void objects_method_remember(JNIEnv *env, jmethodID m, jclass declaring) {
     if (m == NULL || declaring == NULL) return;
     o_enter();
     entry *e = t_find(&methods, (uint64_t)(uintptr_t)m);
@@ -375,7 +375,7 @@ void method_remember(JNIEnv *env, jmethodID m, jclass declaring) {
     o_exit();
 }
 
-int method_check_unloaded(uint64_t id, jmethodID *out, bool *unloaded) {
+int objects_method_check_unloaded(uint64_t id, jmethodID *out, bool *unloaded) {
     JNIEnv *env = current_env();
     if (unloaded) *unloaded = false;
     o_enter();
@@ -391,11 +391,11 @@ int method_check_unloaded(uint64_t id, jmethodID *out, bool *unloaded) {
     return 0;
 }
 
-int method_check(uint64_t id, jmethodID *out) { return method_check_unloaded(id, out, NULL); }
+int objects_method_check(uint64_t id, jmethodID *out) { return objects_method_check_unloaded(id, out, NULL); }
 
 /* HotSpot's instance jfieldIDs encode a field offset, so the same value names different fields in
  * unrelated classes: a field id is only meaningful with a class, and each (id, class) is kept. */
-void field_remember(JNIEnv *env, jfieldID f, jclass declaring, bool is_static, uint8_t tag) {
+void objects_field_remember(JNIEnv *env, jfieldID f, jclass declaring, bool is_static, uint8_t tag) {
     if (f == NULL || declaring == NULL) return;
     uint64_t key = (uint64_t)(uintptr_t)f;
     o_enter();
@@ -417,7 +417,7 @@ void field_remember(JNIEnv *env, jfieldID f, jclass declaring, bool is_static, u
 
 /* *declaring, when asked for, is a local reference the caller deletes: it holds the class while the
  * field id is used.  An entry whose class was collected matches nothing. */
-int field_check(JNIEnv *env, uint64_t id, jclass target, bool want_static, jfieldID *out, uint8_t *tag,
+int objects_field_check(JNIEnv *env, uint64_t id, jclass target, bool want_static, jfieldID *out, uint8_t *tag,
                 jclass *declaring) {
     int status = LS_INVALID_FIELD;
     o_enter();
@@ -440,5 +440,5 @@ int field_check(JNIEnv *env, uint64_t id, jclass target, bool want_static, jfiel
     return status;
 }
 
-uint64_t fields_count(void) { return fields.count; }
-uint64_t methods_count(void) { return methods.count; }
+uint64_t objects_fields_count(void) { return fields.count; }
+uint64_t objects_methods_count(void) { return methods.count; }

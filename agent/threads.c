@@ -60,7 +60,7 @@ thread_rec *thread_rec_of(JNIEnv *env, jthread thread) {
         free(r);
         return NULL;
     }
-    r->id = obj_id(env, thread);
+    r->id = objects_id(env, thread);
     jint state = 0;
     if (suspend_all_depth > 0 && vt_is_virtual(env, thread) &&
         (*base_g.jvmti)->GetThreadState(base_g.jvmti, thread, &state) == JVMTI_ERROR_NONE &&
@@ -291,7 +291,7 @@ int threads_suspend_all(JNIEnv *env, thread_rec *except) {
     free(recs);
     if (vt_supported()) suspend_all_virtual(env, except);
     suspend_all_depth++;
-    obj_pin_all(env);
+    objects_pin_all(env);
     return 0;
 }
 
@@ -303,7 +303,7 @@ int threads_resume_all(JNIEnv *env) {
         if (!(virtual_all && live_virtual(env, t))) thread_resume(env, t);
     }
     if (suspend_all_depth > 0) {
-        obj_unpin_all_suspended(env);
+        objects_unpin_all_suspended(env);
         if (--suspend_all_depth == 0) thread_start_ref(false);
     }
     return 0;
@@ -336,7 +336,7 @@ void apply_suspend_policy(JNIEnv *env, thread_rec *t, uint8_t policy) {
 
 int thread_from_id(JNIEnv *env, uint64_t id, jthread *out, thread_rec **rec) {
     int status;
-    jobject obj = obj_ref(env, id, &status);
+    jobject obj = objects_ref(env, id, &status);
     if (obj == NULL) return status ? status : JVMTI_ERROR_INVALID_THREAD;
     if (!(*env)->IsInstanceOf(env, obj, base_g.cls_thread) || is_agent_thread(env, obj)) {
         (*env)->DeleteLocalRef(env, obj);

@@ -2,7 +2,7 @@
  * objects with a record (its id, its signature), and the ObjectFree of a tagged class object is its
  * unload.  Two levels:
  *  - watching (from OnLoad/OnAttach): only the classes whose id the agent hands out are tagged
- *    (obj_id), so the daemon hears that an id it may have cached facts under is dead (CLASS_UNLOADED
+ *    (objects_id), so the daemon hears that an id it may have cached facts under is dead (CLASS_UNLOADED
  *    link message) whether or not a debugger asked for unload events.  Cost: one tag per class sent;
  *    nothing per class load, nothing per event (a flag test), per GC one flag store and HotSpot's
  *    weak processing of those few tags.
@@ -124,7 +124,7 @@ void unload_init(void) {
     track = e;
 }
 
-/* obj_id: the id of class object cls was just handed out. */
+/* objects_id: the id of class object cls was just handed out. */
 void unload_watch_class(jclass cls, uint64_t id) {
     if (track != NULL) tag_class(cls, id);
 }

@@ -5,7 +5,7 @@
 #include "base.h"
 
 void unload_init(void);  /* OnLoad/OnAttach: the environment that watches the classes whose ids were sent */
-void unload_watch_class(jclass cls, uint64_t id);  /* obj_id: a class object's id was handed out */
+void unload_watch_class(jclass cls, uint64_t id);  /* objects_id: a class object's id was handed out */
 int unload_tracking_start(JNIEnv *env);
 bool unload_tracking_active(void);
 bool unload_tracking_on(void);     /* a CLASS_UNLOAD request started tracking (it stays on) */

@@ -7,31 +7,31 @@
 #include "objects.h"
 #include "values.h"
 
-int object_from_id(JNIEnv *env, uint64_t id, jobject *out) {
+int values_object_from_id(JNIEnv *env, uint64_t id, jobject *out) {
     int status;
     if (id == 0) return LS_INVALID_ID;
-    *out = obj_ref(env, id, &status);
+    *out = objects_ref(env, id, &status);
     return *out ? 0 : (status ? status : LS_INVALID_ID);
 }
 
-int object_of_class(JNIEnv *env, uint64_t id, jclass want, int wrong, jobject *out) {
-    int status = object_from_id(env, id, out);
+int values_object_of_class(JNIEnv *env, uint64_t id, jclass want, int wrong, jobject *out) {
+    int status = values_object_from_id(env, id, out);
     if (status) return status;
     return (*env)->IsInstanceOf(env, *out, want) ? 0 : wrong;
 }
 
-int class_from_id(JNIEnv *env, uint64_t id, jclass *out) {
-    return object_of_class(env, id, base_g.cls_class, JVMTI_ERROR_INVALID_CLASS, out);
+int values_class_from_id(JNIEnv *env, uint64_t id, jclass *out) {
+    return values_object_of_class(env, id, base_g.cls_class, JVMTI_ERROR_INVALID_CLASS, out);
 }
 
-uint8_t ref_kind_of(jclass cls) {
+uint8_t values_ref_kind_of(jclass cls) {
     jboolean b = JNI_FALSE;
     if ((*base_g.jvmti)->IsArrayClass(base_g.jvmti, cls, &b) == JVMTI_ERROR_NONE && b) return RK_ARRAY;
     if ((*base_g.jvmti)->IsInterface(base_g.jvmti, cls, &b) == JVMTI_ERROR_NONE && b) return RK_INTERFACE;
     return RK_CLASS;
 }
 
-void ob_null_location(outbuf *b) {
+void values_out_null_location(outbuf *b) {
     buf_out_u8(b, 0);
     buf_out_u64(b, 0);
     buf_out_u64(b, 0);
@@ -40,50 +40,50 @@ void ob_null_location(outbuf *b) {
 
 /* A method replaced by a redefinition under a running frame is written as 0, as the reference does
  * (JDI makes an ObsoleteMethodImpl of it). */
-uint64_t method_wire_id(jmethodID method) {
+uint64_t values_method_wire_id(jmethodID method) {
     jboolean obsolete = JNI_FALSE;
     if ((*base_g.jvmti)->IsMethodObsolete(base_g.jvmti, method, &obsolete) == JVMTI_ERROR_NONE && obsolete) return 0;
     return (uint64_t)(uintptr_t)method;
 }
 
-void ob_location(outbuf *b, JNIEnv *env, jmethodID method, jlocation index) {
+void values_out_location(outbuf *b, JNIEnv *env, jmethodID method, jlocation index) {
     jclass cls = NULL;
     if (method == NULL || (*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, method, &cls) != JVMTI_ERROR_NONE) {
-        ob_null_location(b);
+        values_out_null_location(b);
         return;
     }
-    method_remember(env, method, cls);
-    buf_out_u8(b, ref_kind_of(cls));
-    buf_out_u64(b, obj_id(env, cls));
-    buf_out_u64(b, method_wire_id(method));
+    objects_method_remember(env, method, cls);
+    buf_out_u8(b, values_ref_kind_of(cls));
+    buf_out_u64(b, objects_id(env, cls));
+    buf_out_u64(b, values_method_wire_id(method));
     buf_out_u64(b, (uint64_t)index);
     (*env)->DeleteLocalRef(env, cls);
 }
 
-bool tag_is_object(uint8_t tag) {
+bool values_tag_is_object(uint8_t tag) {
     return tag == OK_OBJECT || tag == OK_STRING || tag == OK_THREAD || tag == OK_THREAD_GROUP ||
            tag == OK_CLASS_LOADER || tag == OK_CLASS_OBJECT || tag == OK_ARRAY;
 }
 
-uint8_t tag_of_signature(const char *sig) {
+uint8_t values_tag_of_signature(const char *sig) {
     if (sig == NULL || !*sig) return TAG_VOID;
     if (sig[0] == 'L') return TAG_OBJECT;
     return (uint8_t)sig[0];  /* [ B C D F I J S Z V are JDWP's tags too */
 }
 
-void ob_tagged(outbuf *b, JNIEnv *env, jobject obj) {
-    buf_out_u8(b, obj ? obj_kind(env, obj) : OK_OBJECT);
-    buf_out_u64(b, obj_id(env, obj));
+void values_out_tagged(outbuf *b, JNIEnv *env, jobject obj) {
+    buf_out_u8(b, obj ? objects_kind(env, obj) : OK_OBJECT);
+    buf_out_u64(b, objects_id(env, obj));
 }
 
-void ob_object_value(outbuf *b, JNIEnv *env, jobject obj, uint8_t null_tag) {
-    buf_out_u8(b, obj ? obj_kind(env, obj) : (tag_is_object(null_tag) ? null_tag : OK_OBJECT));
-    buf_out_u64(b, obj_id(env, obj));
+void values_out_object_value(outbuf *b, JNIEnv *env, jobject obj, uint8_t null_tag) {
+    buf_out_u8(b, obj ? objects_kind(env, obj) : (values_tag_is_object(null_tag) ? null_tag : OK_OBJECT));
+    buf_out_u64(b, objects_id(env, obj));
 }
 
-void ob_jvalue(outbuf *b, JNIEnv *env, uint8_t tag, jvalue v) {
-    if (tag_is_object(tag)) {
-        ob_object_value(b, env, v.l, tag);
+void values_out_jvalue(outbuf *b, JNIEnv *env, uint8_t tag, jvalue v) {
+    if (values_tag_is_object(tag)) {
+        values_out_object_value(b, env, v.l, tag);
         return;
     }
     buf_out_u8(b, tag);
@@ -100,15 +100,15 @@ void ob_jvalue(outbuf *b, JNIEnv *env, uint8_t tag, jvalue v) {
     }
 }
 
-int ib_value(inbuf *in, JNIEnv *env, uint8_t *tag, jvalue *v) {
+int values_in_value(inbuf *in, JNIEnv *env, uint8_t *tag, jvalue *v) {
     memset(v, 0, sizeof *v);
     *tag = buf_in_u8(in);
-    if (tag_is_object(*tag)) {
+    if (values_tag_is_object(*tag)) {
         uint64_t id = buf_in_u64(in);
         if (in->bad) return LS_BAD_MESSAGE;
         if (id == 0) return 0;
         int status;
-        v->l = obj_ref(env, id, &status);
+        v->l = objects_ref(env, id, &status);
         return v->l ? 0 : (status ? status : LS_INVALID_ID);
     }
     switch (*tag) {
@@ -126,12 +126,12 @@ int ib_value(inbuf *in, JNIEnv *env, uint8_t *tag, jvalue *v) {
     return in->bad ? LS_BAD_MESSAGE : 0;
 }
 
-bool value_fits(uint8_t declared, uint8_t given) {
-    if (tag_is_object(declared)) return tag_is_object(given);
+bool values_value_fits(uint8_t declared, uint8_t given) {
+    if (values_tag_is_object(declared)) return values_tag_is_object(given);
     return declared == given;
 }
 
-jvalue get_field_value(JNIEnv *env, jobject obj, jclass cls, jfieldID f, uint8_t tag) {
+jvalue values_get_field_value(JNIEnv *env, jobject obj, jclass cls, jfieldID f, uint8_t tag) {
     jvalue v;
     memset(&v, 0, sizeof v);
     if (obj == NULL) {
@@ -162,7 +162,7 @@ jvalue get_field_value(JNIEnv *env, jobject obj, jclass cls, jfieldID f, uint8_t
     return v;
 }
 
-void set_field_value(JNIEnv *env, jobject obj, jclass cls, jfieldID f, uint8_t tag, jvalue v) {
+void values_set_field_value(JNIEnv *env, jobject obj, jclass cls, jfieldID f, uint8_t tag, jvalue v) {
     if (obj == NULL) {
         switch (tag) {
         case TAG_BYTE: (*env)->SetStaticByteField(env, cls, f, v.b); break;
@@ -251,7 +251,7 @@ static bool array_fits(JNIEnv *env, jclass array_class, const char *have, const 
     return fits;
 }
 
-int object_fits(JNIEnv *env, jobject obj, const char *sig, jclass holder) {
+int values_object_fits(JNIEnv *env, jobject obj, const char *sig, jclass holder) {
     if (obj == NULL) return 0;
     if (sig == NULL || (sig[0] != 'L' && sig[0] != '[')) return JVMTI_ERROR_TYPE_MISMATCH;
     if (strcmp(sig, "Ljava/lang/Object;") == 0) return 0;
@@ -270,17 +270,17 @@ int object_fits(JNIEnv *env, jobject obj, const char *sig, jclass holder) {
     return fits ? 0 : JVMTI_ERROR_TYPE_MISMATCH;
 }
 
-int field_value_fits(JNIEnv *env, jclass decl, jfieldID f, uint8_t tag, jvalue v) {
-    if (!tag_is_object(tag) || v.l == NULL) return 0;
+int values_field_value_fits(JNIEnv *env, jclass decl, jfieldID f, uint8_t tag, jvalue v) {
+    if (!values_tag_is_object(tag) || v.l == NULL) return 0;
     char *sig = NULL;
     jvmtiError err = (*base_g.jvmti)->GetFieldName(base_g.jvmti, decl, f, NULL, &sig, NULL);
     if (err != JVMTI_ERROR_NONE) return (int)err;
-    int st = object_fits(env, v.l, sig, decl);
+    int st = values_object_fits(env, v.l, sig, decl);
     base_jvmti_free(sig);
     return st;
 }
 
-int set_fields_checked(JNIEnv *env, inbuf *in, uint32_t n, jclass cls, jobject obj) {
+int values_set_fields_checked(JNIEnv *env, inbuf *in, uint32_t n, jclass cls, jobject obj) {
     size_t start = in->pos;
     for (int pass = 0; pass < 2; pass++) {
         in->pos = start;
@@ -288,15 +288,15 @@ int set_fields_checked(JNIEnv *env, inbuf *in, uint32_t n, jclass cls, jobject o
             uint64_t fid = buf_in_u64(in);
             uint8_t vtag, tag;
             jvalue v;
-            int st = ib_value(in, env, &vtag, &v);
+            int st = values_in_value(in, env, &vtag, &v);
             if (st) return st;
             jfieldID f;
             jclass decl;
-            st = field_check(env, fid, cls, obj == NULL, &f, &tag, &decl);
+            st = objects_field_check(env, fid, cls, obj == NULL, &f, &tag, &decl);
             if (st) return st;
-            if (!value_fits(tag, vtag)) st = JVMTI_ERROR_TYPE_MISMATCH;
-            if (!st && pass == 0) st = field_value_fits(env, decl, f, tag, v);
-            if (!st && pass == 1) set_field_value(env, obj, decl, f, tag, v);
+            if (!values_value_fits(tag, vtag)) st = JVMTI_ERROR_TYPE_MISMATCH;
+            if (!st && pass == 0) st = values_field_value_fits(env, decl, f, tag, v);
+            if (!st && pass == 1) values_set_field_value(env, obj, decl, f, tag, v);
             (*env)->DeleteLocalRef(env, decl);
             if (st) return st;
         }
@@ -305,12 +305,12 @@ int set_fields_checked(JNIEnv *env, inbuf *in, uint32_t n, jclass cls, jobject o
     return 0;
 }
 
-void ob_ids(outbuf *out, JNIEnv *env, jint n, const jobject *objs) {
+void values_out_ids(outbuf *out, JNIEnv *env, jint n, const jobject *objs) {
     buf_out_u32(out, (uint32_t)n);
-    for (jint i = 0; i < n; i++) buf_out_u64(out, obj_id(env, objs[i]));
+    for (jint i = 0; i < n; i++) buf_out_u64(out, objects_id(env, objs[i]));
 }
 
-int get_fields_checked(JNIEnv *env, inbuf *in, outbuf *out, uint32_t n, jclass cls, jobject obj) {
+int values_get_fields_checked(JNIEnv *env, inbuf *in, outbuf *out, uint32_t n, jclass cls, jobject obj) {
     buf_out_u32(out, n);
     for (uint32_t i = 0; i < n; i++) {
         uint64_t fid = buf_in_u64(in);
@@ -318,14 +318,14 @@ int get_fields_checked(JNIEnv *env, inbuf *in, outbuf *out, uint32_t n, jclass c
         jfieldID f;
         jclass decl;
         bool is_static = obj == NULL;
-        int st = field_check(env, fid, cls, is_static, &f, &tag, &decl);
+        int st = objects_field_check(env, fid, cls, is_static, &f, &tag, &decl);
         if (st && !is_static) {  /* JDWP lets ObjectReference.GetValues read statics too. */
-            st = field_check(env, fid, cls, true, &f, &tag, &decl);
+            st = objects_field_check(env, fid, cls, true, &f, &tag, &decl);
             is_static = st == 0;
         }
         if (st) return st;
-        if (!value_fits(tag, asked)) st = JVMTI_ERROR_TYPE_MISMATCH;
-        else ob_jvalue(out, env, tag, get_field_value(env, is_static ? NULL : obj, decl, f, tag));
+        if (!values_value_fits(tag, asked)) st = JVMTI_ERROR_TYPE_MISMATCH;
+        else values_out_jvalue(out, env, tag, values_get_field_value(env, is_static ? NULL : obj, decl, f, tag));
         (*env)->DeleteLocalRef(env, decl);
         if (st) return st;
     }

@@ -97,7 +97,7 @@ void threads_append_virtual(JNIEnv *env, outbuf *out, size_t count_at) {
     uint32_t n = buf_be32(out->data + count_at);
     for (size_t i = 0; i < nbuckets; i++) {
         for (vt_node *v = buckets[i]; v; v = v->next) {
-            buf_out_u64(out, obj_id(env, v->ref));
+            buf_out_u64(out, objects_id(env, v->ref));
             n++;
         }
     }

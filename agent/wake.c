@@ -66,10 +66,10 @@ static void report(JNIEnv *env, thread_rec *t, jmethodID method, jlocation loc, 
     hits h;
     hits_init(&h);
     hit_begin(&h, 0, EK_EXCEPTION, SP_ALL);
-    ob_location(&h.body, env, method, loc);
-    ob_tagged(&h.body, env, exception);
-    if (catch_method != NULL) ob_location(&h.body, env, catch_method, catch_loc);
-    else ob_null_location(&h.body);
+    values_out_location(&h.body, env, method, loc);
+    values_out_tagged(&h.body, env, exception);
+    if (catch_method != NULL) values_out_location(&h.body, env, catch_method, catch_loc);
+    else values_out_null_location(&h.body);
     hits_send(env, NULL, t->id, &h);
     hits_free(&h);
 }
