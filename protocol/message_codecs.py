@@ -47,14 +47,19 @@ _U8 = struct.Struct(">B")
 _WHAT = {"out": "command", "reply": "reply"}
 
 
+# A class messages.py makes (a Message subclass, read for its __jdwp_fields__): the generator imports nothing
+# of messages, so it sees them as classes of any kind.
+MessageClass = type[Any]
+
+
 @attrs.frozen
 class MessageClasses:
     """Where the generator finds the classes it codes for (protocol/messages.py makes them)."""
 
     message: type  # the base of every message and group class
-    command: Callable[[tuple[int, int, str]], type]  # (set, cmd, "out" | "reply") -> its top-level class
-    alternative: Callable[[str, int], type]  # (select's name, kind) -> the alternative's class
-    group: Callable[[type, _GroupSpec], type]  # (the class holding a repeat, its group) -> the group's class
+    command: Callable[[tuple[int, int, str]], MessageClass]  # (set, cmd, "out" | "reply") -> its top-level class
+    alternative: Callable[[str, int], MessageClass]  # (select's name, kind) -> the alternative's class
+    group: Callable[[MessageClass, _GroupSpec], MessageClass]  # (the class holding a repeat, its group) -> the group's
 
 
 class _Fail(Exception):
@@ -100,7 +105,7 @@ def _short(v: Any) -> str:
     return r if len(r) < 60 else r[:57] + "..."
 
 
-def _norm(obj: Any, names: tuple, cls: type, message: type) -> tuple:
+def _norm(obj: Any, names: tuple, cls: MessageClass, message: type) -> tuple:
     """Field values of ``obj`` in declared order, from an instance, a Mapping or a tuple
     (``message``: the base of the message classes)."""
     if len(names) == 1:
@@ -148,8 +153,8 @@ class Compiler:
         self.sizes = sizes
         self.classes = classes
         self.codec = value_codec(sizes)
-        self.decoders: dict[type, Callable] = {}
-        self.encoders: dict[type, Callable] = {}
+        self.decoders: dict[MessageClass, Callable] = {}
+        self.encoders: dict[MessageClass, Callable] = {}
         self.top_dec: dict[tuple, Callable] = {}
         self.top_enc: dict[tuple, Callable] = {}
         self.sel_dec: dict[str, dict] = {}
@@ -212,7 +217,7 @@ class Compiler:
 
     # ---- decoding
 
-    def decoder(self, cls: type) -> Callable:
+    def decoder(self, cls: MessageClass) -> Callable:
         d = self.decoders.get(cls)
         if d is None:
             d = self.decoders[cls] = self._gen_decoder(cls)
@@ -233,12 +238,12 @@ class Compiler:
                     OBJECT_TAGS=OBJECT_TAGS, _codec=self.codec, _LOW=_LOW, **names)
         return g
 
-    def _gen_decoder(self, cls: type) -> Callable:
+    def _gen_decoder(self, cls: MessageClass) -> Callable:
         g = self._gen(_mutf8=decode_mutf8, _make=cls, _explain=_explain_dec)
         run: list = []  # (_FieldSpec|_RepeatSpec, code, kind)
         out: list[str] = []
 
-        def flush() -> list[str]:
+        def flush() -> list[tuple[Any, str, str]]:  # the tails: (element, kind, its count's variable)
             if not run:
                 return []
             fmt = "".join(code for _, code, _ in run)
@@ -279,7 +284,7 @@ class Compiler:
 
         for el in cls.__jdwp_fields__:
             if isinstance(el, _FieldSpec) and el.type in ("value", "typed-sequence"):
-                self._dec_tails(g, flush(), out)
+                self._dec_tails(g, flush(), out, cls)
                 v = g.var()
                 g.line(f"f = {g.info([(el.name, 1)])}")
                 fn = "read_value" if el.type == "value" else "read_region"
@@ -287,7 +292,7 @@ class Compiler:
                 out.append(v)
             elif isinstance(el, _FieldSpec) and el.type == "string":
                 run.append((el, "i", "strlen"))
-                self._dec_tails(g, flush(), out)
+                self._dec_tails(g, flush(), out, cls)
             elif isinstance(el, _FieldSpec):
                 kind = {"location": "location", "tagged-object": "tagged"}.get(el.type, "plain")
                 run.append((el, self.code(el), kind))
@@ -303,7 +308,7 @@ class Compiler:
             handler=["except _LOW as e:", "    raise _explain(e, blen, pos, _INFO[f]) from None"],
         )
 
-    def _dec_tails(self, g: _Gen, tails: list, out: list, cls: type | None = None) -> None:
+    def _dec_tails(self, g: _Gen, tails: list, out: list, cls: MessageClass) -> None:
         for el, kind, n in tails:
             v = g.var()
             name = el.name
@@ -388,7 +393,7 @@ class Compiler:
 
     # ---- encoding
 
-    def encoder(self, cls: type) -> Callable:
+    def encoder(self, cls: MessageClass) -> Callable:
         e = self.encoders.get(cls)
         if e is None:
             e = self.encoders[cls] = self._gen_encoder(cls)
@@ -400,7 +405,7 @@ class Compiler:
             e = self.sel_enc[sel.name] = _SelectEncoder(self, sel)
         return e
 
-    def _gen_encoder(self, cls: type) -> Callable:
+    def _gen_encoder(self, cls: MessageClass) -> Callable:
         fields = cls.__jdwp_fields__
         names = tuple(f.name for f in fields)
         g = self._gen(_mutf8=encode_jdwp_string, _cls=cls, _names=names, _norm=_norm, _message=self.classes.message,
@@ -546,9 +551,10 @@ class _SelectEncoder:
                 kind, item = item[0], tuple(item[1:])
             else:
                 raise _Fail(self.key, f"cannot encode {_short(item)} as a {self.sel.name}")
-            cls = self.by_kind.get(kind)
-            if cls is None:
+            found = self.by_kind.get(kind)
+            if found is None:
                 raise _Fail(self.key, f"unknown {self.sel.selector.spec_name} {kind!r}")
+            cls = found
             kb = _U8.pack(kind)
         parts.append(kb)
         self.comp.encoder(cls)(parts, item)
