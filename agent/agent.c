@@ -119,7 +119,7 @@ static void parse_options(const char *options) {
             /* The reference's option: AllThreads lists virtual threads too. */
             if (strcmp(value, "y") && strcmp(value, "n"))
                 option_fail("malformed value for option 'includevirtualthreads': '%s'", value);
-            vt_include_option = strcmp(value, "y") == 0;
+            vt_events_include_option = strcmp(value, "y") == 0;
         } else if (strcmp(name, "log") == 0) {
             if (!*value) option_fail("malformed value for option 'log': ''");
             base_g.opts.log = value;
@@ -228,7 +228,7 @@ static void want_profile(jvmtiCapabilities *c, const char *profile) {
     c->can_get_synthetic_attribute = 1;
     c->can_get_source_debug_extension = 1;
     c->can_maintain_original_method_order = 1;
-    vt_want_capability(c);
+    vthreads_want_capability(c);
     if (strcmp(profile, "inspect") == 0) return;
     /* The reference's set (libjdwp debugInit.c), minus what "nothrow" leaves out. */
     c->can_access_local_variables = 1;
@@ -281,7 +281,7 @@ static uint64_t caps_to_mask(const jvmtiCapabilities *c) {
     BIT(can_maintain_original_method_order, CAPBIT_MAINTAIN_ORIGINAL_METHOD_ORDER);
     BIT(can_redefine_any_class, CAPBIT_REDEFINE_ANY_CLASS);
 #undef BIT
-    if (vt_supported()) m |= (uint64_t)1 << CAPBIT_SUPPORT_VIRTUAL_THREADS;
+    if (vthreads_supported()) m |= (uint64_t)1 << CAPBIT_SUPPORT_VIRTUAL_THREADS;
     return m;
 }
 
@@ -296,7 +296,7 @@ static int acquire_capabilities(void) {
     jvmtiError err = (*base_g.jvmti)->AddCapabilities(base_g.jvmti, &want);
     if (err != JVMTI_ERROR_NONE) return (int)err;
     if ((*base_g.jvmti)->GetCapabilities(base_g.jvmti, &base_g.caps) != JVMTI_ERROR_NONE) return -1;
-    vt_capabilities_held(&base_g.caps);
+    vthreads_capabilities_held(&base_g.caps);
     base_g.caps_mask = caps_to_mask(&base_g.caps);
     return 0;
 }
@@ -334,7 +334,7 @@ static const link_handlers hooks = {
  * the hold on Thread.resume (app_resume.c).  VMInit, OnAttach, or a dormant agent's wake-up. */
 static int start_agent(JNIEnv *env) {
     if (link_start(env, &hooks) != 0) return -1;
-    vt_track_start();
+    vt_events_track_start();
     app_resume_arm(env);
     return 0;
 }
@@ -377,7 +377,7 @@ static void JNICALL on_vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
         fprintf(stderr, "jdwpd agent: cannot start the agent threads; the agent stays inactive\n");
         return;
     }
-    vt_track_start();
+    vt_events_track_start();
     if (base_g.opts.suspend && !link_wait_connected(base_g.opts.timeout_ms)) {
         base_log("suspend=y: no daemon within %ld ms, running", base_g.opts.timeout_ms);
         base_g.hello_flags &= ~HELLO_SUSPEND_ON_START;
@@ -419,7 +419,7 @@ static int common_init(JavaVM *vm, const char *options, bool live) {
         return -1;
     }
     if (live) base_g.hello_flags |= HELLO_LIVE_ATTACH;
-    vt_runtime_init(base_g.jvmti);
+    vthreads_runtime_init(base_g.jvmti);
     bool dormant = base_g.opts.onthrow != NULL || base_g.opts.onuncaught;
     if (dormant && live) {
         option_fail("options 'onthrow' and 'onuncaught' apply from a JVM's start (-agentpath), not to a live attach");
@@ -445,7 +445,7 @@ static int common_init(JavaVM *vm, const char *options, bool live) {
     cbs.cb.VMDeath = on_vm_death;
     events_init(&cbs.cb);
     vt_events_init(&cbs);
-    if ((*base_g.jvmti)->SetEventCallbacks(base_g.jvmti, &cbs.cb, vt_callbacks_size()) != JVMTI_ERROR_NONE) {
+    if ((*base_g.jvmti)->SetEventCallbacks(base_g.jvmti, &cbs.cb, vthreads_callbacks_size()) != JVMTI_ERROR_NONE) {
         option_fail("cannot set event callbacks");
         return -1;
     }

@@ -27,7 +27,7 @@ void app_resume_arm(JNIEnv *env) {
         return;
     }
     base_lock_enter();
-    int err = bp_add_internal(m, 0);
+    int err = breakpoints_add_internal(m, 0);
     base_lock_exit();
     if (err != 0) {
         base_log("the breakpoint at Thread.resume: JVMTI error %d", err);
@@ -47,7 +47,7 @@ void app_resume_hold(JNIEnv *env, jthread resumer, jmethodID method, jlocation l
     base_lock_enter();
     for (;;) {
         /* Looked up again after each wait: a record may be freed meanwhile (ended, count 0). */
-        thread_rec *r = thread_rec_find(env, resumee);
+        thread_rec *r = threads_rec_find(env, resumee);
         if (r == NULL || r->is_agent || r->suspend_count == 0 || base_g.vm_dead) break;
         if (base_lock_wait(0) == JVMTI_ERROR_INTERRUPT) interrupted = true;
     }

@@ -24,9 +24,9 @@ static void clear_physical(jmethodID m, jlocation loc) {
     (*base_g.jvmti)->ClearBreakpoint(base_g.jvmti, m, loc);
 }
 
-bool bp_internal_armed(void) { return internal_method != NULL; }
+bool breakpoints_internal_armed(void) { return internal_method != NULL; }
 
-int bp_add_internal(jmethodID m, jlocation loc) {
+int breakpoints_add_internal(jmethodID m, jlocation loc) {
     jvmtiError err = (*base_g.jvmti)->SetBreakpoint(base_g.jvmti, m, loc);
     if (err != JVMTI_ERROR_NONE && err != JVMTI_ERROR_DUPLICATE) return (int)err;
     internal_method = m;
@@ -83,7 +83,7 @@ static bool instruction_starts_at(jmethodID m, jlocation loc) {
     return (uint64_t)loc == pc;
 }
 
-int bp_add(jmethodID m, jlocation loc) {
+int breakpoints_add(jmethodID m, jlocation loc) {
     for (bp *b = bps; b; b = b->next)
         if (b->method == m && b->loc == loc) {
             b->refs++;
@@ -107,7 +107,7 @@ int bp_add(jmethodID m, jlocation loc) {
     return 0;
 }
 
-void bp_remove(jmethodID m, jlocation loc) {
+void breakpoints_remove(jmethodID m, jlocation loc) {
     for (bp **pp = &bps; *pp; pp = &(*pp)->next) {
         bp *b = *pp;
         if (b->method == m && b->loc == loc) {
@@ -122,13 +122,13 @@ void bp_remove(jmethodID m, jlocation loc) {
     }
 }
 
-bool bp_present(jmethodID m, jlocation loc) {
+bool breakpoints_present(jmethodID m, jlocation loc) {
     for (bp *b = bps; b; b = b->next)
         if (b->method == m && b->loc == loc) return true;
     return false;
 }
 
-void bp_clear_all(void) {
+void breakpoints_clear_all(void) {
     while (bps) {
         bp *b = bps;
         bps = b->next;
@@ -138,7 +138,7 @@ void bp_clear_all(void) {
     nbps = 0;
 }
 
-int bp_count(void) { return nbps; }
+int breakpoints_count(void) { return nbps; }
 
 typedef struct watch {
     struct watch *next;
@@ -149,7 +149,7 @@ typedef struct watch {
 
 static watch *watches;
 
-int watch_add(JNIEnv *env, jclass cls, jfieldID f, bool access) {
+int breakpoints_watch_add(JNIEnv *env, jclass cls, jfieldID f, bool access) {
     watch *w = watches;
     for (; w; w = w->next)
         if (w->field == f && (*env)->IsSameObject(env, w->cls, cls)) break;
@@ -172,7 +172,7 @@ int watch_add(JNIEnv *env, jclass cls, jfieldID f, bool access) {
     return 0;
 }
 
-void watch_remove(JNIEnv *env, jclass cls, jfieldID f, bool access) {
+void breakpoints_watch_remove(JNIEnv *env, jclass cls, jfieldID f, bool access) {
     for (watch **pp = &watches; *pp; pp = &(*pp)->next) {
         watch *w = *pp;
         if (w->field != f || !(*env)->IsSameObject(env, w->cls, cls)) continue;
@@ -190,7 +190,7 @@ void watch_remove(JNIEnv *env, jclass cls, jfieldID f, bool access) {
     }
 }
 
-void watch_clear_all(JNIEnv *env) {
+void breakpoints_watch_clear_all(JNIEnv *env) {
     while (watches) {
         watch *w = watches;
         watches = w->next;

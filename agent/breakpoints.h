@@ -5,17 +5,17 @@
 
 #include "base.h"
 
-int bp_add(jmethodID m, jlocation loc);
-void bp_remove(jmethodID m, jlocation loc);
-bool bp_present(jmethodID m, jlocation loc);
-void bp_clear_all(void);
-int bp_count(void);
-/* The agent's own breakpoint: its Breakpoint events stay on, outside event_enable's count. */
-int bp_add_internal(jmethodID m, jlocation loc);
-bool bp_internal_armed(void);
+int breakpoints_add(jmethodID m, jlocation loc);
+void breakpoints_remove(jmethodID m, jlocation loc);
+bool breakpoints_present(jmethodID m, jlocation loc);
+void breakpoints_clear_all(void);
+int breakpoints_count(void);
+/* The agent's own breakpoint: its Breakpoint events stay on, outside evmode_enable's count. */
+int breakpoints_add_internal(jmethodID m, jlocation loc);
+bool breakpoints_internal_armed(void);
 
-int watch_add(JNIEnv *env, jclass cls, jfieldID f, bool access);
-void watch_remove(JNIEnv *env, jclass cls, jfieldID f, bool access);
-void watch_clear_all(JNIEnv *env);
+int breakpoints_watch_add(JNIEnv *env, jclass cls, jfieldID f, bool access);
+void breakpoints_watch_remove(JNIEnv *env, jclass cls, jfieldID f, bool access);
+void breakpoints_watch_clear_all(JNIEnv *env);
 
 #endif

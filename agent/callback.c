@@ -20,7 +20,7 @@ thread_rec *callback_enter(JNIEnv *env, jthread thread) {
     if (tls && ((thread_rec *)tls)->is_agent) return NULL;
     if (thread == NULL) return NULL;
     base_lock_enter();
-    thread_rec *t = tls ? (thread_rec *)tls : thread_rec_of(env, thread);
+    thread_rec *t = tls ? (thread_rec *)tls : threads_rec_of(env, thread);
     if (t == NULL || t->is_agent) {
         base_lock_exit();
         return NULL;
@@ -50,7 +50,7 @@ static void park(JNIEnv *env, thread_rec *t) {
     }
     t->parked = false;
     if (interrupted && base_g.caps.can_signal_thread) {
-        jthread self = thread_ref(env, t);  /* the current thread: alive */
+        jthread self = threads_ref(env, t);  /* the current thread: alive */
         if (self != NULL) {
             jvmtiError err = (*base_g.jvmti)->InterruptThread(base_g.jvmti, self);
             if (err != JVMTI_ERROR_NONE) base_log("InterruptThread: %d", err);

@@ -54,7 +54,7 @@ void send_or_defer(JNIEnv *env, thread_rec *t, hits *h, jmethodID m, jlocation l
         flush_deferred(env, t, NULL);
         base_lock_enter();
     }
-    bool defer = bp_present(m, loc) || defer_to_step;
+    bool defer = breakpoints_present(m, loc) || defer_to_step;
     if (defer) {
         if (t->deferred.data == NULL) buf_out_init(&t->deferred, 128);
         buf_out_bytes(&t->deferred, h->body.data, h->body.len);

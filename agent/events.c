@@ -76,7 +76,7 @@ static void JNICALL cb_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
     bool popped = t->pop_pending;
     if (popped) {
         t->pop_pending = false;
-        if (t->step == NULL) event_enable(JVMTI_EVENT_SINGLE_STEP, thread, false);
+        if (t->step == NULL) evmode_enable(JVMTI_EVENT_SINGLE_STEP, thread, false);
         base_lock_notify_all();
     }
     base_lock_exit();
@@ -84,7 +84,7 @@ static void JNICALL cb_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
     /* Hits deferred to this step that no step report or breakpoint took go out now, from here. */
     base_lock_enter();
     bool leftover = t->deferred_count && t->deferred_method == method && t->deferred_loc == loc &&
-                    !bp_present(method, loc);
+                    !breakpoints_present(method, loc);
     base_lock_exit();
     if (leftover) flush_deferred(env, t, NULL);
     callback_exit(env, t);
@@ -145,7 +145,7 @@ static void JNICALL cb_thread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread
     if (!ev_enter(&e, env, thread, NULL, 0)) return;
     base_lock_enter();
     /* A thread born during a suspend-all starts suspended, as every other thread is. */
-    if (suspend_all_depth > 0 && e.t->suspend_count < suspend_all_depth) e.t->suspend_count = suspend_all_depth;
+    if (threads_suspend_all_depth > 0 && e.t->suspend_count < threads_suspend_all_depth) e.t->suspend_count = threads_suspend_all_depth;
     ev_match(&e, EK_THREAD_START, write_nothing, NULL);
     base_lock_exit();
     ev_exit(&e);
@@ -158,7 +158,7 @@ static void JNICALL cb_thread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) 
     ev_match(&e, EK_THREAD_DEATH, write_nothing, NULL);
     ev_exit(&e);
     base_lock_enter();
-    thread_forget(env, e.t);
+    threads_forget(env, e.t);
     base_lock_exit();
 }
 

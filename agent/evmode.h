@@ -6,7 +6,7 @@
 #include "base.h"
 
 /* thread NULL: VM-wide and counted (agent lock taken inside); else that thread's mode, uncounted. */
-void event_enable(jvmtiEvent ev, jthread thread, bool on);
-int events_enabled_count(void);  /* JVMTI event kinds enabled globally now */
+void evmode_enable(jvmtiEvent ev, jthread thread, bool on);
+int evmode_enabled_count(void);  /* JVMTI event kinds enabled globally now */
 
 #endif

@@ -17,7 +17,7 @@
     {                                                             \
         uint64_t tid_ = buf_in_u64(in);                               \
         if (in->bad) return LS_BAD_MESSAGE;                       \
-        int st_ = thread_from_id(env, tid_, &th, &rec);           \
+        int st_ = threads_from_id(env, tid_, &th, &rec);           \
         if (st_) return st_;                                      \
     }
 
@@ -67,7 +67,7 @@ static int x_thread_info(JNIEnv *env, inbuf *in, outbuf *out) {
     buf_out_u64(out, objects_id(env, info.thread_group));
     buf_out_u32(out, (uint32_t)info.priority);
     buf_out_u8(out, info.is_daemon ? 1 : 0);
-    buf_out_u8(out, vt_is_virtual(env, th));
+    buf_out_u8(out, vthreads_is_virtual(env, th));
     base_jvmti_free(info.name);
     return 0;
 }
@@ -100,7 +100,7 @@ static int x_thread_suspend(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)th;
     if (!base_g.caps.can_suspend) return LS_NOT_CAPABLE;
     base_lock_enter();
-    int st = thread_suspend(env, t);
+    int st = threads_suspend(env, t);
     base_lock_exit();
     return st;
 }
@@ -111,7 +111,7 @@ static int x_thread_resume(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     (void)th;
     base_lock_enter();
-    int st = thread_resume(env, t);
+    int st = threads_resume(env, t);
     base_lock_exit();
     return st;
 }
@@ -242,7 +242,7 @@ static int pop_one(jthread th, thread_rec *t) {
     jvmtiError err = (*base_g.jvmti)->PopFrame(base_g.jvmti, th);
     if (err != JVMTI_ERROR_NONE) return (int)err;
     t->pop_pending = true;
-    event_enable(JVMTI_EVENT_SINGLE_STEP, th, true);
+    evmode_enable(JVMTI_EVENT_SINGLE_STEP, th, true);
     (*base_g.jvmti)->ResumeThread(base_g.jvmti, th);
     t->jvmti_suspended = false;
     if (t->parked) t->pop_release = true;

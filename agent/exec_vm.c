@@ -111,7 +111,7 @@ static void ob_threads(outbuf *out, JNIEnv *env, jint n, jthread *threads) {
     uint32_t written = 0;
     buf_out_u32(out, 0);
     for (jint i = 0; i < n; i++) {
-        if (!is_agent_thread(env, threads[i])) {
+        if (!link_is_agent_thread(env, threads[i])) {
             buf_out_u64(out, objects_id(env, threads[i]));
             written++;
         }
@@ -132,7 +132,7 @@ static int x_all_threads(JNIEnv *env, inbuf *in, outbuf *out) {
     ob_threads(out, env, n, threads);
     base_jvmti_free(threads);
     base_lock_enter();
-    threads_append_virtual(env, out, count_at);  /* includevirtualthreads=y */
+    vt_events_threads_append_virtual(env, out, count_at);  /* includevirtualthreads=y */
     base_lock_exit();
     return 0;
 }
@@ -528,12 +528,12 @@ static int x_agent_stats(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t live, pins;
     objects_stats(&live, &pins);
     base_lock_enter();
-    int nfilters = filters_count(), nbps = bp_count(), nevents = events_enabled_count();
+    int nfilters = filters_count(), nbps = breakpoints_count(), nevents = evmode_enabled_count();
     base_lock_exit();
     struct { const char *name; uint64_t value; } c[] = {
         {"ids", live}, {"pins", pins}, {"filters", (uint64_t)nfilters}, {"breakpoints", (uint64_t)nbps},
         {"methods", objects_methods_count()}, {"fields", objects_fields_count()},
-        {"suspend_all_depth", (uint64_t)suspend_all_depth}, {"events_enabled", (uint64_t)nevents},
+        {"suspend_all_depth", (uint64_t)threads_suspend_all_depth}, {"events_enabled", (uint64_t)nevents},
     };
     buf_out_u32(out, (uint32_t)ARRAY_LEN(c));
     for (size_t i = 0; i < ARRAY_LEN(c); i++) {

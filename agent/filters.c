@@ -101,14 +101,14 @@ static void free_filter(JNIEnv *env, filter *f) {
 static void uninstall(JNIEnv *env, filter *f) {
     for (int i = 0; i < f->nmods; i++) {
         modifier *m = &f->mods[i];
-        if (m->kind == MK_LOCATION_ONLY && f->event_kind == EK_BREAKPOINT) bp_remove(m->method, m->loc);
-        if (m->kind == MK_FIELD_ONLY) watch_remove(env, m->ref, m->field, f->event_kind == EK_FIELD_ACCESS);
+        if (m->kind == MK_LOCATION_ONLY && f->event_kind == EK_BREAKPOINT) breakpoints_remove(m->method, m->loc);
+        if (m->kind == MK_FIELD_ONLY) breakpoints_watch_remove(env, m->ref, m->field, f->event_kind == EK_FIELD_ACCESS);
     }
     if (f->event_kind == EK_SINGLE_STEP) step_stop_fn(env, f);
     int st;
     jvmtiEvent ev = jvmti_event_for(f->event_kind, &st);
-    if (ev && !st) event_enable(ev, NULL, false);
-    if (ev && !st && vt_event_twin(ev)) event_enable(vt_event_twin(ev), NULL, false);
+    if (ev && !st) evmode_enable(ev, NULL, false);
+    if (ev && !st && vthreads_event_twin(ev)) evmode_enable(vthreads_event_twin(ev), NULL, false);
 }
 
 static int install(JNIEnv *env, filter *f) {
@@ -119,7 +119,7 @@ static int install(JNIEnv *env, filter *f) {
     for (int i = 0; i < f->nmods; i++) {
         modifier *m = &f->mods[i];
         if (m->kind == MK_LOCATION_ONLY && f->event_kind == EK_BREAKPOINT) {
-            st = bp_add(m->method, m->loc);
+            st = breakpoints_add(m->method, m->loc);
             if (st) {
                 m->kind = 0;  /* nothing to undo for this one */
                 break;
@@ -127,7 +127,7 @@ static int install(JNIEnv *env, filter *f) {
             has_location = true;
         }
         if (m->kind == MK_FIELD_ONLY && (f->event_kind == EK_FIELD_ACCESS || f->event_kind == EK_FIELD_MODIFICATION)) {
-            st = watch_add(env, m->ref, m->field, f->event_kind == EK_FIELD_ACCESS);
+            st = breakpoints_watch_add(env, m->ref, m->field, f->event_kind == EK_FIELD_ACCESS);
             if (st) {
                 m->kind = 0;
                 break;
@@ -150,14 +150,14 @@ static int install(JNIEnv *env, filter *f) {
     if (st) {
         for (int i = 0; i < f->nmods; i++) {
             modifier *m = &f->mods[i];
-            if (m->kind == MK_LOCATION_ONLY && f->event_kind == EK_BREAKPOINT) bp_remove(m->method, m->loc);
-            if (m->kind == MK_FIELD_ONLY) watch_remove(env, m->ref, m->field, f->event_kind == EK_FIELD_ACCESS);
+            if (m->kind == MK_LOCATION_ONLY && f->event_kind == EK_BREAKPOINT) breakpoints_remove(m->method, m->loc);
+            if (m->kind == MK_FIELD_ONLY) breakpoints_watch_remove(env, m->ref, m->field, f->event_kind == EK_FIELD_ACCESS);
         }
         return st;
     }
-    if (ev) event_enable(ev, NULL, true);
+    if (ev) evmode_enable(ev, NULL, true);
     /* Virtual threads start and end through events of their own (JDK 21+). */
-    if (ev && vt_event_twin(ev)) event_enable(vt_event_twin(ev), NULL, true);
+    if (ev && vthreads_event_twin(ev)) evmode_enable(vthreads_event_twin(ev), NULL, true);
     return 0;
 }
 
@@ -179,7 +179,7 @@ static int parse_modifier(JNIEnv *env, inbuf *in, modifier *m) {
     case MK_THREAD_ONLY: {
         uint64_t id = buf_in_u64(in);
         jthread th;
-        if (!in->bad && !(st = thread_from_id(env, id, &th, NULL))) m->ref = (*env)->NewGlobalRef(env, th);
+        if (!in->bad && !(st = threads_from_id(env, id, &th, NULL))) m->ref = (*env)->NewGlobalRef(env, th);
         break;
     }
     case MK_CLASS_ONLY: {
@@ -228,7 +228,7 @@ static int parse_modifier(JNIEnv *env, inbuf *in, modifier *m) {
         m->size = buf_in_i32(in);
         m->depth = buf_in_i32(in);
         jthread th;
-        if (!in->bad && !(st = thread_from_id(env, id, &th, NULL))) m->ref = (*env)->NewGlobalRef(env, th);
+        if (!in->bad && !(st = threads_from_id(env, id, &th, NULL))) m->ref = (*env)->NewGlobalRef(env, th);
         if (!st && (m->size < SS_MIN || m->size > SS_LINE || m->depth < SD_INTO || m->depth > SD_OUT))
             st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
         break;
@@ -312,8 +312,8 @@ void filters_clear(JNIEnv *env, int32_t request_id) { remove_where(env, false, r
 void filters_clear_all(JNIEnv *env) {
     remove_where(env, true, 0, false);
     base_lock_enter();
-    bp_clear_all();
-    watch_clear_all(env);
+    breakpoints_clear_all();
+    breakpoints_watch_clear_all(env);
     base_lock_exit();
 }
 
@@ -408,7 +408,7 @@ bool filter_matches(filter *f, ev_ctx *c) {
                 return false;
             break;
         case MK_PLATFORM_THREADS_ONLY:
-            if (c->thread != NULL && vt_is_virtual(env, c->thread)) return false;
+            if (c->thread != NULL && vthreads_is_virtual(env, c->thread)) return false;
             break;
         case MK_CONDITIONAL:  /* in modifier order, as JDWP applies them: a Count after it counts trues */
             if (!ext_condition(f, m->ext, c)) return false;
@@ -469,7 +469,7 @@ void hits_send_raw(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {
         base_lock_exit();
         return;
     }
-    if (t != NULL) apply_suspend_policy(env, t, h->policy);
+    if (t != NULL) threads_apply_suspend_policy(env, t, h->policy);
     base_lock_exit();
     outbuf b;
     buf_out_init(&b, LINK_HEADER_SIZE + 13 + h->body.len);

@@ -100,7 +100,7 @@ int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in) {
     if (!st && !buf_in_done(in)) st = LS_BAD_MESSAGE;
     if (!st && (kind < IK_STATIC || kind > IK_NEW_INSTANCE)) st = JVMTI_ERROR_ILLEGAL_ARGUMENT;
     if (!st) st = objects_method_check(mid, &r->method);
-    if (!st) st = thread_from_id(env, thread_id, &thread, &t);
+    if (!st) st = threads_from_id(env, thread_id, &thread, &t);
     jclass decl = NULL;
     jint mods = 0;
     if (!st) st = (int)(*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, r->method, &decl);
@@ -328,7 +328,7 @@ int invoke_detach(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     jthread thread = NULL;
     thread_rec *t = NULL;
-    int st = thread_from_id(env, thread_id, &thread, &t);
+    int st = threads_from_id(env, thread_id, &thread, &t);
     if (st) return st;
     uint8_t state = 0;
     uint32_t dropped_reply = 0;

@@ -75,7 +75,7 @@ bool link_wait_connected(jlong timeout_ms) {
     return ok;
 }
 
-bool is_agent_thread(JNIEnv *env, jthread thread) {
+bool link_is_agent_thread(JNIEnv *env, jthread thread) {
     return (reader_thread && (*env)->IsSameObject(env, thread, reader_thread)) ||
            (writer_thread && (*env)->IsSameObject(env, thread, writer_thread));
 }
@@ -387,8 +387,8 @@ static bool handshake(int fd) {
         size_t label = strlen(LINK_DAEMON_LABEL);
         memcpy(msg, LINK_DAEMON_LABEL, label);
         memcpy(msg + label, nonce, sizeof nonce);
-        hmac_sha256(base_g.secret, sizeof base_g.secret, msg, label + sizeof nonce, expect);
-        ok = ct_equal(expect, claimed, 32);
+        sha256_hmac(base_g.secret, sizeof base_g.secret, msg, label + sizeof nonce, expect);
+        ok = sha256_ct_equal(expect, claimed, 32);
     }
     uint8_t daemon_nonce[LINK_NONCE_SIZE];
     if (ok) memcpy(daemon_nonce, dnonce, sizeof daemon_nonce);
@@ -400,7 +400,7 @@ static bool handshake(int fd) {
     size_t label = strlen(LINK_AGENT_LABEL);
     memcpy(msg, LINK_AGENT_LABEL, label);
     memcpy(msg + label, daemon_nonce, sizeof daemon_nonce);
-    hmac_sha256(base_g.secret, sizeof base_g.secret, msg, label + sizeof daemon_nonce, expect);
+    sha256_hmac(base_g.secret, sizeof base_g.secret, msg, label + sizeof daemon_nonce, expect);
     buf_out_init(&b, 64);
     buf_out_frame_begin(&b);
     buf_out_blob(&b, expect, 32);

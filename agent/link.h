@@ -28,7 +28,7 @@ void link_send(outbuf *b, bool is_event);
 bool link_send_nowait(outbuf *b);
 bool link_queue_full(void);  /* the queue is over its limit (the daemon reads too slowly) */
 void link_send_notice(int what, const char *detail);
-bool is_agent_thread(JNIEnv *env, jthread thread);
+bool link_is_agent_thread(JNIEnv *env, jthread thread);
 uint64_t link_generation(void);  /* changes on every connect */
 void link_flush(jlong timeout_ms);  /* wait (bounded) until the queue is written */
 void link_shutdown(void);           /* EXIT: the transport goes before exit() */

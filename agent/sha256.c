@@ -89,7 +89,7 @@ static void sha_final(sha256_ctx *c, uint8_t out[32]) {
     }
 }
 
-void hmac_sha256(const uint8_t *key, size_t keylen, const uint8_t *msg, size_t msglen, uint8_t out[32]) {
+void sha256_hmac(const uint8_t *key, size_t keylen, const uint8_t *msg, size_t msglen, uint8_t out[32]) {
     uint8_t k[64] = {0};
     sha256_ctx c;
     if (keylen > 64) {
@@ -112,7 +112,7 @@ void hmac_sha256(const uint8_t *key, size_t keylen, const uint8_t *msg, size_t m
     sha_final(&c, out);
 }
 
-bool ct_equal(const uint8_t *a, const uint8_t *b, size_t n) {
+bool sha256_ct_equal(const uint8_t *a, const uint8_t *b, size_t n) {
     uint8_t diff = 0;
     for (size_t i = 0; i < n; i++) diff |= (uint8_t)(a[i] ^ b[i]);
     return diff == 0;

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-void hmac_sha256(const uint8_t *key, size_t keylen, const uint8_t *msg, size_t msglen, uint8_t out[32]);
-bool ct_equal(const uint8_t *a, const uint8_t *b, size_t n);
+void sha256_hmac(const uint8_t *key, size_t keylen, const uint8_t *msg, size_t msglen, uint8_t out[32]);
+bool sha256_ct_equal(const uint8_t *a, const uint8_t *b, size_t n);
 
 #endif

@@ -146,7 +146,7 @@ static bool is_return_at(step_state *s, jmethodID m, jlocation loc) {
 
 static void watch_entries(step_state *s, jthread thread, bool on) {
     if (on == s->entry_watch || (on && !base_g.caps.can_generate_method_entry_events)) return;
-    event_enable(JVMTI_EVENT_METHOD_ENTRY, thread, on);
+    evmode_enable(JVMTI_EVENT_METHOD_ENTRY, thread, on);
     s->entry_watch = on;
 }
 
@@ -154,7 +154,7 @@ static void watch_entries(step_state *s, jthread thread, bool on) {
 static void resume_stepping(step_state *s, jthread thread) {
     s->waiting_pop = false;
     watch_entries(s, thread, false);
-    event_enable(JVMTI_EVENT_SINGLE_STEP, thread, true);
+    evmode_enable(JVMTI_EVENT_SINGLE_STEP, thread, true);
 }
 
 /* Wait for the frame at depth 0 to pop with single-step off, if the profile can. Current thread, or a
@@ -165,7 +165,7 @@ static bool skip_frame(step_state *s, jthread thread, jint depth_now) {
         if (s->through_depth == 0 || depth_now < s->through_depth) s->through_depth = depth_now;
         return false;
     }
-    event_enable(JVMTI_EVENT_SINGLE_STEP, thread, false);
+    evmode_enable(JVMTI_EVENT_SINGLE_STEP, thread, false);
     s->waiting_pop = true;
     s->pop_depth = depth_now;
     if (s->depth == SD_INTO) watch_entries(s, thread, true);
@@ -180,7 +180,7 @@ bool step_single_stepping(thread_rec *t) {
 }
 
 int step_start(JNIEnv *env, filter *f, jthread thread, int size, int depth) {
-    thread_rec *t = thread_rec_of(env, thread);
+    thread_rec *t = threads_rec_of(env, thread);
     if (t == NULL) return LS_INTERNAL;
     if (t->step) return 40;  /* JDWP DUPLICATE: one step per thread */
     /* A thread that ended (or never started) has nothing to step: INVALID_THREAD, as the reference
@@ -199,9 +199,9 @@ int step_start(JNIEnv *env, filter *f, jthread thread, int size, int depth) {
     rebase(s, thread);
     f->step_thread = t;
     t->step = s;
-    if (base_g.caps.can_generate_frame_pop_events) event_enable(JVMTI_EVENT_FRAME_POP, thread, true);
-    if (base_g.caps.can_generate_exception_events) event_enable(JVMTI_EVENT_EXCEPTION_CATCH, thread, true);
-    event_enable(JVMTI_EVENT_SINGLE_STEP, thread, true);
+    if (base_g.caps.can_generate_frame_pop_events) evmode_enable(JVMTI_EVENT_FRAME_POP, thread, true);
+    if (base_g.caps.can_generate_exception_events) evmode_enable(JVMTI_EVENT_EXCEPTION_CATCH, thread, true);
+    evmode_enable(JVMTI_EVENT_SINGLE_STEP, thread, true);
     /* From a native frame (a thread suspended in Thread.sleep, say) the reference single-steps from the
      * start: no FramePop can be asked of such a frame.  The first step in the caller ends OUT and INTO;
      * it ends OVER too, where the reference's OVER never ends (docs/conformance.md). */
@@ -229,9 +229,9 @@ void step_stop(JNIEnv *env, filter *f) {
     step_state *s = t->step;
     t->step = NULL;
     watch_entries(s, s->thread, false);
-    event_enable(JVMTI_EVENT_SINGLE_STEP, s->thread, false);
-    if (base_g.caps.can_generate_frame_pop_events) event_enable(JVMTI_EVENT_FRAME_POP, s->thread, false);
-    if (base_g.caps.can_generate_exception_events) event_enable(JVMTI_EVENT_EXCEPTION_CATCH, s->thread, false);
+    evmode_enable(JVMTI_EVENT_SINGLE_STEP, s->thread, false);
+    if (base_g.caps.can_generate_frame_pop_events) evmode_enable(JVMTI_EVENT_FRAME_POP, s->thread, false);
+    if (base_g.caps.can_generate_exception_events) evmode_enable(JVMTI_EVENT_EXCEPTION_CATCH, s->thread, false);
     base_jvmti_free(s->lines);
     base_jvmti_free(s->code);
     free(s);

@@ -22,7 +22,7 @@ static thread_rec *records;
  * and going, a search per new thread would be quadratic). */
 static int records_without_tls;
 static thread_rec agent_marker;
-int suspend_all_depth;
+int threads_suspend_all_depth;
 
 void threads_init(void) {
     agent_marker.is_agent = true;
@@ -39,17 +39,17 @@ static thread_rec *find_rec(JNIEnv *env, jthread thread) {
     return NULL;
 }
 
-thread_rec *thread_rec_find(JNIEnv *env, jthread thread) { return find_rec(env, thread); }
+thread_rec *threads_rec_find(JNIEnv *env, jthread thread) { return find_rec(env, thread); }
 
 /* Records hold their thread weakly: a live thread is reachable anyway, and an ended one must go
  * when the program lets go of it (a debugger that was once sent a thread must not keep it alive).
  * A collected thread has no local ref: it has ended, and nothing of JVMTI applies to it. */
-jthread thread_ref(JNIEnv *env, thread_rec *t) { return (*env)->NewLocalRef(env, t->ref); }
+jthread threads_ref(JNIEnv *env, thread_rec *t) { return (*env)->NewLocalRef(env, t->ref); }
 
-thread_rec *thread_rec_of(JNIEnv *env, jthread thread) {
+thread_rec *threads_rec_of(JNIEnv *env, jthread thread) {
     thread_rec *r = find_rec(env, thread);
     if (r) return r;
-    if (is_agent_thread(env, thread)) {
+    if (link_is_agent_thread(env, thread)) {
         (*base_g.jvmti)->SetThreadLocalStorage(base_g.jvmti, thread, &agent_marker);
         return &agent_marker;
     }
@@ -62,12 +62,12 @@ thread_rec *thread_rec_of(JNIEnv *env, jthread thread) {
     }
     r->id = objects_id(env, thread);
     jint state = 0;
-    if (suspend_all_depth > 0 && vt_is_virtual(env, thread) &&
+    if (threads_suspend_all_depth > 0 && vthreads_is_virtual(env, thread) &&
         (*base_g.jvmti)->GetThreadState(base_g.jvmti, thread, &state) == JVMTI_ERROR_NONE &&
         !(state & JVMTI_THREAD_STATE_TERMINATED)) {
         /* A virtual thread first seen during a suspend-all: JVMTI holds it suspended with all the others
          * (SuspendAllVirtualThreads), so it has the suspend-all's count, and a resume must undo it. */
-        r->suspend_count = suspend_all_depth;
+        r->suspend_count = threads_suspend_all_depth;
         r->jvmti_suspended = true;
     }
     if ((*base_g.jvmti)->SetThreadLocalStorage(base_g.jvmti, thread, r) != JVMTI_ERROR_NONE) {
@@ -80,7 +80,7 @@ thread_rec *thread_rec_of(JNIEnv *env, jthread thread) {
 }
 
 static bool thread_has_ended(JNIEnv *env, thread_rec *t) {
-    jthread th = thread_ref(env, t);
+    jthread th = threads_ref(env, t);
     if (th == NULL) return true;  /* collected: it ended */
     jint state = 0;
     bool ended = (*base_g.jvmti)->GetThreadState(base_g.jvmti, th, &state) == JVMTI_ERROR_NONE
@@ -91,7 +91,7 @@ static bool thread_has_ended(JNIEnv *env, thread_rec *t) {
 
 /* JVMTI's resume of a thread we suspended (such a thread cannot have ended, nor been collected). */
 static void jvmti_resume(JNIEnv *env, thread_rec *t) {
-    jthread th = thread_ref(env, t);
+    jthread th = threads_ref(env, t);
     if (th != NULL) {
         jvmtiError err = (*base_g.jvmti)->ResumeThread(base_g.jvmti, th);
         if (err != JVMTI_ERROR_NONE && err != JVMTI_ERROR_THREAD_NOT_ALIVE) base_log("ResumeThread: %d", err);
@@ -103,15 +103,15 @@ static void jvmti_resume(JNIEnv *env, thread_rec *t) {
 /* An ended thread keeps a count, as in the reference (which counts it in its list of threads outside
  * their start and end events): the debugger's suspensions of it, plus the VM-wide suspensions under
  * way when the first of them came, until resumes bring it back to 0.  JVMTI has nothing to do. */
-int thread_suspend(JNIEnv *env, thread_rec *t) {
+int threads_suspend(JNIEnv *env, thread_rec *t) {
     if (t->suspend_count == 0 && thread_has_ended(env, t)) {
-        t->suspend_count = suspend_all_depth + 1;
+        t->suspend_count = threads_suspend_all_depth + 1;
         t->ended_count = true;
         t->frame_generation = 0;
         return 0;
     }
     if (t->suspend_count++ == 0 && t->in_agent == 0 && !t->parked && !t->jvmti_suspended) {
-        jthread th = thread_ref(env, t);
+        jthread th = threads_ref(env, t);
         jvmtiError err = th != NULL ? (*base_g.jvmti)->SuspendThread(base_g.jvmti, th) : JVMTI_ERROR_THREAD_NOT_ALIVE;
         if (th != NULL) (*env)->DeleteLocalRef(env, th);
         if (err == JVMTI_ERROR_NONE) {
@@ -124,17 +124,17 @@ int thread_suspend(JNIEnv *env, thread_rec *t) {
     return 0;
 }
 
-int thread_resume(JNIEnv *env, thread_rec *t) {
+int threads_resume(JNIEnv *env, thread_rec *t) {
     if (t->suspend_count == 0) return 0;
     if (--t->suspend_count == 0) {
         if (t->jvmti_suspended) jvmti_resume(env, t);
-        thread_ran(t);
+        threads_ran(t);
         base_lock_notify_all();
     }
     return 0;
 }
 
-void thread_ran(thread_rec *t) {
+void threads_ran(thread_rec *t) {
     if (!t->ended_count) t->frame_generation++;
     t->ended_count = false;
 }
@@ -163,25 +163,25 @@ void threads_drop_dead(JNIEnv *env) {
 static unsigned ended_since_sweep;
 #define SWEEP_AFTER 1024  /* ended threads: virtual ones come and go by the million */
 
-void thread_forget(JNIEnv *env, thread_rec *t) {
+void threads_forget(JNIEnv *env, thread_rec *t) {
     (void)env;
     if (!t->dead) ended_since_sweep++;
     t->dead = true;
 }
 
 static void thread_start_ref(bool on) {
-    event_enable(JVMTI_EVENT_THREAD_START, NULL, on);
+    evmode_enable(JVMTI_EVENT_THREAD_START, NULL, on);
 }
 
 /* A virtual thread that has not ended (ended ones are counted as every ended thread is, and JVMTI
  * refuses them in the lists below). */
 static bool live_virtual(JNIEnv *env, thread_rec *r) {
     if (r->is_agent || r->dead) return false;
-    jthread th = thread_ref(env, r);
+    jthread th = threads_ref(env, r);
     if (th == NULL) return false;
     jint state = 0;
     bool live = (*base_g.jvmti)->GetThreadState(base_g.jvmti, th, &state) == JVMTI_ERROR_NONE &&
-                !(state & JVMTI_THREAD_STATE_TERMINATED) && vt_is_virtual(env, th);
+                !(state & JVMTI_THREAD_STATE_TERMINATED) && vthreads_is_virtual(env, th);
     (*env)->DeleteLocalRef(env, th);
     return live;
 }
@@ -210,13 +210,13 @@ static void suspend_all_virtual(JNIEnv *env, thread_rec *except) {
     for (thread_rec *r = records; r; r = r->next) {
         if (!live_virtual(env, r)) continue;
         if (r == except) {
-            keep[k++] = thread_ref(env, r);
+            keep[k++] = threads_ref(env, r);
             continue;
         }
         if (r->suspend_count++ == 0 && r->in_agent == 0 && !r->parked && !r->jvmti_suspended) taken[m++] = r;
-        else keep[k++] = thread_ref(env, r);
+        else keep[k++] = threads_ref(env, r);
     }
-    jvmtiError err = vt_suspend_all(k, keep);
+    jvmtiError err = vthreads_suspend_all(k, keep);
     delete_locals(env, keep, k);
     if (err == JVMTI_ERROR_NONE) {
         for (jint i = 0; i < m; i++) taken[i]->jvmti_suspended = true;
@@ -237,12 +237,12 @@ static void resume_all_virtual(JNIEnv *env) {
         if (r->suspend_count == 0 || !live_virtual(env, r)) continue;
         if (--r->suspend_count == 0) {
             r->jvmti_suspended = false;
-            thread_ran(r);
+            threads_ran(r);
         } else if (keep) {
-            keep[k++] = thread_ref(env, r);
+            keep[k++] = threads_ref(env, r);
         }
     }
-    jvmtiError err = vt_resume_all(k, keep);
+    jvmtiError err = vthreads_resume_all(k, keep);
     delete_locals(env, keep, k);
     if (err != JVMTI_ERROR_NONE) base_log("ResumeAllVirtualThreads: %d", err);
     free(keep);
@@ -255,21 +255,21 @@ int threads_suspend_all(JNIEnv *env, thread_rec *except) {
     /* Thread starts are watched before the list is taken: a thread started meanwhile (a suspended
      * thread may still finish its Thread.start) is either in the list or reports its start, which
      * waits for our lock and then finds the suspend-all in force (cb_thread_start). */
-    if (suspend_all_depth == 0) thread_start_ref(true);
+    if (threads_suspend_all_depth == 0) thread_start_ref(true);
     /* Ended threads still counted are not in GetAllThreads' list: they count this suspension too.
      * (Before the list is taken: a thread ending meanwhile is counted once at most.) */
     for (thread_rec *r = records; r; r = r->next)
         if (!r->is_agent && r != except && r->suspend_count > 0 && thread_has_ended(env, r)) r->suspend_count++;
     jvmtiError err = (*base_g.jvmti)->GetAllThreads(base_g.jvmti, &n, &threads);
     if (err != JVMTI_ERROR_NONE) {
-        if (suspend_all_depth == 0) thread_start_ref(false);
+        if (threads_suspend_all_depth == 0) thread_start_ref(false);
         return (int)err;
     }
     jthread *to_suspend = calloc((size_t)n + 1, sizeof *to_suspend);
     thread_rec **recs = calloc((size_t)n + 1, sizeof *recs);
     jint k = 0;
     for (jint i = 0; i < n; i++) {
-        thread_rec *t = thread_rec_of(env, threads[i]);
+        thread_rec *t = threads_rec_of(env, threads[i]);
         if (t && !t->is_agent && t != except) {
             if (t->suspend_count++ == 0 && t->in_agent == 0 && !t->parked && !t->jvmti_suspended && to_suspend) {
                 to_suspend[k] = threads[i];
@@ -289,36 +289,36 @@ int threads_suspend_all(JNIEnv *env, thread_rec *except) {
     base_jvmti_free(threads);
     free(to_suspend);
     free(recs);
-    if (vt_supported()) suspend_all_virtual(env, except);
-    suspend_all_depth++;
+    if (vthreads_supported()) suspend_all_virtual(env, except);
+    threads_suspend_all_depth++;
     objects_pin_all(env);
     return 0;
 }
 
 int threads_resume_all(JNIEnv *env) {
-    bool virtual_all = vt_supported() && suspend_all_depth == 1;
+    bool virtual_all = vthreads_supported() && threads_suspend_all_depth == 1;
     if (virtual_all) resume_all_virtual(env);
     for (thread_rec *t = records; t; t = t->next) {
         if (t->is_agent || t->suspend_count == 0) continue;
-        if (!(virtual_all && live_virtual(env, t))) thread_resume(env, t);
+        if (!(virtual_all && live_virtual(env, t))) threads_resume(env, t);
     }
-    if (suspend_all_depth > 0) {
+    if (threads_suspend_all_depth > 0) {
         objects_unpin_all_suspended(env);
-        if (--suspend_all_depth == 0) thread_start_ref(false);
+        if (--threads_suspend_all_depth == 0) thread_start_ref(false);
     }
     return 0;
 }
 
 void threads_reset(JNIEnv *env) {
-    if (vt_supported() && suspend_all_depth > 0) vt_resume_all(0, NULL);
+    if (vthreads_supported() && threads_suspend_all_depth > 0) vthreads_resume_all(0, NULL);
     for (thread_rec *t = records; t; t = t->next) {
-        if (t->suspend_count > 0) thread_ran(t);
+        if (t->suspend_count > 0) threads_ran(t);
         t->suspend_count = 0;
         if (t->jvmti_suspended) jvmti_resume(env, t);
         t->deferred_count = 0;
     }
-    if (suspend_all_depth > 0) thread_start_ref(false);
-    suspend_all_depth = 0;
+    if (threads_suspend_all_depth > 0) thread_start_ref(false);
+    threads_suspend_all_depth = 0;
     threads_drop_dead(env);
     base_lock_notify_all();
 }
@@ -327,18 +327,18 @@ void threads_each(JNIEnv *env, void (*fn)(JNIEnv *env, thread_rec *t)) {
     for (thread_rec *t = records; t; t = t->next) fn(env, t);
 }
 
-void apply_suspend_policy(JNIEnv *env, thread_rec *t, uint8_t policy) {
+void threads_apply_suspend_policy(JNIEnv *env, thread_rec *t, uint8_t policy) {
     if (policy == SP_NONE) return;
     if (policy == SP_ALL) threads_suspend_all(env, t);
     t->suspend_count++;
     t->at_event = true;
 }
 
-int thread_from_id(JNIEnv *env, uint64_t id, jthread *out, thread_rec **rec) {
+int threads_from_id(JNIEnv *env, uint64_t id, jthread *out, thread_rec **rec) {
     int status;
     jobject obj = objects_ref(env, id, &status);
     if (obj == NULL) return status ? status : JVMTI_ERROR_INVALID_THREAD;
-    if (!(*env)->IsInstanceOf(env, obj, base_g.cls_thread) || is_agent_thread(env, obj)) {
+    if (!(*env)->IsInstanceOf(env, obj, base_g.cls_thread) || link_is_agent_thread(env, obj)) {
         (*env)->DeleteLocalRef(env, obj);
         return JVMTI_ERROR_INVALID_THREAD;
     }
@@ -351,7 +351,7 @@ int thread_from_id(JNIEnv *env, uint64_t id, jthread *out, thread_rec **rec) {
     base_lock_exit();
     if (rec) {
         base_lock_enter();
-        *rec = thread_rec_of(env, obj);
+        *rec = threads_rec_of(env, obj);
         base_lock_exit();
         if (*rec == NULL) return LS_INTERNAL;
     }

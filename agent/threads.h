@@ -10,7 +10,7 @@ typedef struct step_state step_state;
 typedef struct thread_rec {
     struct thread_rec *next;
     jweak ref;            /* weak: an ended thread goes with its last reference, as with the
-                           * reference; use thread_ref() (NULL once collected) */
+                           * reference; use threads_ref() (NULL once collected) */
     uint64_t id;
     int suspend_count;    /* the agent's count */
     bool jvmti_suspended; /* we called SuspendThread */
@@ -50,26 +50,26 @@ typedef struct thread_rec {
 
 void threads_init(void);
 /* The record of a thread (creating it); lock held by the caller. */
-thread_rec *thread_rec_of(JNIEnv *env, jthread thread);
+thread_rec *threads_rec_of(JNIEnv *env, jthread thread);
 /* The record of a thread if it has one; lock held by the caller. */
-thread_rec *thread_rec_find(JNIEnv *env, jthread thread);
+thread_rec *threads_rec_find(JNIEnv *env, jthread thread);
 /* A local ref to the record's thread, NULL once the (ended) thread was collected; caller deletes it. */
-jthread thread_ref(JNIEnv *env, thread_rec *t);
-int thread_suspend(JNIEnv *env, thread_rec *t);
-int thread_resume(JNIEnv *env, thread_rec *t);
+jthread threads_ref(JNIEnv *env, thread_rec *t);
+int threads_suspend(JNIEnv *env, thread_rec *t);
+int threads_resume(JNIEnv *env, thread_rec *t);
 /* Lock held: the debugger's suspension of the thread ended (its frame ids with it). */
-void thread_ran(thread_rec *t);
+void threads_ran(thread_rec *t);
 int threads_suspend_all(JNIEnv *env, thread_rec *except);
 int threads_resume_all(JNIEnv *env);
 /* Link loss (agent.c's reset, lock held): counts 0, all resumed. */
 void threads_reset(JNIEnv *env);
 void threads_each(JNIEnv *env, void (*fn)(JNIEnv *env, thread_rec *t));  /* lock held */
 void threads_drop_dead(JNIEnv *env);  /* executor only, lock held: forget ended threads */
-void thread_forget(JNIEnv *env, thread_rec *t);  /* thread ended */
+void threads_forget(JNIEnv *env, thread_rec *t);  /* thread ended */
 /* Apply a suspend policy for an event on thread t (lock held). */
-void apply_suspend_policy(JNIEnv *env, thread_rec *t, uint8_t policy);
+void threads_apply_suspend_policy(JNIEnv *env, thread_rec *t, uint8_t policy);
 /* Executor side: a live application thread from an id, or a status. */
-int thread_from_id(JNIEnv *env, uint64_t id, jthread *out, thread_rec **rec);
-extern int suspend_all_depth;
+int threads_from_id(JNIEnv *env, uint64_t id, jthread *out, thread_rec **rec);
+extern int threads_suspend_all_depth;
 
 #endif

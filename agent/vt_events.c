@@ -15,7 +15,7 @@
 #include "vt_events.h"
 #include "vthreads.h"
 
-bool vt_include_option;
+bool vt_events_include_option;
 
 /* ---- includevirtualthreads=y: the live virtual threads, for AllThreads ------------------------
  * A hash set of global refs by identity hash, filled and emptied by the start and end callbacks: no
@@ -84,15 +84,15 @@ static void track_remove(JNIEnv *env, jthread thread) {
     }
 }
 
-void vt_track_start(void) {
-    if (!vt_include_option || !vt_supported()) return;
+void vt_events_track_start(void) {
+    if (!vt_events_include_option || !vthreads_supported()) return;
     /* Held for the VM's life, as the reference follows every virtual thread with this option. */
     tracking = true;
-    event_enable(VT_EVENT_START, NULL, true);
-    event_enable(VT_EVENT_END, NULL, true);
+    evmode_enable(VT_EVENT_START, NULL, true);
+    evmode_enable(VT_EVENT_END, NULL, true);
 }
 
-void threads_append_virtual(JNIEnv *env, outbuf *out, size_t count_at) {
+void vt_events_threads_append_virtual(JNIEnv *env, outbuf *out, size_t count_at) {
     if (!tracking || out->oom || count_at + 4 > out->len) return;
     uint32_t n = buf_be32(out->data + count_at);
     for (size_t i = 0; i < nbuckets; i++) {
@@ -109,8 +109,8 @@ void threads_append_virtual(JNIEnv *env, outbuf *out, size_t count_at) {
 static void report(ev_call *e, uint8_t kind) {
     base_lock_enter();
     /* One born during a suspend-all starts suspended, as JVMTI keeps every virtual thread then. */
-    if (kind == EK_THREAD_START && suspend_all_depth > 0 && e->t->suspend_count < suspend_all_depth)
-        e->t->suspend_count = suspend_all_depth;
+    if (kind == EK_THREAD_START && threads_suspend_all_depth > 0 && e->t->suspend_count < threads_suspend_all_depth)
+        e->t->suspend_count = threads_suspend_all_depth;
     ev_match(e, kind, NULL, NULL);
     base_lock_exit();
     ev_exit(e);
@@ -119,7 +119,7 @@ static void report(ev_call *e, uint8_t kind) {
 /* Whether a thread start or end needs the thread's record: a request of that kind, or a suspend-all
  * (a thread born in one starts suspended).  Lock held. */
 static bool wanted(uint8_t kind) {
-    return filters_of(kind) != NULL || (kind == EK_THREAD_START && suspend_all_depth > 0);
+    return filters_of(kind) != NULL || (kind == EK_THREAD_START && threads_suspend_all_depth > 0);
 }
 
 static void JNICALL cb_vthread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
@@ -140,13 +140,13 @@ static void JNICALL cb_vthread_end(jvmtiEnv *jvmti, JNIEnv *env, jthread thread)
     void *tls = NULL;
     if (!report_it && (*base_g.jvmti)->GetThreadLocalStorage(base_g.jvmti, NULL, &tls) == JVMTI_ERROR_NONE && tls &&
         !((thread_rec *)tls)->is_agent)
-        thread_forget(env, tls);  /* a record some earlier event made: the executor frees it */
+        threads_forget(env, tls);  /* a record some earlier event made: the executor frees it */
     base_lock_exit();
     ev_call e;
     if (!report_it || !ev_enter(&e, env, thread, NULL, 0)) return;
     report(&e, EK_THREAD_DEATH);
     base_lock_enter();
-    thread_forget(env, e.t);
+    threads_forget(env, e.t);
     base_lock_exit();
 }
 

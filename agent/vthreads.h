@@ -2,7 +2,7 @@
  *
  * CI has only JDK 17's jni.h and jvmti.h, which name none of what virtual threads added; the running
  * JVM may still be 21 or newer.  Everything the newer headers added and we use is defined here, by
- * position, once: each is used only after vt_runtime_init() found a JVM that has it, so on JDK 17
+ * position, once: each is used only after vthreads_runtime_init() found a JVM that has it, so on JDK 17
  * nothing changes.  tests/agent/test_vthreads_abi.py compiles this file against a JDK 21+ jvmti.h
  * and checks every position below against the names there.
  *
@@ -68,17 +68,17 @@ static inline size_t vt_jni_is_virtual_index(void) {
 
 /* ---- vthreads.c ---------------------------------------------------------------------------- */
 /* After GetEnv: is this a JVM with virtual threads?  Decides everything below. */
-void vt_runtime_init(jvmtiEnv *jvmti);
-bool vt_runtime(void);             /* JVMTI 21+ */
-bool vt_supported(void);           /* and we hold can_support_virtual_threads */
-void vt_capabilities_held(const jvmtiCapabilities *held);
-void vt_want_capability(jvmtiCapabilities *want);
-bool vt_is_virtual(JNIEnv *env, jthread thread);  /* false before 21 */
-jvmtiError vt_suspend_all(jint except_count, const jthread *except_list);
-jvmtiError vt_resume_all(jint except_count, const jthread *except_list);
+void vthreads_runtime_init(jvmtiEnv *jvmti);
+bool vthreads_runtime(void);             /* JVMTI 21+ */
+bool vthreads_supported(void);           /* and we hold can_support_virtual_threads */
+void vthreads_capabilities_held(const jvmtiCapabilities *held);
+void vthreads_want_capability(jvmtiCapabilities *want);
+bool vthreads_is_virtual(JNIEnv *env, jthread thread);  /* false before 21 */
+jvmtiError vthreads_suspend_all(jint except_count, const jthread *except_list);
+jvmtiError vthreads_resume_all(jint except_count, const jthread *except_list);
 /* The size of the callbacks struct to hand SetEventCallbacks (vt_events.c fills the slots). */
-jint vt_callbacks_size(void);
+jint vthreads_callbacks_size(void);
 /* The twin JVMTI event a thread start or end request needs for virtual threads (0: none). */
-jvmtiEvent vt_event_twin(jvmtiEvent ev);
+jvmtiEvent vthreads_event_twin(jvmtiEvent ev);
 
 #endif

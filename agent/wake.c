@@ -39,7 +39,7 @@ static bool claim_the_wake(void) {
 /* suspend=y: every other thread stops now, at the throw, not once the daemon has the link (under load
  * that took long enough for the program to move on).  Only after link_start: making the agent threads
  * runs Java code (new Thread() takes its thread group's monitor), which a thread stopped holding that
- * monitor would block for good.  This is the start event's SUSPEND_ALL, counted as apply_suspend_policy
+ * monitor would block for good.  This is the start event's SUSPEND_ALL, counted as threads_apply_suspend_policy
  * counts it: a link-loss reset undoes it like any other. */
 static void stop_everything(JNIEnv *env, thread_rec *t) {
     base_lock_enter();
