@@ -1,5 +1,5 @@
 /* Not part of the agent's work: the daemon loads this library with ctypes for this one function
- * (jdwpd/spin.py), so that one native build serves both.
+ * (jdwpd/daemon/fast/spin.py), so that one native build serves both.
  *
  * On a virtual machine a thread that sleeps costs its waker an IPI and itself a halted vCPU to
  * restart: 20-30 us each way on the 2-vCPU machines we measure on.  When an answer is due within
