@@ -309,7 +309,7 @@ static int acquire_capabilities(void) {
  *  2. every request goes (breakpoints, watches, steps, event modes, the extension's requests)
  *     before any thread is resumed, so that no resumed thread stops at a request of the daemon
  *     that left;
- *  3. under the agent lock, where events check the link before they suspend (hits_send_raw):
+ *  3. under the agent lock, where events check the link before they suspend (filters_hits_send_raw):
  *     invokes not started are dropped (nobody awaits them), then every count goes to 0, every
  *     thread is resumed and a suspend-all ends;
  *  4. pins go (DisableCollection's and the suspend-all's), now that no thread is held. */

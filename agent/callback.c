@@ -75,9 +75,9 @@ void callback_exit(JNIEnv *env, thread_rec *t) {
     base_lock_exit();
 }
 
-void hits_send(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {
+void callback_hits_send(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {
     if (h->count == 0) return;
     /* Unloads a GC did go out before the next event, as the reference reports them. */
     if (unload_tracking_active()) unload_report_pending(env);
-    hits_send_raw(env, t, thread_id, h);
+    filters_hits_send_raw(env, t, thread_id, h);
 }

@@ -21,7 +21,7 @@ void callback_exit(JNIEnv *env, thread_rec *t);  /* parks if the count is > 0 */
 
 /* Sends one EVENT frame: the class unloads a GC did first, then the hits (suspend policy applied
  * first, lock taken inside). */
-void hits_send(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h);
+void callback_hits_send(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h);
 
 /* One callback's state, on its stack. */
 typedef struct ev_call {
@@ -60,15 +60,15 @@ static inline bool ev_enter(ev_call *e, JNIEnv *env, jthread thread, jmethodID m
 /* Match the filters of kind (re-entrant: a caller may hold the lock around it). */
 static inline void ev_match(ev_call *e, uint8_t kind, hit_writer w, void *arg) {
     base_lock_enter();
-    match_kind(kind, &e->c, &e->h, w, arg);
+    filters_match_kind(kind, &e->c, &e->h, w, arg);
     base_lock_exit();
 }
 
 /* Send what matched (nothing if nothing did), free, and park if the thread is to be suspended. */
 static inline void ev_exit(ev_call *e) {
-    hits_send(e->c.env, e->t, e->t != NULL ? e->t->id : 0, &e->h);
-    hits_free(&e->h);
-    ctx_free(&e->c);
+    callback_hits_send(e->c.env, e->t, e->t != NULL ? e->t->id : 0, &e->h);
+    filters_hits_free(&e->h);
+    filters_ctx_free(&e->c);
     callback_exit(e->c.env, e->t);
 }
 

@@ -309,7 +309,7 @@ void capture_write(JNIEnv *env, const ext_capture *cap, jthread thread, jmethodI
     for (uint16_t i = 0; i < cap->nwatches; i++) {
         ext_cell v;
         ext_frame at = {thread, method, loc, x.live, {0, 0, 0}, x.slots};
-        int st = ext_run(env, cap->watches[i], &at, &v);
+        int st = cond_run(env, cap->watches[i], &at, &v);
         reads->walked += at.reads.walked;
         reads->by_jvmti += at.reads.by_jvmti;
         reads->in_frame += at.reads.in_frame;

@@ -15,7 +15,7 @@
 /* Co-located events: a step or method entry at a place where a breakpoint is set waits for the
  * breakpoint's callback, so that all of them reach the debugger in one composite (JVMTI reports
  * them as separate callbacks, the reference agent as one event set). */
-void flush_deferred(JNIEnv *env, thread_rec *t, hits *into) {
+void colocate_flush_deferred(JNIEnv *env, thread_rec *t, hits *into) {
     if (t->deferred_count == 0) return;
     if (into) {
         /* Deferred hits go first, as the reference orders them (entry, step, breakpoint). */
@@ -27,7 +27,7 @@ void flush_deferred(JNIEnv *env, thread_rec *t, hits *into) {
         h.body = t->deferred;
         h.count = t->deferred_count;
         h.policy = t->deferred_policy;
-        hits_send(env, t, t->id, &h);  /* h borrows the buffer, which is kept for reuse */
+        callback_hits_send(env, t, t->id, &h);  /* h borrows the buffer, which is kept for reuse */
     }
     t->deferred.len = 0;
     t->deferred_count = 0;
@@ -35,23 +35,23 @@ void flush_deferred(JNIEnv *env, thread_rec *t, hits *into) {
 }
 
 /* Hits deferred to a breakpoint that never came (cleared in between) go out on their own. */
-void flush_stale_deferred(JNIEnv *env, thread_rec *t, jmethodID m, jlocation loc) {
+void colocate_flush_stale_deferred(JNIEnv *env, thread_rec *t, jmethodID m, jlocation loc) {
     base_lock_enter();
     bool stale = t->deferred_count && (t->deferred_method != m || t->deferred_loc != loc);
     base_lock_exit();
-    if (stale) flush_deferred(env, t, NULL);
+    if (stale) colocate_flush_deferred(env, t, NULL);
 }
 
 /* defer_to_step: a method entry while the thread single-steps waits for the step event at the same
  * place (the reference defers entries then too). */
-void send_or_defer(JNIEnv *env, thread_rec *t, hits *h, jmethodID m, jlocation loc, bool defer_to_step) {
+void colocate_send_or_defer(JNIEnv *env, thread_rec *t, hits *h, jmethodID m, jlocation loc, bool defer_to_step) {
     /* read without the lock, before they may be deferred; a request they expired goes now */
-    if (h->ncaps && ext_captures_run(env, t, h)) filter_expire_pending(env);
+    if (h->ncaps && ext_captures_run(env, t, h)) filters_expire_pending(env);
     if (h->count == 0) return;
     base_lock_enter();
     if (t->deferred_count && (t->deferred_method != m || t->deferred_loc != loc)) {
         base_lock_exit();
-        flush_deferred(env, t, NULL);
+        colocate_flush_deferred(env, t, NULL);
         base_lock_enter();
     }
     bool defer = breakpoints_present(m, loc) || defer_to_step;
@@ -63,11 +63,11 @@ void send_or_defer(JNIEnv *env, thread_rec *t, hits *h, jmethodID m, jlocation l
         t->deferred_method = m;
         t->deferred_loc = loc;
     } else {
-        flush_deferred(env, t, h);  /* earlier hits at this place first, in one composite */
+        colocate_flush_deferred(env, t, h);  /* earlier hits at this place first, in one composite */
     }
     base_lock_exit();
     if (!defer) {
-        hits_send(env, t, t->id, h);
+        callback_hits_send(env, t, t->id, h);
         base_lock_enter();
         t->cle_method = m;
         t->cle_loc = loc;
@@ -76,13 +76,13 @@ void send_or_defer(JNIEnv *env, thread_rec *t, hits *h, jmethodID m, jlocation l
     }
 }
 
-void report_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID method, jlocation loc, int32_t request_id,
+void colocate_report_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID method, jlocation loc, int32_t request_id,
                  uint8_t policy) {
     (void)thread;
     hits h;
     hits_init(&h);
-    hit_begin(&h, request_id, EK_SINGLE_STEP, policy);
+    hits_begin(&h, request_id, EK_SINGLE_STEP, policy);
     values_out_location(&h.body, env, method, loc);
-    send_or_defer(env, t, &h, method, loc, false);
-    hits_free(&h);
+    colocate_send_or_defer(env, t, &h, method, loc, false);
+    filters_hits_free(&h);
 }

@@ -179,7 +179,7 @@ static int run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
         if (pc >= p->code_len) return XR_TYPE;
         uint8_t op = p->code[pc];
         const uint8_t *a = p->code + pc + 1;
-        pc += 1 + (uint32_t)ext_operand_size(op);
+        pc += 1 + (uint32_t)cond_parse_operand_size(op);
         ext_cell c;
         memset(&c, 0, sizeof c);
         switch (op) {
@@ -258,7 +258,7 @@ static int run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
             break;
         }
         case OP_FIELD: case OP_STATIC: {
-            uint8_t tag = ext_object_tag(a[0]) ? 'L' : a[0];
+            uint8_t tag = cond_parse_object_tag(a[0]) ? 'L' : a[0];
             jclass cls = p->classes[buf_be16(a + 1)];
             jfieldID f = (jfieldID)(uintptr_t)buf_be64(a + 3);  /* checked against cls when the program was set */
             jobject obj = NULL;
@@ -285,7 +285,7 @@ static int run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
             jobject arr = s[sp - 2].v.l;
             sp -= 2;
             if (arr == NULL) return XR_NULL;
-            jclass want = ext_array_class(tag);
+            jclass want = cond_parse_array_class(tag);
             if (want == NULL || !(*env)->IsInstanceOf(env, arr, want)) return XR_TYPE;
             if (i < 0 || i >= (*env)->GetArrayLength(env, arr)) return XR_INDEX;
             jvalue v;
@@ -467,7 +467,7 @@ static bool is_array(JNIEnv *env, jobject o) {
     return err == JVMTI_ERROR_NONE && is;
 }
 
-int ext_run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
+int cond_run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
     if (p->method != NULL && p->method != at->method) return XR_OTHER;  /* compiled for another frame */
     if ((*env)->ExceptionCheck(env)) return XR_OTHER;
     int st = run(env, p, at, out);
@@ -478,12 +478,12 @@ int ext_run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
     return st;
 }
 
-int ext_eval(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
+int cond_eval(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out) {
     if ((*env)->PushLocalFrame(env, 32) != 0) {
         (*env)->ExceptionClear(env);
         return XR_OTHER;
     }
-    int st = ext_run(env, p, at, out);
+    int st = cond_run(env, p, at, out);
     (*env)->PopLocalFrame(env, NULL);
     if (!st && out->t == 'L') out->v.l = NULL;  /* popped with the frame */
     return st;

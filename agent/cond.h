@@ -29,9 +29,9 @@ typedef struct ext_frame {
 } ext_frame;
 
 /* Evaluate a program on the current thread's top frame; 0 with *out set, or an XR_* reason. */
-int ext_eval(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out);
+int cond_eval(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out);
 
 /* The same inside the caller's JNI local frame: an object result stays valid in it (captures). */
-int ext_run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out);
+int cond_run(JNIEnv *env, const ext_prog *p, ext_frame *at, ext_cell *out);
 
 #endif

@@ -18,7 +18,7 @@ static int arrays_init(JNIEnv *env);
 
 /* ---- parsing ------------------------------------------------------------------------------ */
 
-void ext_prog_free(JNIEnv *env, ext_prog *p) {
+void cond_parse_prog_free(JNIEnv *env, ext_prog *p) {
     if (p == NULL) return;
     for (uint16_t i = 0; p->classes != NULL && i < p->nclasses; i++)  /* classes stay NULL when parsing */
         if (p->classes[i]) (*env)->DeleteGlobalRef(env, p->classes[i]);       /* stopped before them */
@@ -32,12 +32,12 @@ void ext_prog_free(JNIEnv *env, ext_prog *p) {
 
 static void capture_free(JNIEnv *env, ext_capture *c) {
     if (c == NULL) return;
-    for (uint16_t i = 0; c->watches != NULL && i < c->nwatches; i++) ext_prog_free(env, c->watches[i]);
+    for (uint16_t i = 0; c->watches != NULL && i < c->nwatches; i++) cond_parse_prog_free(env, c->watches[i]);
     free(c->watches);
     free(c);
 }
 
-void ext_capture_release(JNIEnv *env, ext_capture *c) {
+void cond_parse_capture_release(JNIEnv *env, ext_capture *c) {
     if (c == NULL) return;
     base_lock_enter();
     bool last = --c->refs == 0;
@@ -70,24 +70,24 @@ static void reader_count(jmethodID m, int delta) {
     base_lock_exit();
 }
 
-bool ext_reads_locals_at(jmethodID m) {
+bool cond_parse_reads_locals_at(jmethodID m) {
     if (readers_elsewhere > 0) return true;
     for (int i = 0; i < READER_SLOTS; i++)
         if (__atomic_load_n(&readers[i].method, __ATOMIC_ACQUIRE) == m) return true;
     return false;
 }
 
-void ext_obj_free(JNIEnv *env, ext_obj *o) {
+void cond_parse_obj_free(JNIEnv *env, ext_obj *o) {
     if (o == NULL) return;
     if (o->counted_reader) reader_count(o->prog->method, -1);
-    ext_prog_free(env, o->prog);
-    ext_capture_release(env, o->capture);
+    cond_parse_prog_free(env, o->prog);
+    cond_parse_capture_release(env, o->capture);
     catch_filter_free(o->catches);
     free(o);
 }
 
 /* Operand bytes of each opcode (-1: unknown opcode). */
-int ext_operand_size(uint8_t op) {
+int cond_parse_operand_size(uint8_t op) {
     switch (op) {
     case OP_END: case OP_CONST_NULL: case OP_THIS: case OP_ALEN: case OP_SLEN: case OP_SEQ: case OP_SCHAR:
     case OP_ISNULL: case OP_NOT: case OP_POP:
@@ -106,7 +106,7 @@ int ext_operand_size(uint8_t op) {
 
 /* Structure only (types are checked as the program runs): known opcodes, operands inside the code,
  * indexes inside the tables, jumps forward onto an instruction boundary, an END at the end. */
-bool ext_object_tag(uint8_t t) { return t == 'L' || t == '[' || t == 's' || t == 't' || t == 'g' || t == 'l' || t == 'c'; }
+bool cond_parse_object_tag(uint8_t t) { return t == 'L' || t == '[' || t == 's' || t == 't' || t == 'g' || t == 'l' || t == 'c'; }
 
 static int verify(JNIEnv *env, const ext_prog *p) {
     uint8_t *starts = calloc(p->code_len + 1, 1);
@@ -117,7 +117,7 @@ static int verify(JNIEnv *env, const ext_prog *p) {
     while (pc < p->code_len && !st) {
         starts[pc] = 1;
         uint8_t op = p->code[pc];
-        int n = ext_operand_size(op);
+        int n = cond_parse_operand_size(op);
         if (n < 0 || pc + 1 + (uint32_t)n > p->code_len) { st = LS_BAD_MESSAGE; break; }
         const uint8_t *a = p->code + pc + 1;
         if ((op == OP_FIELD || op == OP_STATIC) && buf_be16(a + 1) >= p->nclasses) st = LS_BAD_MESSAGE;
@@ -129,10 +129,10 @@ static int verify(JNIEnv *env, const ext_prog *p) {
             jclass decl = NULL;
             if (objects_field_check(env, buf_be64(a + 3), p->classes[buf_be16(a + 1)], op == OP_STATIC, &f, &ftag, &decl) != 0)
                 st = LS_INVALID_FIELD;
-            else if (!(ftag == a[0] || (ext_object_tag(ftag) && a[0] == 'L')))
+            else if (!(ftag == a[0] || (cond_parse_object_tag(ftag) && a[0] == 'L')))
                 st = JVMTI_ERROR_TYPE_MISMATCH;
         }
-        if (op == OP_AGET && ext_array_class(a[0]) == NULL) st = LS_BAD_MESSAGE;
+        if (op == OP_AGET && cond_parse_array_class(a[0]) == NULL) st = LS_BAD_MESSAGE;
         if ((op == OP_INSTANCEOF || op == OP_CHECKCAST) && buf_be16(a) >= p->nclasses) st = LS_BAD_MESSAGE;
         if (op == OP_CONST_S && buf_be16(a) >= p->nstrings) st = LS_BAD_MESSAGE;
         if ((op == OP_LOCAL || op == OP_THIS) && p->method == NULL) st = LS_BAD_MESSAGE;
@@ -143,7 +143,7 @@ static int verify(JNIEnv *env, const ext_prog *p) {
     /* Second pass: jump targets, now that every instruction start is known. */
     for (pc = 0; pc < p->code_len && !st;) {
         uint8_t op = p->code[pc];
-        uint32_t next = pc + 1 + (uint32_t)ext_operand_size(op);
+        uint32_t next = pc + 1 + (uint32_t)cond_parse_operand_size(op);
         if (op == OP_JMP || op == OP_JMPF || op == OP_JMPT) {
             int16_t off = (int16_t)buf_be16(p->code + pc + 1);
             if (off < 0 || next + (uint32_t)off >= p->code_len || !starts[next + (uint32_t)off]) st = LS_BAD_MESSAGE;
@@ -154,7 +154,7 @@ static int verify(JNIEnv *env, const ext_prog *p) {
     return st;
 }
 
-int ext_prog_parse(JNIEnv *env, inbuf *in, ext_prog **out) {
+int cond_parse_prog_parse(JNIEnv *env, inbuf *in, ext_prog **out) {
     ext_prog *p = calloc(1, sizeof *p);
     if (p == NULL) return JVMTI_ERROR_OUT_OF_MEMORY;
     int st = 0;
@@ -212,7 +212,7 @@ int ext_prog_parse(JNIEnv *env, inbuf *in, ext_prog **out) {
     if (!st && in->bad) st = LS_BAD_MESSAGE;
     if (!st) st = arrays_init(env);
     if (!st) st = verify(env, p);
-    if (st) ext_prog_free(env, p);
+    if (st) cond_parse_prog_free(env, p);
     else *out = p;
     return st;
 }
@@ -245,7 +245,7 @@ static int parse_capture(JNIEnv *env, inbuf *in, ext_capture **out) {
         inbuf sub = {in->data + in->pos + 1, len ? len - 1 : 0, 0, false};
         if (len == 0 || in->data[in->pos] != XO_CONDITION) { st = LS_BAD_MESSAGE; break; }
         in->pos += len;
-        st = ext_prog_parse(env, &sub, &c->watches[i]);
+        st = cond_parse_prog_parse(env, &sub, &c->watches[i]);
         if (!st && !buf_in_done(&sub)) st = LS_BAD_MESSAGE;
         if (!st) c->nwatches = (uint16_t)(i + 1);
     }
@@ -254,7 +254,7 @@ static int parse_capture(JNIEnv *env, inbuf *in, ext_capture **out) {
     return st;
 }
 
-int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out) {
+int cond_parse_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out) {
     *out = NULL;
     if (len == 0) return 0;  /* a Conditional of a standard client: filters nothing */
     inbuf in = {data, len, 0, false};
@@ -264,7 +264,7 @@ int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out)
     int st = 0;
     switch (o->kind) {
     case XO_CONDITION:
-        st = ext_prog_parse(env, &in, &o->prog);
+        st = cond_parse_prog_parse(env, &in, &o->prog);
         break;
     case XO_BUDGET:
         o->hit_cap = buf_in_u32(&in);
@@ -287,7 +287,7 @@ int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out)
     }
     if (!st && !buf_in_done(&in)) st = LS_BAD_MESSAGE;
     if (st) {
-        ext_obj_free(env, o);
+        cond_parse_obj_free(env, o);
         return st;
     }
     /* Locals are read by a walk when this VM allows it (live.h); the walks are made ready here, on
@@ -307,7 +307,7 @@ int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out)
 static jclass arrays[9];
 static const char ARRAY_TAGS[] = "ZBCSIJFDL";
 
-jclass ext_array_class(uint8_t tag) {
+jclass cond_parse_array_class(uint8_t tag) {
     for (int i = 0; i < 9; i++)
         if (ARRAY_TAGS[i] == tag) return arrays[i];
     return NULL;

@@ -47,22 +47,22 @@ typedef struct ext_obj {
 } ext_obj;
 
 /* Parse the program bytes of a Conditional modifier (executor thread).  0 or a status. */
-int ext_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out);
-void ext_obj_free(JNIEnv *env, ext_obj *o);
+int cond_parse_obj_parse(JNIEnv *env, const uint8_t *data, uint32_t len, ext_obj **out);
+void cond_parse_obj_free(JNIEnv *env, ext_obj *o);
 
 /* cond_parse.c: operand bytes of an opcode (-1: unknown); the array class of a component tag. */
-int ext_operand_size(uint8_t op);
-jclass ext_array_class(uint8_t tag);
-bool ext_object_tag(uint8_t t);  /* a JDWP tag of an object (L [ s t g l c) */
+int cond_parse_operand_size(uint8_t op);
+jclass cond_parse_array_class(uint8_t tag);
+bool cond_parse_object_tag(uint8_t t);  /* a JDWP tag of an object (L [ s t g l c) */
 
-void ext_prog_free(JNIEnv *env, ext_prog *p);
-int ext_prog_parse(JNIEnv *env, inbuf *in, ext_prog **out);
+void cond_parse_prog_free(JNIEnv *env, ext_prog *p);
+int cond_parse_prog_parse(JNIEnv *env, inbuf *in, ext_prog **out);
 
-void ext_capture_release(JNIEnv *env, ext_capture *c);  /* lock taken inside */
+void cond_parse_capture_release(JNIEnv *env, ext_capture *c);  /* lock taken inside */
 
 /* Whether a condition set in method m reads locals or `this` (a hint, read without the lock: a
  * breakpoint there walks its frames before matching). */
-bool ext_reads_locals_at(jmethodID m);
+bool cond_parse_reads_locals_at(jmethodID m);
 
 
 #endif

@@ -44,7 +44,7 @@ static void JNICALL cb_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, 
      * (live.h): a walk runs Java.  The first hit at a location walks too, to learn its slots. */
     live_view live;
     slots_view slots;
-    if (ext_reads_locals_at(method)) {
+    if (cond_parse_reads_locals_at(method)) {
         bool in_place = slots_open(env, method, loc, &slots);
         if (!in_place || slots.kinds == NULL) {
             live_load(env, &live, 1);
@@ -56,12 +56,12 @@ static void JNICALL cb_breakpoint(jvmtiEnv *jvmti, JNIEnv *env, jthread thread, 
     base_lock_enter();
     if (t->deferred_count && (t->deferred_method != method || t->deferred_loc != loc)) {
         base_lock_exit();
-        flush_deferred(env, t, NULL);
+        colocate_flush_deferred(env, t, NULL);
         base_lock_enter();
     }
     bool co_located = t->cle_seen && t->cle_method == method && t->cle_loc == loc;
-    if (!co_located) match_kind(EK_BREAKPOINT, &e.c, &e.h, write_location, NULL);
-    flush_deferred(env, t, &e.h);
+    if (!co_located) filters_match_kind(EK_BREAKPOINT, &e.c, &e.h, write_location, NULL);
+    colocate_flush_deferred(env, t, &e.h);
     base_lock_exit();
     if (e.c.live) live_release(env, e.c.live);
     ev_exit(&e);
@@ -71,7 +71,7 @@ static void JNICALL cb_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
     (void)jvmti;
     thread_rec *t = callback_enter(env, thread);
     if (t == NULL) return;
-    flush_stale_deferred(env, t, method, loc);
+    colocate_flush_stale_deferred(env, t, method, loc);
     base_lock_enter();
     bool popped = t->pop_pending;
     if (popped) {
@@ -86,7 +86,7 @@ static void JNICALL cb_single_step(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
     bool leftover = t->deferred_count && t->deferred_method == method && t->deferred_loc == loc &&
                     !breakpoints_present(method, loc);
     base_lock_exit();
-    if (leftover) flush_deferred(env, t, NULL);
+    if (leftover) colocate_flush_deferred(env, t, NULL);
     callback_exit(env, t);
 }
 
@@ -191,7 +191,7 @@ static void JNICALL cb_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread
     thread_rec *t = callback_enter(env, thread);
     if (t == NULL) return;
     base_lock_enter();
-    bool requested = filters_of(EK_METHOD_ENTRY) != NULL;
+    bool requested = filter_list_of(EK_METHOD_ENTRY) != NULL;
     base_lock_exit();
     if (!requested) {  /* on for a waiting INTO step only (step.c): every entry of the skipped code */
         step_method_entry(env, t, thread, method);
@@ -206,9 +206,9 @@ static void JNICALL cb_method_entry(jvmtiEnv *jvmti, JNIEnv *env, jthread thread
     ev_begin(&e, t, env, thread, method, start);
     ev_match(&e, EK_METHOD_ENTRY, write_location, NULL);
     /* Not ev_exit: the hits may wait for a breakpoint or step at the same place. */
-    send_or_defer(env, t, &e.h, method, start, start >= 0 && step_single_stepping(t));
-    hits_free(&e.h);
-    ctx_free(&e.c);
+    colocate_send_or_defer(env, t, &e.h, method, start, start >= 0 && step_single_stepping(t));
+    filters_hits_free(&e.h);
+    filters_ctx_free(&e.c);
     step_method_entry(env, t, thread, method);
     callback_exit(env, t);
 }
@@ -248,7 +248,7 @@ static void JNICALL cb_method_exit(jvmtiEnv *jvmti, JNIEnv *env, jthread thread,
     base_jvmti_free(name);
     base_jvmti_free(sig);
     base_lock_enter();
-    match_two_kinds(EK_METHOD_EXIT, write_exit_location, EK_METHOD_EXIT_WITH_RETURN_VALUE, write_exit_value, &ev.c,
+    filters_match_two_kinds(EK_METHOD_EXIT, write_exit_location, EK_METHOD_EXIT_WITH_RETURN_VALUE, write_exit_value, &ev.c,
                     &ev.h, &e);
     base_lock_exit();
     ev_exit(&ev);
@@ -378,9 +378,9 @@ void events_vm_start(JNIEnv *env, jthread thread) {
     if (t == NULL) return;
     hits h;
     hits_init(&h);
-    hit_begin(&h, 0, EK_VM_START, base_g.opts.suspend ? SP_ALL : SP_NONE);
-    hits_send(env, t, t->id, &h);
-    hits_free(&h);
+    hits_begin(&h, 0, EK_VM_START, base_g.opts.suspend ? SP_ALL : SP_NONE);
+    callback_hits_send(env, t, t->id, &h);
+    filters_hits_free(&h);
     callback_exit(env, t);  /* with suspend=y the main thread parks here until resumed */
 }
 

@@ -38,7 +38,7 @@ static void req_release(JNIEnv *env, ext_req *r) {
     bool last = --r->refs == 0;
     base_lock_exit();
     if (!last) return;
-    ext_capture_release(env, r->capture);
+    cond_parse_capture_release(env, r->capture);
     free(r);
 }
 
@@ -96,7 +96,7 @@ void ext_unbind(JNIEnv *env, filter *f) {
 
 static bool disable_req(ext_req *r, int32_t reason) {
     if (r->disabled == 0) r->disabled = reason;
-    if (r->filter) r->filter->expired = true;  /* filter_expire_pending takes it out, breakpoint and all */
+    if (r->filter) r->filter->expired = true;  /* filters_expire_pending takes it out, breakpoint and all */
     return false;
 }
 
@@ -154,7 +154,7 @@ bool ext_condition(filter *f, ext_obj *o, ev_ctx *c) {
     int64_t t0 = base_now_ns();
     ext_cell out;
     ext_frame at = {c->thread, c->method, c->loc, c->live, {0, 0, 0}, c->slots};
-    int st = c->thread ? ext_eval(c->env, o->prog, &at, &out) : XR_OTHER;
+    int st = c->thread ? cond_eval(c->env, o->prog, &at, &out) : XR_OTHER;
     r->locals_walked += at.reads.walked;
     r->locals_by_jvmti += at.reads.by_jvmti;
     r->locals_in_frame += at.reads.in_frame;
@@ -218,7 +218,7 @@ bool ext_capture_hit(filter *f, ev_ctx *c, hits *h, uint8_t kind) {
     bool after_failure = h->failure_request == f->request_id && h->failure_request != 0;
     if (after_failure) hit_at = h->failure_at;
     h->failure_request = 0;
-    hit_begin(h, f->request_id, EK_JDWPD_CAPTURE, f->suspend_policy);
+    hits_begin(h, f->request_id, EK_JDWPD_CAPTURE, f->suspend_policy);
     values_out_location(&h->body, c->env, c->method, c->loc);
     buf_out_u8(&h->body, kind);
     if (h->ncaps >= HITS_MAX_CAPTURES || h->caps_run) {
@@ -349,7 +349,7 @@ void ext_report_failure(filter *f, bool matched, ev_ctx *c, hits *h) {
     if (matched) {
         h->failure_at = h->body.len;
         h->failure_request = f->request_id;
-        hit_begin(h, f->request_id, EK_JDWPD_CONDITION_ERROR, SP_NONE);
+        hits_begin(h, f->request_id, EK_JDWPD_CONDITION_ERROR, SP_NONE);
         values_out_location(&h->body, c->env, c->method, c->loc);
         buf_out_u32(&h->body, (uint32_t)r->failed_now);
         h->nfailures++;
@@ -361,7 +361,7 @@ void ext_report_disabled(filter *f, hits *h) {
     ext_req *r = f->ext;
     if (r == NULL || r->disabled == 0 || r->disabled_reported) return;
     r->disabled_reported = true;
-    hit_begin(h, f->request_id, EK_JDWPD_DISABLED, SP_NONE);
+    hits_begin(h, f->request_id, EK_JDWPD_DISABLED, SP_NONE);
     buf_out_u32(&h->body, (uint32_t)r->disabled);
 }
 
@@ -381,7 +381,7 @@ static int x_ext_stats(JNIEnv *env, inbuf *in, outbuf *out) {
     bool found = false;
     base_lock_enter();
     for (int k = 0; k < 128 && !found; k++)
-        for (filter *f = filters_of((uint8_t)k); f && !found; f = f->next)
+        for (filter *f = filter_list_of((uint8_t)k); f && !found; f = f->next)
             if (f->request_id == id && f->ext) {
                 copy = *f->ext;
                 found = true;

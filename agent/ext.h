@@ -52,11 +52,11 @@ bool ext_after_match(struct filter *f);      /* hit cap and rate; false: disable
 bool ext_capture_hit(struct filter *f, struct ev_ctx *c, struct hits *h, uint8_t kind);
 /* Without the agent lock: reads the captures h holds (dropping them, counted, while the link's
  * queue is full), then under the lock charges them and takes out those whose request went, and
- * splices the blobs into h's body.  Idempotent; hits_send_raw calls it.  True when a request
- * expired by it (its quota or hit cap): the caller takes it out (filter_expire_pending). */
+ * splices the blobs into h's body.  Idempotent; filters_hits_send_raw calls it.  True when a request
+ * expired by it (its quota or hit cap): the caller takes it out (filters_expire_pending). */
 struct thread_rec;
 bool ext_captures_run(JNIEnv *env, struct thread_rec *t, struct hits *h);
-/* hits_free: drops counted for captures the link refused, references released. */
+/* filters_hits_free: drops counted for captures the link refused, references released. */
 void ext_captures_release(JNIEnv *env, struct hits *h);
 /* Appends a JdwpdConditionError hit before the request's own if its condition failed at this match
  * and counted as true (BF_STOP_ON_ERROR); forgets the failure either way. */

@@ -3,6 +3,6 @@
 
 static filter *by_kind[MAX_KIND];
 
-filter *filters_of(uint8_t kind) { return kind < MAX_KIND ? by_kind[kind] : NULL; }
+filter *filter_list_of(uint8_t kind) { return kind < MAX_KIND ? by_kind[kind] : NULL; }
 
-filter **filters_head(uint8_t kind) { return &by_kind[kind]; }
+filter **filter_list_head(uint8_t kind) { return &by_kind[kind]; }

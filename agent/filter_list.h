@@ -58,7 +58,7 @@ typedef struct ev_ctx {
     struct slots_view *slots; /* the breakpoint frame's slots read in place (slots.h), or NULL */
 } ev_ctx;
 
-filter *filters_of(uint8_t kind);
-filter **filters_head(uint8_t kind);  /* kind < MAX_KIND: the list to insert into or unlink from */
+filter *filter_list_of(uint8_t kind);
+filter **filter_list_head(uint8_t kind);  /* kind < MAX_KIND: the list to insert into or unlink from */
 
 #endif

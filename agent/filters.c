@@ -90,7 +90,7 @@ static void free_filter(JNIEnv *env, filter *f) {
         modifier *m = &f->mods[i];
         if (m->ref) (*env)->DeleteGlobalRef(env, m->ref);
         free(m->pattern);
-        ext_obj_free(env, m->ext);
+        cond_parse_obj_free(env, m->ext);
     }
     ext_unbind(env, f);
     free(f->mods);
@@ -173,7 +173,7 @@ static int parse_modifier(JNIEnv *env, inbuf *in, modifier *m) {
         uint32_t len = 0;
         buf_in_i32(in);
         const uint8_t *prog = buf_in_blob(in, &len);
-        if (!in->bad) st = ext_obj_parse(env, prog, len, &m->ext);
+        if (!in->bad) st = cond_parse_obj_parse(env, prog, len, &m->ext);
         break;
     }
     case MK_THREAD_ONLY: {
@@ -272,13 +272,13 @@ int filters_set(JNIEnv *env, inbuf *in) {
     if (!st) st = ext_bind(f);
     if (!st) {
         base_lock_enter();
-        for (filter *g = *filters_head(f->event_kind); g && !st; g = g->next)
+        for (filter *g = *filter_list_head(f->event_kind); g && !st; g = g->next)
             if (g->request_id == f->request_id) st = 40;  /* JDWP DUPLICATE: ids are the daemon's */
         if (!st) st = install(env, f);
         if (!st) {
             f->seq = next_seq++;
-            f->next = *filters_head(f->event_kind);
-            *filters_head(f->event_kind) = f;
+            f->next = *filter_list_head(f->event_kind);
+            *filter_list_head(f->event_kind) = f;
             nfilters++;
         }
         base_lock_exit();
@@ -290,7 +290,7 @@ int filters_set(JNIEnv *env, inbuf *in) {
 static void remove_where(JNIEnv *env, bool all, int32_t request_id, bool expired_only) {
     base_lock_enter();
     for (int k = 0; k < MAX_KIND; k++) {
-        filter **pp = filters_head((uint8_t)k);
+        filter **pp = filter_list_head((uint8_t)k);
         while (*pp) {
             filter *f = *pp;
             bool hit = all || (expired_only ? f->expired : f->request_id == request_id);
@@ -317,7 +317,7 @@ void filters_clear_all(JNIEnv *env) {
     base_lock_exit();
 }
 
-void filter_expire_pending(JNIEnv *env) { remove_where(env, false, 0, true); }
+void filters_expire_pending(JNIEnv *env) { remove_where(env, false, 0, true); }
 
 /* ---- matching ------------------------------------------------------------------------- */
 
@@ -350,12 +350,12 @@ static jobject ctx_this(ev_ctx *c) {
     return c->self;
 }
 
-void ctx_free(ev_ctx *c) {
+void filters_ctx_free(ev_ctx *c) {
     free(c->class_name);
     free(c->source_name);
 }
 
-bool filter_matches(filter *f, ev_ctx *c) {
+bool filters_matches(filter *f, ev_ctx *c) {
     JNIEnv *env = c->env;
     if (f->expired) return false;
     if (f->ext && !ext_before(f)) return false;
@@ -420,7 +420,7 @@ bool filter_matches(filter *f, ev_ctx *c) {
     return f->ext == NULL || ext_after_match(f);
 }
 
-void hits_free(hits *h) {
+void filters_hits_free(hits *h) {
     if (h->ncaps) ext_captures_release(base_jni_env(), h);
     buf_out_free(&h->body);
 }
@@ -429,24 +429,24 @@ void hits_free(hits *h) {
  * when it matches, after the notice that its condition failed if it counted that as true; an
  * extension request's disabled notice either way.  True if it expired. */
 static bool match_one(filter *f, uint8_t kind, hit_writer w, ev_ctx *c, hits *h, void *arg) {
-    bool matched = filter_matches(f, c);
+    bool matched = filters_matches(f, c);
     if (f->ext) ext_report_failure(f, matched, c, h);
     if (matched && !(f->ext && ext_capture_hit(f, c, h, kind))) {
-        hit_begin(h, f->request_id, kind, f->suspend_policy);
+        hits_begin(h, f->request_id, kind, f->suspend_policy);
         if (w) w(&h->body, c, arg);
     }
     if (f->ext) ext_report_disabled(f, h);
     return f->expired;
 }
 
-void match_kind(uint8_t kind, ev_ctx *c, hits *h, hit_writer w, void *arg) {
+void filters_match_kind(uint8_t kind, ev_ctx *c, hits *h, hit_writer w, void *arg) {
     bool expired = false;
-    for (filter *f = filters_of(kind); f; f = f->next) expired |= match_one(f, kind, w, c, h, arg);
-    if (expired) filter_expire_pending(c->env);
+    for (filter *f = filter_list_of(kind); f; f = f->next) expired |= match_one(f, kind, w, c, h, arg);
+    if (expired) filters_expire_pending(c->env);
 }
 
-void match_two_kinds(uint8_t k1, hit_writer w1, uint8_t k2, hit_writer w2, ev_ctx *c, hits *h, void *arg) {
-    filter *a = filters_of(k1), *b = filters_of(k2);  /* each list is newest first */
+void filters_match_two_kinds(uint8_t k1, hit_writer w1, uint8_t k2, hit_writer w2, ev_ctx *c, hits *h, void *arg) {
+    filter *a = filter_list_of(k1), *b = filter_list_of(k2);  /* each list is newest first */
     bool expired = false;
     while (a || b) {
         bool take_a = a && (!b || a->seq > b->seq);
@@ -454,13 +454,13 @@ void match_two_kinds(uint8_t k1, hit_writer w1, uint8_t k2, hit_writer w2, ev_ct
         if (take_a) a = a->next; else b = b->next;
         expired |= match_one(f, take_a ? k1 : k2, take_a ? w1 : w2, c, h, arg);
     }
-    if (expired) filter_expire_pending(c->env);
+    if (expired) filters_expire_pending(c->env);
 }
 
-void hits_send_raw(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {
+void filters_hits_send_raw(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h) {
     /* Captures are read here, without the agent lock (ext.c); a capture whose request went meanwhile
      * comes out of the body, and so may the whole event. */
-    if (h->ncaps && ext_captures_run(env, t, h)) filter_expire_pending(env);
+    if (h->ncaps && ext_captures_run(env, t, h)) filters_expire_pending(env);
     if (h->count == 0) return;
     /* Checked under the lock that a link-loss reset also takes: either the reset comes after this
      * suspension and undoes it, or the event is dropped here without suspending anything. */

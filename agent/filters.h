@@ -9,18 +9,18 @@
 #include "threads.h"
 
 
-void hits_free(hits *h);
+void filters_hits_free(hits *h);
 /* Matches every live filter of kind against c (lock held); each match appends a hit with writer's data. */
-void match_kind(uint8_t kind, ev_ctx *c, hits *h, hit_writer w, void *arg);
+void filters_match_kind(uint8_t kind, ev_ctx *c, hits *h, hit_writer w, void *arg);
 /* Two kinds raised by one JVMTI event (METHOD_EXIT and ..._WITH_RETURN_VALUE), hits newest request first
  * across both, as the reference's single handler chain orders them. */
-void match_two_kinds(uint8_t k1, hit_writer w1, uint8_t k2, hit_writer w2, ev_ctx *c, hits *h, void *arg);
-bool filter_matches(filter *f, ev_ctx *c);
-void filter_expire_pending(JNIEnv *env);  /* remove expired filters (lock held) */
-void ctx_free(ev_ctx *c);
-/* Sends one EVENT frame: suspend policy applied first (lock taken inside); hits_send (callback.h)
+void filters_match_two_kinds(uint8_t k1, hit_writer w1, uint8_t k2, hit_writer w2, ev_ctx *c, hits *h, void *arg);
+bool filters_matches(filter *f, ev_ctx *c);
+void filters_expire_pending(JNIEnv *env);  /* remove expired filters (lock held) */
+void filters_ctx_free(ev_ctx *c);
+/* Sends one EVENT frame: suspend policy applied first (lock taken inside); callback_hits_send (callback.h)
  * reports pending class unloads first. */
-void hits_send_raw(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h);
+void filters_hits_send_raw(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits *h);
 
 /* OnLoad: the step machine (step.c) starts and stops with its STEP request.  Handed over at load,
  * so that the filters need not know the machine, which matches its own filter against them. */

@@ -37,7 +37,7 @@ void hits_prepend(hits *h, const uint8_t *data, size_t len) {
     h->failure_at += len;
 }
 
-void hit_begin(hits *h, int32_t request_id, uint8_t kind, uint8_t policy) {
+void hits_begin(hits *h, int32_t request_id, uint8_t kind, uint8_t policy) {
     buf_out_u32(&h->body, (uint32_t)request_id);
     buf_out_u8(&h->body, kind);
     if (policy > h->policy) h->policy = policy;

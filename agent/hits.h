@@ -41,7 +41,7 @@ typedef struct hits {
 typedef void (*hit_writer)(outbuf *b, ev_ctx *c, void *arg);
 
 void hits_init(hits *h);
-void hit_begin(hits *h, int32_t request_id, uint8_t kind, uint8_t policy);
+void hits_begin(hits *h, int32_t request_id, uint8_t kind, uint8_t policy);
 /* Encoded hits put before h's own (co-located events deferred to this one). */
 void hits_prepend(hits *h, const uint8_t *data, size_t len);
 

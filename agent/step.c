@@ -254,9 +254,9 @@ static bool class_filtered(JNIEnv *env, step_state *s, jthread thread, jmethodID
         one.nmods = 1;
         one.mods = mod;
         one.expired = false;
-        filtered = !filter_matches(&one, &c);
+        filtered = !filters_matches(&one, &c);
     }
-    ctx_free(&c);
+    filters_ctx_free(&c);
     return filtered;
 }
 
@@ -342,8 +342,8 @@ void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, j
     c.method = m;
     c.loc = loc;
     (*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, m, &c.cls);
-    bool report = filter_matches(f, &c);
-    ctx_free(&c);
+    bool report = filters_matches(f, &c);
+    filters_ctx_free(&c);
     int32_t request_id = f->request_id;
     uint8_t policy = f->suspend_policy;
     bool expired = f->expired;
@@ -351,8 +351,8 @@ void step_single_step(JNIEnv *env, thread_rec *t, jthread thread, jmethodID m, j
     rebase(s, thread);
     s->out_again = s->depth == SD_OUT;
     base_lock_exit();
-    if (report) report_step(env, t, thread, m, loc, request_id, policy);
-    if (expired) filter_expire_pending(env);
+    if (report) colocate_report_step(env, t, thread, m, loc, request_id, policy);
+    if (expired) filters_expire_pending(env);
 }
 
 void step_frame_pop(JNIEnv *env, thread_rec *t, jthread thread, bool by_exception) {

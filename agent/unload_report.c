@@ -46,14 +46,14 @@ static void send_unload_events(JNIEnv *env, const char *sig) {
     hits h;
     hits_init(&h);
     base_lock_enter();
-    match_kind(EK_CLASS_UNLOAD, &c, &h, write_signature, (void *)sig);
+    filters_match_kind(EK_CLASS_UNLOAD, &c, &h, write_signature, (void *)sig);
     /* An unload suspends nothing, whatever its requests ask: the reference's composite for it says
      * NONE and holds no thread (JDI's EventSet.resume() then resumes nothing either). */
     h.policy = SP_NONE;
     base_lock_exit();
-    hits_send_raw(env, NULL, 0, &h);
-    hits_free(&h);
-    ctx_free(&c);
+    filters_hits_send_raw(env, NULL, 0, &h);
+    filters_hits_free(&h);
+    filters_ctx_free(&c);
 }
 
 /* Called by the writer thread, and before every event (the reference reports the unloads a GC did

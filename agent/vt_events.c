@@ -119,7 +119,7 @@ static void report(ev_call *e, uint8_t kind) {
 /* Whether a thread start or end needs the thread's record: a request of that kind, or a suspend-all
  * (a thread born in one starts suspended).  Lock held. */
 static bool wanted(uint8_t kind) {
-    return filters_of(kind) != NULL || (kind == EK_THREAD_START && threads_suspend_all_depth > 0);
+    return filter_list_of(kind) != NULL || (kind == EK_THREAD_START && threads_suspend_all_depth > 0);
 }
 
 static void JNICALL cb_vthread_start(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {

@@ -65,13 +65,13 @@ static void report(JNIEnv *env, thread_rec *t, jmethodID method, jlocation loc, 
                    jmethodID catch_method, jlocation catch_loc) {
     hits h;
     hits_init(&h);
-    hit_begin(&h, 0, EK_EXCEPTION, SP_ALL);
+    hits_begin(&h, 0, EK_EXCEPTION, SP_ALL);
     values_out_location(&h.body, env, method, loc);
     values_out_tagged(&h.body, env, exception);
     if (catch_method != NULL) values_out_location(&h.body, env, catch_method, catch_loc);
     else values_out_null_location(&h.body);
-    hits_send(env, NULL, t->id, &h);
-    hits_free(&h);
+    callback_hits_send(env, NULL, t->id, &h);
+    filters_hits_free(&h);
 }
 
 static int (*start_agent)(JNIEnv *env);
