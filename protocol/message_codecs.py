@@ -32,9 +32,9 @@ from .wire import (
     Location,
     RawValues,
     TaggedObjectID,
-    _as_location,
-    _as_tagged_object,
-    _reason,
+    as_location,
+    as_tagged_object,
+    decode_failure,
     decode_mutf8,
     encode_jdwp_string,
     value_codec,
@@ -80,7 +80,7 @@ def _explain_dec(e: BaseException, blen: int, pos: int, info: list) -> _Fail:
             if end > left:
                 return _Fail(name, f"truncated: needs {end} bytes at offset {pos}, {left} left")
         return _Fail(info[-1][0], f"truncated at offset {pos}")
-    return _Fail(info[0][0], _reason(e, b"", pos))
+    return _Fail(info[0][0], decode_failure(e, b"", pos))
 
 
 def _explain_enc(e: BaseException, info: list, local: dict) -> _Fail:
@@ -410,7 +410,7 @@ class Compiler:
         names = tuple(f.name for f in fields)
         g = self._gen(_mutf8=encode_jdwp_string, _cls=cls, _names=names, _norm=_norm, _message=self.classes.message,
                       _explain=_explain_enc,
-                      _as_location=_as_location, _as_tagged=_as_tagged_object, _as_bytes=_as_bytes,
+                      as_location=as_location, _as_tagged=as_tagged_object, _as_bytes=_as_bytes,
                       _I32=_I32.pack, _U8=_U8.pack, _untagged=write_untagged_values)
         vs = [g.var() for _ in fields]
         if fields:
@@ -456,7 +456,7 @@ class Compiler:
                 elif t == "location":
                     lv = g.var()
                     g.line(f"f = {g.info([(name, None, v)])}")
-                    g.line(f"{lv} = {v} if type({v}) is Location else _as_location({v})")
+                    g.line(f"{lv} = {v} if type({v}) is Location else as_location({v})")
                     code = self.code(el)
                     for c, a in zip(code, ("type_tag", "class_id", "method_id", "index"), strict=True):
                         run.append((name, c, f"{lv}.{a}"))

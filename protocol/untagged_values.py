@@ -8,7 +8,7 @@ import struct
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from .wire import ID_CODES, DecodeError, IDSizes, RawValues, Value, _as_value, _reason, value_codec
+from .wire import ID_CODES, DecodeError, IDSizes, RawValues, Value, as_value, decode_failure, value_codec
 
 __all__ = ["write_untagged_values", "decode_untagged_values"]
 
@@ -26,7 +26,7 @@ def write_untagged_values(parts: list, v: Any, field_code: str | None, codec: An
     parts.append(_I32.pack(len(v)))
     if field_code is None:
         for val in v:
-            val = _as_value(val)
+            val = as_value(val)
             codec.write_untagged(parts, val.value, val.tag)
         return
     fs = struct.Struct(">" + field_code)
@@ -37,7 +37,7 @@ def write_untagged_values(parts: list, v: Any, field_code: str | None, codec: An
             fid, val = pair
         else:
             fid, val = pair.field_id, pair.value
-        val = _as_value(val)
+        val = as_value(val)
         parts.append(fs.pack(fid))
         codec.write_untagged(parts, val.value, val.tag)
 
@@ -77,7 +77,7 @@ def decode_untagged_values(raw: RawValues, resolve: Callable[[int], int] | int, 
                 v, pos = codec.read_untagged(buf, pos, resolve)  # type: ignore[arg-type]
                 out.append(Value(resolve, v))  # type: ignore[arg-type]
     except (struct.error, IndexError, ValueError, KeyError) as e:
-        raise DecodeError("untagged values", f"values[{i}].{field}", _reason(e, buf, pos)) from None
+        raise DecodeError("untagged values", f"values[{i}].{field}", decode_failure(e, buf, pos)) from None
     if pos != len(buf):
         raise DecodeError("untagged values", "<end>", f"{len(buf) - pos} trailing bytes")
     return out

@@ -38,6 +38,10 @@ __all__ = [
     "ValueCodec",
     "value_codec",
     "ID_CODES",
+    "as_value",
+    "as_tagged_object",
+    "as_location",
+    "decode_failure",
 ]
 
 
@@ -304,7 +308,7 @@ class ValueCodec:
 
     def write_value(self, parts: list, v: Any) -> None:
         if type(v) is not Value:
-            v = _as_value(v)
+            v = as_value(v)
         s = self.tagged.get(v.tag)
         if s is None:
             raise ValueError(f"unknown value tag {v.tag!r}")
@@ -324,14 +328,14 @@ class ValueCodec:
 
     def write_tagged_object(self, parts: list, t: Any) -> None:
         if type(t) is not TaggedObjectID:
-            t = _as_tagged_object(t)
+            t = as_tagged_object(t)
         if t.tag not in OBJECT_TAGS:
             raise ValueError(f"tag {t.tag!r} is not an object tag")
         parts.append(self.tagged_object.pack(t.tag, t.object_id))
 
     def write_location(self, parts: list, loc: Any) -> None:
         if type(loc) is not Location:
-            loc = _as_location(loc)
+            loc = as_location(loc)
         parts.append(self.location.pack(loc.type_tag, loc.class_id, loc.method_id, loc.index))
 
     def write_region(self, parts: list, r: Any) -> None:
@@ -342,7 +346,7 @@ class ValueCodec:
         if r.tag in OBJECT_TAGS:
             for v in r.values:
                 if type(v) is not Value:
-                    v = _as_value(v)
+                    v = as_value(v)
                 if v.tag not in OBJECT_TAGS:
                     raise ValueError(f"primitive tag {v.tag!r} in an object array region")
                 self.write_value(parts, v)
@@ -367,7 +371,9 @@ def _tag_repr(tag: int) -> str:
     return repr(chr(tag)) if 32 <= tag < 127 else hex(tag)
 
 
-def _as_value(v: Any) -> Value:
+# A value, tagged object or location given as the instance, a dict of its fields or a tuple: what
+# the encoders accept (messages' codecs too).
+def as_value(v: Any) -> Value:
     if isinstance(v, Value):
         return v
     if isinstance(v, dict):
@@ -376,7 +382,7 @@ def _as_value(v: Any) -> Value:
     return Value(tag, value)
 
 
-def _as_tagged_object(v: Any) -> TaggedObjectID:
+def as_tagged_object(v: Any) -> TaggedObjectID:
     if isinstance(v, TaggedObjectID):
         return v
     if isinstance(v, dict):
@@ -385,7 +391,7 @@ def _as_tagged_object(v: Any) -> TaggedObjectID:
     return TaggedObjectID(tag, oid)
 
 
-def _as_location(v: Any) -> Location:
+def as_location(v: Any) -> Location:
     if isinstance(v, Location):
         return v
     if isinstance(v, dict):
@@ -425,7 +431,7 @@ class Reader:
         try:
             result, self.pos = fn(self.data, self.pos, *args)
         except _DECODE_FAILURES as e:
-            self._fail(field, _reason(e, self.data, self.pos))
+            self._fail(field, decode_failure(e, self.data, self.pos))
             return default
         return result
 
@@ -577,7 +583,8 @@ def _read_string(buf: bytes, pos: int) -> tuple[str, int]:
     return _decode_str(buf[start:end]), end
 
 
-def _reason(e: BaseException, buf: bytes, pos: int) -> str:
+def decode_failure(e: BaseException, buf: bytes, pos: int) -> str:
+    """What a decoding exception at ``pos`` of ``buf`` says to a reader of DecodeError."""
     if isinstance(e, (struct.error, IndexError)):
         return f"truncated at byte {pos} of {len(buf)}"
     if isinstance(e, KeyError):

@@ -26,6 +26,7 @@ from .facade.frames import FrameOperations
 from .facade.invoke import InvokeOperations
 from .facade.objects import ObjectOperations
 from .facade.requests import RequestOperations
+from .facade.start_hold import StartHold
 from .facade.threads import ThreadOperations
 from .facade.values import ObjectKinds, ValueOperations
 from .fast.locals_ahead import LocalsAhead
@@ -35,7 +36,6 @@ from .fast.stop_read import Facts, StopReader, facts_only, read_stop
 from .model.invokes import InvokeTable
 from .model.objects import ObjectRefs
 from .model.requests import RequestTable
-from .model.start_hold import StartHold
 from .model.threads import ThreadTable
 
 log = logging.getLogger(__name__)
@@ -111,7 +111,7 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
         self.profile = hello.get("profile", "")
         self._classes = None
         # Suspend-on-start: the start event (SUSPEND_ALL) goes to the first debugger, whose resume
-        # then releases the start (model/start_hold.py).
+        # then releases the start (facade/start_hold.py).
         self.start_hold = StartHold.from_hello(self.hello_flags, runs=start_runs,
                                                goes_to_dialed=start_goes_to_dialed)
 
