@@ -1,11 +1,11 @@
-"""The start hold's state machine (jdwpd/daemon/model/start_hold.py), without a VM."""
+"""The start hold's state machine (jdwpd/daemon/facade/start_hold.py), without a VM."""
 
 from types import SimpleNamespace
 
 import trio
 
-from jdwpd.daemon.model import start_hold
-from jdwpd.daemon.model.start_hold import StartHold, StartState
+from jdwpd.daemon.facade import start_hold
+from jdwpd.daemon.facade.start_hold import StartHold, StartState
 from protocol.constants import EventKind
 from protocol.link import HelloFlag
 

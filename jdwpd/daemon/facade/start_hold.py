@@ -4,7 +4,9 @@ the agent; a debugger dialed at start, the reference's server=n).
 
 One state machine, in the manner of h11's _state.py: the state and its transitions are here, the VM
 (vm.py: a debugger attaches or leaves, the agent's start event arrives) and its resume
-(facade/threads.py) call the transitions and send what they say to the agent.
+(facade/threads.py) call the transitions and send what they say to the agent.  It is the façade's,
+not the model's: a resume waits here for the start event, and nothing in the model may wait
+(tests/model/test_inline.py).
 
     NOT_HELD                      the VM started running (suspend=n): nothing to release
     WAITING --take(s)--> TAKEN    the first debugger to come (the dialed one, if one was dialed)

@@ -17,7 +17,7 @@ from protocol.link import CapBit
 from protocol.wire import TaggedObjectID, Value
 
 if TYPE_CHECKING:  # pragma: no cover
-    from jdwpd.daemon.model.start_hold import StartHold
+    from jdwpd.daemon.facade.start_hold import StartHold
     from jdwpd.daemon.model.threads import ThreadTable
 
 # JVMTI thread state bits (jvmti.xml) the JDWP status is derived from.
