@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
@@ -81,7 +81,9 @@ class Message:
     __slots__ = ()
     __jdwp_fields__: ClassVar[tuple] = ()
     __jdwp_label__: ClassVar[str] = ""
-    _values: ClassVar[Callable[[Any], tuple]] = staticmethod(_no_values)
+    # (obj) -> its fields' values.  `...`: a checker takes a Callable class attribute for a method bound to
+    # the instance; a staticmethod is not bound.
+    _values: ClassVar[Callable[..., tuple]] = staticmethod(_no_values)
 
     __eq__ = _comparison(operator.eq)
     __ne__ = _comparison(operator.ne)
@@ -129,8 +131,8 @@ def _values_of(names: tuple[str, ...]) -> Callable[[Any], tuple]:
     return operator.attrgetter(*names)
 
 
-def _make_class(name: str, fields: tuple, label: str, base: type = Message) -> type:
-    cls = attrs.make_class(
+def _make_class(name: str, fields: tuple, label: str, base: type[Message] = Message) -> type[Message]:
+    cls: type[Message] = attrs.make_class(
         name, {f.name: attrs.field() for f in fields}, bases=(base,), frozen=True, slots=True,
         eq=False, order=False, repr=False,  # Message's own
     )
@@ -140,12 +142,17 @@ def _make_class(name: str, fields: tuple, label: str, base: type = Message) -> t
     return cls
 
 
-_GROUP_CLASSES: dict[tuple, type] = {}  # (scope, _GroupSpec) -> class
-_TOP: dict[tuple[int, int, str], type] = {}  # (set, cmd, "out"/"reply") -> class
-_ALT_CLASSES: dict[tuple[str, int], type] = {}  # (select name, kind) -> class
+_GROUP_CLASSES: dict[tuple, type[Message]] = {}  # (scope, _GroupSpec) -> class
+_TOP: dict[tuple[int, int, str], type[Message]] = {}  # (set, cmd, "out"/"reply") -> class
+_ALT_CLASSES: dict[tuple[str, int], type[Message]] = {}  # (select name, kind) -> class
 
-Events = _Namespace("Events")
-Modifiers = _Namespace("Modifiers")
+if TYPE_CHECKING:
+    # The classes are made at run time (below, and the command sets' on first use): a checker reads
+    # them from the stub generated from the same table (protocol/gen_message_types.py).
+    from .message_types import *  # noqa: F403
+else:
+    Events = _Namespace("Events")
+    Modifiers = _Namespace("Modifiers")
 modifiers = Modifiers  # the spelling the daemon's code uses
 
 for _sel, _ns, _base, _attr, _enum in (
@@ -189,7 +196,7 @@ def _build_command(cs: CommandSpec) -> _Namespace:
     return ns
 
 
-def _top(key: tuple[int, int, str]) -> type:
+def _top(key: tuple[int, int, str]) -> type[Message]:
     cls = _TOP.get(key)
     if cls is None:
         _build_command(_spec.COMMANDS[key[:2]])
@@ -221,20 +228,20 @@ def namespace(set_name: str) -> _Namespace:
     return globals()[set_name]
 
 
-def command_class(spec: CommandSpec) -> type:
+def command_class(spec: CommandSpec) -> type[Message]:
     return _top((spec.set_id, spec.cmd_id, "out"))
 
 
-def reply_class(spec: CommandSpec) -> type:
+def reply_class(spec: CommandSpec) -> type[Message]:
     return _top((spec.set_id, spec.cmd_id, "reply"))
 
 
 # ---------------------------------------------------------------- their codecs
 
-_scope_cache: dict[type, str] = {}
+_scope_cache: dict[type[Message], str] = {}
 
 
-def _scope(cls: type) -> str:
+def _scope(cls: type[Message]) -> str:
     """The scope label under which ``cls``' nested groups were registered."""
     s = _scope_cache.get(cls)
     if s is None:
@@ -245,11 +252,11 @@ def _scope(cls: type) -> str:
     return s
 
 
-def _group_class(owner: type, group: _GroupSpec) -> type:
+def _group_class(owner: type[Message], group: _GroupSpec) -> type[Message]:
     return _GROUP_CLASSES[(_scope(owner), group)]
 
 
-def _alternative_class(select: str, kind: int) -> type:
+def _alternative_class(select: str, kind: int) -> type[Message]:
     return _ALT_CLASSES[(select, kind)]
 
 
