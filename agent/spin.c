@@ -20,7 +20,7 @@ static long long now_ns(void) {
 
 /* Polls fd for input without sleeping for at most max_ns: 1 when it is readable (or in error),
  * 0 when the time ran out, -1 when poll itself failed. */
-int jdwpd_spin_until_readable(int fd, long long max_ns) {
+int spin_until_readable(int fd, long long max_ns) {
     struct pollfd p = {.fd = fd, .events = POLLIN, .revents = 0};
     long long end = now_ns() + max_ns;
     do {

@@ -24,7 +24,7 @@ INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 #: .c files without a header of their own: nothing in the agent calls them.
 NO_HEADER = {
     "agent": "Agent_OnLoad/Agent_OnAttach, called by the JVM; the top of the agent",
-    "spin": "jdwpd_spin_until_readable, called by the daemon through ctypes (jdwpd/daemon/fast/spin.py)",
+    "spin": "spin_until_readable, called by the daemon through ctypes (jdwpd/daemon/fast/spin.py)",
 }
 #: Headers that belong to no module: generated numbers (protocol/gen_c_header.py), a generated class
 #: (agent/java/class_header.py).

@@ -13,7 +13,7 @@ next event after a Resume.  So before the event loop sleeps, and before a fast l
 its socket, they poll without sleeping for up to ``SPIN_US`` -- only while a conversation is
 under way (the last wait ended on input), so an idle daemon sleeps at once and costs nothing.
 
-The polling runs in C (the agent library's ``jdwpd_spin_until_readable``, agent/spin.c): ctypes
+The polling runs in C (the agent library's ``spin_until_readable``, agent/spin.c): ctypes
 releases the GIL around it, so the other Python threads run meanwhile.  Where that library
 cannot be loaded, or trio's event loop is not epoll, nobody spins.
 
@@ -39,7 +39,7 @@ AGENT_LIBRARY = Path(__file__).parents[2] / "_agent" / "libjdwpd_agent.so"
 
 def _load() -> ctypes._CFuncPtr | None:  # type: ignore[name-defined]
     try:
-        fn = ctypes.CDLL(str(AGENT_LIBRARY)).jdwpd_spin_until_readable
+        fn = ctypes.CDLL(str(AGENT_LIBRARY)).spin_until_readable
     except (OSError, AttributeError) as e:
         log.debug("no spinning: %s", e)
         return None
