@@ -15,19 +15,31 @@ a handler is mapped by jdwpd.errors.jdwp_code_for in the dispatcher.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
+from jdwpd.daemon.model.debugger import Debugger
+
 if TYPE_CHECKING:  # pragma: no cover
-    from jdwpd.daemon.session import Session
     from jdwpd.daemon.vm import VM
+
+
+class CommandSession(Debugger, Protocol):
+    """What a handler needs of its session besides what the façade does: actions ordered after a reply.
+    A protocol, not jdwpd.daemon.session.Session: the sessions import the command table."""
+
+    def after_reply(self, packet_id: int, action: Callable[[], Awaitable[None]]) -> None:
+        """Run ``action`` once the reply to ``packet_id`` is written."""
+
+    def close_after_reply(self, packet_id: int) -> None:
+        """Dispose: the reply goes out, then the session ends."""
 
 
 @attrs.frozen
 class Context:
     vm: VM
-    session: Session
+    session: CommandSession
     packet_id: int
 
 

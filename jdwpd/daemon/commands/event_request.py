@@ -8,8 +8,9 @@ it applies to the kind; ids are allocated only for requests that are installed.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from jdwpd.daemon.commands import Context
 from jdwpd.daemon.commands.jdwpd_ext import conditional_modifiers
 from jdwpd.daemon.commands.thread_reference import VIRTUAL_THREADS_SINCE
 from jdwpd.daemon.facade.agent import raise_agent
@@ -28,30 +29,33 @@ from protocol.constants import ErrorCode, EventKind, ModKind
 from protocol.link import CapBit, ObjectKind
 from protocol.wire import encode_mutf8
 
+if TYPE_CHECKING:  # the message classes are made at run time: their types are protocol/message_types.pyi's
+    from protocol.messages import EventRequest
+
 log = logging.getLogger(__name__)
 
 SET_NAME = "EventRequest"
 
 
-async def _thread(ctx: Any, thread: int) -> int:
+async def _thread(ctx: Context, thread: int) -> int:
     if thread:
         await ctx.vm.check_kind(thread, ObjectKind.THREAD, ErrorCode.INVALID_THREAD)
     return thread
 
 
-async def _class(ctx: Any, ref: int) -> int:
+async def _class(ctx: Context, ref: int) -> int:
     if ref:
         await ctx.vm.check_type(ref)
     return ref
 
 
-async def _object(ctx: Any, obj: int) -> int:
+async def _object(ctx: Context, obj: int) -> int:
     if obj:
         await ctx.vm.object_kind(obj)
     return obj
 
 
-async def to_modifier(ctx: Any, m: Any) -> Modifier:
+async def to_modifier(ctx: Context, m: Any) -> Modifier:
     """A decoded JDWP modifier as the agent's filter modifier, its ids checked on the way."""
     k = m.mod_kind
     if k == ModKind.COUNT:
@@ -87,7 +91,7 @@ async def to_modifier(ctx: Any, m: Any) -> Modifier:
     return Modifier(int(k), args)
 
 
-async def set_request(ctx: Any, cmd: Any) -> Any:
+async def set_request(ctx: Context, cmd: EventRequest.Set.Command) -> Any:
     vm = ctx.vm
     kind = cmd.event_kind
     if kind not in ACCEPTED_KINDS and kind not in KNOWN_BUT_REFUSED:
@@ -119,7 +123,7 @@ async def set_request(ctx: Any, cmd: Any) -> Any:
     return {"request_id": req.request_id}
 
 
-def _unreportable_uncaught(ctx: Any, kind: int, mods: list[Modifier]) -> bool:
+def _unreportable_uncaught(ctx: Context, kind: int, mods: list[Modifier]) -> bool:
     """An uncaught-only EXCEPTION request in a VM whose agent holds no exception events (attached at
     run time, where HotSpot grants them only at start, or profile nothrow/inspect) is accepted and
     never fires.  jdb and Eclipse make one by themselves when they attach (jdb's "catch uncaught
@@ -144,7 +148,7 @@ _UNFAILING_KINDS = frozenset({EventKind.CLASS_PREPARE, EventKind.THREAD_START, E
                               EventKind.VM_DEATH})
 
 
-def _agent_cannot_refuse(ctx: Any, kind: int, mods: list[Modifier]) -> bool:
+def _agent_cannot_refuse(ctx: Context, kind: int, mods: list[Modifier]) -> bool:
     """Whether the agent is sure to take this request, so that it can go out without waiting for
     the agent's reply.  The agent refuses a request for a capability it lacks, an id it cannot
     resolve, a thread that is not alive, or a second step of a thread (DUPLICATE)."""
@@ -165,7 +169,7 @@ def _agent_cannot_refuse(ctx: Any, kind: int, mods: list[Modifier]) -> bool:
     return vm.threads.world_frozen() and not vm.invokes.any_running()
 
 
-def _step_cannot_fail(ctx: Any, mods: list[Modifier]) -> bool:
+def _step_cannot_fail(ctx: Context, mods: list[Modifier]) -> bool:
     """A step fails on a thread that is not alive, on another debugger's step of the same thread
     (DUPLICATE), or on an id the agent cannot resolve.  A thread parked in an event with nothing
     sent since that could let it run is alive, and this debugger's own earlier steps are gone
@@ -188,7 +192,7 @@ def _step_thread(mods: Any) -> int | None:
     return next((m.args["thread"] for m in mods if m.mod_kind == ModKind.STEP), None)
 
 
-async def _replace_own_step(ctx: Any, mods: list[Modifier]) -> None:
+async def _replace_own_step(ctx: Context, mods: list[Modifier]) -> None:
     """A new step of a thread replaces the debugger's earlier one, as in the reference (the old
     request stays, and never fires).  Another debugger's step of the thread stays: the agent
     then answers DUPLICATE."""
@@ -198,7 +202,7 @@ async def _replace_own_step(ctx: Any, mods: list[Modifier]) -> None:
             await ctx.vm.retire_request(req)
 
 
-async def clear(ctx: Any, cmd: Any) -> Any:
+async def clear(ctx: Context, cmd: EventRequest.Clear.Command) -> Any:
     if cmd.event_kind not in ACCEPTED_KINDS and cmd.event_kind not in KNOWN_BUT_REFUSED:
         raise JdwpError(ErrorCode.INVALID_EVENT_TYPE, f"event kind {cmd.event_kind}")
     req = ctx.vm.requests.find(ctx.session, cmd.event_kind, cmd.request_id)
@@ -214,11 +218,11 @@ async def clear(ctx: Any, cmd: Any) -> Any:
                 await ctx.vm.retire_request(other)
 
 
-async def clear_all_breakpoints(ctx: Any, cmd: Any) -> Any:
+async def clear_all_breakpoints(ctx: Context, cmd: EventRequest.ClearAllBreakpoints.Command) -> Any:
     await ctx.vm.clear_requests(ctx.vm.requests.owned_by(ctx.session, EventKind.BREAKPOINT))
 
 
-async def set_undecodable(ctx: Any, data: bytes, code: int) -> Any:
+async def set_undecodable(ctx: Context, data: bytes, code: int) -> Any:
     """A Set whose modifiers do not decode: the reference judges the kind before reading them."""
     if data and data[0] not in ACCEPTED_KINDS and data[0] not in KNOWN_BUT_REFUSED:
         raise JdwpError(ErrorCode.INVALID_EVENT_TYPE, f"event kind {data[0]}")

@@ -2,31 +2,34 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jdwpd.daemon.commands import Encoded
+from jdwpd.daemon.commands import Context, Encoded
 from jdwpd.daemon.facade.agent import cached
 from jdwpd.daemon.fast.prefill import line_table_body
 from jdwpd.daemon.model.classes import MethodInfo
 from jdwpd.errors import JdwpError
 from protocol.constants import ErrorCode
 
+if TYPE_CHECKING:  # the message classes are made at run time: their types are protocol/message_types.pyi's
+    from protocol.messages import Method
+
 SET_NAME = "Method"
 
 
-async def _method(ctx: Any, cmd: Any) -> int:
+async def _method(ctx: Context, cmd: Any) -> int:
     # Like the reference, the class is checked to be a class and otherwise ignored: a
     # method id names its method on its own.
     await ctx.vm.check_type(cmd.ref_type)
     return cmd.method_id
 
 
-async def _info(ctx: Any, cmd: Any) -> MethodInfo:
+async def _info(ctx: Context, cmd: Any) -> MethodInfo:
     """The method's declared facts (INVALID_METHODID for an id the agent never gave out)."""
     return await cached(ctx.vm.classes.method_info(await _method(ctx, cmd)))
 
 
-async def _not_native(ctx: Any, cmd: Any) -> int:
+async def _not_native(ctx: Context, cmd: Any) -> int:
     # The reference answers NATIVE_METHOD before asking JVMTI anything.
     info = await _info(ctx, cmd)
     if info.is_native:
@@ -34,7 +37,7 @@ async def _not_native(ctx: Any, cmd: Any) -> int:
     return info.method_id
 
 
-async def line_table(ctx: Any, cmd: Any) -> Any:
+async def line_table(ctx: Context, cmd: Method.LineTable.Command) -> Any:
     method_id = await _not_native(ctx, cmd)
     classes, sizes = ctx.vm.classes, ctx.vm.id_sizes
     body = classes.kept(("method", method_id), ("LineTable reply", sizes))
@@ -53,22 +56,22 @@ def _variables(table: Any, generic: bool) -> Any:
     return {"arg_cnt": table.arg_slots, "slots": slots}
 
 
-async def variable_table(ctx: Any, cmd: Any) -> Any:
+async def variable_table(ctx: Context, cmd: Method.VariableTable.Command) -> Any:
     return _variables(await cached(ctx.vm.classes.variable_table(await _not_native(ctx, cmd))), False)
 
 
-async def variable_table_with_generic(ctx: Any, cmd: Any) -> Any:
+async def variable_table_with_generic(ctx: Context, cmd: Method.VariableTableWithGeneric.Command) -> Any:
     return _variables(await cached(ctx.vm.classes.variable_table(await _not_native(ctx, cmd))), True)
 
 
-async def bytecodes(ctx: Any, cmd: Any) -> Any:
+async def bytecodes(ctx: Context, cmd: Method.Bytecodes.Command) -> Any:
     info = await _info(ctx, cmd)
     if info.is_native or info.is_abstract:
         return {"bytes": b""}  # the reference does not even ask JVMTI for these
     return {"bytes": await cached(ctx.vm.classes.bytecodes(info.method_id))}
 
 
-async def is_obsolete(ctx: Any, cmd: Any) -> Any:
+async def is_obsolete(ctx: Context, cmd: Method.IsObsolete.Command) -> Any:
     method_id = await _method(ctx, cmd)
     if method_id == 0:
         # Locations in obsolete methods carry method id 0 (JDI's ObsoleteMethodImpl): obsolete.

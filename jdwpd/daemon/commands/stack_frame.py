@@ -4,12 +4,15 @@
 from __future__ import annotations
 
 import struct
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jdwpd.daemon.commands import Encoded
+from jdwpd.daemon.commands import Context, Encoded
 from protocol.constants import OBJECT_TAGS, Tag
 from protocol.link import LinkValue
 from protocol.wire import IDSizes, value_codec
+
+if TYPE_CHECKING:  # the message classes are made at run time: their types are protocol/message_types.pyi's
+    from protocol.messages import StackFrame
 
 SET_NAME = "StackFrame"
 _COUNT = struct.Struct(">i")
@@ -17,7 +20,7 @@ _NULL_TAG = int(Tag.OBJECT)
 _VOID = int(Tag.VOID)
 
 
-async def get_values(ctx: Any, cmd: Any) -> Any:
+async def get_values(ctx: Context, cmd: StackFrame.GetValues.Command) -> Any:
     values = await ctx.vm.get_locals(cmd.thread, cmd.frame, [(s.slot, s.sigbyte) for s in cmd.slots])
     return encoded_values(values, ctx.vm.id_sizes)
 
@@ -43,15 +46,15 @@ def encoded_values(values: list[LinkValue], sizes: IDSizes) -> Encoded:
     return Encoded(b"".join(parts), ids)
 
 
-async def set_values(ctx: Any, cmd: Any) -> Any:
+async def set_values(ctx: Context, cmd: StackFrame.SetValues.Command) -> Any:
     await ctx.vm.set_locals(cmd.thread, cmd.frame, [(s.slot, s.slot_value) for s in cmd.slot_values])
 
 
-async def this_object(ctx: Any, cmd: Any) -> Any:
+async def this_object(ctx: Context, cmd: StackFrame.ThisObject.Command) -> Any:
     return {"object_this": await ctx.vm.frame_this(cmd.thread, cmd.frame)}
 
 
-async def pop_frames(ctx: Any, cmd: Any) -> Any:
+async def pop_frames(ctx: Context, cmd: StackFrame.PopFrames.Command) -> Any:
     await ctx.vm.pop_frames(cmd.thread, cmd.frame)
 
 

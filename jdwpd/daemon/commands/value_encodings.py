@@ -8,6 +8,7 @@ What a value means (tags, nulls, assignability) is the façade's (jdwpd/daemon/f
 from __future__ import annotations
 
 import struct
+from collections.abc import Callable
 from typing import Any
 
 from protocol.constants import InvokeOptions, Tag
@@ -25,11 +26,10 @@ def tagged_list(entries: list, key: str, sizes: IDSizes) -> Any:
 
     size = sizes.object_id
 
-    def pack(kind: int, object_id: int) -> bytes:
+    def pack_any(kind: int, object_id: int) -> bytes:
         return bytes((kind,)) + object_id.to_bytes(size, "big")
 
-    if size == 8:
-        pack = _TAGGED_8.pack
+    pack: Callable[[int, int], bytes] = _TAGGED_8.pack if size == 8 else pack_any
     parts = [len(entries).to_bytes(4, "big")]
     ids = []
     for e in entries:
