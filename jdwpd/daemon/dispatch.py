@@ -10,7 +10,8 @@ from __future__ import annotations
 import importlib
 import logging
 import re
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from jdwpd.errors import AgentError, AgentLinkClosed, JdwpError, jdwp_code_for
 from protocol import spec as jdwp_spec
@@ -18,10 +19,13 @@ from protocol.constants import CommandSet, ErrorCode
 from protocol.messages import decode_command, encode_reply
 from protocol.object_ids import reply_ids
 from protocol.packets import CommandPacket, ReplyPacket
-from protocol.wire import DecodeError, EncodeError
+from protocol.wire import DecodeError, EncodeError, IDSizes
 
-from .commands import Context, Encoded, Handler
+from .commands import CommandSession, Context, Encoded, Handler
 from .fast.memo import MEMO_COMMANDS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .vm import VM
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +46,8 @@ CHANGES_STATE = jdwp_spec.having("changes_state")
 
 # (set, cmd) -> async fn(ctx, data, error): what a command answers when its body does not
 # decode, for the few commands whose reference implementation looks at a prefix first.
-DECODE_FALLBACKS: dict[tuple[int, int], Any] = {}
+DecodeFallback = Callable[[Context, bytes, int], Awaitable[Any]]
+DECODE_FALLBACKS: dict[tuple[int, int], DecodeFallback] = {}
 
 
 def build_table(modules: tuple[str, ...] = COMMAND_MODULES) -> dict[tuple[int, int], Handler]:
@@ -73,7 +78,7 @@ def table() -> dict[tuple[int, int], Handler]:
     return _TABLE
 
 
-def _fallback_handler(fallback: Any, data: bytes, code: int) -> Handler:
+def _fallback_handler(fallback: DecodeFallback, data: bytes, code: int) -> Handler:
     async def run(ctx: Context, cmd: Any) -> Any:
         return await fallback(ctx, data, code)
 
@@ -84,7 +89,7 @@ def _error(packet: CommandPacket, code: int) -> ReplyPacket:
     return ReplyPacket(packet.id, 0x80, int(code), b"")
 
 
-def decode(cs: jdwp_spec.CommandSpec, data: bytes, sizes: Any) -> Any:
+def decode(cs: jdwp_spec.CommandSpec, data: bytes, sizes: IDSizes) -> Any:
     """Decode like the reference reads: bytes after the last field are ignored."""
     try:
         return decode_command(cs, data, sizes)
@@ -109,7 +114,7 @@ def decode_error_code(e: DecodeError) -> int:
     return ErrorCode.INTERNAL
 
 
-async def dispatch(vm: Any, session: Any, packet: CommandPacket) -> ReplyPacket:
+async def dispatch(vm: VM, session: CommandSession, packet: CommandPacket) -> ReplyPacket:
     key = (packet.command_set, packet.command)
     cs = jdwp_spec.lookup(*key)
     handler = table().get(key)
@@ -140,7 +145,7 @@ async def dispatch(vm: Any, session: Any, packet: CommandPacket) -> ReplyPacket:
             ids = reply_ids(cs, reply)  # free for the replies that can hold none
         if ids:
             vm.objects.sent(session, ids)  # DisposeObjects counts against these
-        elif memo_began is not None and cmd is not None:
+        elif memo is not None and memo_began is not None and cmd is not None:
             memo.offer((*key, packet.data), body, memo_began, vm)
     except JdwpError as e:
         return _error(packet, e.code)
