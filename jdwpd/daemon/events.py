@@ -12,14 +12,14 @@ given back at once.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import attrs
 
 from protocol.constants import EventKind, SuspendPolicy, TypeTag
 from protocol.link import LinkLocation
-from protocol.messages import Events
+from protocol.messages import EventMessage, Events
 from protocol.wire import Location
 
 from .facade.values import tagged, to_jdwp
@@ -36,22 +36,23 @@ def jdwp_location(loc: LinkLocation) -> Location:
     return Location(loc.ref_kind, loc.ref, loc.method, index)
 
 
-def event_of_hit(kind: int, request_id: int, thread: int, data: dict) -> Any:
+def event_of_hit(kind: int, request_id: int, thread: int, data: dict) -> EventMessage:
     """One Events.* instance from a hit's payload (protocol/link.py HIT_FIELDS).  Its objects and
     values are made as the façade makes any (facade/values.py); a value here is one the reference
     writes by its declared type."""
     if kind in (EventKind.SINGLE_STEP, EventKind.BREAKPOINT, EventKind.METHOD_ENTRY, EventKind.METHOD_EXIT):
-        cls = {EventKind.SINGLE_STEP: Events.SingleStep, EventKind.BREAKPOINT: Events.Breakpoint,
-               EventKind.METHOD_ENTRY: Events.MethodEntry, EventKind.METHOD_EXIT: Events.MethodExit}[kind]
-        return cls(request_id=request_id, thread=thread, location=jdwp_location(data["location"]))
+        located: dict[int, Callable[[int, int, Location], EventMessage]] = {
+            EventKind.SINGLE_STEP: Events.SingleStep, EventKind.BREAKPOINT: Events.Breakpoint,
+            EventKind.METHOD_ENTRY: Events.MethodEntry, EventKind.METHOD_EXIT: Events.MethodExit}
+        return located[kind](request_id, thread, jdwp_location(data["location"]))  # their fields, in order
     if kind == EventKind.METHOD_EXIT_WITH_RETURN_VALUE:
         return Events.MethodExitWithReturnValue(request_id=request_id, thread=thread,
                                                 location=jdwp_location(data["location"]),
                                                 value=to_jdwp(data["value"], by_declared_type=True))
     if kind in (EventKind.MONITOR_CONTENDED_ENTER, EventKind.MONITOR_CONTENDED_ENTERED):
-        cls = Events.MonitorContendedEnter if kind == EventKind.MONITOR_CONTENDED_ENTER \
+        monitor = Events.MonitorContendedEnter if kind == EventKind.MONITOR_CONTENDED_ENTER \
             else Events.MonitorContendedEntered
-        return cls(request_id=request_id, thread=thread, object=tagged(data["object"]),
+        return monitor(request_id=request_id, thread=thread, object=tagged(data["object"]),
                    location=jdwp_location(data["location"]))
     if kind == EventKind.MONITOR_WAIT:
         return Events.MonitorWait(request_id=request_id, thread=thread, object=tagged(data["object"]),
