@@ -71,6 +71,26 @@ def _exception_message(facts: dict) -> str:
     return f"{kind}: {facts['message']}" if facts.get("message") else kind
 
 
+#: The JDK's exception whose message is not its detailMessage: a NullPointerException the VM
+#: threw has none, and getMessage() computes the helpful one ('Cannot invoke "String.length()"
+#: because "s" is null', JDK 14+) from the stack it was thrown with.
+HELPFUL_NPE = "java.lang.NullPointerException"
+#: How long that getMessage() may take on the held thread.
+HELPFUL_TIMEOUT = 10.0
+
+
+async def _helpful_message(hit: Any, thrown: Any) -> str | None:
+    """The message of a NullPointerException, as its stack trace prints it: the JDK's own
+    getMessage() run on the thread the throw holds (JDK code, the same the program runs when it
+    prints the exception, never the program's; a subclass is not asked).  None where it cannot be
+    had (JDK 11 has no such message; a server that cannot invoke there)."""
+    try:
+        message = await thrown.invoke("getMessage", thread=hit.thread, timeout=HELPFUL_TIMEOUT)
+    except Exception:  # the thread may have gone on, the VM may be dying: the class is enough
+        return None
+    return message if isinstance(message, str) else None
+
+
 async def _exception_facts(hit: Any) -> dict:
     facts: dict[str, Any] = {}
     thrown = getattr(hit, "thrown", None)
@@ -80,6 +100,8 @@ async def _exception_facts(hit: Any) -> dict:
             facts["message"] = await thrown.get("detailMessage")
         except Exception:  # an exception type without the field: the class is enough
             pass
+        if facts.get("message") is None and thrown.type_name == HELPFUL_NPE:
+            facts["message"] = await _helpful_message(hit, thrown)
     catch = getattr(hit, "catch_location", None)
     facts["caught"] = catch is not None
     if catch is not None:

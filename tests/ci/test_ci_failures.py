@@ -8,6 +8,7 @@ one per way a test ends, and ``lib.Hot``, a loop over a hot line.
 
 from __future__ import annotations
 
+import html as html_module
 import json
 import re
 import shutil
@@ -18,10 +19,18 @@ from xml.etree import ElementTree
 import pytest
 
 from jdwpd.own_command import jdwpd_argv
+from jdwpd.testing import jdks, jvm
 
 pytestmark = pytest.mark.jvm
 SOURCES = Path(__file__).resolve().parent / "junit_java"
 CONSOLE = Path("/usr/share/java/junit-platform-console-standalone.jar")
+#: The JDK's helpful message of the NullPointerException ParserTest.rejectsNull plants (JDK 14+; the
+#: classes are compiled with -g, so the local is named), as its stack trace prints it.
+NPE_MESSAGE = 'Cannot invoke "String.isEmpty()" because "text" is null'
+
+
+def helpful_npe_messages() -> bool:
+    return (jdks.java_feature(jvm.java_executable()) or 0) >= 14
 
 
 def marker(name: str) -> int:
@@ -74,6 +83,10 @@ def test_a_test_error_is_a_test_failure_labelled_with_the_test(parser_run):
     assert set(failures) == {"lib.ParserTest.rejectsNull", "lib.ParserTest.countsInAHelper"}, failures.keys()
     error = failures["lib.ParserTest.rejectsNull"]
     assert error["exception"]["class"] == "java.lang.NullPointerException"
+    if helpful_npe_messages():  # 31.8: the message a person reads in the stack trace, not its null detailMessage
+        assert error["exception"]["message"] == NPE_MESSAGE
+        assert error["message"] == f"java.lang.NullPointerException: {NPE_MESSAGE}"
+        assert json.loads((out / error["file"]).read_text())["message"] == error["message"]
     assert error["location"]["class"] == "lib.ParserTest" and error["location"]["method"] == "rejectsNull"
     assert error["throw_location"]["class"] == "lib.Parser"
     assert error["throw_location"]["line"] == marker("parser_empty")
@@ -112,6 +125,9 @@ def test_errors_and_failures_are_attached_in_the_junit_xml_and_reported(parser_r
     assert "test failures: 2" in summary
     assert "lib.ParserTest.rejectsNull" in summary and "NullPointerException" in summary
     html = (out / "report.html").read_text()
+    if helpful_npe_messages():
+        assert NPE_MESSAGE in summary
+        assert html_module.escape(NPE_MESSAGE) in html
     shown = html[html.index('id="0002-test-failure"'):]
     assert shown.index("<b>the test</b>: lib.ParserTest.rejectsNull") < shown.index('<ol class="stack">')
 
