@@ -26,6 +26,30 @@ def class_names(count: int, data: bytes) -> list[str]:
     >>> class_names(2, bytes([1, 0, len(sig)]) + sig)
     ['p/Node', 'java/util/List', 'p/Page']
     """
+    utf8, classes = _entries(count, data)
+    named = [utf8[i] for i in classes if i in utf8]
+    # Types a source names only in declarations (a parameter, a local's generic type) appear in
+    # descriptors and signatures, not as CONSTANT_Class entries.
+    seen = set(named)
+    for text in utf8.values():
+        for m in _DESCRIBED.finditer(text):
+            if m.group(1) not in seen:
+                seen.add(m.group(1))
+                named.append(m.group(1))
+    return named
+
+
+def utf8_entries(count: int, data: bytes) -> dict[int, str]:
+    """The pool's Utf8 entries by index (what annotations' bytes refer to).
+
+    >>> utf8_entries(3, bytes([1, 0, 1]) + b"a" + bytes([7, 0, 1]))
+    {1: 'a'}
+    """
+    return _entries(count, data)[0]
+
+
+def _entries(count: int, data: bytes) -> tuple[dict[int, str], list[int]]:
+    """Utf8 entries by index, and the Utf8 indexes the CONSTANT_Class entries name."""
     utf8: dict[int, str] = {}
     classes: list[int] = []
     index, at = 1, 0
@@ -43,16 +67,7 @@ def class_names(count: int, data: bytes) -> list[str]:
         else:  # a tag this reader does not know: what it read so far stands
             break
         index += 2 if tag in (_LONG, _DOUBLE) else 1
-    named = [utf8[i] for i in classes if i in utf8]
-    # Types a source names only in declarations (a parameter, a local's generic type) appear in
-    # descriptors and signatures, not as CONSTANT_Class entries.
-    seen = set(named)
-    for text in utf8.values():
-        for m in _DESCRIBED.finditer(text):
-            if m.group(1) not in seen:
-                seen.add(m.group(1))
-                named.append(m.group(1))
-    return named
+    return utf8, classes
 
 
 def imported_named(names: list[str], simple: str) -> list[str]:

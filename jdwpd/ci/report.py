@@ -113,10 +113,19 @@ def workflow_commands(evidence: Evidence, root: Path) -> list[str]:
     return out
 
 
+#: TestNG's command line (its main class): its output folder is ``-d DIR``, else ``test-output``,
+#: and it writes JUnit-style XML there (``junitreports/TEST-*.xml`` and one per <test>).
+TESTNG_MAIN = "org.testng.TestNG"
+
+
 def named_report_dirs(argv: list[str], cwd: Path) -> list[Path]:
     """The JUnit XML folders a command line names: the console launcher's ``--reports-dir``,
-    Surefire's ``-Dsurefire.reportsDirectory``, Gradle's ``reports`` are not on its line."""
+    Surefire's ``-Dsurefire.reportsDirectory``, TestNG's output folder (Gradle's ``reports`` are
+    not on its line)."""
     found = []
+    if TESTNG_MAIN in argv:
+        rest = argv[argv.index(TESTNG_MAIN) + 1:]
+        found.append(cwd / next((rest[i + 1] for i in range(len(rest) - 1) if rest[i] == "-d"), "test-output"))
     for i, arg in enumerate(argv):
         value = None
         if arg == "--reports-dir" and i + 1 < len(argv):

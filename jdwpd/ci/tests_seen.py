@@ -23,6 +23,8 @@ from jdwpd.api import Limits, to_python
 from jdwpd.api.snapshot import SCHEMA
 from jdwpd.api.views import ByteBudget
 
+from .expected import expected_by_annotation
+
 #: Test runners: a test frame has one of these below it.
 RUNNERS = ("org.junit.", "junit.", "org.testng.")
 #: What calls a test method for its runner.
@@ -103,6 +105,8 @@ async def ended_test(hit: Any, frames: list[Any]) -> int | None:
                and f.location.type.id == catch.type.id), len(frames))
     if at <= t or catch.type.name.startswith(EXPECTING):
         return None  # caught in the test, or in code it called, or expected by the runner
+    if await expected_by_annotation(hit, frames, t):
+        return None  # TestNG's @Test(expectedExceptions=...): its runner catches it as any other
     return t
 
 
