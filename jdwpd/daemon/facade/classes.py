@@ -8,6 +8,7 @@ class's signature) goes into that cache.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from jdwpd.daemon.facade.agent import ask, cached
@@ -42,9 +43,13 @@ class ClassOperations:
     """The façade's class operations (a mixin of jdwpd.daemon.vm.VM)."""
 
     link: Any
-    classes: ClassCache
     object_kinds: ObjectKinds
     dead: bool
+    if TYPE_CHECKING:  # the VM's, made at first use (vm.py): read-only here
+        @property
+        def classes(self) -> ClassCache: ...
+    check_kind: Callable[[int, int, int], Awaitable[tuple[int, int, int]]]  # ValueOperations'
+    check_type: Callable[[int], Awaitable[int]]
 
     async def loaded_classes(self) -> list[dict]:
         """Every loaded class as the agent lists it: dicts of ref, ref_kind, signature, generic and the

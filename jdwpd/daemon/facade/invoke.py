@@ -3,13 +3,14 @@ we do not), the invoke record a leaving debugger's undo needs, and stale frame i
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import trio
 
 from jdwpd.daemon.facade.agent import ask, cached, raise_agent
 from jdwpd.daemon.facade.threads import debugger_resumed
-from jdwpd.daemon.facade.values import ObjectKinds, tagged, to_link, zero_value
+from jdwpd.daemon.facade.values import ObjectKinds, object_id, tagged, to_link, zero_value
 from jdwpd.errors import AgentError, JdwpError
 from protocol.constants import OBJECT_TAGS, ErrorCode, InvokeOptions, Tag, TypeTag
 from protocol.link import InvokeKind, ObjectKind
@@ -57,11 +58,16 @@ class InvokeOperations:
     """The façade's invoke (a mixin of jdwpd.daemon.vm.VM)."""
 
     link: Any
-    classes: ClassCache
     object_kinds: ObjectKinds
     threads: ThreadTable
     invokes: InvokeTable
     memo: ReplyMemo
+    if TYPE_CHECKING:  # the VM's, made at first use (vm.py): read-only here
+        @property
+        def classes(self) -> ClassCache: ...
+    check_kind: Callable[[int, int, int], Awaitable[tuple[int, int, int]]]  # ValueOperations'
+    check_type: Callable[[int], Awaitable[int]]
+    instance_of: Callable[[int, str], Awaitable[bool]]
 
     async def invoke(self, session: Any, kind: int, *, clazz: int, thread: int, method_id: int, args: list[Value],
                      options: int, instance: int = 0) -> tuple[Value | TaggedObjectID, TaggedObjectID]:
@@ -131,7 +137,7 @@ class InvokeOperations:
         """
         params, _ = _signature_parts(method.signature)
         for p, a in zip(params, args, strict=True):
-            if _tag_of(p) in OBJECT_TAGS and not await self.instance_of(a.value, p):
+            if _tag_of(p) in OBJECT_TAGS and not await self.instance_of(object_id(a), p):
                 raise JdwpError(ErrorCode.TYPE_MISMATCH, f"argument is not a {p}")
 
     def _frames_moved(self, thread: int, options: int) -> None:

@@ -3,6 +3,7 @@ walks (instances, referrers, counts), and the VM's exit."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from jdwpd.daemon.facade.agent import ask
@@ -25,6 +26,7 @@ class ObjectOperations:
     object_kinds: ObjectKinds
     threads: ThreadTable
     locals_ahead: LocalsAhead
+    check_type: Callable[[int], Awaitable[int]]  # ValueOperations'
 
     async def monitor_info(self, obj: int) -> tuple[int, int, list[int]]:
         """(owner thread, entry count, waiting threads) of an object's monitor."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import collections
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from jdwpd.daemon.facade.agent import ask, cached, raise_agent
 from jdwpd.errors import AgentError, JdwpError
@@ -50,6 +50,11 @@ def tagged(t: Any) -> TaggedObjectID:
     if t is None or not t.object:
         return TaggedObjectID(_OBJ, 0)
     return TaggedObjectID(t.kind, t.object)
+
+
+def object_id(v: Value) -> int:
+    """The object ID an object-tagged value carries (0: null); Value.value is typed for every tag."""
+    return cast(int, v.value)
 
 
 def to_link(v: Value) -> LinkValue:
@@ -115,8 +120,10 @@ class ValueOperations:
     """The façade's value operations (a mixin of jdwpd.daemon.vm.VM)."""
 
     link: Any
-    classes: ClassCache
     object_kinds: ObjectKinds
+    if TYPE_CHECKING:  # the VM's, made at first use (vm.py): read-only here
+        @property
+        def classes(self) -> ClassCache: ...
 
     # ------------------------------------------------------------ what an id names
 
@@ -205,7 +212,7 @@ class ValueOperations:
             f = await self._instance_field(obj_class, writes.field_id())
             value = writes.value(f.tag)
             # JNI stores any object into any reference field; the heap would then lie.
-            if f.tag in OBJECT_TAGS and not await self.instance_of(value.value, f.signature):
+            if f.tag in OBJECT_TAGS and not await self.instance_of(object_id(value), f.signature):
                 raise JdwpError(ErrorCode.TYPE_MISMATCH, f"value is not a {f.signature}")
             checked.append((f, value))
         instance_writes = [{"field": f.field_id, "value": to_link(v)} for f, v in checked if not f.is_static]
@@ -255,7 +262,7 @@ class ValueOperations:
                 break
             value = writes.value(f.tag)
             # JNI stores any object into any reference field; the heap would then lie.
-            if f.tag in OBJECT_TAGS and not await self.instance_of(value.value, f.signature):
+            if f.tag in OBJECT_TAGS and not await self.instance_of(object_id(value), f.signature):
                 raise JdwpError(ErrorCode.TYPE_MISMATCH, f"value is not a {f.signature}")
             out.append({"field": field_id, "value": to_link(value)})
         if out:
@@ -299,7 +306,7 @@ class ValueOperations:
             _, ref, _ = await self.object_kinds.get(array)
             component = (await self.classes.signature(ref)).signature[1:]
             for v in values:
-                if not await self.instance_of(v.value, component):
+                if not await self.instance_of(object_id(v), component):
                     raise JdwpError(ErrorCode.TYPE_MISMATCH, f"element is not a {component}")
         if values:
             await ask(self.link, "ARRAY_SET", array=array, first=first, values=[{"value": to_link(v)} for v in values])

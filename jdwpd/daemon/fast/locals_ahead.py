@@ -35,18 +35,19 @@ class LocalsAhead:
         """The whole stack of a stop, as THREAD_FRAMES gave it (start 0)."""
         self._stops[thread] = _Stop(generation, [(f["method"], f["index"]) for f in frames])
 
-    def _stop(self, thread: int, generation: int) -> _Stop | None:
+    def _stop(self, thread: int, generation: int | None) -> _Stop | None:
+        # a generation of None (none known since the thread last ran: model/threads.py) matches no stop
         stop = self._stops.get(thread)
         return stop if stop is not None and stop.generation == generation else None
 
-    def answer(self, thread: int, generation: int, depth: int, slots: Slots) -> Any:
+    def answer(self, thread: int, generation: int | None, depth: int, slots: Slots) -> Any:
         """What was read ahead for exactly these slots of this frame, or None."""
         stop = self._stop(thread, generation)
         if stop is None or stop.read is None:
             return None
         return stop.read.pop((depth, slots), None)
 
-    def plan(self, thread: int, generation: int, depth: int, slots: Slots) -> list[tuple[int, Slots]]:
+    def plan(self, thread: int, generation: int | None, depth: int, slots: Slots) -> list[tuple[int, Slots]]:
         """What to read now: this frame's slots first, then (once per stop) the other frames'."""
         reads = [(depth, slots)]
         stop = self._stop(thread, generation)
@@ -63,7 +64,7 @@ class LocalsAhead:
                 reads.append((d, known))
         return reads
 
-    def keep(self, thread: int, generation: int, reads: list[tuple[int, Slots]], results: list[Any]) -> None:
+    def keep(self, thread: int, generation: int | None, reads: list[tuple[int, Slots]], results: list[Any]) -> None:
         stop = self._stop(thread, generation)
         if stop is not None and stop.read is not None:
             stop.read.update(zip(reads, results, strict=True))
