@@ -9,6 +9,8 @@ bit pattern a VM sends survives a round trip.  Decoders raise a subclass of
 
 from __future__ import annotations
 
+import builtins  # Reader and Writer have a method `int`, which shadows the type in their bodies
+import enum
 import re
 import struct
 from collections.abc import Callable
@@ -233,6 +235,13 @@ _I32 = struct.Struct(">i")
 _U8 = struct.Struct(">B")
 
 
+class _Unknown(enum.Enum):
+    TAG = 0
+
+
+_UNKNOWN = _Unknown.TAG  # what ValueCodec.untagged.get answers for a tag it does not know (None is VOID's)
+
+
 class ValueCodec:
     """Tagged/untagged values, tagged objects, locations and array regions for one IDSizes."""
 
@@ -258,16 +267,16 @@ class ValueCodec:
 
     def read_value(self, buf: bytes, pos: int) -> tuple[Value, int]:
         tag = buf[pos]
-        s = self.untagged.get(tag, 0)
-        if s == 0:
+        s = self.untagged.get(tag, _UNKNOWN)
+        if s is _UNKNOWN:
             raise ValueError(f"unknown value tag {tag} ({_tag_repr(tag)})")
         if s is None:
             return Value(tag, None), pos + 1
         return Value(tag, s.unpack_from(buf, pos + 1)[0]), pos + 1 + s.size
 
     def read_untagged(self, buf: bytes, pos: int, tag: int) -> tuple[Any, int]:
-        s = self.untagged.get(tag, 0)
-        if s == 0:
+        s = self.untagged.get(tag, _UNKNOWN)
+        if s is _UNKNOWN:
             raise ValueError(f"unknown value tag {tag} ({_tag_repr(tag)})")
         if s is None:
             return None, pos
@@ -295,14 +304,13 @@ class ValueCodec:
                     raise ValueError(f"primitive tag {_tag_repr(v.tag)} in an object array region")
                 vals.append(v)
             return ArrayRegion(tag, tuple(vals)), pos
-        s = self.untagged.get(tag, 0)
-        if s == 0 or s is None:
+        s = self.untagged.get(tag, _UNKNOWN)
+        if s is _UNKNOWN or s is None:
             raise ValueError(f"bad array region tag {tag} ({_tag_repr(tag)})")
         end = pos + n * s.size
         if end > len(buf):
             raise ValueError(f"{n} elements do not fit in the {len(buf) - pos} bytes left")
-        vals = struct.unpack_from(f">{n}{s.format[1:]}", buf, pos)
-        return ArrayRegion(tag, vals), end
+        return ArrayRegion(tag, struct.unpack_from(f">{n}{s.format[1:]}", buf, pos)), end
 
     # -- encoding: append bytes to ``parts``; raise EncodeError-worthy exceptions as ValueError/TypeError.
 
@@ -320,8 +328,8 @@ class ValueCodec:
             parts.append(s.pack(v.tag, v.value))
 
     def write_untagged(self, parts: list, v: Any, tag: int) -> None:
-        s = self.untagged.get(tag, 0)
-        if s == 0:
+        s = self.untagged.get(tag, _UNKNOWN)
+        if s is _UNKNOWN:
             raise ValueError(f"unknown value tag {tag!r}")
         if s is not None:
             parts.append(s.pack(v))
@@ -351,8 +359,8 @@ class ValueCodec:
                     raise ValueError(f"primitive tag {v.tag!r} in an object array region")
                 self.write_value(parts, v)
             return
-        s = self.untagged.get(r.tag, 0)
-        if s == 0 or s is None:
+        s = self.untagged.get(r.tag, _UNKNOWN)
+        if s is _UNKNOWN or s is None:
             raise ValueError(f"bad array region tag {r.tag!r}")
         parts.append(struct.pack(f">{len(r.values)}{s.format[1:]}", *r.values))
 
@@ -454,14 +462,14 @@ class Reader:
     def int(self, field: str = "int") -> int:
         return self._fixed(field, _I32, 0)
 
-    def long(self, field: str = "long") -> int:
+    def long(self, field: str = "long") -> builtins.int:
         return self._fixed(field, _I64, 0)
 
-    def id(self, kind: str, field: str = "id") -> int:
+    def id(self, kind: str, field: str = "id") -> builtins.int:
         """``kind`` is an IDSizes attribute name: object_id, reference_type_id, method_id, field_id, frame_id."""
         return self._fixed(field, _ID_STRUCTS[getattr(self.sizes, kind)], 0)
 
-    def count(self, field: str = "count") -> int:
+    def count(self, field: str = "count") -> builtins.int:
         n = self.int(field)
         if n < 0:
             self._fail(field, f"negative count {n}")
@@ -474,7 +482,7 @@ class Reader:
     def value(self, field: str = "value") -> Value:
         return self._run(field, self._codec.read_value, Value(Tag.VOID, None))
 
-    def untagged_value(self, tag: int, field: str = "value") -> Any:
+    def untagged_value(self, tag: builtins.int, field: str = "value") -> Any:
         return self._run(field, self._codec.read_untagged, None, tag)
 
     def tagged_object(self, field: str = "object") -> TaggedObjectID:
@@ -492,7 +500,7 @@ class Reader:
         return b
 
     @property
-    def remaining(self) -> int:
+    def remaining(self) -> builtins.int:
         return len(self.data) - self.pos
 
     def check(self) -> None:
@@ -526,11 +534,11 @@ class Writer:
         self.parts.append(_I32.pack(v))
         return self
 
-    def long(self, v: int) -> Writer:
+    def long(self, v: builtins.int) -> Writer:
         self.parts.append(_I64.pack(v))
         return self
 
-    def id(self, kind: str, v: int) -> Writer:
+    def id(self, kind: str, v: builtins.int) -> Writer:
         self.parts.append(_ID_STRUCTS[getattr(self.sizes, kind)].pack(v))
         return self
 
@@ -544,7 +552,7 @@ class Writer:
         self._codec.write_value(self.parts, v)
         return self
 
-    def untagged_value(self, v: Any, tag: int) -> Writer:
+    def untagged_value(self, v: Any, tag: builtins.int) -> Writer:
         self._codec.write_untagged(self.parts, v, tag)
         return self
 
