@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import trio
@@ -45,6 +46,10 @@ class _Slot:
         self.wake = trio.Event()
         self.frame: L.Frame | None = None
         self.then: _Then | None = None  # a coroutine parked without a task, to go on with
+
+
+def _replied(slot: _Slot) -> bool:
+    return slot.frame is not None
 
 
 class _AheadSlot(_Slot):
@@ -207,8 +212,8 @@ class AgentLink:
                 bodies = [(L.BY_NAME[name].kind, L.encode_body(L.BY_NAME[name].request, fields))
                           for name, fields in calls]
                 if self._ahead_slots:
-                    under_way = {id(slot): slot for kind, body in bodies
-                                 if (slot := self._ahead_under_way(kind, body)) is not None}
+                    under_way = {id(ahead): ahead for kind, body in bodies
+                                 if (ahead := self._ahead_under_way(kind, body)) is not None}
                     if under_way:
                         await self._wait_ahead(tuple(under_way.values()))
                 for i, (kind, body) in enumerate(bodies):
@@ -236,7 +241,7 @@ class AgentLink:
             await self._send_then_hand_off(b"".join(chunks), tuple(s for _, _, _, s in sent))
             for _, _, _, slot in sent:
                 while slot.frame is None:
-                    await self._pump_until(lambda slot=slot: slot.frame is not None, slot)
+                    await self._pump_until(partial(_replied, slot), slot)
         finally:
             for msg_id, _, _, _ in sent:
                 self._pending.pop(msg_id, None)
@@ -266,7 +271,7 @@ class AgentLink:
         await inline.handoff_point(inline.AwaitingReply(lambda callback: self._await_replies(slots, callback)))
         for slot in slots:
             while slot.frame is None:
-                await self._pump_until(lambda slot=slot: slot.frame is not None, slot)
+                await self._pump_until(partial(_replied, slot), slot)
 
     async def _from_ahead(self, spec: L.MessageSpec, fields: dict[str, Any]) -> tuple[int, bytes] | None:
         """The answer read ahead for this request (waiting for a read-ahead reply under way), or None."""
@@ -277,12 +282,14 @@ class AgentLink:
             if slot is None:
                 return None
             await self._wait_ahead((slot,))
+            frame = slot.frame
+            assert frame is not None  # _wait_ahead returns once it came
             if slot.key == (spec.kind, body):
-                hit = (slot.frame.status, slot.frame.body)
+                hit = (frame.status, frame.body)
             else:
                 # from that reply itself: its answer stands for a request made before any change
                 try:
-                    hit = StopAnswers([(slot.kind, slot.key[1], slot.frame.status, slot.frame.body)]).answer(
+                    hit = StopAnswers([(slot.kind, slot.key[1], frame.status, frame.body)]).answer(
                         spec.kind, body)
                 except L.LinkError:
                     hit = None
@@ -368,8 +375,9 @@ class AgentLink:
         for item in sent:
             if isinstance(item, _AheadSlot):
                 while item.frame is None:
-                    await self._pump_until(lambda item=item: item.frame is not None, item)
-                entries.append((item.kind, item.key[1], item.frame.status, item.frame.body))
+                    await self._pump_until(partial(_replied, item), item)
+                frame = item.frame
+                entries.append((item.kind, item.key[1], frame.status, frame.body))
             else:
                 entries.append(item)
         return entries
