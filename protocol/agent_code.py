@@ -300,7 +300,7 @@ class Capture:
 
     @property
     def truncated(self) -> list[str]:
-        return [f.name.lower() for f in CaptureFlag if self.flags & f]
+        return [(f.name or "").lower() for f in CaptureFlag if self.flags & f]  # (a member's name is never None)
 
 
 class _Blob:

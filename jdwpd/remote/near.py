@@ -19,7 +19,7 @@ import trio
 
 from jdwpd.daemon.fast import spin
 from jdwpd.daemon.link.agent_link import HandshakeError, accept_agent
-from jdwpd.daemon.run import AllowListener, load_command_table, say, serve_vm
+from jdwpd.daemon.run import load_command_table, say, serve_vm
 from jdwpd.errors import AgentLinkClosed
 from jdwpd.usage import UsageError
 from protocol.link import LinkError, parse_secret
@@ -136,8 +136,8 @@ class NearSide:
                 link = await accept_agent(daemon_end, self.secret, timeout=AGENT_WAIT)
             except HandshakeError:
                 nursery.cancel_scope.cancel()
-                for e in failure:
-                    why = tls.describe_failure(e)
+                for err in failure:
+                    why = tls.describe_failure(err)
                     if why and "TLS failed" not in why:
                         raise WrongSecret(why) from None
                 raise
@@ -149,9 +149,8 @@ class NearSide:
             say(f"{word} to the far side at {self.where}: JVM pid {pid}; debuggers attach at {host}:{port}")
             self.ready.set()
             listener = trio.SocketListener(trio.socket.from_stdlib_socket(self.jdwp_sock.dup()))
-            jdwp = AllowListener(listener, self.allow) if self.allow else listener
             try:
-                await serve_vm(link, jdwp, read_only=self.read_only, allow=[])
+                await serve_vm(link, listener, read_only=self.read_only, allow=self.allow)
             except AgentLinkClosed:
                 pass
             self.ready = trio.Event()

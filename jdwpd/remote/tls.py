@@ -96,7 +96,7 @@ def context(secret: bytes, role: str) -> ssl.SSLContext:
 
 def describe_failure(exc: BaseException) -> str | None:
     """'wrong secret' when exc (or its cause) is TLS refusing the peer's or our certificate."""
-    seen = exc
+    seen: BaseException | None = exc
     while seen is not None:
         if isinstance(seen, ssl.SSLCertVerificationError):
             return "it does not hold our secret"

@@ -136,6 +136,7 @@ class AgentLink:
         if not self._io.raw:
             raise TypeError("the agent link needs a socket stream")
         self.hello = hello
+        self.reads_ahead = True  # the VM may read stops ahead over it (not where the far side does: remote/near.py)
         self.events = AgentEvents(self)
         self._conn = conn or L.LinkConnection()
         self._fd_waiter = False  # a task waits for the socket to be readable

@@ -79,7 +79,7 @@ def _unrecorded_is_gone(folder: Path) -> bool:
 def sweep_stale(directory: str | None = None) -> list[str]:
     """Remove this user's daemon folders whose owner is surely dead; return what was removed."""
     root = Path(directory or tempfile.gettempdir())
-    removed = []
+    removed: list[str] = []
     try:
         entries = list(root.iterdir())
     except OSError:
