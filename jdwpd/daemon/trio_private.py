@@ -2,7 +2,7 @@
 
 - ``CancelShieldedCheckpoint`` and ``WaitTaskRescheduled``: the traps a trio coroutine yields to
   its task runner.  ``fast/inline.py`` runs a command handler synchronously in the reader's task until
-  it reaches one of them, so that a query answered from the caches costs no task (docs/performance.md:
+  it reaches one of them, so that a query answered from the caches costs no task (docs/performance_log.md:
   the inline answers).
 - The run's epoll object: ``fast/spin.py`` polls it without sleeping before trio sleeps in it, saving a
   wake-up per round trip while a debugger is talking.  Without it jdwpd does not spin.

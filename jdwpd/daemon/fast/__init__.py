@@ -1,6 +1,6 @@
 """The fast path: what makes the daemon answer sooner than the plain path would, as one layer.
 
-Each module is one mechanism, measured when it came (docs/performance.md; the list with what each
+Each module is one mechanism, measured when it came (docs/performance_log.md; the list with what each
 buys is docs/architecture.md, "The fast path"):
 
 - ``settings``      the one record of what is on (``JDWPD_FAST``), read once per process

@@ -2,7 +2,7 @@
 
 On a virtual machine a thread that sleeps is expensive to wake: the waker pays an IPI (a VM
 exit) and the sleeper's vCPU, halted, must be scheduled again by the host.  Measured on the
-2-vCPU machines of docs/performance.md: 20-30 us in the sender's send() alone, as much again
+2-vCPU machines of docs/performance_log.md: 20-30 us in the sender's send() alone, as much again
 before the sleeper runs.  The reference agent answers a command with two such wake-ups (its
 listener, the debugger); jdwpd's VM path has four (the daemon, the agent's reader, the daemon
 again, the debugger), and its event path five.
@@ -18,7 +18,7 @@ releases the GIL around it, so the other Python threads run meanwhile.  Where th
 cannot be loaded, or trio's event loop is not epoll, nobody spins.
 
 The agent does not spin: on 2 vCPUs its spinning reader took the CPU the application and the
-debugger needed (breakpoint hits 1.39 -> 2.20-2.41 x the reference's time; docs/performance.md).
+debugger needed (breakpoint hits 1.39 -> 2.20-2.41 x the reference's time; docs/performance_log.md).
 """
 
 from __future__ import annotations

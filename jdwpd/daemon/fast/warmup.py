@@ -12,7 +12,7 @@ agent-link decoders, then the rest;
 one step per scheduler turn, so an accept, a handshake or an agent message waits at most one
 step (~1 ms).  The first command ends it for good: from then on a step would land inside some
 debugger's latency (tried in session 4 for idle moments during a session: Status 111 -> 123 us,
-docs/performance.md).  What is not made by then is made at first use, as before.
+docs/performance_log.md).  What is not made by then is made at first use, as before.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ the agent link's (requests).
 
 Whoever has a packet writes it at once, in its own task or thread (:meth:`Writer.write_now`), when
 nobody else writes and nothing waits to be written: no task, no scheduler pass (a cached answer cost
-four passes through trio's own stream, one now: docs/performance.md, "The I/O pass").  Otherwise
+four passes through trio's own stream, one now: docs/performance_log.md, "The I/O pass").  Otherwise
 the packet waits its turn in a task (:meth:`Writer.write`), and every packet that became ready
 meanwhile goes out with it, in one write, in the order they became ready.  When the socket takes
 only part of a packet, the rest waits first in line and the caller sees that some task flushes it

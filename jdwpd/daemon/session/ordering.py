@@ -104,7 +104,7 @@ class CommandOrder:
     def _go_on(self, packet: CommandPacket, coro: Any, done: trio.Event) -> None:
         """A command parked on its link replies, which are in: on with it, in the task that read them.
 
-        Measured reason (docs/performance.md, "The I/O pass", item 2): a VM command then costs two
+        Measured reason (docs/performance_log.md, "The I/O pass", item 2): a VM command then costs two
         scheduler passes (the reader sends the link request; the reply's reader answers) instead of
         three, part of the 30-45% less daemon CPU per VM command of that pass.  Only the commands in
         GO_ON_INLINE go on right here: they only compute after a reply, or send another request.
