@@ -16,14 +16,14 @@ whole capture to the limits, and marks each cut (``"@truncated": "depth" | "item
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 import attrs
 
 from .types import ReferenceType
 
 if TYPE_CHECKING:
-    from .values import ObjectRef
+    from .values import ArrayRef, ObjectRef
 
 __all__ = ["Limits", "EnumValue", "OptionalValue", "ThrowableView", "view", "to_python", "KNOWN_TYPES"]
 
@@ -100,7 +100,7 @@ def _is_object(x: Any) -> bool:
     return hasattr(type(x), "read_fields")
 
 
-def _is_array(x: Any) -> bool:
+def _is_array(x: Any) -> TypeGuard[ArrayRef]:  # by duck type: views may not import values at run time
     return hasattr(type(x), "read_fields") and hasattr(type(x), "slice")
 
 
@@ -111,7 +111,8 @@ async def _get(obj: ObjectRef, name: str) -> Any:
 async def _hash_entries(obj: ObjectRef, limit: int) -> tuple[list[tuple[Any, Any]], int]:
     size = await _get(obj, "size") if await obj.type.field("size") else None
     if await obj.type.is_subtype_of("Ljava/util/LinkedHashMap;"):
-        out, node = [], await _get(obj, "head")
+        out: list[tuple[Any, Any]] = []
+        node = await _get(obj, "head")
         while node is not None and len(out) < limit:
             out.append((await _get(node, "key"), await _get(node, "value")))
             node = await _get(node, "after")
@@ -135,7 +136,8 @@ async def _hash_entries(obj: ObjectRef, limit: int) -> tuple[list[tuple[Any, Any
 
 async def _tree_entries(root: Any, limit: int) -> list[tuple[Any, Any]]:
     out: list[tuple[Any, Any]] = []
-    stack, node = [], root
+    stack: list[Any] = []
+    node = root
     while (stack or node is not None) and len(out) < limit:
         while node is not None:
             stack.append(node)
@@ -191,7 +193,8 @@ async def collection_items(obj: ObjectRef, limit: int = 1 << 30) -> tuple[list[A
             if name in LIST_TYPES else data.length
         return await data.slice(0, min(size, limit)), size
     if name == "java.util.LinkedList":
-        out, node, size = [], await _get(obj, "first"), await _get(obj, "size")
+        out: list[Any] = []
+        node, size = await _get(obj, "first"), await _get(obj, "size")
         while node is not None and len(out) < limit:
             out.append(await _get(node, "item"))
             node = await _get(node, "next")
@@ -276,7 +279,8 @@ async def view(obj: ObjectRef) -> Any:
     if items is not None:
         return [await _unbox(x) for x in items[0]]
     if await _is_enum(obj.type):
-        return EnumValue(name.split("$")[0] if (await obj.type.superclass()).name != "java.lang.Enum" else name,
+        superclass = await obj.type.superclass()  # an enum's: java.lang.Enum, or the enum's for a constant's body
+        return EnumValue(name.split("$")[0] if superclass is not None and superclass.name != "java.lang.Enum" else name,
                          await _get(obj, "name"), await _get(obj, "ordinal"))
     if await _is_record(obj.type):
         return await _record_components(obj)
