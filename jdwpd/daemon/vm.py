@@ -33,6 +33,7 @@ from .fast.locals_ahead import LocalsAhead
 from .fast.memo import NO_THAW, ReplyMemo
 from .fast.settings import FAST
 from .fast.stop_read import Facts, StopReader, facts_only, read_stop
+from .model.ext_objects import ExtObjects
 from .model.invokes import InvokeTable
 from .model.objects import ObjectRefs
 from .model.requests import RequestTable
@@ -88,6 +89,7 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
         self.requests = RequestTable()
         self.objects = ObjectRefs()
         self.invokes = InvokeTable()
+        self.ext_objects = ExtObjects()  # jdwpd's extension objects, per session (commands/jdwpd_ext.py)
         self.locals_ahead = LocalsAhead()
         # A stop's reads ahead (jdwpd/daemon/fast/stop_read.py): sent with the stop's event, answered by the
         # link (AgentLink.ahead) until a change; off where the link's other end reads ahead itself

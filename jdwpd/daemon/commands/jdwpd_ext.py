@@ -11,12 +11,9 @@ daemon then sends the object's bytes to the agent with the request (protocol/lin
 
 from __future__ import annotations
 
-import itertools
-import weakref
 from typing import Any
 
-import attrs
-
+from jdwpd.daemon.model.ext_objects import SessionObjects
 from jdwpd.daemon.model.requests import Modifier
 from jdwpd.errors import AgentError, JdwpError
 from jdwpd.expr.agent_code import FieldRef, NotInAgent, compile_condition, compile_expression
@@ -35,44 +32,29 @@ STATUS_OK, STATUS_ERROR, STATUS_NOT_IN_AGENT = 0, 1, 2
 _MOD_STATIC = 0x0008
 
 
-@attrs.define
-class _SessionState:
-    objects: dict[int, bytes] = attrs.field(factory=dict)  # id -> the agent's bytes (ObjKind first)
-
-
-# Per session, dropped with it; ids unique in the daemon so that a hostile id never names another
-# session's object.
-_STATES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_IDS = itertools.count(1)
-
-
-def _state(ctx: Any) -> _SessionState:
-    st = _STATES.get(ctx.session)
+def _state(ctx: Any) -> SessionObjects:
+    """The session's objects (the VM's registry, model/ext_objects.py); NOT_IMPLEMENTED before its hello."""
+    st = ctx.vm.ext_objects.of(ctx.session)
     if st is None:
         raise JdwpError(ErrorCode.NOT_IMPLEMENTED, "send VirtualMachine.JdwpdHello first")
     return st
 
 
 def _define(ctx: Any, data: bytes) -> int:
-    st = _state(ctx)
-    if len(st.objects) >= 10_000:
-        raise JdwpError(ErrorCode.OUT_OF_MEMORY, "too many extension objects in this session: Forget some")
-    oid = next(_IDS)
-    st.objects[oid] = data
-    return oid
+    return _state(ctx).define(data)
 
 
 def conditional_modifiers(ctx: Any, mods: list[Modifier]) -> list[Modifier]:
     """EventRequest.Set's modifiers with each Conditional resolved: for a session with the extension,
     its id's object goes to the agent (an unknown id is ILLEGAL_ARGUMENT); without it, Conditional is
     dropped, as the reference ignores it."""
-    st = _STATES.get(ctx.session)
+    st = ctx.vm.ext_objects.of(ctx.session)
     out = []
     for m in mods:
         if m.mod_kind != ModKind.CONDITIONAL:
             out.append(m)
         elif st is not None:
-            data = st.objects.get(m.args["expr_id"])
+            data = st.get(m.args["expr_id"])
             if data is None:
                 raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, f"no jdwpd expression or budget {m.args['expr_id']}")
             out.append(Modifier(int(ModKind.CONDITIONAL), {"expr_id": m.args["expr_id"], "program": data}))
@@ -118,7 +100,7 @@ class _Resolver:
 
 
 async def hello(ctx: Any, cmd: Any) -> Any:
-    _STATES.setdefault(ctx.session, _SessionState())
+    ctx.vm.ext_objects.hello(ctx.session)
     return {"version": VERSION,
             "features": FEATURE_CONDITIONS | FEATURE_BUDGETS | FEATURE_CAPTURES | FEATURE_STOP_ON_ERROR
             | FEATURE_CATCH_FILTERS}
@@ -176,7 +158,7 @@ async def define_capture(ctx: Any, cmd: Any) -> Any:
             raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, f"{name} must be in 0..{most}")
     watches = []
     for w in cmd.watches:
-        data = st.objects.get(w.expr_id)
+        data = st.get(w.expr_id)
         if data is None or program_kind(data) != ObjKind.CONDITION:
             raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, f"no jdwpd expression {w.expr_id}")
         watches.append(data)
@@ -206,7 +188,7 @@ async def define_catch_filter(ctx: Any, cmd: Any) -> Any:
 
 
 async def forget(ctx: Any, cmd: Any) -> Any:
-    _state(ctx).objects.pop(cmd.id, None)  # requests set with it keep their copy
+    _state(ctx).forget(cmd.id)  # requests set with it keep their copy
 
 
 async def request_stats(ctx: Any, cmd: Any) -> Any:
