@@ -47,10 +47,6 @@ class EventQueue:
         self._drained = trio.Event()
         self._drained.set()
 
-    @property
-    def held(self) -> bool:
-        return not self._released.is_set()
-
     async def send_event(self, suspend_policy: int, events: tuple) -> None:
         session = self._session
         data = encode_composite(int(suspend_policy), list(events), session.vm.id_sizes)
