@@ -19,9 +19,10 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 import attrs
 
@@ -29,6 +30,9 @@ from jdwpd.own_command import jdwpd_argv
 
 if TYPE_CHECKING:  # imported late where it is used: the sync flavour runs without trio
     import trio
+
+ClassPath = str | os.PathLike  # a -cp value: a folder, a jar, or several joined by os.pathsep
+OpenJvm = AbstractAsyncContextManager["Debuggee"]  # ``async with ... as jvm:``
 
 __all__ = [
     "JvmStartError",
@@ -69,7 +73,7 @@ class NoReferenceAgent(Exception):
 _NO_JDWP = "Could not find agent library jdwp"
 
 
-def needs_reference(exc: BaseException | None, _seen=None) -> bool:
+def needs_reference(exc: BaseException | None, _seen: set[int] | None = None) -> bool:
     """Whether ``exc`` (or an exception inside it: a group, a cause) says the reference agent is missing."""
     seen = _seen if _seen is not None else set()
     if exc is None or id(exc) in seen:
@@ -133,7 +137,8 @@ def _java_args(classpath: str | os.PathLike, main: str, args: Sequence[str], jvm
 
 
 def reference_command(
-    classpath, main, args=(), *, suspend=True, port=0, java=None, jvm_args=(), jdwp_options=""
+    classpath: ClassPath, main: str, args: Sequence[str] = (), *, suspend: bool = True, port: int = 0,
+    java: str | None = None, jvm_args: Sequence[str] = (), jdwp_options: str = ""
 ) -> list[str]:
     """``jdwp_options``: more of the agent's options, e.g. "includevirtualthreads=y".
 
@@ -147,7 +152,8 @@ def reference_command(
 
 
 def jdwpd_command(
-    classpath, main, args=(), *, suspend=True, port=0, java=None, jvm_args=(), launch_args=()
+    classpath: ClassPath, main: str, args: Sequence[str] = (), *, suspend: bool = True, port: int = 0,
+    java: str | None = None, jvm_args: Sequence[str] = (), launch_args: Sequence[str] = ()
 ) -> list[str]:
     """The command line of `jdwpd launch` (the lead's CLI) for one debuggee; ``launch_args``: more of its options."""
     launch = [*jdwpd_argv(), "launch", "--jdwp", f"{HOST}:{port}", *launch_args]
@@ -219,7 +225,8 @@ class OutputLog:
                         return m
         return None
 
-    def wait_for(self, pattern: re.Pattern, stream: str | None, timeout: float, alive=lambda: True) -> re.Match | None:
+    def wait_for(self, pattern: re.Pattern, stream: str | None, timeout: float,
+                 alive: Callable[[], bool] = lambda: True) -> re.Match | None:
         deadline = time.monotonic() + timeout
         with self._cond:
             while True:
@@ -316,13 +323,14 @@ def _port_of(kind: str, m: re.Match) -> tuple[str, int]:
 # ---------------------------------------------------------------- sync flavour
 
 
-def _pump(stream, name: str, log: OutputLog) -> None:
+def _pump(stream: IO[bytes], name: str, log: OutputLog) -> None:
     for raw in iter(stream.readline, b""):
         log.append(name, raw.decode("utf-8", "replace"))
     stream.close()
 
 
-def _start_sync(kind: str, command: list[str], timeout: float, ready: re.Pattern | None, env=None) -> Debuggee:
+def _start_sync(kind: str, command: list[str], timeout: float, ready: re.Pattern | None,
+                env: dict[str, str] | None = None) -> Debuggee:
     pattern, stream = _ready(kind)
     pattern = ready or pattern
     log = OutputLog()
@@ -351,22 +359,24 @@ def _start_sync(kind: str, command: list[str], timeout: float, ready: re.Pattern
         raise
 
 
-def start_reference_jvm(classpath, main, args=(), *, suspend=True, timeout=30.0, java=None, jvm_args=(),
-                        ready: re.Pattern | None = None) -> Debuggee:
+def start_reference_jvm(classpath: ClassPath, main: str, args: Sequence[str] = (), *,
+                        suspend: bool = True, timeout: float = 30.0, java: str | None = None,
+                        jvm_args: Sequence[str] = (), ready: re.Pattern | None = None) -> Debuggee:
     """Start a JVM under -agentlib:jdwp on a free port; the caller must ``kill()`` it (or use reference_jvm)."""
     cmd = reference_command(classpath, main, args, suspend=suspend, java=java, jvm_args=jvm_args)
     return _start_sync("reference", cmd, timeout, ready)
 
 
-def start_jdwpd_jvm(classpath, main, args=(), *, suspend=True, timeout=60.0, java=None, jvm_args=(),
-                    ready: re.Pattern | None = None) -> Debuggee:
+def start_jdwpd_jvm(classpath: ClassPath, main: str, args: Sequence[str] = (), *,
+                    suspend: bool = True, timeout: float = 60.0, java: str | None = None,
+                    jvm_args: Sequence[str] = (), ready: re.Pattern | None = None) -> Debuggee:
     """Start a JVM under `jdwpd launch`; the caller must ``kill()`` it (or use jdwpd_jvm)."""
     cmd = jdwpd_command(classpath, main, args, suspend=suspend, java=java, jvm_args=jvm_args)
     return _start_sync("jdwpd", cmd, timeout, ready)
 
 
 @contextlib.contextmanager
-def reference_jvm(classpath, main, args=(), **kw) -> Iterator[Debuggee]:
+def reference_jvm(classpath: ClassPath, main: str, args: Sequence[str] = (), **kw: Any) -> Iterator[Debuggee]:
     jvm = start_reference_jvm(classpath, main, args, **kw)
     try:
         yield jvm
@@ -375,7 +385,7 @@ def reference_jvm(classpath, main, args=(), **kw) -> Iterator[Debuggee]:
 
 
 @contextlib.contextmanager
-def jdwpd_jvm(classpath, main, args=(), **kw) -> Iterator[Debuggee]:
+def jdwpd_jvm(classpath: ClassPath, main: str, args: Sequence[str] = (), **kw: Any) -> Iterator[Debuggee]:
     jvm = start_jdwpd_jvm(classpath, main, args, **kw)
     try:
         yield jvm
@@ -383,13 +393,13 @@ def jdwpd_jvm(classpath, main, args=(), **kw) -> Iterator[Debuggee]:
         jvm.kill()
 
 
-def start_jvm(kind: str, classpath, main, args=(), **kw) -> Debuggee:
+def start_jvm(kind: str, classpath: ClassPath, main: str, args: Sequence[str] = (), **kw: Any) -> Debuggee:
     """Either flavour by name, for tests parametrized over ("reference", "jdwpd")."""
     return (start_reference_jvm if kind == "reference" else start_jdwpd_jvm)(classpath, main, args, **kw)
 
 
 @contextlib.contextmanager
-def debuggee_jvm(kind: str, classpath, main, args=(), **kw) -> Iterator[Debuggee]:
+def debuggee_jvm(kind: str, classpath: ClassPath, main: str, args: Sequence[str] = (), **kw: Any) -> Iterator[Debuggee]:
     jvm = start_jvm(kind, classpath, main, args, **kw)
     try:
         yield jvm
@@ -400,7 +410,7 @@ def debuggee_jvm(kind: str, classpath, main, args=(), **kw) -> Iterator[Debuggee
 # ---------------------------------------------------------------- trio flavour
 
 
-async def _pump_trio(stream, name: str, log: OutputLog) -> None:
+async def _pump_trio(stream: trio.abc.ReceiveStream, name: str, log: OutputLog) -> None:
     buf = b""
     async for chunk in stream:
         buf += chunk
@@ -412,7 +422,8 @@ async def _pump_trio(stream, name: str, log: OutputLog) -> None:
 
 
 @contextlib.asynccontextmanager
-async def _open_trio(kind: str, command: list[str], timeout: float, ready: re.Pattern | None):
+async def _open_trio(kind: str, command: list[str], timeout: float,
+                     ready: re.Pattern | None) -> AsyncIterator[Debuggee]:
     import trio
 
     pattern, stream = _ready(kind)
@@ -425,6 +436,7 @@ async def _open_trio(kind: str, command: list[str], timeout: float, ready: re.Pa
     _live.add(proc.pid)
     try:
         async with trio.open_nursery() as nursery:
+            assert proc.stdout is not None and proc.stderr is not None  # pipes, asked for
             nursery.start_soon(_pump_trio, proc.stdout, "stdout", log)
             nursery.start_soon(_pump_trio, proc.stderr, "stderr", log)
             m = None
@@ -452,22 +464,28 @@ async def _open_trio(kind: str, command: list[str], timeout: float, ready: re.Pa
         _live.discard(proc.pid)
 
 
-def open_reference_jvm(classpath, main, args=(), *, suspend=True, timeout=30.0, java=None, jvm_args=(), ready=None):
+def open_reference_jvm(classpath: ClassPath, main: str, args: Sequence[str] = (), *,
+                       suspend: bool = True, timeout: float = 30.0, java: str | None = None,
+                       jvm_args: Sequence[str] = (), ready: re.Pattern | None = None) -> OpenJvm:
     """``async with open_reference_jvm(cp, "Sample") as jvm:`` -> Debuggee listening on jvm.port."""
     cmd = reference_command(classpath, main, args, suspend=suspend, java=java, jvm_args=jvm_args)
     return _open_trio("reference", cmd, timeout, ready)
 
 
-def open_jdwpd_jvm(classpath, main, args=(), *, suspend=True, timeout=60.0, java=None, jvm_args=(), ready=None):
+def open_jdwpd_jvm(classpath: ClassPath, main: str, args: Sequence[str] = (), *,
+                   suspend: bool = True, timeout: float = 60.0, java: str | None = None,
+                   jvm_args: Sequence[str] = (), ready: re.Pattern | None = None) -> OpenJvm:
     """``async with open_jdwpd_jvm(cp, "Sample") as jvm:`` -> Debuggee, debugged through jdwpd."""
     cmd = jdwpd_command(classpath, main, args, suspend=suspend, java=java, jvm_args=jvm_args)
     return _open_trio("jdwpd", cmd, timeout, ready)
 
 
-def open_command(kind: str, command: Sequence[str], *, timeout: float = 60.0, ready=None):
+def open_command(kind: str, command: Sequence[str], *, timeout: float = 60.0,
+                 ready: re.Pattern | None = None) -> OpenJvm:
     """``async with open_command("reference", reference_command(..., jdwp_options=...)) as jvm:``."""
     return _open_trio(kind, list(command), timeout, ready)
 
 
-def open_jvm(kind: str, classpath, main, args=(), **kw):
+def open_jvm(kind: str, classpath: ClassPath, main: str, args: Sequence[str] = (),
+             **kw: Any) -> OpenJvm:
     return (open_reference_jvm if kind == "reference" else open_jdwpd_jvm)(classpath, main, args, **kw)
