@@ -123,7 +123,6 @@ class Disabled(enum.IntEnum):
     CPU_QUOTA = 4
 
 
-STACK_TYPES = b"IJFDLK"
 MAX_STACK = 32  # cells; the compiler refuses deeper programs
 MAX_CODE = 16384  # bytes of code per program
 DEFAULT_CPU_PPM = 10_000  # 1% of one CPU, as production snapshot debuggers default
