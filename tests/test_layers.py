@@ -217,3 +217,113 @@ def test_the_top_of_jdwpd_shows_the_parts():
     entries = {p.name for p in (ROOT / "jdwpd").iterdir() if p.name != "__pycache__"}
     assert entries == {"__init__.py", "__main__.py", "errors.py", "usage.py", "own_command.py", "sync.py", "_agent",
                        "api", "ci", "cli", "daemon", "expr", "remote", "samples", "testing"}
+
+
+# ---------------------------------------------------------------- private names stay home (issue 29.1)
+
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+def _ours(module: str) -> bool:
+    return module.split(".")[0] in ("jdwpd", "protocol")
+
+
+def _sources() -> list[Path]:
+    return sorted(p for pkg in ("jdwpd", "protocol") for p in (ROOT / pkg).rglob("*.py"))
+
+
+def _defined_here(tree: ast.AST) -> set[str]:
+    """The names a module binds itself: functions, classes, assignments, attributes it stores,
+    arguments, and identifiers written as strings (``__slots__``, ``object.__setattr__``)."""
+    out = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            out.add(node.attr)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+        elif isinstance(node, ast.alias):
+            out.add(node.asname or node.name.split(".")[0])
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier():
+            out.add(node.value)
+    return out
+
+
+#: The one module whose purpose is to reach into a library's privates (trio's, checked against the
+#: installed trio by tests/test_trio_private.py).
+REACHES_INTO_LIBRARIES = {"jdwpd/daemon/trio_private.py"}
+
+
+def test_no_module_reaches_into_the_private_members_of_another():
+    """``x._name`` where ``_name`` is none of this module's own (nor of ``self``, ``cls`` or
+    ``super()``, a subclass's use of its base): a member another module keeps private.  The API's
+    parts once used twelve of ``api.VM``'s (``vm._set_request``, ``vm._nursery`` ...); they call
+    its event router's public methods now (``vm.router``, jdwpd/api/router.py)."""
+    found = []
+    for path in _sources():
+        rel = str(path.relative_to(ROOT))
+        if rel in REACHES_INTO_LIBRARIES:
+            continue
+        tree = ast.parse(path.read_text())
+        own = _defined_here(tree)
+        libraries = {(a.asname or a.name).split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+                     for a in node.names if not _ours(a.name)}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Attribute) or not _is_private(node.attr) or node.attr in own:
+                continue
+            base = node.value
+            if isinstance(base, ast.Name) and (base.id in ("self", "cls") or base.id in libraries):
+                continue  # a module's own members, or a library's (os._exit)
+            if isinstance(base, ast.Call) and isinstance(base.func, ast.Name) and base.func.id == "super":
+                continue
+            found.append(f"{rel}:{node.lineno} {ast.unparse(node)}")
+    assert found == []
+
+
+def test_nothing_outside_the_api_vm_touches_its_private_members():
+    """``vm._anything`` (``vm``, ``self.vm``, ``hit.vm`` ...) outside jdwpd/api/vm.py, whatever
+    ``_anything`` is named: what the API's parts need of the VM is public, most of it on its router."""
+    found = []
+    for path in _sources():
+        if path == ROOT / "jdwpd" / "api" / "vm.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and _is_private(node.attr):
+                base = node.value
+                name = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
+                if name in ("vm", "_vm"):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} {ast.unparse(node)}")
+    assert found == []
+
+
+def api_graph() -> dict[str, set[str]]:
+    """jdwpd.api's modules -> those of the API each imports, imports for type checking included."""
+    mods = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__"): p
+            for p in (ROOT / "jdwpd" / "api").rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in mods.items():
+        out = set()
+        for target in imports(path):
+            while target and target not in mods:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                out.add(target)
+        graph[name] = out
+    return graph
+
+
+def test_the_api_imports_one_way_types_included():
+    """vm.py is the API's top: only the entry points import it, not even for a type (the others
+    name the VM by ``debuggee.Debuggee``, requests by ``router.RoutedVM``), so that the requests,
+    hits and router are no part of a circle."""
+    graph = api_graph()
+    assert {m for m, targets in graph.items() if "jdwpd.api.vm" in targets} <= {"jdwpd.api", "jdwpd.api.entry"}
+    # The model's objects reach one another through the VM (a type's static value is a value, a
+    # value's thread is a thread): their modules know one another's types, and nothing else does.
+    model = {"jdwpd.api.types", "jdwpd.api.values", "jdwpd.api.views", "jdwpd.api.threads", "jdwpd.api.access",
+             "jdwpd.api.debuggee"}
+    assert cycles(graph) == {frozenset(model)}

@@ -127,10 +127,8 @@ class FrameAccess:
         return None if v is None else await self.wrap(v)
 
     async def this(self) -> Value | None:
-        r = await self.frame._command("StackFrame", "ThisObject")
-        if not r.object_this.object_id:
-            return None
-        return await self.wrap(WireValue(r.object_this.tag, r.object_this.object_id))
+        raw = await self.frame.raw_this()
+        return None if raw is None else await self.wrap(raw)
 
     async def field(self, obj: Value, name: str) -> Value | None:
         if isinstance(obj.data, str):  # an evaluator-made string: String has no public fields

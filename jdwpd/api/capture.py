@@ -40,7 +40,7 @@ from .types import Location, ReferenceType, signature_to_name
 from .views import BOX_TYPES, HASH_MAP_TYPES, IMMUTABLE_PREFIX, LIST_TYPES, ByteBudget, Limits, known_collection_base
 
 if TYPE_CHECKING:
-    from .vm import VM
+    from .debuggee import Debuggee
 
 __all__ = ["plan", "to_snapshot", "EXTRA_DEPTH", "LATER"]
 
@@ -66,7 +66,7 @@ class Compiled:
     message: str = ""
 
 
-async def compile_for_vm(vm: VM, command: str, expression: str, loc: Location) -> Compiled:
+async def compile_for_vm(vm: Debuggee, command: str, expression: str, loc: Location) -> Compiled:
     """``Jdwpd.CompileCondition``/``CompileExpression`` at ``loc``.  A server error never ends the
     request, nor the session: a class not prepared yet is "not now" (status 1), anything else the
     standard path (status 2), where the same expression is evaluated over JDWP."""
@@ -79,7 +79,7 @@ async def compile_for_vm(vm: VM, command: str, expression: str, loc: Location) -
     return Compiled(r.status, r.expr_id, getattr(r, "signature", ""), r.message)
 
 
-async def define_budget(vm: VM, cpu_quota: float | None, flags: int = 0, hit_cap: int = 0) -> int:
+async def define_budget(vm: Debuggee, cpu_quota: float | None, flags: int = 0, hit_cap: int = 0) -> int:
     """A budget for an in-VM request: ``cpu_quota`` of one CPU, None or 0 for no quota (the agent's
     default of 1% applies only to requests that carry no budget: every request of the API has
     one)."""
@@ -98,7 +98,7 @@ DEFAULT_MAX_SNAPSHOTS = 10
 LATER = "later"
 
 
-async def plan(vm: VM, loc: Location, limits: Limits, watch: list[str], condition: str | None,
+async def plan(vm: Debuggee, loc: Location, limits: Limits, watch: list[str], condition: str | None,
                cpu_quota: float | None = None, hit_cap: int = 0) -> list[dict] | str | None:
     """The Conditional modifiers that make a request at ``loc`` capture in the VM; None where the
     VM cannot (no extension, or a condition or watch it cannot run: then the standard path gives
@@ -157,7 +157,7 @@ def _read(data: bytes) -> tuple[int, list[tuple[tuple[int, int, int, int], list 
 class _Converter:
     """``views.to_python`` over captured data: the same shapes, cuts and budget, in the same order."""
 
-    vm: VM
+    vm: Debuggee
     limits: Limits
     budget: ByteBudget
     #: A view needed what the agent did not read (a linked collection deeper than EXTRA_DEPTH).
@@ -393,7 +393,7 @@ def _stack(trace: Any) -> list[str] | None:
     return out
 
 
-async def to_snapshot(vm: VM, event: Any, limits: Limits, watch: list[str]) -> tuple[dict[str, Any], bool]:
+async def to_snapshot(vm: Debuggee, event: Any, limits: Limits, watch: list[str]) -> tuple[dict[str, Any], bool]:
     """A JdwpdCapture event as ``jdwpd.snapshot/1`` data (``Snapshot.data``), and whether it is
     complete (False: a JDK collection was cut earlier than the standard path cuts it)."""
     flags, frames, watch_values = _read(bytes(event.data))

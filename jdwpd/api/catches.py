@@ -98,7 +98,7 @@ class ExceptionBreakpoint(DeferredRequest):
         if self.cleared:
             await stop.release()
             return
-        hit = await self.vm._make_hit(self, event, stop)
+        hit = await self.vm.router.make_hit(self, event, stop)
         # Judged here too, whoever judged before: the same rule on every server (a no-op where the
         # VM filtered already).
         catch = hit.catch_location

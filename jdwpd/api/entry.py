@@ -158,16 +158,16 @@ async def _connected(host: str, port: int, process: Process | None, timeout: flo
     async with open_connection(host, port, timeout=timeout, command_timeout=command_timeout) as conn:
         async with trio.open_nursery() as nursery:
             vm = VM(conn, nursery, process=process)
-            nursery.start_soon(vm._pump)
+            nursery.start_soon(vm.router.pump)
             try:
-                await vm._hold_death()
+                await vm.router.hold_death()
                 yield vm
             finally:
                 if vm.dead.is_set():
                     # the VM is gone: the handlers of its last hits (whose data came before its
                     # death) finish rather than being cancelled; a live VM's are cancelled as before
                     with trio.CancelScope(shield=True), trio.move_on_after(5):
-                        await vm._handlers_settled()
+                        await vm.router.handlers_settled()
                 with trio.CancelScope(shield=True), trio.move_on_after(15):
                     await vm.dispose()
                 nursery.cancel_scope.cancel()

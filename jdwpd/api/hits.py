@@ -7,7 +7,8 @@ released (``await hit.resume()``, a step, or the end of an ``on_hit`` handler).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 import trio
@@ -19,19 +20,43 @@ from .threads import Frame, Thread
 from .types import Field, Location
 
 if TYPE_CHECKING:
-    from .vm import VM
+    from .connection import Connection
+    from .debuggee import Debuggee
 
-__all__ = ["Stop", "Hit", "ExceptionHit", "WatchHit", "DEFAULT_STEP_EXCLUDES"]
+__all__ = ["Stop", "Hit", "ExceptionHit", "WatchHit", "DEFAULT_STEP_EXCLUDES", "EventHandler", "Routing"]
 
 #: Classes a step does not stop in unless told otherwise.
 DEFAULT_STEP_EXCLUDES = ("java.*", "jdk.*", "sun.*", "javax.*", "com.sun.*")
+
+#: What takes the events of a request: ``await handler(event, stop)``, one event at a time.
+EventHandler = Callable[[Any, "Stop"], Awaitable[None]]
+
+
+class Routing(Protocol):
+    """What stops and steps use of the API's event router (router.EventRouter), named here so that
+    this module stays below the router, which makes hits."""
+
+    @property
+    def conn(self) -> Connection: ...
+
+    def stop_released(self, stop: Stop) -> None: ...
+
+    async def set_request(self, kind: int, policy: int, modifiers: list[dict], handler: EventHandler) -> int: ...
+
+    async def clear_request(self, kind: int, request_id: int) -> None: ...
+
+    async def make_hit(self, source: Any, event: Any, stop: Stop) -> Hit: ...
+
+    def close_at_death(self, send: trio.MemorySendChannel) -> trio.CancelScope: ...
+
+    def holders_of(self, thread: Thread) -> list[str]: ...
 
 
 @attrs.define(eq=False)
 class Stop:
     """One suspension by one event set: released once per share; the last release resumes."""
 
-    vm: VM
+    router: Routing = attrs.field(repr=False)
     policy: int
     thread: Thread | None
     shares: int
@@ -49,12 +74,12 @@ class Stop:
         if self.resumed or (self.shares > 0 and not force):
             return
         self.resumed = True
-        self.vm._stops.discard(self)
+        self.router.stop_released(self)
         try:
             if self.policy == SuspendPolicy.ALL:
-                await self.vm.conn.command("VirtualMachine", "Resume")
+                await self.router.conn.command("VirtualMachine", "Resume")
             elif self.policy == SuspendPolicy.EVENT_THREAD and self.thread is not None:
-                await self.vm.conn.command("ThreadReference", "Resume", thread=self.thread.id)
+                await self.router.conn.command("ThreadReference", "Resume", thread=self.thread.id)
         except VMDisconnected:
             # The resumed program may end at once, and its server close the connection before the
             # reply arrives (a reset can take the reply with it): a VM that is gone holds nothing.
@@ -74,7 +99,7 @@ class Hit:
             await hit.resume()
     """
 
-    vm: VM = attrs.field(repr=False)
+    vm: Debuggee = attrs.field(repr=False)
     source: Any = attrs.field(repr=False)  # the Breakpoint (or other request) that caught it
     thread: Thread
     location: Location
@@ -158,13 +183,14 @@ class Hit:
         mods += [{"mod_kind": ModKind.CLASS_EXCLUDE, "class_pattern": p} for p in exclude]
         mods.append({"mod_kind": ModKind.COUNT, "count": 1})
         send, recv = trio.open_memory_channel[Hit](1)
+        router = self.stop.router
 
         async def on_step(event: Any, stop: Stop) -> None:
-            send.send_nowait(await self.vm._make_hit(step, event, stop))
+            send.send_nowait(await router.make_hit(step, event, stop))
 
         step = _StepSource(self.vm)
-        request_id = await self.vm._set_request(1, policy, mods, on_step)  # 1: SINGLE_STEP
-        watch = self.vm._close_at_death(send)  # a VM that ends during the step ends the wait
+        request_id = await router.set_request(1, policy, mods, on_step)  # 1: SINGLE_STEP
+        watch = router.close_at_death(send)  # a VM that ends during the step ends the wait
         try:
             self._released = True
             await self.stop.release(force=True)
@@ -172,7 +198,7 @@ class Hit:
                 with trio.fail_after(timeout if timeout is not None else float("inf")):
                     hit = await recv.receive()
             except trio.TooSlowError:
-                held = self.vm._holders_of(self.thread)
+                held = router.holders_of(self.thread)
                 why = f": the thread is held by {'; '.join(held)} (resume that hit)" if held else ""
                 raise Timeout(f"the step from {self.location} did not end within {timeout}s{why}") from None
             except trio.EndOfChannel:
@@ -182,12 +208,12 @@ class Hit:
         finally:
             watch.cancel()
             with trio.CancelScope(shield=True):
-                await self.vm._clear_request(1, request_id)
+                await router.clear_request(1, request_id)
 
 
 @attrs.define(eq=False)
 class _StepSource:
-    vm: VM
+    vm: Debuggee
 
     def __str__(self) -> str:
         return "a step"

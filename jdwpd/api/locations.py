@@ -16,14 +16,17 @@ a class prepared later, a nested or anonymous one: Breakpoint._install_in.)
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from protocol.constants import ModKind
+from protocol.constants import ModKind, TypeTag
 
 from .errors import LocationError
 from .types import Location, ReferenceType
+
+if TYPE_CHECKING:
+    from .debuggee import Debuggee
 
 __all__ = ["LocationSpec", "parse_location"]
 
@@ -78,6 +81,17 @@ class LocationSpec:
         if self.line is None:
             return top == self.class_name
         return top == self.class_name or top.startswith(self.class_name + "$")
+
+    async def loaded_candidates(self, vm: Debuggee) -> list[ReferenceType]:
+        """The loaded types this location may land in (``matches`` judges each)."""
+        if self.class_name is not None and "." in self.class_name and (self.line is None):
+            return await vm.classes_named(self.class_name)
+        r = await vm.conn.command("VirtualMachine", "AllClasses")
+        out = []
+        for c in r.classes:
+            if c.ref_type_tag != TypeTag.ARRAY and self.could_match_name(_java_name(c.signature), loaded=True):
+                out.append(await vm.types.type(c.type_id, c.ref_type_tag, c.signature))
+        return out
 
     async def matches(self, t: ReferenceType) -> bool:
         """Whether the loaded type ``t`` may hold this location."""
@@ -167,3 +181,7 @@ def parse_location(text: str) -> LocationSpec:
         return LocationSpec(text, class_name=m.group(1), method=m.group(2), arg_types=args)
     raise LocationError(f"cannot read location {text!r}: write File.java:LINE, pkg.Class:LINE, pkg.Class.method "
                         f"or pkg.Class.method(int,String)")
+
+
+def _java_name(sig: str) -> str:
+    return sig[1:-1].replace("/", ".") if sig.startswith("L") else sig

@@ -101,8 +101,8 @@ class MethodExits(DeferredRequest):
         key = (EventKind.METHOD_EXIT_WITH_RETURN_VALUE, event.request_id)
         if self._returns and key in self._requests:  # a count-1 request: spent with this event
             self._requests.remove(key)
-            self.vm._spent(event.request_id)
-        hit = await self.vm._make_hit(self, event, stop)
+            self.vm.router.request_spent(event.request_id)
+        hit = await self.vm.router.make_hit(self, event, stop)
         if hit.location.method.name != self.method_name:
             await hit.resume()
             return

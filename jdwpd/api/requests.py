@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 import trio
@@ -25,15 +25,15 @@ from protocol.agent_code import BudgetFlag, Disabled, Reason, decode_capture
 from protocol.constants import EventKind, ModKind
 
 from .capture import compile_for_vm, define_budget
-from .errors import RequestDisabled, RequestError, Timeout
+from .errors import RequestDisabled, RequestError, Timeout, VMDisconnected
 from .hits import Hit, Stop
 from .locations import LocationSpec
 from .types import Location, ReferenceType
 
 if TYPE_CHECKING:
-    from .vm import VM
+    from .router import RoutedVM
 
-__all__ = ["EventSource", "Breakpoint", "Logpoint", "Watchpoint", "SUSPEND_POLICIES"]
+__all__ = ["EventSource", "Breakpoint", "Logpoint", "Watchpoint", "SUSPEND_POLICIES", "add_source", "forget_source"]
 
 SUSPEND_POLICIES = {"none": 0, "thread": 1, "all": 2}
 _PRIMITIVES = frozenset("ZBCSIJFD")
@@ -50,7 +50,7 @@ FAILED_IN_VM = {Reason.NULL: "NullPointerException", Reason.INDEX: "IndexOutOfBo
 class EventSource:
     """What every request kind shares: the hits' queue, waiting, callbacks, clearing."""
 
-    vm: VM = attrs.field(repr=False)
+    vm: RoutedVM = attrs.field(repr=False)
     _queue: Any = attrs.field(init=False, repr=False)
     _callbacks: list[Handler] = attrs.field(factory=list, init=False, repr=False)
     _requests: list[tuple[int, int]] = attrs.field(factory=list, init=False, repr=False)  # (kind, id)
@@ -85,11 +85,11 @@ class EventSource:
             with trio.fail_after(math.inf if timeout is None else timeout):
                 hit = await recv.receive()
         except trio.TooSlowError:
-            raise Timeout(f"{self} was not hit within {timeout}s{self.vm._why_no_hits()}") from None
+            raise Timeout(f"{self} was not hit within {timeout}s{self.vm.router.why_no_hits()}") from None
         except (trio.EndOfChannel, trio.ClosedResourceError):
             if self.error is not None:
                 raise self._error_type(self, self.error, self.hit_total) from None
-            raise self.vm._gone(f"a hit of {self}") from None
+            raise VMDisconnected(f"the VM is gone (no more a hit of {self})") from None
         return hit
 
     async def _fail(self, reason: str, *, disabled: bool = False) -> None:
@@ -100,7 +100,7 @@ class EventSource:
         self.error = reason
         self._error_type = RequestDisabled if disabled else RequestError
         for kind, rid in self._requests:
-            await self.vm._clear_request(kind, rid)
+            await self.vm.router.clear_request(kind, rid)
         self._requests.clear()
         self._queue[0].close()
 
@@ -121,14 +121,14 @@ class EventSource:
             self._queue[0].send_nowait(hit)
             return
         for fn in self._callbacks:
-            self.vm._spawn_handler(self._run_callback, fn, hit)
+            self.vm.router.spawn_handler(self._run_callback, fn, hit)
 
     async def _run_callback(self, fn: Handler, hit: Hit) -> None:
         try:
             await fn(hit)
         finally:
             with trio.CancelScope(shield=True):
-                if not self.vm.closed:
+                if not self.vm.router.closed:
                     await hit.last_stop().resume()  # where the handler's steps left the thread
 
     async def clear(self) -> None:
@@ -137,7 +137,7 @@ class EventSource:
             return
         self.cleared = True
         for kind, rid in self._requests:
-            await self.vm._clear_request(kind, rid)
+            await self.vm.router.clear_request(kind, rid)
         self._requests.clear()
         while True:
             try:
@@ -145,10 +145,14 @@ class EventSource:
             except (trio.WouldBlock, trio.EndOfChannel):
                 break
             await hit.resume()
-        self.vm._sources.discard(self)
+        self.vm.router.drop_source(self)
+
+    async def _install(self) -> None:
+        """Set the request's JDWP request(s) in the VM (``add_source``): each kind says how."""
+        raise NotImplementedError
 
     async def _set(self, kind: int, policy: int, modifiers: list[dict], handler: Any) -> int:
-        rid = await self.vm._set_request(kind, policy, modifiers, handler)
+        rid = await self.vm.router.set_request(kind, policy, modifiers, handler, on_failure=self._fail)
         self._requests.append((kind, rid))
         return rid
 
@@ -157,7 +161,31 @@ class EventSource:
         if self.cleared:
             await stop.release()
             return
-        await self._deliver(await self.vm._make_hit(self, event, stop))
+        await self._deliver(await self.vm.router.make_hit(self, event, stop))
+
+
+Source = TypeVar("Source", bound=EventSource)
+
+
+async def add_source(source: Source) -> Source:
+    """Set ``source`` in the VM (``vm.breakpoint`` and its kin end here) and count it among the
+    VM's requests; one that cannot be set leaves nothing behind."""
+    source.vm.router.add_source(source, source._queue[0].close)  # its waits end with the VM
+    try:
+        await source._install()
+    except BaseException:
+        with trio.CancelScope(shield=True):
+            await forget_source(source)
+        raise
+    return source
+
+
+async def forget_source(source: EventSource) -> None:
+    """Clear ``source`` (unless the VM or the script is gone, which cleared it) and forget it."""
+    router = source.vm.router
+    if not router.closed and not router.dead.is_set():
+        await source.clear()
+    router.drop_source(source)
 
 
 @attrs.define(eq=False)
@@ -273,11 +301,17 @@ class Breakpoint(DeferredRequest):
             if self._request_at.get(rid) in moved:
                 self._requests.remove((kind, rid))
                 self._retry.pop(rid, None)
-                await self.vm._clear_request(kind, rid)
+                await self.vm.router.clear_request(kind, rid)
 
     @property
     def resolved(self) -> bool:
         return bool(self.locations)
+
+    @property
+    def in_vm_requests(self) -> int:
+        """How many of its requests the VM judges (or captures for) itself (0: every hit is judged
+        here, over JDWP)."""
+        return len(self._in_vm_requests)
 
     @property
     def _policy(self) -> int:
@@ -292,7 +326,7 @@ class Breakpoint(DeferredRequest):
     async def _install(self) -> None:
         # The prepare request first: a class loaded between the two steps is seen by one of them.
         await self._watch_prepares(self.spec.prepare_modifiers())
-        for t in await self.vm._loaded_candidates(self.spec):
+        for t in await self.spec.loaded_candidates(self.vm):
             await self._found(t)
 
     async def _install_in(self, t: ReferenceType) -> None:
@@ -358,7 +392,7 @@ class Breakpoint(DeferredRequest):
         del self._retry[rid]
         if not expr_id or self.hit_count:  # a count already under way stays where it is counted
             return
-        await self.vm._clear_request(EventKind.BREAKPOINT, rid)
+        await self.vm.router.clear_request(EventKind.BREAKPOINT, rid)
         self._requests.remove((EventKind.BREAKPOINT, rid))
         mods = [{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc.to_wire()},
                 {"mod_kind": ModKind.CONDITIONAL, "expr_id": expr_id}, await self._in_vm_budget()]
@@ -401,7 +435,7 @@ class Breakpoint(DeferredRequest):
         in_vm = event.request_id in self._in_vm_requests  # the VM sent only hits where it held
         if event.request_id in self._retry and stop.policy and self._retry_now(event.request_id):
             await self._move_in_vm(event.request_id)
-        hit = await self.vm._make_hit(self, event, stop)
+        hit = await self.vm.router.make_hit(self, event, stop)
         if in_vm:
             hit.condition_error = self._failed_at.pop(event.thread, None)
         if self.condition is not None and not in_vm and not await self._condition_holds(hit):

@@ -22,14 +22,15 @@ from __future__ import annotations
 
 import datetime
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
 from .views import ByteBudget, Limits, to_python
 
 if TYPE_CHECKING:
-    from .hits import Hit
+    from .threads import Frame, Thread
+    from .types import Location
 
 __all__ = ["Snapshot", "capture", "SCHEMA"]
 
@@ -67,7 +68,20 @@ class Snapshot:
         return json.dumps(self.data, **kw)
 
 
-async def capture(hit: Hit, limits: Limits | None, watch: list[str]) -> Snapshot:
+class HeldStop(Protocol):
+    """What a capture reads of a hit (``hits.Hit``): named here, since a hit makes its snapshot."""
+
+    @property
+    def thread(self) -> Thread: ...
+
+    @property
+    def location(self) -> Location: ...
+
+    @property
+    def frame(self) -> Frame: ...
+
+
+async def capture(hit: HeldStop, limits: Limits | None, watch: list[str]) -> Snapshot:
     """Capture ``hit`` (whose thread must be held) as a Snapshot."""
     from .access import ExpressionError, evaluate_in_frame
 

@@ -57,11 +57,6 @@ class SnapshotPoint(Breakpoint):
     def _needs_frame(self) -> bool:
         return True
 
-    @property
-    def in_vm_requests(self) -> int:
-        """How many of its requests the VM captures for (0: every snapshot is read over JDWP)."""
-        return len(self._in_vm_requests)
-
     async def _capture_in_vm(self, loc: Location, mods: list[dict]) -> bool:
         extra = await plan(self.vm, loc, self.limits, self.watch, self.condition, self.cpu_quota, self.max_hits or 0) \
             if self.in_vm else None
@@ -91,7 +86,7 @@ class SnapshotPoint(Breakpoint):
         del self._retry[rid]
         if extra is None:
             return
-        await self.vm._clear_request(EventKind.BREAKPOINT, rid)
+        await self.vm.router.clear_request(EventKind.BREAKPOINT, rid)
         self._requests.remove((EventKind.BREAKPOINT, rid))
         mods = [{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc.to_wire()}, *extra]
         new = await self._set(EventKind.BREAKPOINT, self._policy if self.hold else 0, mods, self._on_event)
@@ -126,15 +121,15 @@ class SnapshotPoint(Breakpoint):
             if complete:
                 snap = Snapshot(data, in_vm=True, condition_error=failed)
             else:
-                snap = attrs.evolve(await capture(await self.vm._make_hit(self, event, stop), self.limits, self.watch),
-                                    condition_error=failed)
+                hit = await self.vm.router.make_hit(self, event, stop)
+                snap = attrs.evolve(await capture(hit, self.limits, self.watch), condition_error=failed)
         finally:
             await stop.release()
         await self._put(snap)
 
     async def _back_to_standard(self, rid: int) -> None:
         self._in_vm_requests.discard(rid)
-        await self.vm._clear_request(EventKind.BREAKPOINT, rid)
+        await self.vm.router.clear_request(EventKind.BREAKPOINT, rid)
         self._requests.remove((EventKind.BREAKPOINT, rid))
         loc = self._loc_of.pop(rid, None)
         if loc is None or self.cleared:
@@ -161,7 +156,7 @@ class SnapshotPoint(Breakpoint):
                 pass
         else:
             for fn in self._callbacks:
-                self.vm._spawn_handler(fn, snap)
+                self.vm.router.spawn_handler(fn, snap)
         if self.max_hits and self.hit_total >= self.max_hits:
             self.disabled = "hit_cap"
             await self._fail(f"took its max_hits={self.max_hits} snapshots", disabled=True)

@@ -19,7 +19,7 @@ from .errors import InvalidStateError, JdwpError
 from .types import Location, Variable
 
 if TYPE_CHECKING:
-    from .vm import VM
+    from .debuggee import Debuggee
 
 __all__ = ["Thread", "Frame"]
 
@@ -28,7 +28,7 @@ __all__ = ["Thread", "Frame"]
 class Thread:
     """A thread of the VM (equal when the VM's thread ID is).  ``name`` is read when first met."""
 
-    vm: VM = attrs.field(repr=False)
+    vm: Debuggee = attrs.field(repr=False)
     id: int
     name: str
 
@@ -95,7 +95,7 @@ class Thread:
 class Frame:
     """A frame of a suspended thread: valid until that thread is resumed."""
 
-    vm: VM = attrs.field(repr=False)
+    vm: Debuggee = attrs.field(repr=False)
     thread: Thread
     _id: list[int] = attrs.field(repr=False, converter=lambda v: v if isinstance(v, list) else [v])
     location: Location
@@ -171,12 +171,17 @@ class Frame:
         wire = await self.vm.values.to_wire(value, var.signature)
         await self._command("StackFrame", "SetValues", slot_values=[(var.slot, {"tag": wire.tag, "value": wire.value})])
 
-    async def this(self) -> Any:
-        """``this`` (an ``ObjectRef``), None in a static or native method."""
+    async def raw_this(self) -> WireValue | None:
+        """``this`` as a JDWP value (no type asked), None in a static or native method."""
         r = await self._command("StackFrame", "ThisObject")
         if not r.object_this.object_id:
             return None
-        return await self.vm.values.from_wire((r.object_this.tag, r.object_this.object_id), self.thread)
+        return WireValue(r.object_this.tag, r.object_this.object_id)
+
+    async def this(self) -> Any:
+        """``this`` (an ``ObjectRef``), None in a static or native method."""
+        raw = await self.raw_this()
+        return None if raw is None else await self.vm.values.from_wire(raw, self.thread)
 
     async def evaluate(self, expression: str, *, allow_invoke: bool = True, timeout: float | None = 30.0) -> Any:
         """A Java expression's value in this frame (``"order.items.size() * 2"``), converted.

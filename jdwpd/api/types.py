@@ -19,7 +19,7 @@ from protocol.constants import ErrorCode, TypeTag
 from .errors import JdwpError
 
 if TYPE_CHECKING:
-    from .vm import VM
+    from .debuggee import Debuggee
 
 __all__ = ["ReferenceType", "ClassType", "InterfaceType", "ArrayType", "Method", "Field", "Location", "Variable",
            "signature_to_name", "name_to_signature", "TypeCache"]
@@ -67,7 +67,7 @@ def split_method_signature(sig: str) -> tuple[list[str], str]:
 class ReferenceType:
     """A loaded class, interface or array type (equal when the VM's type ID is)."""
 
-    vm: VM = attrs.field(repr=False)
+    vm: Debuggee = attrs.field(repr=False)
     id: int
     signature: str
 
@@ -310,7 +310,7 @@ class Location:
 class TypeCache:
     """Immutable class facts of one connection, each fetched once (concurrent askers share a fetch)."""
 
-    def __init__(self, vm: VM) -> None:
+    def __init__(self, vm: Debuggee) -> None:
         self.vm = vm
         self._types: dict[int, ReferenceType] = {}
         self._facts: dict[tuple[str, int], Any] = {}

@@ -28,8 +28,8 @@ from .errors import InvalidStateError, Timeout
 from .types import ArrayType, Field, InterfaceType, Method, ReferenceType, signature_to_name
 
 if TYPE_CHECKING:
+    from .debuggee import Debuggee
     from .threads import Thread
-    from .vm import VM
 
 __all__ = ["ObjectRef", "ArrayRef", "ClassObjectRef", "InvocationError", "Values", "DEFAULT_INVOKE_TIMEOUT"]
 
@@ -52,7 +52,7 @@ class ObjectRef:
     another is given.
     """
 
-    vm: VM = attrs.field(repr=False)
+    vm: Debuggee = attrs.field(repr=False)
     id: int
     type: ReferenceType
     thread: Thread | None = attrs.field(default=None, repr=False)
@@ -228,7 +228,7 @@ class ClassObjectRef(ObjectRef):
 class Values:
     """Conversion between JDWP's tagged values and the API's Python values, for one VM."""
 
-    def __init__(self, vm: VM) -> None:
+    def __init__(self, vm: Debuggee) -> None:
         self.vm = vm
         self._object_types: dict[int, ReferenceType] = {}
         self._lengths: dict[int, int] = {}

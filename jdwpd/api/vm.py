@@ -5,33 +5,28 @@
         await vm.resume()                        # the launched VM waits at its start until then
         hit = await bp.wait(timeout=10)
 
-One task reads events and routes each to the request that asked for it; each request handles
-its events in order in a task of its own, so a slow condition holds up no other request.
+Its event router (``router.py``, ``vm.router``) reads the events and routes each to the request
+that asked for it; each request handles its events in order in a task of its own, so a slow
+condition holds up no other request.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import trio
 
-from protocol.constants import EventKind, SuspendPolicy, TypeTag
+from protocol.constants import TypeTag
 
 from .capture import DEFAULT_MAX_SNAPSHOTS
 from .catches import ExceptionBreakpoint
 from .connection import Connection
 from .errors import JdwpError, LocationError, VMDisconnected
-from .hits import ExceptionHit, Hit, Stop, WatchHit
-from .locations import LocationSpec, parse_location
+from .hits import ExceptionHit, Hit
+from .locations import parse_location
 from .method_events import MethodEntries, MethodExits
-from .requests import (
-    SUSPEND_POLICIES,
-    Breakpoint,
-    EventSource,
-    Logpoint,
-    Watchpoint,
-)
+from .requests import SUSPEND_POLICIES, Breakpoint, EventSource, Logpoint, Watchpoint, add_source, forget_source
+from .router import EventRouter
 from .threads import Thread
 from .types import ReferenceType, TypeCache, name_to_signature
 from .values import Values
@@ -42,201 +37,36 @@ __all__ = ["VM"]
 class VM:
     """A debugged VM, seen through one JDWP connection.  Made by ``jdwpd.launch``/``attach``."""
 
-    #: How long a dying VM waits at its death for the handlers of the events it sent before.
-    DEATH_HOLD_SECONDS = 10.0
-
     def __init__(self, conn: Connection, nursery: trio.Nursery, *, process: Any = None) -> None:
         self.conn = conn
-        self._nursery = nursery
         #: The launched process (``jdwpd.launch``), else None.
         self.process = process
         self.types = TypeCache(self)
         self.values = Values(self)
-        self._routes: dict[int, trio.MemorySendChannel] = {}
-        self._workers: dict[Any, trio.MemorySendChannel] = {}
-        self._stops: set[Stop] = set()
+        #: Where the VM's events go to the requests (and the requests' JDWP requests are set).
+        self.router = EventRouter(self, nursery)
         self._threads: dict[int, Thread] = {}
-        self._sources: set[EventSource] = set()
         self._extension: bool | None = None  # jdwpd's extension (docs/extensions.md): asked once
         self._extension_features = 0  # its JdwpdHello's feature bits
-        #: Set when VMStart arrived; ``held_at_start``: the VM waits there for ``resume()``.
-        self.started = trio.Event()
-        self.held_at_start = False
-        #: Set when VMDeath arrived or the connection ended.
-        self.dead = trio.Event()
-        self._handlers_running = 0
-        self._handlers_idle = trio.Event()
-        self._handlers_idle.set()
-        self.closed = False
 
-    def _gone(self, what: str) -> VMDisconnected:
-        return VMDisconnected(f"the VM is gone (no more {what})")
+    @property
+    def started(self) -> trio.Event:
+        """Set when VMStart arrived (``held_at_start``: the VM waits there for ``resume()``)."""
+        return self.router.started
 
-    # ------------------------------------------------------------------ events
+    @property
+    def held_at_start(self) -> bool:
+        return self.router.held_at_start
 
-    async def _pump(self) -> None:
-        try:
-            while True:
-                policy, events = await self.conn.next_event()
-                await self._route(policy, events)
-        except VMDisconnected:
-            pass
-        finally:
-            self.dead.set()
-            for send in list(self._workers.values()):
-                send.close()
-            for src in list(self._sources):
-                src._queue[0].close()
+    @property
+    def dead(self) -> trio.Event:
+        """Set when VMDeath arrived or the connection ended."""
+        return self.router.dead
 
-    async def _route(self, policy: int, events: tuple) -> None:
-        thread_id = next((e.thread for e in events if getattr(e, "thread", 0)), 0)
-        thread = await self.thread(thread_id) if thread_id else None
-        routed = []
-        for e in events:
-            kind = int(e.event_kind)
-            if kind == EventKind.VM_START:
-                self.held_at_start = policy != SuspendPolicy.NONE
-                self.started.set()
-            elif kind == EventKind.VM_DEATH:
-                if policy != SuspendPolicy.NONE:
-                    self._nursery.start_soon(self._let_die)
-                    return
-                self.dead.set()
-            elif e.request_id in self._routes:
-                routed.append(e)
-        stop = Stop(self, policy, thread, len(routed))
-        if not routed:
-            # VMStart holds the VM for the script's resume(); any other event is one of a request
-            # cleared meanwhile (or of none of ours): let its thread go.
-            if policy != SuspendPolicy.NONE and not any(int(e.event_kind) == EventKind.VM_START for e in events):
-                stop.shares = 1
-                self._nursery.start_soon(stop.release)
-            return
-        if policy != SuspendPolicy.NONE:
-            self._stops.add(stop)
-        for e in routed:
-            self._work_begins()  # ends when its request's worker has handled it
-            try:
-                self._routes[e.request_id].send_nowait((e, stop))
-            except (trio.BrokenResourceError, trio.ClosedResourceError):
-                # its request's handler is gone (cleared, spent) while this event was on its way
-                self._work_ends()
-                self._nursery.start_soon(stop.release)
-
-    def _work_begins(self) -> None:
-        self._handlers_running += 1
-        if self._handlers_idle.is_set():
-            self._handlers_idle = trio.Event()
-
-    def _work_ends(self) -> None:
-        self._handlers_running -= 1
-        if self._handlers_running == 0:
-            self._handlers_idle.set()
-
-    def _spawn_handler(self, fn: Any, *args: Any) -> None:
-        """Run a user's hit handler in a task of its own, counted (as the events on their way to a
-        request's worker are), so that the end of a VM's session can let the handling of its last
-        hits finish: their data arrived before the VM's death."""
-        self._work_begins()
-
-        async def run() -> None:
-            try:
-                await fn(*args)
-            finally:
-                self._work_ends()
-
-        self._nursery.start_soon(run)
-
-    def _close_at_death(self, send: trio.MemorySendChannel) -> trio.CancelScope:
-        """Close ``send`` when the VM dies (its receiver's wait ends with EndOfChannel); cancel the
-        returned scope once the wait is over."""
-        scope = trio.CancelScope()
-
-        async def watch() -> None:
-            with scope:
-                await self.dead.wait()
-                send.close()
-
-        self._nursery.start_soon(watch)
-        return scope
-
-    def _why_no_hits(self) -> str:
-        """A hint for a wait that timed out: what of the VM's state kept hits away."""
-        if self.held_at_start:
-            return " (the VM is still held at its start: call `await vm.resume()` first)"
-        return ""
-
-    def _holders_of(self, thread: Thread) -> list[str]:
-        """What holds ``thread`` now: the requests whose hits on it are not resumed."""
-        return [h for stop in self._stops if stop.holds and stop.thread == thread for h in stop.holders]
-
-    async def _handlers_settled(self) -> None:
-        await self._handlers_idle.wait()
-
-    async def _worker(self, handler: Any, recv: trio.MemoryReceiveChannel) -> None:
-        async with recv:
-            async for event, stop in recv:
-                try:
-                    await handler(event, stop)
-                except VMDisconnected:
-                    raise
-                except Exception as e:
-                    # What a request found only at an event (a field its class does not have, a
-                    # template that cannot be rendered ...) ends that request, never the session.
-                    with trio.CancelScope(shield=True):
-                        if stop.holds:
-                            await stop.release(force=True)
-                        source = getattr(handler, "__self__", None)
-                        if isinstance(source, EventSource):
-                            await source._fail(f"{type(e).__name__}: {e}")
-                        else:
-                            raise
-                finally:
-                    self._work_ends()
-
-    async def _set_request(self, kind: int, policy: int, modifiers: list[dict], handler: Any) -> int:
-        send = self._workers.get(handler)
-        if send is None:
-            send, recv = trio.open_memory_channel(math.inf)
-            self._workers[handler] = send
-            self._nursery.start_soon(self._worker, handler, recv)
-        r = await self.conn.command("EventRequest", "Set", event_kind=kind, suspend_policy=policy,
-                                    modifiers=modifiers)
-        self._routes[r.request_id] = send
-        return r.request_id
-
-    def _spent(self, request_id: int) -> None:
-        """A request the server ended itself (its Count ran out with this event): no Clear to send."""
-        self._routes.pop(request_id, None)
-
-    async def _clear_request(self, kind: int, request_id: int) -> None:
-        self._routes.pop(request_id, None)
-        if self.closed or self.dead.is_set():
-            return
-        try:
-            await self.conn.command("EventRequest", "Clear", event_kind=kind, request_id=request_id)
-        except (VMDisconnected, JdwpError):
-            pass  # gone with the VM, or expired (a Count): nothing left to clear
-
-    async def _hold_death(self) -> None:
-        """Ask the VM to wait at its death until this session lets it go (a VMDeath request that
-        suspends all, as JDI's VMDeathRequest documents for the purpose): a short-lived JVM's last
-        events (an in-VM snapshot of its last second, say) are still handled with the VM there to
-        answer what their handlers ask (class and line facts), not lost to VM_DEAD."""
-        try:
-            await self.conn.command("EventRequest", "Set", event_kind=EventKind.VM_DEATH,
-                                    suspend_policy=SuspendPolicy.ALL, modifiers=[])
-        except (JdwpError, VMDisconnected):
-            pass  # a server that refuses it: deaths are not held
-
-    async def _let_die(self) -> None:
-        with trio.move_on_after(self.DEATH_HOLD_SECONDS):
-            await self._handlers_settled()
-        try:
-            await self.conn.command("VirtualMachine", "Resume")
-        except (JdwpError, VMDisconnected):
-            pass
-        self.dead.set()
+    @property
+    def closed(self) -> bool:
+        """Whether the script left (``dispose()``)."""
+        return self.router.closed
 
     async def has_extension(self, features: int = 0) -> bool:
         """Whether the server runs conditions in the VM (jdwpd's extension, docs/extensions.md),
@@ -249,32 +79,6 @@ class VM:
             except JdwpError:
                 self._extension = False
         return self._extension and self._extension_features & features == features
-
-    async def _make_hit(self, source: Any, event: Any, stop: Stop) -> Hit:
-        thread = stop.thread or await self.thread(event.thread)
-        location = await self.types.location_from_wire(event.location)
-        stop.holders.append(f"{source} at {location}")
-        frame = None
-        if stop.policy != SuspendPolicy.NONE:
-            frames = await thread.frames(0, 1)
-            frame = frames[0] if frames else None
-        kind = int(event.event_kind)
-        if kind == EventKind.EXCEPTION:
-            thrown = await self.values.from_wire((event.exception.tag, event.exception.object_id), thread)
-            catch = event.catch_location
-            catch_loc = await self.types.location_from_wire(catch) if catch.class_id else None
-            return ExceptionHit(self, source, thread, location, frame, stop, thrown=thrown, catch_location=catch_loc)
-        if kind in (EventKind.FIELD_ACCESS, EventKind.FIELD_MODIFICATION):
-            t = await self.types.type(event.type_id, event.ref_type_tag)
-            field = next(f for f in await t.fields() if f.id == event.field_id)
-            obj = None
-            if event.object.object_id:
-                obj = await self.values.from_wire((event.object.tag, event.object.object_id), thread)
-            value = await obj.get(field.name) if obj is not None else await field.read_static()
-            new = await self.values.from_wire(event.value_to_be, thread) if hasattr(event, "value_to_be") else None
-            return WatchHit(self, source, thread, location, frame, stop, field=field, object=obj, value=value,
-                            new_value=new, is_modification=kind == EventKind.FIELD_MODIFICATION)
-        return Hit(self, source, thread, location, frame, stop)
 
     # ------------------------------------------------------------------ the VM
 
@@ -326,23 +130,10 @@ class VM:
             raise LookupError(f"class {name} is not loaded (yet): set a breakpoint in it to wait for it")
         return found[0]
 
-    async def _loaded_candidates(self, spec: LocationSpec) -> list[ReferenceType]:
-        if spec.class_name is not None and "." in spec.class_name and (spec.line is None):
-            return await self.classes_named(spec.class_name)
-        r = await self.conn.command("VirtualMachine", "AllClasses")
-        out = []
-        for c in r.classes:
-            if c.ref_type_tag != TypeTag.ARRAY and spec.could_match_name(_java_name(c.signature), loaded=True):
-                out.append(await self.types.type(c.type_id, c.ref_type_tag, c.signature))
-        return out
-
     async def resume(self) -> None:
         """Resume every thread once (the VM held at its start, or by ``suspend="all"`` hits); hits
         still held count as resumed."""
-        for stop in list(self._stops):
-            stop.resumed = True
-        self._stops.clear()
-        self.held_at_start = False
+        self.router.all_resumed()
         await self.conn.command("VirtualMachine", "Resume")
 
     async def suspend(self) -> None:
@@ -371,7 +162,7 @@ class VM:
         bp = Breakpoint(self, spec=parse_location(location), condition=condition, suspend=suspend,
                         hit_count=hit_count, allow_invoke=allow_invoke, in_vm=in_vm, cpu_quota=cpu_quota)
         await self._check_expression(condition)
-        return await self._add(bp)
+        return await add_source(bp)
 
     async def logpoint(self, location: str, template: str, *, condition: str | None = None,
                        allow_invoke: bool = False, echo: Any = None, in_vm: bool = True,
@@ -386,7 +177,7 @@ class VM:
         from jdwpd.expr import parse_template
 
         parse_template(template)  # each part parsed: an error's column is the template's
-        return await self._add(lp)
+        return await add_source(lp)
 
     async def catch(self, class_name: str | None = None, *, caught: bool = True, uncaught: bool = True,
                     suspend: str = "thread", exclude: tuple[str, ...] = (), caught_in: tuple[str, ...] = (),
@@ -396,7 +187,7 @@ class VM:
         ``not_caught_in``: class patterns of the method that will catch it (a caught exception is
         reported only when that class matches one of ``caught_in``, if any, and none of
         ``not_caught_in``; judged in the VM under jdwpd).  ValueError for a malformed pattern."""
-        return await self._add(ExceptionBreakpoint(self, class_name=class_name, caught=caught, uncaught=uncaught,
+        return await add_source(ExceptionBreakpoint(self, class_name=class_name, caught=caught, uncaught=uncaught,
                                                    suspend=suspend, exclude=tuple(exclude), caught_in=tuple(caught_in),
                                                    not_caught_in=tuple(not_caught_in)))
 
@@ -408,7 +199,7 @@ class VM:
             hit = await catch.wait(timeout)
         finally:
             with trio.CancelScope(shield=True):
-                await self._forget(catch)
+                await forget_source(catch)
         return hit  # type: ignore[return-value]
 
     async def watch(self, field: str, *, access: bool = False, modify: bool = True,
@@ -417,7 +208,7 @@ class VM:
         class_name, _, name = field.rpartition(".")
         if not class_name:
             raise LocationError(f"{field!r}: write the field as pkg.Class.field")
-        return await self._add(Watchpoint(self, class_name=class_name, field_name=name, access=access,
+        return await add_source(Watchpoint(self, class_name=class_name, field_name=name, access=access,
                                           modify=modify, suspend=suspend))
 
     async def method_entries(self, class_pattern: str, *, suspend: str = "thread") -> MethodEntries:
@@ -425,14 +216,14 @@ class VM:
         entered; each hit is at the method's first instruction (``hit.location.method``)."""
         if suspend not in SUSPEND_POLICIES:
             raise ValueError(f"suspend must be one of {sorted(SUSPEND_POLICIES)}, not {suspend!r}")
-        return await self._add(MethodEntries(self, class_pattern=class_pattern, suspend=suspend))
+        return await add_source(MethodEntries(self, class_pattern=class_pattern, suspend=suspend))
 
     async def method_exits(self, method: str, *, suspend: str = "thread") -> MethodExits:
         """Stop each time ``pkg.Class.method`` returns; ``hit.return_value`` is its result."""
         class_name, _, name = method.rpartition(".")
         if not class_name:
             raise LocationError(f"{method!r}: write the method as pkg.Class.method")
-        return await self._add(MethodExits(self, class_name=class_name, method_name=name, suspend=suspend))
+        return await add_source(MethodExits(self, class_name=class_name, method_name=name, suspend=suspend))
 
     async def snapshots(self, location: str, *, limits: Any = None, watch: tuple[str, ...] | list[str] = (),
                         condition: str | None = None, in_vm: bool = True, cpu_quota: float | None = None,
@@ -457,7 +248,7 @@ class VM:
         sp = SnapshotPoint(self, spec=parse_location(location), condition=condition, limits=limits or Limits(),
                            watch=list(watch), in_vm=in_vm, cpu_quota=cpu_quota, max_hits=max_hits)
         await self._check_expression(condition)  # a watch's error is part of the snapshot, as before
-        return await self._add(sp)
+        return await add_source(sp)
 
     async def snapshot(self, location: str, *, limits: Any = None, watch: tuple[str, ...] | list[str] = (),
                        condition: str | None = None, timeout: float | None = None, in_vm: bool = True) -> Any:
@@ -473,12 +264,12 @@ class VM:
         sp = SnapshotPoint(self, spec=parse_location(location), condition=condition, limits=limits or Limits(),
                            watch=list(watch), in_vm=in_vm, hold=True)
         await self._check_expression(condition)
-        sp = await self._add(sp)
+        sp = await add_source(sp)
         try:
             return await sp.wait(timeout)
         finally:
             with trio.CancelScope(shield=True):
-                await self._forget(sp)
+                await forget_source(sp)
 
     async def run_to(self, location: str, *, timeout: float | None = None) -> Hit:
         """Resume the VM and wait until a thread reaches ``location``; that thread stays held."""
@@ -488,29 +279,14 @@ class VM:
             return await bp.wait(timeout)
         finally:
             with trio.CancelScope(shield=True):
-                await self._forget(bp)
+                await forget_source(bp)
 
     def unresolved(self) -> list[Breakpoint]:
         """Breakpoints and logpoints that are set in no class yet (``bp.problem`` says why)."""
-        return [s for s in self._sources if isinstance(s, Breakpoint) and not s.resolved]
+        return [s for s in self.router.sources() if isinstance(s, Breakpoint) and not s.resolved]
 
     def requests(self) -> list[EventSource]:
-        return list(self._sources)
-
-    async def _add(self, source: Any) -> Any:
-        self._sources.add(source)
-        try:
-            await source._install()
-        except BaseException:
-            with trio.CancelScope(shield=True):
-                await self._forget(source)
-            raise
-        return source
-
-    async def _forget(self, source: EventSource) -> None:
-        if not self.closed and not self.dead.is_set():
-            await source.clear()
-        self._sources.discard(source)
+        return self.router.sources()
 
     async def _check_expression(self, text: str | None) -> None:
         if text is not None:
@@ -522,7 +298,7 @@ class VM:
         """Leave as a debugger's Dispose does: requests cleared, suspensions undone (idempotent)."""
         if self.closed:
             return
-        self.closed = True
+        self.router.close()
         if not self.dead.is_set() and not self.conn.closed.is_set():
             try:
                 await self.conn.command("VirtualMachine", "Dispose", timeout=10)
@@ -532,10 +308,6 @@ class VM:
     async def exit(self, code: int = 0) -> None:
         """End the VM with exit code ``code`` (System.exit, from the debugger)."""
         await self.conn.command("VirtualMachine", "Exit", exit_code=code)
-
-
-def _java_name(sig: str) -> str:
-    return sig[1:-1].replace("/", ".") if sig.startswith("L") else sig
 
 
 def _match(pattern: str, name: str) -> bool:

@@ -185,7 +185,7 @@ class VmProbes:
             raise ValueError(probe.kind)
         self.sources.append(source)
         self.probe_of.append(probe)
-        self.vm._nursery.start_soon(self._watch, probe, source)
+        self.vm.router.start_soon(self._watch, probe, source)
 
     def _guard(self, probe: Probe, handler: Any) -> Any:
         """A handler whose failure is this probe's problem, said as such: an exception out of a
@@ -238,7 +238,7 @@ class VmProbes:
         if n == cap:
             self.evidence.event("probe-spent", vm=self.short, probe=probe.describe(), hits=n,
                                 message=f"{probe.describe()}: spent its {n} hits; no more in this VM")
-            self.vm._nursery.start_soon(source.clear)
+            self.vm.router.start_soon(source.clear)
         return n <= cap
 
     @property
@@ -284,7 +284,7 @@ class VmProbes:
         if source not in self.failed:
             self.failed.add(source)
             self.problem("probe-error", probe, f"its condition cannot be evaluated: {error}")
-            self.vm._nursery.start_soon(source.clear)
+            self.vm.router.start_soon(source.clear)
         return True
 
     async def _snapshot(self, snap: Any, probe: Probe, source: Any) -> None:
@@ -317,7 +317,7 @@ class VmProbes:
         if source is None or not self._count(probe, source, self._cap(probe)):
             return
         self.tally.bump(log_lines=1)
-        if source not in self.noted and source.locations and not source._in_vm_requests:
+        if source not in self.noted and source.locations and not source.in_vm_requests:
             self.noted.add(source)
             self._note_holding(probe)
         self.evidence.event("log", vm=self.short, probe=probe.describe(), line=line)

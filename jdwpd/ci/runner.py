@@ -125,7 +125,7 @@ async def _probe_vm(settings: Settings, evidence: Evidence, tally: Tally, vms: d
             if selected(settings, labels):
                 await probes.install(settings.probes)
                 if settings.expire is not None:
-                    vm._nursery.start_soon(probes.expire_after, settings.expire)
+                    vm.router.start_soon(probes.expire_after, settings.expire)
             await vm.resume()
             try:
                 await vm.dead.wait()

@@ -20,6 +20,9 @@ Value(signature='I', data=-2147483648)
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from typing import TypeVar
+
 import attrs
 
 from jdwpd.expr.access import NULL, STRING, Value, ValueAccess
@@ -62,6 +65,8 @@ from jdwpd.expr.types import (
 )
 
 __all__ = ["evaluate", "Evaluator", "INVOKE_REFUSED"]
+
+_T = TypeVar("_T")
 
 #: How a refused method call is explained (the API names the switch for its users).
 _MAX_NESTING = 4  # enclosing instances followed outward, as deep as code nests in practice
@@ -120,7 +125,7 @@ class Evaluator:
         pointing at ``where`` (the dereference) or else at the null operand."""
         return self.throw("NullPointerException", f'{action} because "{unparse(null)}" is null', where or null)
 
-    async def ask(self, node: Node, awaitable):
+    async def ask(self, node: Node, awaitable: Awaitable[_T]) -> _T:
         """Await a ValueAccess call; its errors get the node's column."""
         try:
             return await awaitable

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 import struct
+from collections.abc import Callable
 from fractions import Fraction
 
 import attrs
@@ -179,7 +180,7 @@ def _f32_step(value: float, direction: int) -> float:
     return out
 
 
-def _char_escape(text: str, pos: int, column_of, full: str) -> tuple[int, int]:
+def _char_escape(text: str, pos: int, column_of: Callable[[int], int], full: str) -> tuple[int, int]:
     """Decode the escape at ``text[pos] == '\\\\'``: (code unit, next position)."""
     if pos + 1 >= len(text):
         raise ExpressionError("illegal escape character", column_of(pos), full)

@@ -22,9 +22,12 @@ Text transcripts (jdb) are handled by ``normalize_text``.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
+
+if TYPE_CHECKING:  # pragma: no cover
+    from protocol.wire import Location, Value
 
 __all__ = ["Normalizer", "ID_FIELDS", "normalize_text"]
 
@@ -58,12 +61,12 @@ def _collect_id_fields() -> dict[str, str]:
 
     found: dict[str, set[str]] = {}
 
-    def note(f) -> None:
+    def note(f: spec.Field) -> None:
         space = _SPACE_OF_TYPE.get(f.type)
         if space:
             found.setdefault(f.name, set()).add(space)
 
-    def walk(layout) -> None:
+    def walk(layout: tuple) -> None:
         for el in layout:
             if isinstance(el, spec.Field):
                 note(el)
@@ -174,14 +177,14 @@ class Normalizer:
             return [self._walk(v, field_name) for v in obj]
         return obj
 
-    def value(self, v) -> str:
+    def value(self, v: Value) -> str:
         if v.tag in _OBJECT_TAGS:
-            return f"{_tag_char(v.tag)}:{self.name('obj', v.value)}"
+            return f"{_tag_char(v.tag)}:{self.name('obj', cast(int, v.value))}"  # an object tag's value: its ID
         if v.value is None:
             return _tag_char(v.tag)
         return f"{_tag_char(v.tag)}:{v.value!r}"
 
-    def location(self, loc) -> str:
+    def location(self, loc: Location) -> str:
         return (f"loc({loc.type_tag},{self.name('obj', loc.class_id)},{self.name('method', loc.method_id)},"
                 f"{loc.index})")
 
