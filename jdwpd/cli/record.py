@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import IO, Any
 
 import trio
@@ -24,7 +25,7 @@ EVENT_SET, COMPOSITE = 64, 100
 class Tracer:
     """Decodes both directions of one session; remembers which command each reply answers."""
 
-    def __init__(self, write_line, raw_out: IO[str] | None) -> None:
+    def __init__(self, write_line: Callable[[str], object], raw_out: IO[str] | None) -> None:
         self.write_line = write_line
         self.raw_out = raw_out
         self.sizes = IDSizes()
@@ -99,7 +100,7 @@ async def proxy_session(client: trio.SocketStream, target: tuple[str, int], trac
         return
     async with client, server:
         async with trio.open_nursery() as nursery:
-            async def one_way(src, dst, direction):
+            async def one_way(src: trio.SocketStream, dst: trio.SocketStream, direction: str) -> None:
                 try:
                     await _pump(src, dst, direction, tracer)
                 except (trio.BrokenResourceError, trio.ClosedResourceError, ProtocolError) as e:
@@ -112,7 +113,8 @@ async def proxy_session(client: trio.SocketStream, target: tuple[str, int], trac
 
 
 async def record(listen: tuple[str, int], target: tuple[str, int], *, out: str | None, once: bool,
-                 write_line=None, task_status=trio.TASK_STATUS_IGNORED) -> None:
+                 write_line: Callable[[str], object] | None = None,
+                 task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
     write_line = write_line or (lambda line: print(line, flush=True))
     raw_out = open(out, "w") if out else None  # noqa: SIM115 - closed below
     try:

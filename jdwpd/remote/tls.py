@@ -15,8 +15,12 @@ import datetime
 import os
 import ssl
 import tempfile
+from typing import TYPE_CHECKING
 
 from jdwpd.usage import UsageError
+
+if TYPE_CHECKING:  # imported where used: only remote debugging needs the package
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 FAR = "far"
 NEAR = "near"
@@ -29,7 +33,7 @@ class RemoteSetupError(UsageError):
     """This machine cannot make the link's certificates (no `cryptography`)."""
 
 
-def _role_key(secret: bytes, role: str):
+def _role_key(secret: bytes, role: str) -> Ed25519PrivateKey:
     try:
         from cryptography.hazmat.primitives import hashes
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey

@@ -20,7 +20,9 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -183,7 +185,7 @@ class Jdb:
 
 
 @contextlib.contextmanager
-def open_jdb(host: str, port: int, **kw):
+def open_jdb(host: str, port: int, **kw: Any) -> Iterator[Jdb]:
     jdb = Jdb(host, port, **kw)
     try:
         yield jdb

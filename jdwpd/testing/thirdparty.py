@@ -31,7 +31,7 @@ import subprocess
 import tarfile
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import attrs
@@ -288,7 +288,7 @@ def _unpack(files: Path, dsc: Path, out: Path) -> None:
 
 
 @contextlib.contextmanager
-def _locked(path: Path):
+def _locked(path: Path) -> Iterator[None]:
     """One process at a time (concurrent sessions, xdist workers) in the private apt configuration."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as f:
@@ -549,7 +549,8 @@ def parse_junit_summary(output: str) -> dict[str, int]:
     return {m.group(2).strip(): int(m.group(1)) for m in _SUMMARY.finditer(output)}
 
 
-def timed_run(command: Sequence[str], timeout: float, cwd: str | os.PathLike | None = None):
+def timed_run(command: Sequence[str], timeout: float,
+              cwd: str | os.PathLike | None = None) -> tuple[subprocess.CompletedProcess[str], float]:
     """Run a command to its end (bounded); returns (CompletedProcess, seconds)."""
     t0 = time.monotonic()
     proc = subprocess.run(list(command), capture_output=True, text=True, timeout=timeout, cwd=cwd,

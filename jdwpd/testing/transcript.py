@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import attrs
 
@@ -45,11 +46,11 @@ class Transcript:
     n: Normalizer = attrs.field(factory=Normalizer)
     steps: list = attrs.field(factory=list)
 
-    def add(self, label: str, value) -> None:
+    def add(self, label: str, value: Any) -> None:
         self.steps.append((label, self.n(value)))
 
     async def cmd(self, c: JdwpClient, set_name: str, cmd_name: str, label: str = "", *, must: bool = False,
-                  **fields):
+                  **fields: Any) -> Any:
         """Run a command; record its normalized reply or error code; return the decoded reply (None on error).
 
         Replies that carry no IDs are compared byte for byte as well: decoding would hide
@@ -77,7 +78,7 @@ class Transcript:
 _ID_BEARING = set(spec.ID_TYPES) | {"value", "location", "tagged-object", "typed-sequence", "untagged-value"}
 
 
-def id_free(layout) -> bool:
+def id_free(layout: tuple) -> bool:
     for el in layout:
         if isinstance(el, spec.Field) and el.type in _ID_BEARING:
             return False
