@@ -16,7 +16,7 @@ from agent_support import run_jvm
 
 from jdwpd.errors import AgentError
 from protocol import link as L
-from protocol.agent_code import ArithOp, Cond, ObjKind, Op, encode_budget
+from protocol.agent_code import ArithOp, Cond, ObjKind, Op, encode_budget, encode_catch_filter
 
 pytestmark = pytest.mark.jvm
 BREAKPOINT, NONE = 2, 0
@@ -84,6 +84,8 @@ async def test_programs_filter_and_malformed_ones_harm_nothing(agent_so, classes
             program(loc.method, op(Op.THIS) + op(Op.FIELD, b"L", struct.pack(">HQ", 0, fields["name"])) +
                     op(Op.CONST_S, struct.pack(">H", 0)) + op(Op.SEQ) + op(Op.END), classes=(target,),
                     strings=("target",)),
+            # a catch filter (ObjKind.CATCH): it judges exception events only, a breakpoint passes
+            encode_catch_filter(["org.junit.*", "*Runner"], ["org.junit.Assert*"]),
         ]
         assert await set_with(1, valid[0]) == 0
         assert await hits_of(jvm, 1, 6) == 3
