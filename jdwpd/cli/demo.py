@@ -14,13 +14,18 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
 
 import trio
 
 from jdwpd.own_command import jdwpd_argv
 from protocol.constants import EventKind, ModKind, SuspendPolicy, Tag, TypeTag
-from protocol.wire import Location
+from protocol.wire import Location, Value
+
+if TYPE_CHECKING:  # the test kit's client, imported where the session starts
+    from jdwpd.testing.client import JdwpClient
 
 SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "Sample.java"
 READY = re.compile(r"jdwpd: listening for debuggers at (\S+):(\d+)")
@@ -63,30 +68,31 @@ def marker_line(name: str) -> int:
 class Printer:
     """Renders JDWP values the way a person reads them, one JVM round trip per object."""
 
-    def __init__(self, client) -> None:
+    def __init__(self, client: JdwpClient) -> None:
         self.c = client
 
     async def type_name(self, ref_type: int) -> str:
         sig = (await self.c.command("ReferenceType", "Signature", ref_type=ref_type)).signature
         return signature_to_name(sig)
 
-    async def value(self, v, depth: int = 0) -> str:
+    async def value(self, v: Value, depth: int = 0) -> str:
         tag = v.tag
         if tag == Tag.STRING and v.value:
             text = (await self.c.command("StringReference", "Value", string_object=v.value)).string_value
             return repr(text).replace("'", '"') if text.isprintable() else repr(text)
         if tag in (Tag.OBJECT, Tag.ARRAY, Tag.THREAD, Tag.CLASS_OBJECT, Tag.CLASS_LOADER, Tag.THREAD_GROUP):
-            if not v.value:
+            obj = cast(int, v.value)  # an object tag's value is its ID
+            if not obj:
                 return "null"
-            ref = await self.c.command("ObjectReference", "ReferenceType", object=v.value)
+            ref = await self.c.command("ObjectReference", "ReferenceType", object=obj)
             name = await self.type_name(ref.type_id)
             if tag == Tag.ARRAY:
-                return await self.array(v.value, name)
+                return await self.array(obj, name)
             if depth > 0:
-                return f"{name}@{v.value}"
-            return f"{name}@{v.value} " + await self.fields(v.value, ref.type_id)
+                return f"{name}@{obj}"
+            return f"{name}@{obj} " + await self.fields(obj, ref.type_id)
         if tag == Tag.CHAR:
-            return repr(chr(v.value))
+            return repr(chr(cast(int, v.value)))  # a UTF-16 code unit
         if tag == Tag.BOOLEAN:
             return "true" if v.value else "false"
         return str(v.value)
@@ -125,7 +131,7 @@ def signature_to_name(sig: str) -> str:
     return name + "[]" * dims
 
 
-async def line_of(c, ref_type: int, method_id: int, index: int) -> int:
+async def line_of(c: JdwpClient, ref_type: int, method_id: int, index: int) -> int:
     table = await c.command("Method", "LineTable", ref_type=ref_type, method_id=method_id)
     best = -1
     for row in table.lines:
@@ -134,7 +140,7 @@ async def line_of(c, ref_type: int, method_id: int, index: int) -> int:
     return best
 
 
-async def debug_session(host: str, port: int, out) -> None:
+async def debug_session(host: str, port: int, out: Callable[[str], object]) -> None:
     from jdwpd.testing.client import open_jdwp_client
 
     async with open_jdwp_client(host, port, timeout=TIMEOUT) as c:

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 
 from jdwpd import __version__
 from jdwpd.own_command import jdwpd_argv
@@ -160,7 +161,7 @@ def jdk_support(feature: int | None) -> tuple[str, bool]:
     return text, True
 
 
-def run_doctor(out=print) -> int:
+def run_doctor(out: Callable[[str], object] = print) -> int:
     """Print the facts; exit status 0 when jdwpd can debug a JVM on this machine, 1 otherwise."""
     ok = True
     out(f"version: {version_text()}")

@@ -16,7 +16,7 @@ import shutil
 import socket
 import subprocess
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from jdwpd.daemon.endpoints import bind_jdwp, bind_link, bind_link_address, dial_debugger
 from jdwpd.daemon.link.workdirs import make_workdir
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from .java_shim import JdwpOptions
 
 
-def agent_link(workdir: str, **agent_options) -> tuple[bytes, socket.socket, str]:
+def agent_link(workdir: str, **agent_options: Any) -> tuple[bytes, socket.socket, str]:
     """In a fresh 0700 directory: the per-VM secret, the link socket the agent will connect to, and the
     agent's option string naming both (agent_options: the launcher's agent_option_string keywords)."""
     from jdwpd.daemon.link import launcher

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from jdwpd.usage import UsageError
 from jdwpd.usage import parse_address as _parse_address
@@ -29,10 +30,11 @@ DEFAULT_JDWP = "127.0.0.1:5005"
 class _VersionAction(argparse.Action):
     """--version reads the agent's build record only when asked."""
 
-    def __init__(self, option_strings, dest, **kw) -> None:
+    def __init__(self, option_strings: list[str], dest: str, **kw: Any) -> None:
         super().__init__(option_strings, dest, nargs=0, help="print jdwpd's version and the agent's build, and exit")
 
-    def __call__(self, parser, namespace, values, option_string=None) -> None:
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
         from .doctor import version_text
 
         print(version_text())
@@ -163,7 +165,7 @@ def _build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _launch_remote(args, java: list[str]) -> int:
+def _launch_remote(args: argparse.Namespace, java: list[str]) -> int:
     """launch --remote: the far side; the daemon's options belong to `jdwpd connect`."""
     if not (args.remote and args.secret_file):
         raise UsageError("launch --remote needs --secret-file, and --secret-file needs --remote")

@@ -23,6 +23,7 @@ from pathlib import Path
 import attrs
 import trio
 
+from .link.agent_link import AgentLink
 from .link.workdirs import process_start_time
 from .run import accept_authenticated, load_command_table, say, serve_vm
 
@@ -176,7 +177,7 @@ VmCallback = Callable[[VmEntry, trio.Event], Awaitable[None]]
 
 async def serve_fleet(link_sock: socket.socket, secret: bytes, *, host: str, first_port: int, allow: list[str],
                       read_only: bool, fleet: Fleet, on_vm: VmCallback | None = None, quiet: bool = False,
-                      task_status=trio.TASK_STATUS_IGNORED) -> None:
+                      task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
     """Adopt every agent that proves the secret and serve each VM on its own port, concurrently, until
     cancelled.  ``on_vm(entry, gone)`` runs in its own task for each VM (``gone`` is set when it ends)."""
     link_listener = trio.SocketListener(trio.socket.from_stdlib_socket(link_sock))
@@ -189,7 +190,7 @@ async def serve_fleet(link_sock: socket.socket, secret: bytes, *, host: str, fir
                                (lambda text: None) if quiet else say)
 
 
-async def _serve_one(link, host: str, first_port: int, allow: list[str], read_only: bool, fleet: Fleet,
+async def _serve_one(link: AgentLink, host: str, first_port: int, allow: list[str], read_only: bool, fleet: Fleet,
                      on_vm: VmCallback | None, say: Callable[[str], None]) -> None:
     pid = int((getattr(link, "hello", None) or {}).get("pid", 0))
     sock = bind_vm_port(host, first_port, fleet.ports_in_use())

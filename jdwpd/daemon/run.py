@@ -22,7 +22,7 @@ import attrs
 import trio
 
 from .fast import spin, warmup
-from .link.agent_link import accept_agent
+from .link.agent_link import AgentLink, accept_agent
 
 
 def say(text: str) -> None:
@@ -69,7 +69,7 @@ async def _wait_process(jvm: JvmProcess, done: trio.Event) -> None:
     done.set()
 
 
-async def accept_authenticated(listener: trio.SocketListener, secret: bytes):
+async def accept_authenticated(listener: trio.SocketListener, secret: bytes) -> AgentLink:
     """The first peer that proves the secret; others are refused and forgotten."""
     while True:
         stream = await listener.accept()
@@ -118,7 +118,7 @@ def parse_allow(allow: list[str]) -> list[str]:
     return entries
 
 
-async def serve_vm(link, jdwp_listener: trio.SocketListener | None, *, read_only: bool, allow: list[str],
+async def serve_vm(link: AgentLink, jdwp_listener: trio.SocketListener | None, *, read_only: bool, allow: list[str],
                    until: trio.Event | None = None, dialed: socket.socket | None = None, start_runs: bool = False,
                    announce: str = "jdwpd", jvm: JvmProcess | None = None,
                    announce_fd: int | None = None) -> None:
@@ -140,7 +140,7 @@ async def serve_vm(link, jdwp_listener: trio.SocketListener | None, *, read_only
     async with trio.open_nursery() as nursery:
         vm_done = trio.Event()
 
-        async def run_vm(task_status=trio.TASK_STATUS_IGNORED) -> None:
+        async def run_vm(task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
             try:
                 await vm.run(task_status=task_status)
             finally:

@@ -46,7 +46,7 @@ def bind_far(host: str, port: int) -> socket.socket:
     return sock
 
 
-def keepalive(sock) -> None:
+def keepalive(sock: socket.socket | trio.socket.SocketType) -> None:
     """A link cut without a word (a laptop that sleeps, a dropped route) is found within ~30 s."""
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
     for name, value in (("TCP_KEEPIDLE", 10), ("TCP_KEEPINTVL", 5), ("TCP_KEEPCNT", 4)):
@@ -80,7 +80,7 @@ class FarSide:
         self.idle = trio.Event()  # no near side is being served
         self.idle.set()
 
-    async def serve(self, task_status=trio.TASK_STATUS_IGNORED) -> None:
+    async def serve(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
         listener = trio.SocketListener(trio.socket.from_stdlib_socket(self.listen_sock))
         self.link_listener = trio.SocketListener(trio.socket.from_stdlib_socket(self.link_sock))
         async with trio.open_nursery() as nursery:

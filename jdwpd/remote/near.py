@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import socket
+import ssl
 
 import attrs
 import trio
@@ -52,7 +53,7 @@ def read_secret(path: str) -> bytes:
         raise UsageError(f"{path}: {e}") from None
 
 
-async def dial(far: tuple[str, int], ctx) -> trio.SSLStream:
+async def dial(far: tuple[str, int], ctx: ssl.SSLContext) -> trio.SSLStream:
     with trio.fail_after(DIAL_TIMEOUT):
         stream = await trio.open_tcp_stream(*far)
         keepalive(stream.socket)
@@ -107,7 +108,7 @@ class NearSide:
                 return 0
             say(f"lost the link to the far side at {self.where}: its JVM runs on; reconnecting")
 
-    async def _one_link(self, ctx) -> str:
+    async def _one_link(self, ctx: ssl.SSLContext) -> str:
         try:
             tls_stream = await dial(self.far, ctx)
         except (OSError, trio.BrokenResourceError) as e:
