@@ -1,6 +1,6 @@
 """Round trips timed with a blocking loop on the raw client's socket.
 
-The raw client (jdwpd/testing/client.py) is built for tests: a reader task, a condition per
+The raw client (jdwpd/testing/client.py) is built for tests: a reader task, an event per
 reply, a send lock.  It costs about 100 us per command by itself, which is most of a round
 trip to the reference (110-120 us on a quiet machine): measured through it, any server
 looks like the client.  This loop writes one encoded command and reads its reply with
@@ -36,7 +36,7 @@ def _open(client: JdwpClient) -> tuple[Any, Any]:
 def _exchange(client: JdwpClient, sock: Any, poller: Any, cs: Any, data: bytes) -> tuple[int, bytes]:
     """Send one command, read until its reply: (error code, reply body).  Events that arrive
     meanwhile are dropped (the measurements using this set no request that has any)."""
-    pid = client.next_id()
+    pid = client.next_packet_id()
     packet = _HEADER.pack(11 + len(data), pid, 0, cs.set_id, cs.cmd_id) + data
     if sock.send(packet) != len(packet):
         raise MeasurementFailed("a command did not fit the socket at once")

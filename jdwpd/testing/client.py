@@ -5,182 +5,61 @@
         code, reply = await c.command_raw("ReferenceType", "Signature", ref_type=12345)
         policy, events = await c.next_event(timeout=10)
 
-Many commands may be in flight at once: one reader task files each reply under
-its packet id.  Every wait has a timeout (trio.TooSlowError when it passes).
-The codecs are protocol/'s (JdwpConnection for framing and the handshake,
-messages for bodies), so this client exercises them from the debugger's side.
+The API's connection (jdwpd/api/connection.py) does the work: framing, the handshake, one reader
+task filing each reply under its packet id, events, the errors.  This client keeps what nobody
+asked for yet (a reply to a packet sent by hand, ``send_packet``/``send_raw`` then ``reply``;
+commands from the VM other than composites), raises what tests expect (trio.TooSlowError when a
+wait's timeout passes, 30 s unless told; ``JdwpClosedError``; ``JdwpReplyError``), and adds the
+steps tests repeat (``wait_for_event``, ``run_to_prepare``, ``break_once``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
-import math
-import traceback
 from collections.abc import AsyncIterator
 from typing import Any
 
 import trio
 
-from protocol import messages, spec
-from protocol.constants import ErrorCode, EventKind, ModKind, SuspendPolicy, TypeTag
-from protocol.jdwp import NEED_DATA, ConnectionClosed, HandshakeDone, JdwpConnection, Role
-from protocol.packets import CommandPacket, ReplyPacket
+from jdwpd.api.connection import Connection, run_connection
+from jdwpd.api.errors import JdwpError, VMDisconnected
+from protocol.constants import EventKind, ModKind, SuspendPolicy, TypeTag
 from protocol.wire import IDSizes
 
-__all__ = ["JdwpClient", "JdwpReplyError", "JdwpClosedError", "open_jdwp_client", "DEFAULT_TIMEOUT"]
+__all__ = ["JdwpClient", "JdwpReplyError", "JdwpClosedError", "open_jdwp_client", "jdwp_client_on",
+           "DEFAULT_TIMEOUT"]
 
 DEFAULT_TIMEOUT = 30.0
-EVENT_SET, COMPOSITE_CMD = 64, 100
 
 
-class JdwpReplyError(Exception):
-    """The server answered a command with a non-zero error code."""
+class JdwpReplyError(JdwpError):
+    """The server answered a command with a non-zero error code (``code``)."""
 
-    def __init__(self, code: int, label: str) -> None:
-        try:
-            name = ErrorCode(code).name
-        except ValueError:
-            name = f"error {code}"
-        super().__init__(f"{label}: {name} ({code})")
-        self.code = code
-        self.label = label
+    @property
+    def label(self) -> str:
+        """The command, ``Set.Command``."""
+        return self.command
 
 
-class JdwpClosedError(Exception):
+class JdwpClosedError(VMDisconnected):
     """The connection ended while we were waiting for something on it."""
 
 
-class JdwpClient:
+class JdwpClient(Connection):
+    """The API's connection keeping what nobody asked for yet, raising the test kit's errors."""
+
+    timeout_error = trio.TooSlowError
+    disconnected_error = JdwpClosedError
+    reply_error = JdwpReplyError
+
     def __init__(self, stream: trio.abc.Stream, *, sizes: IDSizes | None = None) -> None:
-        self.stream = stream
-        self.sizes = sizes or IDSizes()
-        self.conn = JdwpConnection(Role.CLIENT)
-        self._ids = itertools.count(1)
-        self._replies: dict[int, ReplyPacket] = {}
-        self._reply_arrived = trio.Condition()
-        self._event_send, self._event_recv = trio.open_memory_channel(math.inf)
-        self.other_commands: list[CommandPacket] = []  # commands from the VM that are not composites
-        self.closed = trio.Event()
-        self.close_reason: BaseException | None = None
-        self._send_lock = trio.Lock()
+        super().__init__(stream, command_timeout=DEFAULT_TIMEOUT, keep_unasked=True)
+        if sizes is not None:
+            self.sizes = sizes
 
-    # ---------------------------------------------------------------- reader
-
-    async def _handshake(self, timeout: float) -> None:
-        with trio.fail_after(timeout):
-            await self.stream.send_all(self.conn.send_handshake())
-            while True:
-                ev = self.conn.next_event()
-                if isinstance(ev, HandshakeDone):
-                    return
-                if isinstance(ev, ConnectionClosed):
-                    raise JdwpClosedError("connection closed during the handshake")
-                data = await self.stream.receive_some(65536)
-                self.conn.receive_data(data)
-
-    async def _reader(self) -> None:
-        try:
-            while True:
-                ev = self.conn.next_event()
-                if ev is NEED_DATA:
-                    data = await self.stream.receive_some(65536)
-                    self.conn.receive_data(data)
-                    continue
-                if isinstance(ev, ConnectionClosed):
-                    return
-                if isinstance(ev, ReplyPacket):
-                    async with self._reply_arrived:
-                        self._replies[ev.id] = ev
-                        self._reply_arrived.notify_all()
-                elif isinstance(ev, CommandPacket):
-                    if (ev.command_set, ev.command) == (EVENT_SET, COMPOSITE_CMD):
-                        self._event_send.send_nowait(messages.decode_composite(ev.data, self.sizes))
-                    else:
-                        self.other_commands.append(ev)
-        except (trio.BrokenResourceError, trio.ClosedResourceError) as e:
-            self.close_reason = e
-        except Exception as e:  # a protocol error from the server is a finding: keep it for the test
-            self.close_reason = e
-        finally:
-            self.closed.set()
-            self._event_send.close()
-            async with self._reply_arrived:
-                self._reply_arrived.notify_all()
-
-    # ---------------------------------------------------------------- commands
-
-    async def send_packet(self, set_id: int, cmd_id: int, data: bytes = b"", packet_id: int | None = None) -> int:
-        """Send one command packet; return its id (see ``reply``)."""
-        pid = next(self._ids) if packet_id is None else packet_id
-        async with self._send_lock:
-            await self.stream.send_all(self.conn.send(CommandPacket(pid, 0, set_id, cmd_id, data)))
-        return pid
-
-    async def send_raw(self, data: bytes) -> None:
-        """Bytes as they are, past every codec (fuzzing, malformed packets)."""
-        async with self._send_lock:
-            await self.stream.send_all(data)
-
-    def next_id(self) -> int:
-        return next(self._ids)
-
-    async def reply(self, packet_id: int, timeout: float = DEFAULT_TIMEOUT) -> ReplyPacket:
-        """The reply packet to ``packet_id``."""
-        with trio.fail_after(timeout):
-            async with self._reply_arrived:
-                while packet_id not in self._replies:
-                    if self.closed.is_set():
-                        raise JdwpClosedError(f"connection closed before the reply to packet {packet_id}: "
-                                              f"{self.describe_close()}")
-                    await self._reply_arrived.wait()
-                return self._replies.pop(packet_id)
-
-    async def command_raw(self, set_name: str, cmd_name: str, fields: Any = None, /, *,
-                          timeout: float = DEFAULT_TIMEOUT, **kw: Any) -> tuple[int, Any]:
-        """(error code, decoded reply or None).  Fields as keywords, or one Mapping/tuple/instance.
-
-        The leading parameters are positional-only, so a JDWP field may be called ``fields``.
-        """
-        cs = spec.by_name(set_name, cmd_name)
-        if kw:
-            if fields is not None:
-                raise TypeError("pass fields either positionally or as keywords")
-            fields = kw
-        data = messages.encode_command(cs, fields if fields is not None else {}, self.sizes)
-        pid = await self.send_packet(cs.set_id, cs.cmd_id, data)
-        reply = await self.reply(pid, timeout)
-        if reply.error_code:
-            return reply.error_code, None
-        return 0, messages.decode_reply(cs, reply.data, self.sizes)
-
-    async def command(self, set_name: str, cmd_name: str, fields: Any = None, /, *,
-                      timeout: float = DEFAULT_TIMEOUT, **kw: Any) -> Any:
-        """The decoded reply; ``JdwpReplyError(code)`` on an error reply."""
-        code, reply = await self.command_raw(set_name, cmd_name, fields, timeout=timeout, **kw)
-        if code:
-            raise JdwpReplyError(code, f"{set_name}.{cmd_name}")
-        return reply
-
-    # ---------------------------------------------------------------- events
-
-    async def next_event(self, timeout: float = DEFAULT_TIMEOUT) -> tuple[int, tuple]:
-        """The next Event.Composite: (suspend_policy, events)."""
-        with trio.fail_after(timeout):
-            try:
-                return await self._event_recv.receive()
-            except trio.EndOfChannel:
-                reason = self.describe_close()
-                raise JdwpClosedError(f"connection closed while waiting for an event: {reason}") from None
-
-    def pending_events(self) -> list[tuple[int, tuple]]:
-        """Composites already received and not yet taken, without waiting."""
-        out = []
-        while True:
-            try:
-                out.append(self._event_recv.receive_nowait())
-            except (trio.WouldBlock, trio.EndOfChannel):
-                return out
+    async def next_event(self, timeout: float | None = DEFAULT_TIMEOUT) -> tuple[int, tuple]:
+        """The next Event.Composite: (suspend_policy, events); ``timeout`` None waits for ever."""
+        return await super().next_event(timeout)
 
     async def wait_for_event(self, kind: int, timeout: float = DEFAULT_TIMEOUT) -> tuple[int, tuple]:
         """Skip composites until one holds an event of ``kind``; return that composite."""
@@ -217,24 +96,16 @@ class JdwpClient:
                                   modifiers=[{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc},
                                              {"mod_kind": ModKind.COUNT, "count": 1}])
 
-    def describe_close(self) -> str:
-        if self.close_reason is None:
-            return "the server closed it"
-        return "".join(traceback.format_exception(self.close_reason))
-
     async def wait_closed(self, timeout: float = DEFAULT_TIMEOUT) -> None:
         with trio.fail_after(timeout):
             await self.closed.wait()
-
-    async def aclose(self) -> None:
-        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
-            await self.stream.aclose()
 
 
 @contextlib.asynccontextmanager
 async def open_jdwp_client(host: str, port: int, *, timeout: float = DEFAULT_TIMEOUT,
                            query_id_sizes: bool = True) -> AsyncIterator[JdwpClient]:
-    """Connect, handshake, (ask the VM's ID sizes), run the reader; close everything at exit."""
+    """Connect, handshake, (ask the VM's ID sizes), run the reader; close everything at exit.
+    A refused connection is the OSError as it comes."""
     with trio.fail_after(timeout):
         stream = await trio.open_tcp_stream(host, port)
     async with jdwp_client_on(stream, timeout=timeout, query_id_sizes=query_id_sizes) as client:
@@ -247,18 +118,5 @@ async def jdwp_client_on(stream: trio.abc.Stream, *, timeout: float = DEFAULT_TI
     """A client on a connected stream, also one a VM connected to (the reference's server=n): the
     debugger speaks first either way."""
     client = JdwpClient(stream)
-    try:
-        await client._handshake(timeout)
-        async with trio.open_nursery() as nursery:
-            nursery.start_soon(client._reader)
-            if query_id_sizes:
-                r = await client.command("VirtualMachine", "IDSizes", timeout=timeout)
-                client.sizes = IDSizes(r.field_idsize, r.method_idsize, r.object_idsize,
-                                       r.reference_type_idsize, r.frame_idsize)
-            try:
-                yield client
-            finally:
-                nursery.cancel_scope.cancel()
-    finally:
-        with trio.CancelScope(shield=True):
-            await client.aclose()
+    async with run_connection(client, timeout=timeout, query_id_sizes=query_id_sizes):
+        yield client

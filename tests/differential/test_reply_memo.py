@@ -131,7 +131,7 @@ def packet(packet_id: int, command: tuple[int, int, bytes]) -> bytes:
 
 async def send_together(c: JdwpClient, *commands: tuple[int, int, bytes]) -> list[int]:
     """Several commands in one write (one TCP segment on loopback): their packet ids."""
-    ids = [c.next_id() for _ in commands]
+    ids = [c.next_packet_id() for _ in commands]
     await c.send_raw(b"".join(packet(pid, cmd) for pid, cmd in zip(ids, commands, strict=True)))
     return ids
 
@@ -397,9 +397,9 @@ async def test_a_flood_of_memo_hits_loses_and_reorders_nothing(classes, monkeypa
                 want[pid] = what
             return b"".join(out), want
 
-        first = c.next_id()
+        first = c.next_packet_id()
         for _ in range(2999):
-            c.next_id()
+            c.next_packet_id()
         data, want = plan(3000, first)
         with trio.fail_after(30):
             await c.send_raw(data)

@@ -42,10 +42,10 @@ async def test_a_pipelined_mix_through_the_fast_lane(sample_classes, sample_mark
             keys = [(cs.set_id, cs.cmd_id) for cs in spec.COMMANDS.values() if (cs.set_id, cs.cmd_id) not in LEFT_OUT]
             ref_bytes, thread_bytes = struct.pack(">Q", ref), struct.pack(">Q", thread)
             kinds, packets = {}, []
-            first = c.next_id()
+            first = c.next_packet_id()
             for i in range(COMMANDS):
                 pid = first + 1 + i
-                c.next_id()
+                c.next_packet_id()
                 r = rnd.random()
                 if r < 0.6:
                     kinds[pid], set_id, cmd_id, data = "sig", 2, 1, ref_bytes
