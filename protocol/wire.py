@@ -14,7 +14,7 @@ import enum
 import re
 import struct
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -114,6 +114,11 @@ class Value:
 
     tag: int
     value: int | float | bool | None
+
+    @property
+    def object_id(self) -> int:
+        """The ID an object-tagged value carries (0: null), typed as such (``value`` is typed for every tag)."""
+        return cast(int, self.value)
 
 
 @attrs.frozen

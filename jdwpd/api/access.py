@@ -13,7 +13,7 @@ are Python ``str`` and become VM strings (CreateString) only when passed to a me
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import trio
 
@@ -74,7 +74,7 @@ class FrameAccess:
             return Value(NULL, None)
         if v.tag == Tag.STRING:
             return Value(STRING, WireValue(Tag.STRING, v.value))
-        t = await self.vm.values.object_type(v.value)
+        t = await self.vm.values.object_type(v.object_id)
         return Value(t.signature, WireValue(v.tag, v.value))
 
     async def unwrap(self, value: Value, signature: str) -> WireValue:
@@ -87,7 +87,7 @@ class FrameAccess:
             r = await self.vm.conn.command("VirtualMachine", "CreateString", utf=value.data)
             return WireValue(Tag.STRING, r.string_object)
         if len(signature) == 1:
-            data = value.data
+            data = cast("bool | int | float", value.data)  # a primitive's
             if signature in "FD":
                 data = float(data)
             elif signature != "Z":
@@ -106,7 +106,7 @@ class FrameAccess:
             return None
         if value.is_primitive:
             if value.signature == "C":
-                return chr(value.data)  # type: ignore[arg-type]
+                return chr(cast(int, value.data))  # a UTF-16 code unit
             if value.signature == "V":
                 return None
             return value.data
@@ -115,8 +115,7 @@ class FrameAccess:
         return await self.vm.values.from_wire(value.data, self.frame.thread)
 
     async def _type_of(self, obj: Value) -> ReferenceType:
-        assert isinstance(obj.data, WireValue)
-        return await self.vm.values.object_type(obj.data.value)
+        return await self.vm.values.object_type(_object_id(obj))
 
     # ------------------------------------------------------------------ ValueAccess
 
@@ -140,7 +139,7 @@ class FrameAccess:
         if f.is_static:
             r = await self.vm.conn.command("ReferenceType", "GetValues", ref_type=f.declaring_type.id, fields=[f.id])
         else:
-            r = await self.vm.conn.command("ObjectReference", "GetValues", object=obj.data.value,  # type: ignore
+            r = await self.vm.conn.command("ObjectReference", "GetValues", object=_object_id(obj),
                                            fields=[f.id])
         return await self.wrap(r.values[0].value)
 
@@ -191,11 +190,11 @@ class FrameAccess:
         return out
 
     async def array_length(self, array: Value) -> int:
-        r = await self.vm.conn.command("ArrayReference", "Length", array_object=array.data.value)  # type: ignore
+        r = await self.vm.conn.command("ArrayReference", "Length", array_object=_object_id(array))
         return r.array_length
 
     async def array_element(self, array: Value, index: int) -> Value:
-        r = await self.vm.conn.command("ArrayReference", "GetValues", array_object=array.data.value,  # type: ignore
+        r = await self.vm.conn.command("ArrayReference", "GetValues", array_object=_object_id(array),
                                        first_index=index, length=1)
         region = r.values
         v = region.values[0]
@@ -204,7 +203,7 @@ class FrameAccess:
     async def string_text(self, string: Value) -> str:
         if isinstance(string.data, str):
             return string.data
-        return await self.vm.values.string(string.data.value)  # type: ignore[union-attr]
+        return await self.vm.values.string(_object_id(string))
 
     async def is_instance(self, value: Value, type_signature: str) -> bool:
         if isinstance(value.data, str):
@@ -218,6 +217,7 @@ class FrameAccess:
         return await t.is_subtype_of(type_signature)
 
     async def invoke(self, target: Value | str, name: str, args: list[Value]) -> Value:
+        receiver = 0  # the object called on; 0: a static call on the class named by target
         if isinstance(target, str):
             t = await self.vm.types.type_named_sig(target)
             if t is None:
@@ -226,7 +226,8 @@ class FrameAccess:
         else:
             if isinstance(target.data, str):  # a String method on an evaluator-made string
                 target = Value(STRING, await self.unwrap(target, STRING))
-            t = await self._type_of(target)
+            receiver = _object_id(target)
+            t = await self.vm.values.object_type(receiver)
             static = False
         method = await self._choose(t, name, args, static)
         wire_args = [await self.unwrap(a, s) for a, s in zip(args, method.argument_signatures, strict=True)]
@@ -236,7 +237,7 @@ class FrameAccess:
             with trio.fail_after(math.inf if self.invoke_timeout is None else self.invoke_timeout):
                 if not static:
                     r = await self.vm.conn.command(
-                        "ObjectReference", "InvokeMethod", object=target.data.value, thread=thread,  # type: ignore
+                        "ObjectReference", "InvokeMethod", object=receiver, thread=thread,
                         clazz=method.declaring_type.id, method_id=method.id, arguments=wire_args, options=opts,
                         timeout=math.inf)
                 else:
@@ -299,3 +300,8 @@ async def render_in_frame(frame: Frame, template: str, *, allow_invoke: bool = F
     """A logpoint template (``"paid {order.id}"``) rendered in ``frame``."""
     return await render(template, FrameAccess(frame), allow_invoke=allow_invoke)
 
+
+def _object_id(v: Value) -> int:
+    """The VM object an evaluator's value stands for (its data: the JDWP value the API wrapped)."""
+    assert isinstance(v.data, WireValue)
+    return v.data.object_id

@@ -18,7 +18,7 @@ from protocol.agent_code import catch_passes, valid_class_pattern
 from protocol.constants import EventKind, ModKind
 
 from .errors import JdwpError
-from .hits import Stop
+from .hits import ExceptionHit, Stop
 from .requests import SUSPEND_POLICIES, DeferredRequest
 from .types import ReferenceType
 
@@ -88,8 +88,8 @@ class ExceptionBreakpoint(DeferredRequest):
         return [{"mod_kind": ModKind.CONDITIONAL, "expr_id": self._filter_id}]
 
     async def _set_for(self, type_id: int) -> None:
-        mods = [{"mod_kind": ModKind.EXCEPTION_ONLY, "exception_or_null": type_id, "caught": self.caught,
-                 "uncaught": self.uncaught}]
+        mods: list[dict[str, Any]] = [{"mod_kind": ModKind.EXCEPTION_ONLY, "exception_or_null": type_id,
+                                       "caught": self.caught, "uncaught": self.uncaught}]
         mods += [{"mod_kind": ModKind.CLASS_EXCLUDE, "class_pattern": p} for p in self.exclude]
         mods += await self._catch_filter()
         await self._set(EventKind.EXCEPTION, SUSPEND_POLICIES[self.suspend], mods, self._on_event)
@@ -99,6 +99,7 @@ class ExceptionBreakpoint(DeferredRequest):
             await stop.release()
             return
         hit = await self.vm.router.make_hit(self, event, stop)
+        assert isinstance(hit, ExceptionHit)  # an Exception event's
         # Judged here too, whoever judged before: the same rule on every server (a no-op where the
         # VM filtered already).
         catch = hit.catch_location

@@ -10,7 +10,7 @@ tables, source name, supertypes) are fetched once per connection and kept in ``T
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 
@@ -110,7 +110,7 @@ class ReferenceType:
 
     async def methods_named(self, name: str) -> list[Method]:
         """Methods called ``name`` here and in the supertypes, nearest first."""
-        out = []
+        out: list[Method] = []
         for t in await self.vm.types.supertypes(self):
             out.extend(m for m in await t.methods() if m.name == name)
         return out
@@ -376,11 +376,14 @@ class TypeCache:
 
     async def superclass(self, t: ReferenceType) -> ClassType | None:
         if not isinstance(t, ClassType):
-            return await self.type_named_sig("Ljava/lang/Object;") if isinstance(t, ArrayType) else None
+            if not isinstance(t, ArrayType):
+                return None
+            root = await self.type_named_sig("Ljava/lang/Object;")  # an array's superclass
+            return root if isinstance(root, ClassType) else None
 
         async def fetch() -> ClassType | None:
             sid = (await self.vm.conn.command("ClassType", "Superclass", clazz=t.id)).superclass
-            return await self.type(sid, TypeTag.CLASS) if sid else None  # type: ignore[return-value]
+            return cast(ClassType, await self.type(sid, TypeTag.CLASS)) if sid else None  # type() makes the tag's kind
         return await self._fact("super", t.id, fetch)
 
     async def interfaces(self, t: ReferenceType) -> list[InterfaceType]:
@@ -389,7 +392,7 @@ class TypeCache:
 
         async def fetch() -> list[InterfaceType]:
             r = await self.vm.conn.command("ReferenceType", "Interfaces", ref_type=t.id)
-            return [await self.type(i.interface_type, TypeTag.INTERFACE) for i in r.interfaces]  # type: ignore
+            return [cast(InterfaceType, await self.type(i.interface_type, TypeTag.INTERFACE)) for i in r.interfaces]
         return await self._fact("interfaces", t.id, fetch)
 
     async def supertypes(self, t: ReferenceType) -> list[ReferenceType]:

@@ -16,7 +16,7 @@ Primitives become ``bool``/``int``/``float`` (a ``char`` a one-character ``str``
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import attrs
 import trio
@@ -202,7 +202,9 @@ class ArrayRef(ObjectRef):
         """Every element (mind big arrays: ``arr[0:100]`` reads a part)."""
         return await self.slice(0, self.length)
 
-    async def set(self, index: int, *values: Any) -> None:
+    # An array sets elements by index where ObjectRef.set sets a field by name (an array has none): the API's
+    # choice for `arr.set(0, v)`, which a checker sees as a broken override.
+    async def set(self, index: int, *values: Any) -> None:  # type: ignore[override]
         """Set the element at ``index`` (and the next ones, one per value) in one command; values are
         converted to the component type.  ``IndexError`` outside the array."""
         start = index + self.length if index < 0 else index
@@ -253,10 +255,11 @@ class Values:
 
     async def from_wire(self, v: Any, thread: Thread | None = None) -> Any:
         """A JDWP value (``protocol.wire.Value`` or (tag, value)) as the API's Python value."""
-        tag, value = (v.tag, v.value) if isinstance(v, WireValue) else (ord(v[0]) if isinstance(v[0], str)
-                                                                         else v[0], v[1])
+        tag, data = (v.tag, v.value) if isinstance(v, WireValue) else (ord(v[0]) if isinstance(v[0], str)
+                                                                        else v[0], v[1])
         if tag not in OBJECT_TAGS:
-            return self.primitive(tag, value)
+            return self.primitive(tag, data)
+        value = cast(int, data)  # an object tag's: the object's ID
         if not value:
             return None
         if tag == Tag.STRING:

@@ -81,7 +81,7 @@ class Printer:
             text = (await self.c.command("StringReference", "Value", string_object=v.value)).string_value
             return repr(text).replace("'", '"') if text.isprintable() else repr(text)
         if tag in (Tag.OBJECT, Tag.ARRAY, Tag.THREAD, Tag.CLASS_OBJECT, Tag.CLASS_LOADER, Tag.THREAD_GROUP):
-            obj = cast(int, v.value)  # an object tag's value is its ID
+            obj = v.object_id
             if not obj:
                 return "null"
             ref = await self.c.command("ObjectReference", "ReferenceType", object=obj)

@@ -22,7 +22,7 @@ Text transcripts (jdb) are handled by ``normalize_text``.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -179,7 +179,7 @@ class Normalizer:
 
     def value(self, v: Value) -> str:
         if v.tag in _OBJECT_TAGS:
-            return f"{_tag_char(v.tag)}:{self.name('obj', cast(int, v.value))}"  # an object tag's value: its ID
+            return f"{_tag_char(v.tag)}:{self.name('obj', v.object_id)}"
         if v.value is None:
             return _tag_char(v.tag)
         return f"{_tag_char(v.tag)}:{v.value!r}"

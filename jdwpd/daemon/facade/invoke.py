@@ -10,7 +10,7 @@ import trio
 
 from jdwpd.daemon.facade.agent import ask, cached, raise_agent
 from jdwpd.daemon.facade.threads import debugger_resumed
-from jdwpd.daemon.facade.values import ObjectKinds, object_id, tagged, to_link, zero_value
+from jdwpd.daemon.facade.values import ObjectKinds, tagged, to_link, zero_value
 from jdwpd.errors import AgentError, JdwpError
 from protocol.constants import OBJECT_TAGS, ErrorCode, InvokeOptions, Tag, TypeTag
 from protocol.link import InvokeKind, ObjectKind
@@ -137,7 +137,7 @@ class InvokeOperations:
         """
         params, _ = _signature_parts(method.signature)
         for p, a in zip(params, args, strict=True):
-            if _tag_of(p) in OBJECT_TAGS and not await self.instance_of(object_id(a), p):
+            if _tag_of(p) in OBJECT_TAGS and not await self.instance_of(a.object_id, p):
                 raise JdwpError(ErrorCode.TYPE_MISMATCH, f"argument is not a {p}")
 
     def _frames_moved(self, thread: int, options: int) -> None:

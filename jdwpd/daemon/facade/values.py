@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import collections
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, Protocol
 
 from jdwpd.daemon.facade.agent import ask, cached, raise_agent
 from jdwpd.errors import AgentError, JdwpError
@@ -50,11 +50,6 @@ def tagged(t: Any) -> TaggedObjectID:
     if t is None or not t.object:
         return TaggedObjectID(_OBJ, 0)
     return TaggedObjectID(t.kind, t.object)
-
-
-def object_id(v: Value) -> int:
-    """The object ID an object-tagged value carries (0: null); Value.value is typed for every tag."""
-    return cast(int, v.value)
 
 
 def to_link(v: Value) -> LinkValue:
@@ -212,7 +207,7 @@ class ValueOperations:
             f = await self._instance_field(obj_class, writes.field_id())
             value = writes.value(f.tag)
             # JNI stores any object into any reference field; the heap would then lie.
-            if f.tag in OBJECT_TAGS and not await self.instance_of(object_id(value), f.signature):
+            if f.tag in OBJECT_TAGS and not await self.instance_of(value.object_id, f.signature):
                 raise JdwpError(ErrorCode.TYPE_MISMATCH, f"value is not a {f.signature}")
             checked.append((f, value))
         instance_writes = [{"field": f.field_id, "value": to_link(v)} for f, v in checked if not f.is_static]
@@ -262,7 +257,7 @@ class ValueOperations:
                 break
             value = writes.value(f.tag)
             # JNI stores any object into any reference field; the heap would then lie.
-            if f.tag in OBJECT_TAGS and not await self.instance_of(object_id(value), f.signature):
+            if f.tag in OBJECT_TAGS and not await self.instance_of(value.object_id, f.signature):
                 raise JdwpError(ErrorCode.TYPE_MISMATCH, f"value is not a {f.signature}")
             out.append({"field": field_id, "value": to_link(value)})
         if out:
@@ -306,7 +301,7 @@ class ValueOperations:
             _, ref, _ = await self.object_kinds.get(array)
             component = (await self.classes.signature(ref)).signature[1:]
             for v in values:
-                if not await self.instance_of(object_id(v), component):
+                if not await self.instance_of(v.object_id, component):
                     raise JdwpError(ErrorCode.TYPE_MISMATCH, f"element is not a {component}")
         if values:
             await ask(self.link, "ARRAY_SET", array=array, first=first, values=[{"value": to_link(v)} for v in values])
