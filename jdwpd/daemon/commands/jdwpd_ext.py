@@ -11,8 +11,9 @@ daemon then sends the object's bytes to the agent with the request (protocol/lin
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from jdwpd.daemon.commands import Context
 from jdwpd.daemon.model.ext_objects import SessionObjects
 from jdwpd.daemon.model.requests import Modifier
 from jdwpd.errors import AgentError, JdwpError
@@ -20,6 +21,9 @@ from jdwpd.expr.agent_code import FieldRef, NotInAgent, compile_condition, compi
 from jdwpd.expr.errors import ExpressionError
 from protocol.agent_code import BudgetFlag, ObjKind, encode_budget, encode_capture, encode_catch_filter
 from protocol.constants import ErrorCode, ModKind
+
+if TYPE_CHECKING:  # the message classes are made at run time: their types are protocol/message_types.pyi's
+    from protocol.messages import Jdwpd, VirtualMachine
 
 SET_NAME = "Jdwpd"
 VERSION = 3  # 2: DefineBudget's flags, the JdwpdConditionError event; 3: DefineCatchFilter (docs/extensions.md)
@@ -32,7 +36,7 @@ STATUS_OK, STATUS_ERROR, STATUS_NOT_IN_AGENT = 0, 1, 2
 _MOD_STATIC = 0x0008
 
 
-def _state(ctx: Any) -> SessionObjects:
+def _state(ctx: Context) -> SessionObjects:
     """The session's objects (the VM's registry, model/ext_objects.py); NOT_IMPLEMENTED before its hello."""
     st = ctx.vm.ext_objects.of(ctx.session)
     if st is None:
@@ -40,11 +44,11 @@ def _state(ctx: Any) -> SessionObjects:
     return st
 
 
-def _define(ctx: Any, data: bytes) -> int:
+def _define(ctx: Context, data: bytes) -> int:
     return _state(ctx).define(data)
 
 
-def conditional_modifiers(ctx: Any, mods: list[Modifier]) -> list[Modifier]:
+def conditional_modifiers(ctx: Context, mods: list[Modifier]) -> list[Modifier]:
     """EventRequest.Set's modifiers with each Conditional resolved: for a session with the extension,
     its id's object goes to the agent (an unknown id is ILLEGAL_ARGUMENT); without it, Conditional is
     dropped, as the reference ignores it."""
@@ -99,14 +103,15 @@ class _Resolver:
         return await self.vm.classes.interfaces(ref)
 
 
-async def hello(ctx: Any, cmd: Any) -> Any:
+async def hello(ctx: Context, cmd: VirtualMachine.JdwpdHello.Command) -> Any:
     ctx.vm.ext_objects.hello(ctx.session)
     return {"version": VERSION,
             "features": FEATURE_CONDITIONS | FEATURE_BUDGETS | FEATURE_CAPTURES | FEATURE_STOP_ON_ERROR
             | FEATURE_CATCH_FILTERS}
 
 
-async def _compile(ctx: Any, cmd: Any, compiler: Any) -> dict:
+async def _compile(ctx: Context, cmd: Jdwpd.CompileCondition.Command | Jdwpd.CompileExpression.Command,
+                   compiler: Any) -> dict:
     _state(ctx)
     vm = ctx.vm
     try:
@@ -135,13 +140,13 @@ def _code(e: JdwpError | AgentError) -> int:
     return e.code if isinstance(e, JdwpError) else e.status
 
 
-async def compile_condition_cmd(ctx: Any, cmd: Any) -> Any:
+async def compile_condition_cmd(ctx: Context, cmd: Jdwpd.CompileCondition.Command) -> Any:
     r = await _compile(ctx, cmd, compile_condition)
     del r["signature"]  # always boolean
     return r
 
 
-async def compile_expression_cmd(ctx: Any, cmd: Any) -> Any:
+async def compile_expression_cmd(ctx: Context, cmd: Jdwpd.CompileExpression.Command) -> Any:
     """A watch expression for a capture: any type, and its static type in the reply."""
     return await _compile(ctx, cmd, compile_expression)
 
@@ -150,7 +155,7 @@ _CAPTURE_MAX = {"frames": 256, "locals_frames": 256, "depth": 16, "max_string": 
                 "max_bytes": 16 << 20, "max_micros": 10_000_000}
 
 
-async def define_capture(ctx: Any, cmd: Any) -> Any:
+async def define_capture(ctx: Context, cmd: Jdwpd.DefineCapture.Command) -> Any:
     st = _state(ctx)
     for name, most in _CAPTURE_MAX.items():
         v = getattr(cmd, name)
@@ -167,7 +172,7 @@ async def define_capture(ctx: Any, cmd: Any) -> Any:
     return {"capture_id": _define(ctx, data)}
 
 
-async def define_budget(ctx: Any, cmd: Any) -> Any:
+async def define_budget(ctx: Context, cmd: Jdwpd.DefineBudget.Command) -> Any:
     _state(ctx)
     if cmd.hit_cap < 0 or cmd.expires_millis < 0 or cmd.rate_per_second < 0 or not 0 <= cmd.cpu_ppm <= 1_000_000:
         raise JdwpError(ErrorCode.ILLEGAL_ARGUMENT, "budget fields are >= 0, cpuPpm at most 1000000")
@@ -177,7 +182,7 @@ async def define_budget(ctx: Any, cmd: Any) -> Any:
     return {"budget_id": _define(ctx, data)}
 
 
-async def define_catch_filter(ctx: Any, cmd: Any) -> Any:
+async def define_catch_filter(ctx: Context, cmd: Jdwpd.DefineCatchFilter.Command) -> Any:
     _state(ctx)
     try:
         data = encode_catch_filter([p.class_pattern for p in cmd.caught_in],
@@ -187,11 +192,11 @@ async def define_catch_filter(ctx: Any, cmd: Any) -> Any:
     return {"filter_id": _define(ctx, data)}
 
 
-async def forget(ctx: Any, cmd: Any) -> Any:
+async def forget(ctx: Context, cmd: Jdwpd.Forget.Command) -> Any:
     _state(ctx).forget(cmd.id)  # requests set with it keep their copy
 
 
-async def request_stats(ctx: Any, cmd: Any) -> Any:
+async def request_stats(ctx: Context, cmd: Jdwpd.RequestStats.Command) -> Any:
     _state(ctx)
     req = next((r for r in ctx.vm.requests.owned_by(ctx.session) if r.request_id == cmd.request_id), None)
     if req is None or not any(m.mod_kind == ModKind.CONDITIONAL and m.args.get("program") for m in req.modifiers):
@@ -209,7 +214,7 @@ def program_kind(data: bytes) -> int:
     return data[0] if data else 0
 
 
-assert ObjKind.CONDITION == 1  # the agent's first byte (protocol/agent_code.py)
+assert int(ObjKind.CONDITION) == 1  # the agent's first byte (protocol/agent_code.py)
 
 HANDLERS = {
     "CompileCondition": compile_condition_cmd,
