@@ -118,6 +118,7 @@ async def _probe_vm(settings: Settings, evidence: Evidence, tally: Tally, vms: d
                    jdwp=labels["jdwp"])
     started = time.monotonic()
     try:
+        assert entry.jdwp is not None  # the fleet tells of a VM once it serves it on a port
         host, port = entry.jdwp
         async with api.attach(f"{host}:{port}", timeout=30) as vm:
             probes = VmProbes(vm, labels, settings, evidence, tally)
