@@ -17,7 +17,7 @@ VM's JDWP ids, as the standard path shows them; ``this`` is read for every frame
 from __future__ import annotations
 
 import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import attrs
 
@@ -95,11 +95,11 @@ DEFAULT_MAX_SNAPSHOTS = 10
 
 #: ``plan``'s answer when an expression names what the VM cannot resolve yet (a class not loaded
 #: when the request is set): worth trying again at the first hit.
-LATER = "later"
+LATER: Final = "later"
 
 
 async def plan(vm: Debuggee, loc: Location, limits: Limits, watch: list[str], condition: str | None,
-               cpu_quota: float | None = None, hit_cap: int = 0) -> list[dict] | str | None:
+               cpu_quota: float | None = None, hit_cap: int = 0) -> list[dict] | Literal["later"] | None:
     """The Conditional modifiers that make a request at ``loc`` capture in the VM; None where the
     VM cannot (no extension, or a condition or watch it cannot run: then the standard path gives
     the same data, errors included); ``LATER`` where a name does not resolve yet.  ``cpu_quota``:
@@ -139,8 +139,12 @@ async def plan(vm: Debuggee, loc: Location, limits: Limits, watch: list[str], co
 # ---------------------------------------------------------------- the blob, kept whole
 # protocol.agent_code.read_capture keeps every item as the agent wrote it (a full array's
 # signature, field order under shadowing): what the views below need.
-_Obj, _Arr, _Str, _Err, _Limit, _Missing = (CapturedObject, CapturedArray, CapturedString, CapturedError, NotRead,
-                                            MissingField)
+_Obj = CapturedObject  # (one alias a line: a checker reads each as a type)
+_Arr = CapturedArray
+_Str = CapturedString
+_Err = CapturedError
+_Limit = NotRead
+_Missing = MissingField
 
 
 def _read(data: bytes) -> tuple[int, list[tuple[tuple[int, int, int, int], list | None, Any]], list]:
@@ -318,7 +322,8 @@ class _Converter:
                     else data.length)
             return list(_items(data, min(size, limit))), size
         if name == "java.util.LinkedList":
-            out, node = [], v.get("first")
+            out: list[Any] = []
+            node = v.get("first")
             while isinstance(node, _Obj) and len(out) < limit:
                 out.append(node.get("item"))
                 node = node.get("next")
