@@ -91,13 +91,18 @@ class Thread:
                                    value={"tag": wire.tag, "value": wire.value})
 
 
+def _id_cell(frame_id: int | list[int]) -> list[int]:
+    # A frozen frame whose ID an invoke may make stale keeps it in a cell it can refill (Frame._command).
+    return frame_id if isinstance(frame_id, list) else [frame_id]
+
+
 @attrs.frozen(eq=False)
 class Frame:
     """A frame of a suspended thread: valid until that thread is resumed."""
 
     vm: Debuggee = attrs.field(repr=False)
     thread: Thread
-    _id: list[int] = attrs.field(repr=False, converter=lambda v: v if isinstance(v, list) else [v])
+    _id: list[int] = attrs.field(repr=False, converter=_id_cell)
     location: Location
     depth: int
 
