@@ -53,8 +53,15 @@ uint64_t buf_be64(const uint8_t *p);
 /* An executor's request must be read to its end, nothing bad in it. */
 #define PARSED(in) do { if (!buf_in_done(in)) return LS_BAD_MESSAGE; } while (0)
 
-/* One executor of a link request: reads the request from in, writes reply body fields to out;
- * returns a status.  The executor modules' lookup tables hold these (dispatch.c asks them). */
+/* The handlers of link requests, by the table link_protocol.h generates (LINK_HANDLERS; dispatch.c
+ * looks every request up in it).  An executor (FILLS) reads the request from in, writes reply body
+ * fields to out and returns a status; a replier (REPLIES) sends its reply itself, later if it likes
+ * (INVOKE), or returns a non-zero status for dispatch.c to reply with. */
 typedef int (*executor_fn)(JNIEnv *env, inbuf *in, outbuf *out);
+typedef int (*replier_fn)(JNIEnv *env, uint32_t id, inbuf *in);
+/* A handler module's header declares its handlers from its generated list:
+ * LINK_HANDLERS_<FILE>(BUF_DECLARE_FILLS, BUF_DECLARE_REPLIES). */
+#define BUF_DECLARE_FILLS(kind, fn) int fn(JNIEnv *env, inbuf *in, outbuf *out);
+#define BUF_DECLARE_REPLIES(kind, fn) int fn(JNIEnv *env, uint32_t id, inbuf *in);
 
 #endif

@@ -1,4 +1,5 @@
-/* Link request kind -> executor; replies. */
+/* Link request kind -> its handler (the table link_protocol.h generates from protocol/link.py); replies;
+ * the requests about the event requests and the start hold, and EXIT. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,13 +15,14 @@
 #include "filters.h"
 #include "invoke.h"
 #include "link.h"
+#include "smap.h"
 
-static int x_set_request(JNIEnv *env, inbuf *in, outbuf *out) {
+int dispatch_set_request(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     return filters_set(env, in);
 }
 
-static int x_clear_request(JNIEnv *env, inbuf *in, outbuf *out) {
+int dispatch_clear_request(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     int32_t id = buf_in_i32(in);
     PARSED(in);
@@ -28,33 +30,18 @@ static int x_clear_request(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_clear_all_requests(JNIEnv *env, inbuf *in, outbuf *out) {
+int dispatch_clear_all_requests(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     PARSED(in);
     filters_clear_all(env);
     return 0;
 }
 
-static int x_release_start(JNIEnv *env, inbuf *in, outbuf *out) {
+int dispatch_release_start(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env; (void)out;
     PARSED(in);
     base_g.hello_flags &= ~HELLO_SUSPEND_ON_START;
     return 0;
-}
-
-executor_fn exec_lookup(uint16_t kind) {
-    executor_fn f;
-    if ((f = exec_vm_lookup(kind)) || (f = exec_classes_lookup(kind)) || (f = exec_objects_lookup(kind)) ||
-        (f = exec_threads_lookup(kind)) || (f = exec_ext_lookup(kind)))
-        return f;
-    switch (kind) {
-    case LK_SET_REQUEST: return x_set_request;
-    case LK_CLEAR_REQUEST: return x_clear_request;
-    case LK_CLEAR_ALL_REQUESTS: return x_clear_all_requests;
-    case LK_RELEASE_START: return x_release_start;
-    case LK_INVOKE_DETACH: return invoke_detach;
-    default: return NULL;
-    }
 }
 
 static void reply_status(uint32_t id, uint16_t kind, int status) {
@@ -65,31 +52,45 @@ static void reply_status(uint32_t id, uint16_t kind, int status) {
     link_send(&b, false);
 }
 
+/* EXIT: the reply goes out, then the transport, then the VM with the code. */
+int dispatch_exit(JNIEnv *env, uint32_t id, inbuf *in) {
+    (void)env;
+    int32_t code = buf_in_i32(in);
+    if (!buf_in_done(in)) return LS_BAD_MESSAGE;
+    reply_status(id, LK_EXIT, 0);
+    link_flush(1000);
+    link_shutdown();
+    base_log("EXIT %d", code);
+    exit(code);
+}
+
+/* The handler of every request kind: link_protocol.h's table, generated from protocol/link.py. */
+typedef struct handler {
+    executor_fn fills;     /* fills the reply body; framed and sent here */
+    replier_fn replies;    /* sends its reply itself (or returns a status to send) */
+} handler;
+
+static const handler handlers[LINK_KIND_LIMIT] = {
+#define FILLS(kind, fn) [kind] = {fn, NULL},
+#define REPLIES(kind, fn) [kind] = {NULL, fn},
+    LINK_HANDLERS(FILLS, REPLIES)
+#undef FILLS
+#undef REPLIES
+};
+
 void dispatch_request(JNIEnv *env, uint32_t id, uint16_t kind, const uint8_t *body, size_t len) {
     inbuf in = {body, len, 0, false};
-    if (kind == LK_INVOKE) {
-        /* The parked target thread sends the reply when the call returns. */
-        int st = invoke_submit(env, id, &in);
-        if (st) reply_status(id, kind, st);
-        return;
-    }
-    if (kind == LK_EXIT) {
-        int32_t code = buf_in_i32(&in);
-        if (!buf_in_done(&in)) {
-            reply_status(id, kind, LS_BAD_MESSAGE);
-            return;
-        }
-        reply_status(id, kind, 0);
-        link_flush(1000);
-        link_shutdown();
-        base_log("EXIT %d", code);
-        exit(code);
-    }
-    executor_fn fn = exec_lookup(kind);
-    if (fn == NULL) {
+    const handler *h = kind < LINK_KIND_LIMIT ? &handlers[kind] : NULL;
+    if (h == NULL || (h->fills == NULL && h->replies == NULL)) {
         reply_status(id, kind, LS_UNKNOWN_KIND);
         return;
     }
+    if (h->replies != NULL) {
+        int st = h->replies(env, id, &in);
+        if (st) reply_status(id, kind, st);
+        return;
+    }
+    executor_fn fn = h->fills;
     if ((*env)->PushLocalFrame(env, 64) != 0) {
         (*env)->ExceptionClear(env);
         reply_status(id, kind, JVMTI_ERROR_OUT_OF_MEMORY);

@@ -17,7 +17,7 @@
         if (st_) return st_;                             \
     }
 
-static int x_class_signature(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_class_signature(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     char *sig = NULL, *gen = NULL;
     CHECK((*base_g.jvmti)->GetClassSignature(base_g.jvmti, cls, &sig, &gen));
@@ -51,15 +51,15 @@ static int class_string(JNIEnv *env, inbuf *in, outbuf *out, class_string_fn get
     return 0;
 }
 
-static int x_class_status(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_class_status(JNIEnv *env, inbuf *in, outbuf *out) {
     return class_int(env, in, out, (*base_g.jvmti)->GetClassStatus);
 }
 
-static int x_class_modifiers(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_class_modifiers(JNIEnv *env, inbuf *in, outbuf *out) {
     return class_int(env, in, out, (*base_g.jvmti)->GetClassModifiers);
 }
 
-static int x_class_loader(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_class_loader(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     jobject loader = NULL;
     CHECK((*base_g.jvmti)->GetClassLoader(base_g.jvmti, cls, &loader));
@@ -67,14 +67,14 @@ static int x_class_loader(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_class_superclass(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_class_superclass(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     jclass sup = (*env)->GetSuperclass(env, cls);
     buf_out_u64(out, objects_id(env, sup));
     return 0;
 }
 
-static int x_class_interfaces(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_class_interfaces(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     jint n;
     jclass *ifaces;
@@ -84,15 +84,15 @@ static int x_class_interfaces(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_class_source_file(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_class_source_file(JNIEnv *env, inbuf *in, outbuf *out) {
     return class_string(env, in, out, (*base_g.jvmti)->GetSourceFileName);
 }
 
-static int x_class_sde(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_class_source_debug_extension(JNIEnv *env, inbuf *in, outbuf *out) {
     return class_string(env, in, out, (*base_g.jvmti)->GetSourceDebugExtension);
 }
 
-static int x_class_fields(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_class_fields(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     jint n;
     jfieldID *fs;
@@ -186,15 +186,15 @@ static int class_methods(JNIEnv *env, inbuf *in, outbuf *out, bool with_lines) {
     return status;
 }
 
-static int x_class_methods(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_class_methods(JNIEnv *env, inbuf *in, outbuf *out) {
     return class_methods(env, in, out, false);
 }
 
-static int x_class_methods_lines(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_class_methods_lines(JNIEnv *env, inbuf *in, outbuf *out) {
     return class_methods(env, in, out, true);
 }
 
-static int x_class_version(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_class_version(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     jint minor, major;
     CHECK((*base_g.jvmti)->GetClassVersionNumbers(base_g.jvmti, cls, &minor, &major));
@@ -203,7 +203,7 @@ static int x_class_version(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_class_constant_pool(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_class_constant_pool(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     jint count, nbytes;
     unsigned char *bytes;
@@ -214,7 +214,7 @@ static int x_class_constant_pool(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_class_module(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_class_module(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     /* JVMTI has no GetClassModule; Class.getModule() is side-effect free. */
     jmethodID get_module = (*env)->GetMethodID(env, base_g.cls_class, "getModule", "()Ljava/lang/Module;");
@@ -231,13 +231,13 @@ static int x_class_module(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_class_object_kind(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_class_object_kind(JNIEnv *env, inbuf *in, outbuf *out) {
     CLASS_ARG(cls);
     buf_out_u8(out, values_ref_kind_of(cls));
     return 0;
 }
 
-static int x_class_get_statics(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_class_get_statics(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t id = buf_in_u64(in);
     uint32_t n = buf_in_u32(in);
     if (in->bad || n > in->len) return LS_BAD_MESSAGE;
@@ -251,7 +251,7 @@ static int x_class_get_statics(JNIEnv *env, inbuf *in, outbuf *out) {
     return values_get_fields_checked(env, in, out, n, cls, NULL);
 }
 
-static int x_class_set_statics(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_class_set_statics(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     uint64_t id = buf_in_u64(in);
     uint32_t n = buf_in_u32(in);
@@ -262,7 +262,7 @@ static int x_class_set_statics(JNIEnv *env, inbuf *in, outbuf *out) {
     return values_set_fields_checked(env, in, n, cls, NULL);
 }
 
-static int x_loader_visible_classes(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_loader_visible_classes(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t id = buf_in_u64(in);
     PARSED(in);
     jobject loader = NULL;
@@ -295,7 +295,7 @@ static int x_loader_visible_classes(JNIEnv *env, inbuf *in, outbuf *out) {
         if (st_) return st_;                       \
     }
 
-static int x_method_line_table(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_method_line_table(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env;
     METHOD_ARG(m);
     jlocation start, end;
@@ -307,7 +307,7 @@ static int x_method_line_table(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_method_variable_table(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_method_variable_table(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env;
     METHOD_ARG(m);
     jint slots, n;
@@ -332,7 +332,7 @@ static int x_method_variable_table(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_method_bytecodes(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_method_bytecodes(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env;
     METHOD_ARG(m);
     jint n;
@@ -343,7 +343,7 @@ static int x_method_bytecodes(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_method_is_obsolete(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_method_is_obsolete(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env;
     uint64_t mid = buf_in_u64(in);
     PARSED(in);
@@ -361,40 +361,11 @@ static int x_method_is_obsolete(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_method_declaring_class(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_classes_method_declaring_class(JNIEnv *env, inbuf *in, outbuf *out) {
     METHOD_ARG(m);
     jclass cls;
     CHECK((*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, m, &cls));
     buf_out_u64(out, objects_id(env, cls));
     buf_out_u8(out, values_ref_kind_of(cls));
     return 0;
-}
-
-executor_fn exec_classes_lookup(uint16_t kind) {
-    switch (kind) {
-    case LK_CLASS_SIGNATURE: return x_class_signature;
-    case LK_CLASS_STATUS: return x_class_status;
-    case LK_CLASS_MODIFIERS: return x_class_modifiers;
-    case LK_CLASS_LOADER: return x_class_loader;
-    case LK_CLASS_SUPERCLASS: return x_class_superclass;
-    case LK_CLASS_INTERFACES: return x_class_interfaces;
-    case LK_CLASS_SOURCE_FILE: return x_class_source_file;
-    case LK_CLASS_SOURCE_DEBUG_EXTENSION: return x_class_sde;
-    case LK_CLASS_FIELDS: return x_class_fields;
-    case LK_CLASS_METHODS: return x_class_methods;
-    case LK_CLASS_METHODS_LINES: return x_class_methods_lines;
-    case LK_CLASS_VERSION: return x_class_version;
-    case LK_CLASS_CONSTANT_POOL: return x_class_constant_pool;
-    case LK_CLASS_MODULE: return x_class_module;
-    case LK_CLASS_OBJECT_KIND: return x_class_object_kind;
-    case LK_CLASS_GET_STATICS: return x_class_get_statics;
-    case LK_CLASS_SET_STATICS: return x_class_set_statics;
-    case LK_LOADER_VISIBLE_CLASSES: return x_loader_visible_classes;
-    case LK_METHOD_LINE_TABLE: return x_method_line_table;
-    case LK_METHOD_VARIABLE_TABLE: return x_method_variable_table;
-    case LK_METHOD_BYTECODES: return x_method_bytecodes;
-    case LK_METHOD_IS_OBSOLETE: return x_method_is_obsolete;
-    case LK_METHOD_DECLARING_CLASS: return x_method_declaring_class;
-    default: return NULL;
-    }
 }

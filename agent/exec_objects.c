@@ -16,7 +16,7 @@
         if (st_) return st_;                             \
     }
 
-static int x_object_type(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_objects_object_type(JNIEnv *env, inbuf *in, outbuf *out) {
     OBJECT_ARG(o);
     PARSED(in);
     jclass cls = (*env)->GetObjectClass(env, o);
@@ -26,14 +26,14 @@ static int x_object_type(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_object_get_fields(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_objects_object_get_fields(JNIEnv *env, inbuf *in, outbuf *out) {
     OBJECT_ARG(o);
     uint32_t n = buf_in_u32(in);
     if (in->bad || (uint64_t)n * 9 != in->len - in->pos) return LS_BAD_MESSAGE;
     return values_get_fields_checked(env, in, out, n, (*env)->GetObjectClass(env, o), o);
 }
 
-static int x_object_set_fields(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_objects_object_set_fields(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     OBJECT_ARG(o);
     uint32_t n = buf_in_u32(in);
@@ -47,7 +47,7 @@ static bool thread_in(JNIEnv *env, jthread t, const jthread *list, jint n) {
     return false;
 }
 
-static int x_object_monitor_info(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_objects_object_monitor_info(JNIEnv *env, inbuf *in, outbuf *out) {
     OBJECT_ARG(o);
     PARSED(in);
     if (!base_g.caps.can_get_monitor_info) return LS_NOT_CAPABLE;
@@ -71,21 +71,21 @@ static int x_object_monitor_info(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_object_pin(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_objects_object_pin(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     uint64_t id = buf_in_u64(in);
     PARSED(in);
     return objects_pin(env, id);
 }
 
-static int x_object_unpin(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_objects_object_unpin(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     uint64_t id = buf_in_u64(in);
     PARSED(in);
     return objects_unpin(env, id);
 }
 
-static int x_object_is_collected(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_objects_object_is_collected(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t id = buf_in_u64(in);
     PARSED(in);
     int st;
@@ -95,7 +95,7 @@ static int x_object_is_collected(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_string_value(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_objects_string_value(JNIEnv *env, inbuf *in, outbuf *out) {
     OBJECT_ARG(o);
     PARSED(in);
     if (!(*env)->IsInstanceOf(env, o, base_g.cls_string)) return JVMTI_ERROR_INVALID_OBJECT;  /* JDWP INVALID_STRING */
@@ -128,7 +128,7 @@ static int array_tag(JNIEnv *env, jobject arr, uint8_t *tag) {
     return st;
 }
 
-static int x_array_length(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_objects_array_length(JNIEnv *env, inbuf *in, outbuf *out) {
     OBJECT_ARG(o);
     PARSED(in);
     uint8_t tag;
@@ -138,7 +138,7 @@ static int x_array_length(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_array_get(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_objects_array_get(JNIEnv *env, inbuf *in, outbuf *out) {
     OBJECT_ARG(o);
     jint first = buf_in_i32(in), length = buf_in_i32(in);
     PARSED(in);
@@ -170,7 +170,7 @@ static int x_array_get(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_array_set(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_objects_array_set(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     OBJECT_ARG(o);
     jint first = buf_in_i32(in);
@@ -216,7 +216,7 @@ static int x_array_set(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_array_new(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_objects_array_new(JNIEnv *env, inbuf *in, outbuf *out) {
     jclass cls;
     uint64_t id = buf_in_u64(in);
     jint length = buf_in_i32(in);
@@ -257,22 +257,4 @@ static int x_array_new(JNIEnv *env, inbuf *in, outbuf *out) {
     if (st) return st;
     values_out_tagged(out, env, arr);
     return 0;
-}
-
-executor_fn exec_objects_lookup(uint16_t kind) {
-    switch (kind) {
-    case LK_OBJECT_TYPE: return x_object_type;
-    case LK_OBJECT_GET_FIELDS: return x_object_get_fields;
-    case LK_OBJECT_SET_FIELDS: return x_object_set_fields;
-    case LK_OBJECT_MONITOR_INFO: return x_object_monitor_info;
-    case LK_OBJECT_PIN: return x_object_pin;
-    case LK_OBJECT_UNPIN: return x_object_unpin;
-    case LK_OBJECT_IS_COLLECTED: return x_object_is_collected;
-    case LK_STRING_VALUE: return x_string_value;
-    case LK_ARRAY_LENGTH: return x_array_length;
-    case LK_ARRAY_GET: return x_array_get;
-    case LK_ARRAY_SET: return x_array_set;
-    case LK_ARRAY_NEW: return x_array_new;
-    default: return NULL;
-    }
 }

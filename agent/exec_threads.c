@@ -57,7 +57,7 @@ static int hard_suspend(jthread th, thread_rec *t) {
     return st;
 }
 
-static int x_thread_info(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_threads_thread_info(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     PARSED(in);
     (void)t;
@@ -72,7 +72,7 @@ static int x_thread_info(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_thread_status(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_threads_thread_status(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     PARSED(in);
     jint state;
@@ -93,7 +93,7 @@ static int x_thread_status(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_thread_suspend(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_threads_thread_suspend(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     THREAD_ARG(th, t);
     PARSED(in);
@@ -105,7 +105,7 @@ static int x_thread_suspend(JNIEnv *env, inbuf *in, outbuf *out) {
     return st;
 }
 
-static int x_thread_resume(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_threads_thread_resume(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     THREAD_ARG(th, t);
     PARSED(in);
@@ -116,7 +116,7 @@ static int x_thread_resume(JNIEnv *env, inbuf *in, outbuf *out) {
     return st;
 }
 
-static int x_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_threads_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     jint start = buf_in_i32(in), length = buf_in_i32(in);
     PARSED(in);
@@ -158,7 +158,7 @@ static int x_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_thread_frame_count(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_threads_thread_frame_count(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     PARSED(in);
     int ns = need_suspended(th, t);
@@ -169,7 +169,7 @@ static int x_thread_frame_count(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_thread_owned_monitors(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_threads_thread_owned_monitors(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     PARSED(in);
     if (!base_g.caps.can_get_owned_monitor_info) return LS_NOT_CAPABLE;
@@ -199,7 +199,7 @@ static int x_thread_owned_monitors(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_thread_contended_monitor(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_threads_thread_contended_monitor(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     PARSED(in);
     if (!base_g.caps.can_get_current_contended_monitor) return LS_NOT_CAPABLE;
@@ -211,7 +211,7 @@ static int x_thread_contended_monitor(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_thread_stop(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_threads_thread_stop(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     THREAD_ARG(th, t);
     uint64_t exc_id = buf_in_u64(in);
@@ -226,7 +226,7 @@ static int x_thread_stop(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_thread_interrupt(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_threads_thread_interrupt(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     THREAD_ARG(th, t);
     PARSED(in);
@@ -270,7 +270,7 @@ static int pop_past_the_stack(jthread th, jint count) {
     return JVMTI_ERROR_NO_MORE_FRAMES;
 }
 
-static int x_thread_pop_frames(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_threads_thread_pop_frames(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     THREAD_ARG(th, t);
     jint depth = buf_in_i32(in);
@@ -293,7 +293,7 @@ static int x_thread_pop_frames(JNIEnv *env, inbuf *in, outbuf *out) {
     return st;
 }
 
-static int x_thread_force_early_return(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_threads_thread_force_early_return(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     THREAD_ARG(th, t);
     uint8_t tag;
@@ -354,7 +354,7 @@ static int frame_check(JNIEnv *env, jthread th, thread_rec *t, jint depth) {
     return 0;
 }
 
-static int x_frame_get_locals(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_threads_frame_get_locals(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     jint depth = buf_in_i32(in);
     uint32_t n = buf_in_u32(in);
@@ -391,7 +391,7 @@ static int x_frame_get_locals(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_frame_set_locals(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_threads_frame_set_locals(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     THREAD_ARG(th, t);
     jint depth = buf_in_i32(in);
@@ -422,7 +422,7 @@ static int x_frame_set_locals(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_frame_this(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_threads_frame_this(JNIEnv *env, inbuf *in, outbuf *out) {
     THREAD_ARG(th, t);
     jint depth = buf_in_i32(in);
     PARSED(in);
@@ -437,25 +437,4 @@ static int x_frame_this(JNIEnv *env, inbuf *in, outbuf *out) {
     if (!(mods & (0x0008 | 0x0100))) CHECK((*base_g.jvmti)->GetLocalInstance(base_g.jvmti, th, depth, &self));
     values_out_tagged(out, env, self);
     return 0;
-}
-
-executor_fn exec_threads_lookup(uint16_t kind) {
-    switch (kind) {
-    case LK_THREAD_INFO: return x_thread_info;
-    case LK_THREAD_STATUS: return x_thread_status;
-    case LK_THREAD_SUSPEND: return x_thread_suspend;
-    case LK_THREAD_RESUME: return x_thread_resume;
-    case LK_THREAD_FRAMES: return x_thread_frames;
-    case LK_THREAD_FRAME_COUNT: return x_thread_frame_count;
-    case LK_THREAD_OWNED_MONITORS: return x_thread_owned_monitors;
-    case LK_THREAD_CONTENDED_MONITOR: return x_thread_contended_monitor;
-    case LK_THREAD_STOP: return x_thread_stop;
-    case LK_THREAD_INTERRUPT: return x_thread_interrupt;
-    case LK_THREAD_POP_FRAMES: return x_thread_pop_frames;
-    case LK_THREAD_FORCE_EARLY_RETURN: return x_thread_force_early_return;
-    case LK_FRAME_GET_LOCALS: return x_frame_get_locals;
-    case LK_FRAME_SET_LOCALS: return x_frame_set_locals;
-    case LK_FRAME_THIS: return x_frame_this;
-    default: return NULL;
-    }
 }

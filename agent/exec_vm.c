@@ -15,7 +15,7 @@
 #include "values.h"
 #include "vt_events.h"
 
-static int x_vm_info(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_vm_info(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env;
     PARSED(in);
     jint n;
@@ -41,7 +41,7 @@ static int x_vm_info(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_all_classes(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_all_classes(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     jint n;
     jclass *classes;
@@ -69,7 +69,7 @@ static char *to_modified_utf8(const char *s, size_t n);
 
 /* A debugger's lookup of one class (JDI asks it at every assignment of a String): only the matches
  * get an id, and no class list crosses the link. */
-static int x_classes_by_signature(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_classes_by_signature(JNIEnv *env, inbuf *in, outbuf *out) {
     uint32_t len;
     const uint8_t *raw = buf_in_blob(in, &len);
     if (!buf_in_done(in)) return LS_BAD_MESSAGE;
@@ -120,7 +120,7 @@ static void ob_threads(outbuf *out, JNIEnv *env, jint n, jthread *threads) {
     buf_out_put_u32_at(out, count_at, written);
 }
 
-static int x_all_threads(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_all_threads(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     base_lock_enter();
     threads_drop_dead(env);
@@ -137,7 +137,7 @@ static int x_all_threads(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_top_thread_groups(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_top_thread_groups(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     jint n;
     jthreadGroup *groups;
@@ -147,7 +147,7 @@ static int x_top_thread_groups(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_group_info(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_group_info(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t id = buf_in_u64(in);
     PARSED(in);
     jobject group;
@@ -161,7 +161,7 @@ static int x_group_info(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_group_children(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_group_children(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t id = buf_in_u64(in);
     PARSED(in);
     jobject group;
@@ -178,7 +178,7 @@ static int x_group_children(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_suspend_all(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_suspend_all(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     PARSED(in);
     if (!base_g.caps.can_suspend) return LS_NOT_CAPABLE;
@@ -189,7 +189,7 @@ static int x_suspend_all(JNIEnv *env, inbuf *in, outbuf *out) {
     return st;
 }
 
-static int x_resume_all(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_resume_all(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     PARSED(in);
     base_lock_enter();
@@ -231,7 +231,7 @@ static char *to_modified_utf8(const char *s, size_t n) {
     return out;
 }
 
-static int x_create_string(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_create_string(JNIEnv *env, inbuf *in, outbuf *out) {
     uint32_t n;
     const uint8_t *raw = buf_in_blob(in, &n);
     if (!buf_in_done(in)) return LS_BAD_MESSAGE;
@@ -253,7 +253,7 @@ static int x_create_string(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_release_ids(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_release_ids(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     uint32_t n = buf_in_u32(in);
     if (in->bad || (uint64_t)n * 8 != in->len - in->pos) return LS_BAD_MESSAGE;
@@ -362,7 +362,7 @@ static jint JNICALL count_cb(jvmtiHeapReferenceKind k, const jvmtiHeapReferenceI
     return JVMTI_VISIT_OBJECTS;
 }
 
-static int x_instance_counts(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_instance_counts(JNIEnv *env, inbuf *in, outbuf *out) {
     if (!base_g.caps.can_tag_objects) return LS_NOT_CAPABLE;
     uint32_t n = buf_in_u32(in);
     if (in->bad || (uint64_t)n * 8 != in->len - in->pos) return LS_BAD_MESSAGE;
@@ -410,7 +410,7 @@ static int x_instance_counts(JNIEnv *env, inbuf *in, outbuf *out) {
     return st;
 }
 
-static int x_class_instances(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_class_instances(JNIEnv *env, inbuf *in, outbuf *out) {
     if (!base_g.caps.can_tag_objects) return LS_NOT_CAPABLE;
     uint64_t id = buf_in_u64(in);
     jint max = buf_in_i32(in);
@@ -432,7 +432,7 @@ static int x_class_instances(JNIEnv *env, inbuf *in, outbuf *out) {
     return st;
 }
 
-static int x_object_referrers(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_object_referrers(JNIEnv *env, inbuf *in, outbuf *out) {
     if (!base_g.caps.can_tag_objects) return LS_NOT_CAPABLE;
     uint64_t id = buf_in_u64(in);
     jint max = buf_in_i32(in);
@@ -455,7 +455,7 @@ static int x_object_referrers(JNIEnv *env, inbuf *in, outbuf *out) {
     return st;
 }
 
-static int x_redefine_classes(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_redefine_classes(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;
     if (!base_g.caps.can_redefine_classes) return LS_NOT_CAPABLE;
     uint32_t n = buf_in_u32(in);
@@ -479,7 +479,7 @@ static int x_redefine_classes(JNIEnv *env, inbuf *in, outbuf *out) {
     return st;
 }
 
-static int x_all_modules(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_all_modules(JNIEnv *env, inbuf *in, outbuf *out) {
     PARSED(in);
     jint n;
     jobject *mods;
@@ -489,7 +489,7 @@ static int x_all_modules(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_module_info(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_module_info(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t id = buf_in_u64(in);
     PARSED(in);
     jobject mod;
@@ -515,14 +515,14 @@ static int x_module_info(JNIEnv *env, inbuf *in, outbuf *out) {
     return 0;
 }
 
-static int x_gc(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_gc(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env; (void)out;
     PARSED(in);
     CHECK((*base_g.jvmti)->ForceGarbageCollection(base_g.jvmti));
     return 0;
 }
 
-static int x_agent_stats(JNIEnv *env, inbuf *in, outbuf *out) {
+int exec_vm_agent_stats(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env;
     PARSED(in);
     uint64_t live, pins;
@@ -541,30 +541,4 @@ static int x_agent_stats(JNIEnv *env, inbuf *in, outbuf *out) {
         buf_out_u64(out, c[i].value);
     }
     return 0;
-}
-
-executor_fn exec_vm_lookup(uint16_t kind) {
-    switch (kind) {
-    case LK_VM_INFO: return x_vm_info;
-    case LK_ALL_CLASSES: return x_all_classes;
-    case LK_CLASSES_BY_SIGNATURE: return x_classes_by_signature;
-    case LK_ALL_THREADS: return x_all_threads;
-    case LK_TOP_THREAD_GROUPS: return x_top_thread_groups;
-    case LK_GROUP_INFO: return x_group_info;
-    case LK_GROUP_CHILDREN: return x_group_children;
-    case LK_SUSPEND_ALL: return x_suspend_all;
-    case LK_RESUME_ALL: return x_resume_all;
-    case LK_CREATE_STRING: return x_create_string;
-    case LK_RELEASE_IDS: return x_release_ids;
-    case LK_INSTANCE_COUNTS: return x_instance_counts;
-    case LK_CLASS_INSTANCES: return x_class_instances;
-    case LK_OBJECT_REFERRERS: return x_object_referrers;
-    case LK_REDEFINE_CLASSES: return x_redefine_classes;
-    case LK_ALL_MODULES: return x_all_modules;
-    case LK_MODULE_INFO: return x_module_info;
-    case LK_GC: return x_gc;
-    case LK_AGENT_STATS: return x_agent_stats;
-    case LK_SET_DEFAULT_STRATUM: return smap_x_set_default_stratum;
-    default: return NULL;
-    }
 }

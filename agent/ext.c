@@ -372,7 +372,7 @@ static void counter(outbuf *out, const char *name, int64_t v) {
     buf_out_u64(out, (uint64_t)v);
 }
 
-static int x_ext_stats(JNIEnv *env, inbuf *in, outbuf *out) {
+int ext_ext_stats(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env;
     int32_t id = buf_in_i32(in);
     PARSED(in);
@@ -411,8 +411,4 @@ static int x_ext_stats(JNIEnv *env, inbuf *in, outbuf *out) {
     counter(out, "locals_by_jvmti", copy.locals_by_jvmti);
     counter(out, "locals_in_frame", copy.locals_in_frame);
     return 0;
-}
-
-executor_fn exec_ext_lookup(uint16_t kind) {
-    return kind == LK_EXT_STATS ? x_ext_stats : NULL;
 }

@@ -64,6 +64,7 @@ void ext_report_failure(struct filter *f, bool matched, struct ev_ctx *c, struct
 /* Appends a JdwpdDisabled hit if the filter disabled itself and has not said so yet. */
 void ext_report_disabled(struct filter *f, struct hits *h);
 
-executor_fn exec_ext_lookup(uint16_t kind);
+/* EXT_STATS: ext_ext_stats (LINK_HANDLERS_EXT, link_protocol.h). */
+LINK_HANDLERS_EXT(BUF_DECLARE_FILLS, BUF_DECLARE_REPLIES)
 
 #endif

@@ -69,7 +69,7 @@ static uint8_t *param_tags(const char *sig, jint *n, uint8_t *ret) {
     return tags;
 }
 
-int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in) {
+int invoke_invoke(JNIEnv *env, uint32_t req_id, inbuf *in) {
     uint64_t thread_id = buf_in_u64(in);
     uint8_t kind = buf_in_u8(in);
     uint64_t cls_id = buf_in_u64(in), obj_id_ = buf_in_u64(in), mid = buf_in_u64(in);
@@ -321,7 +321,7 @@ void invoke_drop_pending(JNIEnv *env, thread_rec *t) {
  * (invoke_settle) both hold the lock: either the call has ended (state 0, its suspensions are back
  * and the daemon's undo takes them) or its end will honour the drop (state 1).  A call not started
  * yet never starts (state 2): the debugger that asked it is gone. */
-int invoke_detach(JNIEnv *env, inbuf *in, outbuf *out) {
+int invoke_invoke_detach(JNIEnv *env, inbuf *in, outbuf *out) {
     uint64_t thread_id = buf_in_u64(in);
     int32_t drop_count = buf_in_i32(in);
     uint8_t drop_all = buf_in_u8(in);

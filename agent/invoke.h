@@ -5,10 +5,11 @@
 #include "buf.h"
 #include "threads.h"
 
-int invoke_submit(JNIEnv *env, uint32_t req_id, inbuf *in);
 void invoke_run_pending(JNIEnv *env, thread_rec *t);  /* in the parked thread, lock held */
 bool invoke_is_runnable(thread_rec *t);  /* handed over and not started */
 void invoke_drop_pending(JNIEnv *env, thread_rec *t);  /* lock held */
-int invoke_detach(JNIEnv *env, inbuf *in, outbuf *out);  /* executor of INVOKE_DETACH */
+/* INVOKE (invoke_invoke: the parked thread replies when the call returns) and INVOKE_DETACH
+ * (invoke_invoke_detach): LINK_HANDLERS_INVOKE, link_protocol.h. */
+LINK_HANDLERS_INVOKE(BUF_DECLARE_FILLS, BUF_DECLARE_REPLIES)
 
 #endif

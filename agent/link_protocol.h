@@ -111,6 +111,182 @@ enum link_kind {
     LK_EXT_STATS = 118,
 };
 
+/* Link request kind -> the agent function that handles it.  protocol/link.py names each request's agent
+ * file (handled_in); the function is the file's name, '_', the kind's name in lower case
+ * (LK_CLASS_SIGNATURE: exec_classes_class_signature in exec_classes.c).
+ *   FILLS(kind, fn):   int fn(JNIEnv *env, inbuf *in, outbuf *out) writes the reply body and returns
+ *                      the status; dispatch.c frames and sends the reply (buf.h's executor_fn).
+ *   REPLIES(kind, fn): int fn(JNIEnv *env, uint32_t id, inbuf *in) sends its reply itself, or returns a
+ *                      status for dispatch.c to send (buf.h's replier_fn).
+ * LINK_HANDLERS: every request, by kind (dispatch.c's table).  LINK_HANDLERS_<FILE>: one file's, which
+ * its header declares with buf.h's BUF_DECLARE_FILLS and BUF_DECLARE_REPLIES. */
+#define LINK_KIND_LIMIT 119  /* every kind is below */
+#define LINK_HANDLERS(FILLS, REPLIES) \
+    FILLS(LK_VM_INFO, exec_vm_vm_info) \
+    FILLS(LK_ALL_CLASSES, exec_vm_all_classes) \
+    FILLS(LK_ALL_THREADS, exec_vm_all_threads) \
+    FILLS(LK_TOP_THREAD_GROUPS, exec_vm_top_thread_groups) \
+    FILLS(LK_SUSPEND_ALL, exec_vm_suspend_all) \
+    FILLS(LK_RESUME_ALL, exec_vm_resume_all) \
+    REPLIES(LK_EXIT, dispatch_exit) \
+    FILLS(LK_CREATE_STRING, exec_vm_create_string) \
+    FILLS(LK_RELEASE_IDS, exec_vm_release_ids) \
+    FILLS(LK_INSTANCE_COUNTS, exec_vm_instance_counts) \
+    FILLS(LK_REDEFINE_CLASSES, exec_vm_redefine_classes) \
+    FILLS(LK_ALL_MODULES, exec_vm_all_modules) \
+    FILLS(LK_GC, exec_vm_gc) \
+    FILLS(LK_AGENT_STATS, exec_vm_agent_stats) \
+    FILLS(LK_CLASSES_BY_SIGNATURE, exec_vm_classes_by_signature) \
+    FILLS(LK_CLASS_SIGNATURE, exec_classes_class_signature) \
+    FILLS(LK_CLASS_STATUS, exec_classes_class_status) \
+    FILLS(LK_CLASS_MODIFIERS, exec_classes_class_modifiers) \
+    FILLS(LK_CLASS_LOADER, exec_classes_class_loader) \
+    FILLS(LK_CLASS_SUPERCLASS, exec_classes_class_superclass) \
+    FILLS(LK_CLASS_INTERFACES, exec_classes_class_interfaces) \
+    FILLS(LK_CLASS_SOURCE_FILE, exec_classes_class_source_file) \
+    FILLS(LK_CLASS_SOURCE_DEBUG_EXTENSION, exec_classes_class_source_debug_extension) \
+    FILLS(LK_CLASS_FIELDS, exec_classes_class_fields) \
+    FILLS(LK_CLASS_METHODS, exec_classes_class_methods) \
+    FILLS(LK_CLASS_VERSION, exec_classes_class_version) \
+    FILLS(LK_CLASS_CONSTANT_POOL, exec_classes_class_constant_pool) \
+    FILLS(LK_CLASS_MODULE, exec_classes_class_module) \
+    FILLS(LK_CLASS_INSTANCES, exec_vm_class_instances) \
+    FILLS(LK_CLASS_GET_STATICS, exec_classes_class_get_statics) \
+    FILLS(LK_CLASS_SET_STATICS, exec_classes_class_set_statics) \
+    FILLS(LK_LOADER_VISIBLE_CLASSES, exec_classes_loader_visible_classes) \
+    FILLS(LK_CLASS_OBJECT_KIND, exec_classes_class_object_kind) \
+    FILLS(LK_MODULE_INFO, exec_vm_module_info) \
+    FILLS(LK_METHOD_LINE_TABLE, exec_classes_method_line_table) \
+    FILLS(LK_METHOD_VARIABLE_TABLE, exec_classes_method_variable_table) \
+    FILLS(LK_METHOD_BYTECODES, exec_classes_method_bytecodes) \
+    FILLS(LK_METHOD_IS_OBSOLETE, exec_classes_method_is_obsolete) \
+    FILLS(LK_METHOD_DECLARING_CLASS, exec_classes_method_declaring_class) \
+    FILLS(LK_OBJECT_TYPE, exec_objects_object_type) \
+    FILLS(LK_OBJECT_GET_FIELDS, exec_objects_object_get_fields) \
+    FILLS(LK_OBJECT_SET_FIELDS, exec_objects_object_set_fields) \
+    FILLS(LK_OBJECT_MONITOR_INFO, exec_objects_object_monitor_info) \
+    FILLS(LK_OBJECT_PIN, exec_objects_object_pin) \
+    FILLS(LK_OBJECT_UNPIN, exec_objects_object_unpin) \
+    FILLS(LK_OBJECT_IS_COLLECTED, exec_objects_object_is_collected) \
+    FILLS(LK_OBJECT_REFERRERS, exec_vm_object_referrers) \
+    FILLS(LK_STRING_VALUE, exec_objects_string_value) \
+    FILLS(LK_ARRAY_LENGTH, exec_objects_array_length) \
+    FILLS(LK_ARRAY_GET, exec_objects_array_get) \
+    FILLS(LK_ARRAY_SET, exec_objects_array_set) \
+    FILLS(LK_ARRAY_NEW, exec_objects_array_new) \
+    FILLS(LK_THREAD_INFO, exec_threads_thread_info) \
+    FILLS(LK_THREAD_STATUS, exec_threads_thread_status) \
+    FILLS(LK_THREAD_SUSPEND, exec_threads_thread_suspend) \
+    FILLS(LK_THREAD_RESUME, exec_threads_thread_resume) \
+    FILLS(LK_THREAD_FRAMES, exec_threads_thread_frames) \
+    FILLS(LK_THREAD_FRAME_COUNT, exec_threads_thread_frame_count) \
+    FILLS(LK_THREAD_OWNED_MONITORS, exec_threads_thread_owned_monitors) \
+    FILLS(LK_THREAD_CONTENDED_MONITOR, exec_threads_thread_contended_monitor) \
+    FILLS(LK_THREAD_STOP, exec_threads_thread_stop) \
+    FILLS(LK_THREAD_INTERRUPT, exec_threads_thread_interrupt) \
+    FILLS(LK_THREAD_POP_FRAMES, exec_threads_thread_pop_frames) \
+    FILLS(LK_THREAD_FORCE_EARLY_RETURN, exec_threads_thread_force_early_return) \
+    FILLS(LK_GROUP_INFO, exec_vm_group_info) \
+    FILLS(LK_GROUP_CHILDREN, exec_vm_group_children) \
+    FILLS(LK_FRAME_GET_LOCALS, exec_threads_frame_get_locals) \
+    FILLS(LK_FRAME_SET_LOCALS, exec_threads_frame_set_locals) \
+    FILLS(LK_FRAME_THIS, exec_threads_frame_this) \
+    REPLIES(LK_INVOKE, invoke_invoke) \
+    FILLS(LK_INVOKE_DETACH, invoke_invoke_detach) \
+    FILLS(LK_SET_REQUEST, dispatch_set_request) \
+    FILLS(LK_CLEAR_REQUEST, dispatch_clear_request) \
+    FILLS(LK_CLEAR_ALL_REQUESTS, dispatch_clear_all_requests) \
+    FILLS(LK_RELEASE_START, dispatch_release_start) \
+    FILLS(LK_CLASS_METHODS_LINES, exec_classes_class_methods_lines) \
+    FILLS(LK_SET_DEFAULT_STRATUM, smap_set_default_stratum) \
+    FILLS(LK_EXT_STATS, ext_ext_stats)
+#define LINK_HANDLERS_DISPATCH(FILLS, REPLIES) \
+    REPLIES(LK_EXIT, dispatch_exit) \
+    FILLS(LK_SET_REQUEST, dispatch_set_request) \
+    FILLS(LK_CLEAR_REQUEST, dispatch_clear_request) \
+    FILLS(LK_CLEAR_ALL_REQUESTS, dispatch_clear_all_requests) \
+    FILLS(LK_RELEASE_START, dispatch_release_start)
+#define LINK_HANDLERS_EXEC_CLASSES(FILLS, REPLIES) \
+    FILLS(LK_CLASS_SIGNATURE, exec_classes_class_signature) \
+    FILLS(LK_CLASS_STATUS, exec_classes_class_status) \
+    FILLS(LK_CLASS_MODIFIERS, exec_classes_class_modifiers) \
+    FILLS(LK_CLASS_LOADER, exec_classes_class_loader) \
+    FILLS(LK_CLASS_SUPERCLASS, exec_classes_class_superclass) \
+    FILLS(LK_CLASS_INTERFACES, exec_classes_class_interfaces) \
+    FILLS(LK_CLASS_SOURCE_FILE, exec_classes_class_source_file) \
+    FILLS(LK_CLASS_SOURCE_DEBUG_EXTENSION, exec_classes_class_source_debug_extension) \
+    FILLS(LK_CLASS_FIELDS, exec_classes_class_fields) \
+    FILLS(LK_CLASS_METHODS, exec_classes_class_methods) \
+    FILLS(LK_CLASS_VERSION, exec_classes_class_version) \
+    FILLS(LK_CLASS_CONSTANT_POOL, exec_classes_class_constant_pool) \
+    FILLS(LK_CLASS_MODULE, exec_classes_class_module) \
+    FILLS(LK_CLASS_GET_STATICS, exec_classes_class_get_statics) \
+    FILLS(LK_CLASS_SET_STATICS, exec_classes_class_set_statics) \
+    FILLS(LK_LOADER_VISIBLE_CLASSES, exec_classes_loader_visible_classes) \
+    FILLS(LK_CLASS_OBJECT_KIND, exec_classes_class_object_kind) \
+    FILLS(LK_METHOD_LINE_TABLE, exec_classes_method_line_table) \
+    FILLS(LK_METHOD_VARIABLE_TABLE, exec_classes_method_variable_table) \
+    FILLS(LK_METHOD_BYTECODES, exec_classes_method_bytecodes) \
+    FILLS(LK_METHOD_IS_OBSOLETE, exec_classes_method_is_obsolete) \
+    FILLS(LK_METHOD_DECLARING_CLASS, exec_classes_method_declaring_class) \
+    FILLS(LK_CLASS_METHODS_LINES, exec_classes_class_methods_lines)
+#define LINK_HANDLERS_EXEC_OBJECTS(FILLS, REPLIES) \
+    FILLS(LK_OBJECT_TYPE, exec_objects_object_type) \
+    FILLS(LK_OBJECT_GET_FIELDS, exec_objects_object_get_fields) \
+    FILLS(LK_OBJECT_SET_FIELDS, exec_objects_object_set_fields) \
+    FILLS(LK_OBJECT_MONITOR_INFO, exec_objects_object_monitor_info) \
+    FILLS(LK_OBJECT_PIN, exec_objects_object_pin) \
+    FILLS(LK_OBJECT_UNPIN, exec_objects_object_unpin) \
+    FILLS(LK_OBJECT_IS_COLLECTED, exec_objects_object_is_collected) \
+    FILLS(LK_STRING_VALUE, exec_objects_string_value) \
+    FILLS(LK_ARRAY_LENGTH, exec_objects_array_length) \
+    FILLS(LK_ARRAY_GET, exec_objects_array_get) \
+    FILLS(LK_ARRAY_SET, exec_objects_array_set) \
+    FILLS(LK_ARRAY_NEW, exec_objects_array_new)
+#define LINK_HANDLERS_EXEC_THREADS(FILLS, REPLIES) \
+    FILLS(LK_THREAD_INFO, exec_threads_thread_info) \
+    FILLS(LK_THREAD_STATUS, exec_threads_thread_status) \
+    FILLS(LK_THREAD_SUSPEND, exec_threads_thread_suspend) \
+    FILLS(LK_THREAD_RESUME, exec_threads_thread_resume) \
+    FILLS(LK_THREAD_FRAMES, exec_threads_thread_frames) \
+    FILLS(LK_THREAD_FRAME_COUNT, exec_threads_thread_frame_count) \
+    FILLS(LK_THREAD_OWNED_MONITORS, exec_threads_thread_owned_monitors) \
+    FILLS(LK_THREAD_CONTENDED_MONITOR, exec_threads_thread_contended_monitor) \
+    FILLS(LK_THREAD_STOP, exec_threads_thread_stop) \
+    FILLS(LK_THREAD_INTERRUPT, exec_threads_thread_interrupt) \
+    FILLS(LK_THREAD_POP_FRAMES, exec_threads_thread_pop_frames) \
+    FILLS(LK_THREAD_FORCE_EARLY_RETURN, exec_threads_thread_force_early_return) \
+    FILLS(LK_FRAME_GET_LOCALS, exec_threads_frame_get_locals) \
+    FILLS(LK_FRAME_SET_LOCALS, exec_threads_frame_set_locals) \
+    FILLS(LK_FRAME_THIS, exec_threads_frame_this)
+#define LINK_HANDLERS_EXEC_VM(FILLS, REPLIES) \
+    FILLS(LK_VM_INFO, exec_vm_vm_info) \
+    FILLS(LK_ALL_CLASSES, exec_vm_all_classes) \
+    FILLS(LK_ALL_THREADS, exec_vm_all_threads) \
+    FILLS(LK_TOP_THREAD_GROUPS, exec_vm_top_thread_groups) \
+    FILLS(LK_SUSPEND_ALL, exec_vm_suspend_all) \
+    FILLS(LK_RESUME_ALL, exec_vm_resume_all) \
+    FILLS(LK_CREATE_STRING, exec_vm_create_string) \
+    FILLS(LK_RELEASE_IDS, exec_vm_release_ids) \
+    FILLS(LK_INSTANCE_COUNTS, exec_vm_instance_counts) \
+    FILLS(LK_REDEFINE_CLASSES, exec_vm_redefine_classes) \
+    FILLS(LK_ALL_MODULES, exec_vm_all_modules) \
+    FILLS(LK_GC, exec_vm_gc) \
+    FILLS(LK_AGENT_STATS, exec_vm_agent_stats) \
+    FILLS(LK_CLASSES_BY_SIGNATURE, exec_vm_classes_by_signature) \
+    FILLS(LK_CLASS_INSTANCES, exec_vm_class_instances) \
+    FILLS(LK_MODULE_INFO, exec_vm_module_info) \
+    FILLS(LK_OBJECT_REFERRERS, exec_vm_object_referrers) \
+    FILLS(LK_GROUP_INFO, exec_vm_group_info) \
+    FILLS(LK_GROUP_CHILDREN, exec_vm_group_children)
+#define LINK_HANDLERS_EXT(FILLS, REPLIES) \
+    FILLS(LK_EXT_STATS, ext_ext_stats)
+#define LINK_HANDLERS_INVOKE(FILLS, REPLIES) \
+    REPLIES(LK_INVOKE, invoke_invoke) \
+    FILLS(LK_INVOKE_DETACH, invoke_invoke_detach)
+#define LINK_HANDLERS_SMAP(FILLS, REPLIES) \
+    FILLS(LK_SET_DEFAULT_STRATUM, smap_set_default_stratum)
+
 enum link_status {
     LS_OK = 0,
     LS_BAD_MESSAGE = 1000,

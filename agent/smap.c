@@ -333,7 +333,7 @@ void smap_forget_classes(void) {
     base_lock_exit();
 }
 
-int smap_x_set_default_stratum(JNIEnv *env, inbuf *in, outbuf *out) {
+int smap_set_default_stratum(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)env;
     (void)out;
     char *stratum = buf_in_str(in);

@@ -34,7 +34,7 @@ bool smap_source_name_match(jclass cls, const char *pattern, bool (*match)(const
 /* After RedefineClasses: a class may carry another SourceDebugExtension under the same method ids. */
 void smap_forget_classes(void);
 
-/* SET_DEFAULT_STRATUM executor (exec_vm.c's table names it). */
-int smap_x_set_default_stratum(JNIEnv *env, inbuf *in, outbuf *out);
+/* SET_DEFAULT_STRATUM: smap_set_default_stratum (LINK_HANDLERS_SMAP, link_protocol.h). */
+LINK_HANDLERS_SMAP(BUF_DECLARE_FILLS, BUF_DECLARE_REPLIES)
 
 #endif

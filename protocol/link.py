@@ -159,6 +159,10 @@ def lst(*fields: tuple) -> tuple:
     return ("list", fields)
 
 
+#: Kinds below are the handshake's and the agent's own messages (id 0); from here on, the daemon's requests.
+FIRST_REQUEST_KIND = 16
+
+
 @attrs.frozen
 class MessageSpec:
     kind: int
@@ -171,6 +175,22 @@ class MessageSpec:
     # thaw until shown otherwise.
     thaws: bool = True
     suspends: bool = False  # holds a thread, or every thread, more
+    # A request's agent file (agent/<handled_in>.c); its handler there is ``handler``: the file's name,
+    # '_', the kind's name in lower case (exec_classes_class_signature).  The table kind -> handler is
+    # generated into agent/link_protocol.h (LINK_HANDLERS), and dispatch.c looks every request up in it.
+    handled_in: str = ""
+    # The handler sends the reply itself, or returns a status for dispatch.c to send (INVOKE answers
+    # when the call returns); the others fill the reply body and dispatch.c frames and sends it.
+    replies_itself: bool = False
+
+    @property
+    def is_request(self) -> bool:
+        return self.kind >= FIRST_REQUEST_KIND
+
+    @property
+    def handler(self) -> str:
+        """The agent's C function that handles this request ("" for the handshake's and the agent's own)."""
+        return f"{self.handled_in}_{self.name.lower()}" if self.handled_in else ""
 
 
 MESSAGES: dict[int, MessageSpec] = {}
@@ -178,9 +198,10 @@ BY_NAME: dict[str, MessageSpec] = {}
 
 
 def _msg(kind: int, name: str, request: Sequence[tuple[str, Any]], reply: Sequence[tuple[str, Any]], doc: str, *,
-         thaws: bool = True, suspends: bool = False) -> None:
-    spec = MessageSpec(kind, name, tuple(request), tuple(reply), doc, thaws, suspends)
+         thaws: bool = True, suspends: bool = False, handled_in: str = "", replies_itself: bool = False) -> None:
+    spec = MessageSpec(kind, name, tuple(request), tuple(reply), doc, thaws, suspends, handled_in, replies_itself)
     assert kind not in MESSAGES and name not in BY_NAME, name
+    assert bool(handled_in) == spec.is_request, f"{name}: every request, and only a request, names its agent file"
     MESSAGES[kind] = spec
     BY_NAME[name] = spec
 
@@ -204,135 +225,166 @@ _msg(10, "CLASS_UNLOADED", [("ref", ID), ("signature", STR)], [],
 
 # --- VM -------------------------------------------------------------------------
 _msg(16, "VM_INFO", [], [("flags", I32), ("caps", I64), ("properties", lst(("key", STR), ("value", STR)))],
-     "system properties (GetSystemProperties) and capabilities held", thaws=False)
+     "system properties (GetSystemProperties) and capabilities held", thaws=False, handled_in="exec_vm")
 _msg(17, "ALL_CLASSES", [], [("classes", lst(("ref", ID), ("ref_kind", U8), ("status", I32),
                                                  ("signature", STR), ("generic", STR)))],
-     "GetLoadedClasses; status is JVMTI class status bits; generic '' when none", thaws=False)
+     "GetLoadedClasses; status is JVMTI class status bits; generic '' when none", thaws=False, handled_in="exec_vm")
 _msg(18, "ALL_THREADS", [], [("threads", lst(("thread", ID),))], "live application threads (not the agent's)",
-     thaws=False)
-_msg(19, "TOP_THREAD_GROUPS", [], [("groups", lst(("group", ID),))], "", thaws=False)
-_msg(20, "SUSPEND_ALL", [], [], "every application thread's suspend count += 1", thaws=False, suspends=True)
-_msg(21, "RESUME_ALL", [], [], "every application thread with count > 0: count -= 1")
-_msg(22, "EXIT", [("code", I32)], [], "reply is sent, then the VM exits with code")
-_msg(23, "CREATE_STRING", [("utf", STR)], [("string", ID)], "")
+     thaws=False, handled_in="exec_vm")
+_msg(19, "TOP_THREAD_GROUPS", [], [("groups", lst(("group", ID),))], "", thaws=False, handled_in="exec_vm")
+_msg(20, "SUSPEND_ALL", [], [], "every application thread's suspend count += 1", thaws=False, suspends=True,
+     handled_in="exec_vm")
+_msg(21, "RESUME_ALL", [], [], "every application thread with count > 0: count -= 1", handled_in="exec_vm")
+_msg(22, "EXIT", [("code", I32)], [], "reply is sent, then the VM exits with code",
+     handled_in="dispatch", replies_itself=True)
+_msg(23, "CREATE_STRING", [("utf", STR)], [("string", ID)], "", handled_in="exec_vm")
 _msg(24, "RELEASE_IDS", [("ids", lst(("id", ID),))], [],
-     "forget ids no debugger holds any more (weak refs deleted, tags cleared)", thaws=False)
-_msg(25, "INSTANCE_COUNTS", [("refs", lst(("ref", ID),))], [("counts", lst(("count", I64),))], "", thaws=False)
-_msg(26, "REDEFINE_CLASSES", [("classes", lst(("ref", ID), ("bytes", BYTES)))], [], "")
-_msg(27, "ALL_MODULES", [], [("modules", lst(("module", ID),))], "", thaws=False)
-_msg(28, "GC", [], [], "ForceGarbageCollection, for tests of collected ids")
+     "forget ids no debugger holds any more (weak refs deleted, tags cleared)", thaws=False, handled_in="exec_vm")
+_msg(25, "INSTANCE_COUNTS", [("refs", lst(("ref", ID),))], [("counts", lst(("count", I64),))], "", thaws=False,
+     handled_in="exec_vm")
+_msg(26, "REDEFINE_CLASSES", [("classes", lst(("ref", ID), ("bytes", BYTES)))], [], "", handled_in="exec_vm")
+_msg(27, "ALL_MODULES", [], [("modules", lst(("module", ID),))], "", thaws=False, handled_in="exec_vm")
+_msg(28, "GC", [], [], "ForceGarbageCollection, for tests of collected ids", handled_in="exec_vm")
 _msg(29, "AGENT_STATS", [], [("counters", lst(("name", STR), ("value", I64)))],
-     "live ids, pins, breakpoints set, filters, agent threads, global refs: leak checks", thaws=False)
+     "live ids, pins, breakpoints set, filters, agent threads, global refs: leak checks", thaws=False,
+     handled_in="exec_vm")
 
 _msg(30, "CLASSES_BY_SIGNATURE", [("signature", STR)], [("classes", lst(("ref", ID), ("ref_kind", U8),
                                                                         ("status", I32)))],
      "the loaded classes of that signature (ALL_CLASSES' entries for it, without handing out every class's id)",
-     thaws=False)
+     thaws=False, handled_in="exec_vm")
 
 # --- reference types --------------------------------------------------------------
-_msg(32, "CLASS_SIGNATURE", [("ref", ID)], [("ref_kind", U8), ("signature", STR), ("generic", STR)], "", thaws=False)
-_msg(33, "CLASS_STATUS", [("ref", ID)], [("status", I32)], "JVMTI class status bits", thaws=False)
-_msg(34, "CLASS_MODIFIERS", [("ref", ID)], [("modifiers", I32)], "", thaws=False)
-_msg(35, "CLASS_LOADER", [("ref", ID)], [("loader", ID)], "0 for the bootstrap loader", thaws=False)
-_msg(36, "CLASS_SUPERCLASS", [("ref", ID)], [("superclass", ID)], "0 for none", thaws=False)
-_msg(37, "CLASS_INTERFACES", [("ref", ID)], [("interfaces", lst(("ref", ID),))], "", thaws=False)
-_msg(38, "CLASS_SOURCE_FILE", [("ref", ID)], [("source_file", STR)], "JVMTI ABSENT_INFORMATION when none", thaws=False)
-_msg(39, "CLASS_SOURCE_DEBUG_EXTENSION", [("ref", ID)], [("extension", STR)], "", thaws=False)
+_msg(32, "CLASS_SIGNATURE", [("ref", ID)], [("ref_kind", U8), ("signature", STR), ("generic", STR)], "", thaws=False,
+     handled_in="exec_classes")
+_msg(33, "CLASS_STATUS", [("ref", ID)], [("status", I32)], "JVMTI class status bits", thaws=False,
+     handled_in="exec_classes")
+_msg(34, "CLASS_MODIFIERS", [("ref", ID)], [("modifiers", I32)], "", thaws=False, handled_in="exec_classes")
+_msg(35, "CLASS_LOADER", [("ref", ID)], [("loader", ID)], "0 for the bootstrap loader", thaws=False,
+     handled_in="exec_classes")
+_msg(36, "CLASS_SUPERCLASS", [("ref", ID)], [("superclass", ID)], "0 for none", thaws=False, handled_in="exec_classes")
+_msg(37, "CLASS_INTERFACES", [("ref", ID)], [("interfaces", lst(("ref", ID),))], "", thaws=False,
+     handled_in="exec_classes")
+_msg(38, "CLASS_SOURCE_FILE", [("ref", ID)], [("source_file", STR)], "JVMTI ABSENT_INFORMATION when none", thaws=False,
+     handled_in="exec_classes")
+_msg(39, "CLASS_SOURCE_DEBUG_EXTENSION", [("ref", ID)], [("extension", STR)], "", thaws=False,
+     handled_in="exec_classes")
 _msg(40, "CLASS_FIELDS", [("ref", ID)], [("fields", lst(("field", ID), ("name", STR), ("signature", STR),
                                                            ("generic", STR), ("modifiers", I32),
                                                            ("synthetic", BOOL)))], "declared fields, in order",
-     thaws=False)
+     thaws=False, handled_in="exec_classes")
 _msg(41, "CLASS_METHODS", [("ref", ID)], [("methods", lst(("method", ID), ("name", STR), ("signature", STR),
                                                              ("generic", STR), ("modifiers", I32),
                                                              ("synthetic", BOOL)))], "declared methods, in order",
-     thaws=False)
-_msg(42, "CLASS_VERSION", [("ref", ID)], [("major", I32), ("minor", I32)], "", thaws=False)
-_msg(43, "CLASS_CONSTANT_POOL", [("ref", ID)], [("count", I32), ("bytes", BYTES)], "", thaws=False)
-_msg(44, "CLASS_MODULE", [("ref", ID)], [("module", ID)], "", thaws=False)
-_msg(45, "CLASS_INSTANCES", [("ref", ID), ("max", I32)], [("instances", lst(("object", TAGGED),))], "", thaws=False)
+     thaws=False, handled_in="exec_classes")
+_msg(42, "CLASS_VERSION", [("ref", ID)], [("major", I32), ("minor", I32)], "", thaws=False, handled_in="exec_classes")
+_msg(43, "CLASS_CONSTANT_POOL", [("ref", ID)], [("count", I32), ("bytes", BYTES)], "", thaws=False,
+     handled_in="exec_classes")
+_msg(44, "CLASS_MODULE", [("ref", ID)], [("module", ID)], "", thaws=False, handled_in="exec_classes")
+_msg(45, "CLASS_INSTANCES", [("ref", ID), ("max", I32)], [("instances", lst(("object", TAGGED),))], "", thaws=False,
+     handled_in="exec_vm")
 _msg(46, "CLASS_GET_STATICS", [("ref", ID), ("fields", lst(("field", ID), ("tag", U8)))],
-     [("values", lst(("value", VALUE),))], "tag: the field's JDWP value tag from its signature", thaws=False)
-_msg(47, "CLASS_SET_STATICS", [("ref", ID), ("values", lst(("field", ID), ("value", VALUE)))], [], "")
-_msg(48, "LOADER_VISIBLE_CLASSES", [("loader", ID)], [("classes", lst(("ref", ID), ("ref_kind", U8)))], "", thaws=False)
-_msg(49, "CLASS_OBJECT_KIND", [("ref", ID)], [("ref_kind", U8)], "class, interface or array", thaws=False)
-_msg(50, "MODULE_INFO", [("module", ID)], [("name", STR), ("loader", ID)], "", thaws=False)
+     [("values", lst(("value", VALUE),))], "tag: the field's JDWP value tag from its signature", thaws=False,
+     handled_in="exec_classes")
+_msg(47, "CLASS_SET_STATICS", [("ref", ID), ("values", lst(("field", ID), ("value", VALUE)))], [], "",
+     handled_in="exec_classes")
+_msg(48, "LOADER_VISIBLE_CLASSES", [("loader", ID)], [("classes", lst(("ref", ID), ("ref_kind", U8)))], "", thaws=False,
+     handled_in="exec_classes")
+_msg(49, "CLASS_OBJECT_KIND", [("ref", ID)], [("ref_kind", U8)], "class, interface or array", thaws=False,
+     handled_in="exec_classes")
+_msg(50, "MODULE_INFO", [("module", ID)], [("name", STR), ("loader", ID)], "", thaws=False, handled_in="exec_vm")
 
 # --- methods -----------------------------------------------------------------------
 _msg(56, "METHOD_LINE_TABLE", [("method", ID)],
      [("start", I64), ("end", I64), ("lines", lst(("index", I64), ("line", I32)))],
-     "JVMTI NATIVE_METHOD for native methods, ABSENT_INFORMATION without a table", thaws=False)
+     "JVMTI NATIVE_METHOD for native methods, ABSENT_INFORMATION without a table", thaws=False,
+     handled_in="exec_classes")
 _msg(57, "METHOD_VARIABLE_TABLE", [("method", ID)],
      [("arg_slots", I32), ("variables", lst(("start", I64), ("name", STR), ("signature", STR),
-                                            ("generic", STR), ("length", I32), ("slot", I32)))], "", thaws=False)
-_msg(58, "METHOD_BYTECODES", [("method", ID)], [("bytecodes", BYTES)], "", thaws=False)
-_msg(59, "METHOD_IS_OBSOLETE", [("method", ID)], [("obsolete", BOOL)], "", thaws=False)
-_msg(60, "METHOD_DECLARING_CLASS", [("method", ID)], [("ref", ID), ("ref_kind", U8)], "", thaws=False)
+                                            ("generic", STR), ("length", I32), ("slot", I32)))], "", thaws=False,
+     handled_in="exec_classes")
+_msg(58, "METHOD_BYTECODES", [("method", ID)], [("bytecodes", BYTES)], "", thaws=False, handled_in="exec_classes")
+_msg(59, "METHOD_IS_OBSOLETE", [("method", ID)], [("obsolete", BOOL)], "", thaws=False, handled_in="exec_classes")
+_msg(60, "METHOD_DECLARING_CLASS", [("method", ID)], [("ref", ID), ("ref_kind", U8)], "", thaws=False,
+     handled_in="exec_classes")
 
 # --- objects, strings, arrays ----------------------------------------------------
 _msg(64, "OBJECT_TYPE", [("object", ID)], [("kind", U8), ("ref", ID), ("ref_kind", U8)],
-     "kind: ObjectKind; ref: the object's class", thaws=False)
+     "kind: ObjectKind; ref: the object's class", thaws=False, handled_in="exec_objects")
 _msg(65, "OBJECT_GET_FIELDS", [("object", ID), ("fields", lst(("field", ID), ("tag", U8)))],
-     [("values", lst(("value", VALUE),))], "", thaws=False)
-_msg(66, "OBJECT_SET_FIELDS", [("object", ID), ("values", lst(("field", ID), ("value", VALUE)))], [], "")
+     [("values", lst(("value", VALUE),))], "", thaws=False, handled_in="exec_objects")
+_msg(66, "OBJECT_SET_FIELDS", [("object", ID), ("values", lst(("field", ID), ("value", VALUE)))], [], "",
+     handled_in="exec_objects")
 _msg(67, "OBJECT_MONITOR_INFO", [("object", ID)],
-     [("owner", ID), ("entry_count", I32), ("waiters", lst(("thread", ID),))], "", thaws=False)
-_msg(68, "OBJECT_PIN", [("object", ID)], [], "DisableCollection: a strong global ref, counted", thaws=False)
-_msg(69, "OBJECT_UNPIN", [("object", ID)], [], "EnableCollection", thaws=False)
-_msg(70, "OBJECT_IS_COLLECTED", [("object", ID)], [("collected", BOOL)], "", thaws=False)
-_msg(71, "OBJECT_REFERRERS", [("object", ID), ("max", I32)], [("referrers", lst(("object", TAGGED),))], "", thaws=False)
+     [("owner", ID), ("entry_count", I32), ("waiters", lst(("thread", ID),))], "", thaws=False,
+     handled_in="exec_objects")
+_msg(68, "OBJECT_PIN", [("object", ID)], [], "DisableCollection: a strong global ref, counted", thaws=False,
+     handled_in="exec_objects")
+_msg(69, "OBJECT_UNPIN", [("object", ID)], [], "EnableCollection", thaws=False, handled_in="exec_objects")
+_msg(70, "OBJECT_IS_COLLECTED", [("object", ID)], [("collected", BOOL)], "", thaws=False, handled_in="exec_objects")
+_msg(71, "OBJECT_REFERRERS", [("object", ID), ("max", I32)], [("referrers", lst(("object", TAGGED),))], "", thaws=False,
+     handled_in="exec_vm")
 _msg(72, "STRING_VALUE", [("string", ID)], [("utf", STR)],
-     "standard UTF-8: the agent converts the JVM's modified UTF-8 (all link strings are standard UTF-8)", thaws=False)
-_msg(73, "ARRAY_LENGTH", [("array", ID)], [("length", I32)], "", thaws=False)
+     "standard UTF-8: the agent converts the JVM's modified UTF-8 (all link strings are standard UTF-8)", thaws=False,
+     handled_in="exec_objects")
+_msg(73, "ARRAY_LENGTH", [("array", ID)], [("length", I32)], "", thaws=False, handled_in="exec_objects")
 _msg(74, "ARRAY_GET", [("array", ID), ("first", I32), ("length", I32)],
      [("tag", U8), ("values", lst(("value", VALUE),))],
-     "tag: component tag; every value tagged on the link (the daemon strips primitives)", thaws=False)
-_msg(75, "ARRAY_SET", [("array", ID), ("first", I32), ("values", lst(("value", VALUE),))], [], "")
-_msg(76, "ARRAY_NEW", [("ref", ID), ("length", I32)], [("array", TAGGED)], "ref: the array type")
+     "tag: component tag; every value tagged on the link (the daemon strips primitives)", thaws=False,
+     handled_in="exec_objects")
+_msg(75, "ARRAY_SET", [("array", ID), ("first", I32), ("values", lst(("value", VALUE),))], [], "",
+     handled_in="exec_objects")
+_msg(76, "ARRAY_NEW", [("ref", ID), ("length", I32)], [("array", TAGGED)], "ref: the array type",
+     handled_in="exec_objects")
 
 # --- threads and groups ------------------------------------------------------------
 _msg(80, "THREAD_INFO", [("thread", ID)],
-     [("name", STR), ("group", ID), ("priority", I32), ("daemon", BOOL), ("virtual", BOOL)], "", thaws=False)
+     [("name", STR), ("group", ID), ("priority", I32), ("daemon", BOOL), ("virtual", BOOL)], "", thaws=False,
+     handled_in="exec_threads")
 _msg(81, "THREAD_STATUS", [("thread", ID)],
      [("state", I32), ("suspend_count", I32), ("at_event", BOOL), ("frame_generation", I64)],
      "state: JVMTI thread state bits; suspend_count: the agent's; at_event: parked by an event; "
      "frame_generation: the thread's real resumes since its record began (0 again for an ended thread "
-     "a debugger suspends), the generation of its frame ids as the reference counts it", thaws=False)
-_msg(82, "THREAD_SUSPEND", [("thread", ID)], [], "count += 1", thaws=False, suspends=True)
-_msg(83, "THREAD_RESUME", [("thread", ID)], [], "count -= 1 if > 0")
+     "a debugger suspends), the generation of its frame ids as the reference counts it", thaws=False,
+     handled_in="exec_threads")
+_msg(82, "THREAD_SUSPEND", [("thread", ID)], [], "count += 1", thaws=False, suspends=True, handled_in="exec_threads")
+_msg(83, "THREAD_RESUME", [("thread", ID)], [], "count -= 1 if > 0", handled_in="exec_threads")
 _msg(84, "THREAD_FRAMES", [("thread", ID), ("start", I32), ("length", I32)],
      [("frames", lst(("ref", ID), ("ref_kind", U8), ("method", ID), ("index", I64))), ("frame_generation", I64)],
      "length -1: all remaining. NOT_SUSPENDED unless the thread is suspended; frame_generation as in "
-     "THREAD_STATUS", thaws=False)
-_msg(85, "THREAD_FRAME_COUNT", [("thread", ID)], [("count", I32)], "NOT_SUSPENDED unless suspended", thaws=False)
+     "THREAD_STATUS", thaws=False, handled_in="exec_threads")
+_msg(85, "THREAD_FRAME_COUNT", [("thread", ID)], [("count", I32)], "NOT_SUSPENDED unless suspended", thaws=False,
+     handled_in="exec_threads")
 _msg(86, "THREAD_OWNED_MONITORS", [("thread", ID)], [("monitors", lst(("object", TAGGED), ("depth", I32)))], "",
-     thaws=False)
-_msg(87, "THREAD_CONTENDED_MONITOR", [("thread", ID)], [("object", TAGGED)], "", thaws=False)
-_msg(88, "THREAD_STOP", [("thread", ID), ("throwable", ID)], [], "")
-_msg(89, "THREAD_INTERRUPT", [("thread", ID)], [], "")
-_msg(90, "THREAD_POP_FRAMES", [("thread", ID), ("depth", I32)], [], "pops frames 0..depth inclusive")
-_msg(91, "THREAD_FORCE_EARLY_RETURN", [("thread", ID), ("value", VALUE)], [], "")
-_msg(92, "GROUP_INFO", [("group", ID)], [("name", STR), ("parent", ID)], "", thaws=False)
+     thaws=False, handled_in="exec_threads")
+_msg(87, "THREAD_CONTENDED_MONITOR", [("thread", ID)], [("object", TAGGED)], "", thaws=False, handled_in="exec_threads")
+_msg(88, "THREAD_STOP", [("thread", ID), ("throwable", ID)], [], "", handled_in="exec_threads")
+_msg(89, "THREAD_INTERRUPT", [("thread", ID)], [], "", handled_in="exec_threads")
+_msg(90, "THREAD_POP_FRAMES", [("thread", ID), ("depth", I32)], [], "pops frames 0..depth inclusive",
+     handled_in="exec_threads")
+_msg(91, "THREAD_FORCE_EARLY_RETURN", [("thread", ID), ("value", VALUE)], [], "", handled_in="exec_threads")
+_msg(92, "GROUP_INFO", [("group", ID)], [("name", STR), ("parent", ID)], "", thaws=False, handled_in="exec_vm")
 _msg(93, "GROUP_CHILDREN", [("group", ID)], [("threads", lst(("thread", ID),)), ("groups", lst(("group", ID),))], "",
-     thaws=False)
+     thaws=False, handled_in="exec_vm")
 
 # --- frames ----------------------------------------------------------------------------
 _msg(96, "FRAME_GET_LOCALS", [("thread", ID), ("depth", I32), ("slots", lst(("slot", I32), ("tag", U8)))],
-     [("values", lst(("value", VALUE),))], "", thaws=False)
+     [("values", lst(("value", VALUE),))], "", thaws=False, handled_in="exec_threads")
 _msg(97, "FRAME_SET_LOCALS", [("thread", ID), ("depth", I32), ("values", lst(("slot", I32), ("value", VALUE)))],
-     [], "")
+     [], "", handled_in="exec_threads")
 _msg(98, "FRAME_THIS", [("thread", ID), ("depth", I32)], [("object", TAGGED)], "null for static and native",
-     thaws=False)
+     thaws=False, handled_in="exec_threads")
 
 # --- invoke --------------------------------------------------------------------------
 _msg(100, "INVOKE", [("thread", ID), ("kind", U8), ("ref", ID), ("object", ID), ("method", ID),
                      ("options", I32), ("args", lst(("value", VALUE),))],
      [("result", VALUE), ("exception", TAGGED)],
-     "runs on the parked event thread; options: JDWP InvokeOptions bits")
+     "runs on the parked event thread; options: JDWP InvokeOptions bits", handled_in="invoke", replies_itself=True)
 _msg(101, "INVOKE_DETACH", [("thread", ID), ("drop_count", I32), ("drop_all", BOOL)], [("state", U8)],
      "the debugger of the thread's invoke left: when the call ends the thread's count comes back less "
      "drop_count (not below 0), and with drop_all the other threads are not suspended again; state 0: no "
      "invoke (ended: what it lifted is back), 1: running, detached, 2: not started, dropped (its reply "
-     "answers NOT_AT_EVENT)")
+     "answers NOT_AT_EVENT)", handled_in="invoke")
 
 # --- event requests -------------------------------------------------------------------
 MODIFIER_FIELDS: dict[int, tuple] = {
@@ -355,10 +407,11 @@ MODIFIER_FIELDS: dict[int, tuple] = {
 _msg(112, "SET_REQUEST",
      [("request_id", I32), ("event_kind", U8), ("suspend_policy", U8),
       ("modifiers", lst(("mod_kind", U8), ("args", ("variant", "mod_kind", MODIFIER_FIELDS))))],
-     [], "compile one JDWP event request into an agent filter; numbers are JDWP's", thaws=False)
-_msg(113, "CLEAR_REQUEST", [("request_id", I32)], [], "no error if absent", thaws=False)
-_msg(114, "CLEAR_ALL_REQUESTS", [], [], "", thaws=False)
-_msg(115, "RELEASE_START", [], [], "suspend-on-start: the debugger has resumed; nothing else to do")
+     [], "compile one JDWP event request into an agent filter; numbers are JDWP's", thaws=False, handled_in="dispatch")
+_msg(113, "CLEAR_REQUEST", [("request_id", I32)], [], "no error if absent", thaws=False, handled_in="dispatch")
+_msg(114, "CLEAR_ALL_REQUESTS", [], [], "", thaws=False, handled_in="dispatch")
+_msg(115, "RELEASE_START", [], [], "suspend-on-start: the debugger has resumed; nothing else to do",
+     handled_in="dispatch")
 
 # --- class facts in one round trip (appended) ----------------------------------------
 _msg(116, "CLASS_METHODS_LINES", [("ref", ID)],
@@ -366,17 +419,18 @@ _msg(116, "CLASS_METHODS_LINES", [("ref", ID)],
                       ("synthetic", BOOL), ("lines_status", I32), ("start", I64), ("end", I64),
                       ("lines", lst(("index", I64), ("line", I32)))))],
      "CLASS_METHODS with each method's line table: lines_status is GetLineNumberTable's JVMTI error "
-     "(0: lines valid); start/end are GetMethodLocation's (-1 when it fails)", thaws=False)
+     "(0: lines valid); start/end are GetMethodLocation's (-1 when it fails)", thaws=False, handled_in="exec_classes")
 
 # --- steps by the default stratum (appended) ------------------------------------------
 _msg(117, "SET_DEFAULT_STRATUM", [("stratum", STR)], [],
      "VirtualMachine.SetDefaultStratum for the agent's line steps, VM-wide: '' means each class's own "
-     "SMAP default; a class with a SourceDebugExtension is stepped by that stratum's lines", thaws=False)
+     "SMAP default; a class with a SourceDebugExtension is stepped by that stratum's lines", thaws=False,
+     handled_in="smap")
 
 # --- jdwpd's extension (docs/extensions.md) ----------------------------------------
 _msg(118, "EXT_STATS", [("request_id", I32)], [("counters", lst(("name", STR), ("value", I64)))],
      "a request's in-agent condition and budget counters (evaluations, trues, errors by reason, cost, "
-     "hits, disabled); INVALID_ID for a request the agent does not hold")
+     "hits, disabled); INVALID_ID for a request the agent does not hold", handled_in="ext")
 
 # --- the EVENT body ------------------------------------------------------------------
 # Payload of one hit, by JDWP event kind.  The agent sends one EVENT per
