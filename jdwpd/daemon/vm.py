@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import trio
 
@@ -33,6 +33,7 @@ from .fast.locals_ahead import LocalsAhead
 from .fast.memo import NO_THAW, ReplyMemo
 from .fast.settings import FAST
 from .fast.stop_read import Facts, StopReader, facts_only, read_stop
+from .model.debugger import Debugger
 from .model.ext_objects import ExtObjects
 from .model.invokes import InvokeTable
 from .model.objects import ObjectRefs
@@ -56,7 +57,7 @@ class _StopChanged(Exception):
 DRAIN_STALL = 5.0
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .session import Session
+    from .model.classes import ClassCache
 
 def complete_properties(props: dict[str, str], hello: dict) -> dict[str, str]:
     """Fill in what JVMTI's GetSystemProperties lacks and the reference reads later through
@@ -102,7 +103,7 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
         if hasattr(link, "on_message"):
             link.on_message = self._on_link_message
         self.id_sizes = IDSizes(8, 8, 8, 8, 8)
-        self.sessions: list[Session] = []
+        self.sessions: list[Debugger] = []
         self.dead = False
         self.agent_messages = 0  # taken from the link: the VM-death drain's measure of progress
         self._dead_event = trio.Event()
@@ -111,7 +112,7 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
         self.hello_flags = int(hello.get("flags", 0))
         self.caps_mask = int(hello.get("caps", 0))
         self.profile = hello.get("profile", "")
-        self._classes = None
+        self._classes: ClassCache | None = None
         # Suspend-on-start: the start event (SUSPEND_ALL) goes to the first debugger, whose resume
         # then releases the start (facade/start_hold.py).
         self.start_hold = StartHold.from_hello(self.hello_flags, runs=start_runs,
@@ -127,7 +128,7 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
     # ------------------------------------------------------------------ the model
 
     @property
-    def classes(self) -> Any:
+    def classes(self) -> ClassCache:
         if self._classes is None:
             from .model.classes import ClassCache  # the types engineer's; imported late on purpose
 
@@ -261,7 +262,7 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
 
     # ------------------------------------------------------------------ sessions
 
-    async def attach(self, session: Session) -> None:
+    async def attach(self, session: Debugger) -> None:
         self.sessions.append(session)
         if self.dead:
             # The VM ended before this debugger came: it learns so at once.
@@ -298,7 +299,7 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
         except (AgentError, AgentLinkClosed):
             return 0
 
-    async def detach(self, session: Session) -> None:
+    async def detach(self, session: Debugger) -> None:
         """Undo everything the session did to the VM; the VM runs on."""
         if session in self.sessions:
             self.sessions.remove(session)
@@ -350,7 +351,7 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
             if plan is None:  # the link went (or the undo was cancelled) first: the claims go all the same
                 self.threads.take_undo_plan(session)
 
-    async def _detach_invokes(self, session: Session, detaches: list) -> list:
+    async def _detach_invokes(self, session: Debugger, detaches: list) -> list:
         """Detach the invokes of a leaving session that had not answered (jdwpd/daemon/model/invokes.py);
         the ones still running, whose end gives back none of its suspensions."""
         running = []
@@ -376,7 +377,7 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
         except AgentError:
             pass
 
-    async def _release_start_if(self, session: Session, resumed: bool) -> None:
+    async def _release_start_if(self, session: Debugger, resumed: bool) -> None:
         if resumed and self.start_hold.held_for(session):
             self.start_hold.released()
             await self._quiet("RELEASE_START")
@@ -415,7 +416,7 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
                 await self._deliver(composite, death)
         self._learn_from(message["thread"], hits)
 
-    async def _read_ahead(self, message: dict, composites: list[Composite], death: bool) -> None:
+    async def _read_ahead(self, message: dict, composites: tuple[Composite, ...], death: bool) -> None:
         """Deliver a stop with its reads ahead: the first batch goes before the event (a debugger's
         first questions wait for its replies rather than ask again); a stop of every thread is
         delivered once everything is read (STOP_AHEAD "late"), else after the first batch."""
@@ -507,7 +508,7 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
             self.threads.suspended(session, thread)
 
     async def _deliver(self, composite: Composite, death: bool) -> None:
-        session = composite.session
+        session = cast(Debugger, composite.session)  # a request's owner: the session that set it
         events = composite.events
         if death:
             if session.saw_vm_death:
