@@ -394,8 +394,8 @@ class Breakpoint(DeferredRequest):
             return
         await self.vm.router.clear_request(EventKind.BREAKPOINT, rid)
         self._requests.remove((EventKind.BREAKPOINT, rid))
-        mods = [{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc.to_wire()},
-                {"mod_kind": ModKind.CONDITIONAL, "expr_id": expr_id}, await self._in_vm_budget()]
+        mods: list[dict] = [{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc.to_wire()},
+                            {"mod_kind": ModKind.CONDITIONAL, "expr_id": expr_id}, await self._in_vm_budget()]
         self._in_vm_requests.add(await self._set(EventKind.BREAKPOINT, self._policy, mods, self._on_event))
 
     async def _in_vm_budget(self) -> dict:
