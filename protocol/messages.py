@@ -144,7 +144,7 @@ def _make_class(name: str, fields: tuple, label: str, base: type[Message] = Mess
 
 _GROUP_CLASSES: dict[tuple, type[Message]] = {}  # (scope, _GroupSpec) -> class
 _TOP: dict[tuple[int, int, str], type[Message]] = {}  # (set, cmd, "out"/"reply") -> class
-_ALT_CLASSES: dict[tuple[str, int], type[Message]] = {}  # (select name, kind) -> class
+ALTERNATIVE_CLASSES: dict[tuple[str, int], type[Message]] = {}  # (select name, kind) -> class
 
 if TYPE_CHECKING:
     # The classes are made at run time (below, and the command sets' on first use): a checker reads
@@ -163,7 +163,7 @@ for _sel, _ns, _base, _attr, _enum in (
         _cls = _make_class(_alt.name, _alt.fields, f"{_sel.name}.{_alt.name}", _base)
         setattr(_cls, _attr, _enum(_alt.kind))
         setattr(_ns, _alt.name, _cls)
-        _ALT_CLASSES[(_sel.name, _alt.kind)] = _cls
+        ALTERNATIVE_CLASSES[(_sel.name, _alt.kind)] = _cls
 
 
 def _group_classes(scope: str, layout: tuple, ns: _Namespace) -> None:
@@ -257,7 +257,7 @@ def _group_class(owner: type[Message], group: _GroupSpec) -> type[Message]:
 
 
 def _alternative_class(select: str, kind: int) -> type[Message]:
-    return _ALT_CLASSES[(select, kind)]
+    return ALTERNATIVE_CLASSES[(select, kind)]
 
 
 _CLASSES = MessageClasses(message=Message, command=_top, alternative=_alternative_class, group=_group_class)
@@ -321,7 +321,7 @@ def prepare_event(kind: int, sizes: IDSizes | None = None) -> None:
     """Make now what the first composite carrying an event of this kind would make."""
     comp = _compiler(sizes)
     comp.top_encoder((COMPOSITE.set_id, COMPOSITE.cmd_id, "out"))
-    comp.encoder(_ALT_CLASSES[(_spec.EVENT_SELECT.name, kind)])
+    comp.encoder(ALTERNATIVE_CLASSES[(_spec.EVENT_SELECT.name, kind)])
 
 
 def server_prepared(spec: CommandSpec, sizes: IDSizes | None = None) -> bool:
@@ -330,4 +330,4 @@ def server_prepared(spec: CommandSpec, sizes: IDSizes | None = None) -> bool:
 
 
 def event_prepared(kind: int, sizes: IDSizes | None = None) -> bool:
-    return _ALT_CLASSES[(_spec.EVENT_SELECT.name, kind)] in _compiler(sizes).encoders
+    return ALTERNATIVE_CLASSES[(_spec.EVENT_SELECT.name, kind)] in _compiler(sizes).encoders

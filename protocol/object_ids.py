@@ -18,7 +18,7 @@ from typing import Any
 
 from .agent_code import capture_ids
 from .constants import OBJECT_TAGS, EventKind
-from .messages import _ALT_CLASSES
+from .messages import ALTERNATIVE_CLASSES
 from .spec import EVENT_SELECT, CommandSpec, Field, Group, Repeat, Select
 from .wire import ArrayRegion, Location, TaggedObjectID, Value
 
@@ -157,7 +157,7 @@ def _select(sel: Select) -> Collect | None:
     if not any(by_kind.values()):
         return None
     key = sel.selector.name
-    by_class = {_ALT_CLASSES[(sel.name, kind)]: fn for kind, fn in by_kind.items()}
+    by_class = {ALTERNATIVE_CLASSES[(sel.name, kind)]: fn for kind, fn in by_kind.items()}
 
     def select(item: Any, out: list) -> None:
         cls = type(item)

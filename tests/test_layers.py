@@ -233,6 +233,24 @@ def _sources() -> list[Path]:
     return sorted(p for pkg in ("jdwpd", "protocol") for p in (ROOT / pkg).rglob("*.py"))
 
 
+def test_no_module_imports_a_private_name_of_another():
+    """What two modules share is public where it is defined: ``from M import _x`` and a private
+    module (``commands/_values.py`` was one) imported from elsewhere hide a dependency that the
+    name says nobody has.  A public name imported under a private alias is fine."""
+    found = []
+    for path in _sources():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.level or _ours(node.module or "")):
+                if any(_is_private(part) for part in (node.module or "").split(".")):
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno} from {node.module} (a private module)")
+                found += [f"{path.relative_to(ROOT)}:{node.lineno} from {'.' * node.level}{node.module or ''} "
+                          f"import {a.name}" for a in node.names if _is_private(a.name)]
+            elif isinstance(node, ast.Import):
+                found += [f"{path.relative_to(ROOT)}:{node.lineno} import {a.name}" for a in node.names
+                          if _ours(a.name) and any(_is_private(part) for part in a.name.split("."))]
+    assert found == []
+
+
 def _defined_here(tree: ast.AST) -> set[str]:
     """The names a module binds itself: functions, classes, assignments, attributes it stores,
     arguments, and identifiers written as strings (``__slots__``, ``object.__setattr__``)."""

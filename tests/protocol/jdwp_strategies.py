@@ -118,7 +118,7 @@ def instances(cls: type, sizes: IDSizes) -> st.SearchStrategy:
 
 
 def select_items(sel: Select, sizes: IDSizes) -> st.SearchStrategy:
-    return st.one_of(*[instances(messages._ALT_CLASSES[(sel.name, a.kind)], sizes) for a in sel.alts])
+    return st.one_of(*[instances(messages.ALTERNATIVE_CLASSES[(sel.name, a.kind)], sizes) for a in sel.alts])
 
 
 def message_classes() -> list[tuple[spec.CommandSpec, str]]:

@@ -99,7 +99,7 @@ def _fill(msg, sizes):
                 changes[el.name] = (ex, ex)
             elif isinstance(item, spec.Select):
                 a = item.alts[0]
-                ex = _first_example(messages._ALT_CLASSES[(item.name, a.kind)], sizes)
+                ex = _first_example(messages.ALTERNATIVE_CLASSES[(item.name, a.kind)], sizes)
                 changes[el.name] = (ex, ex)
         elif isinstance(v, bytes) and not v:
             changes[el.name] = b"\x01\x02"

@@ -96,6 +96,6 @@ def test_events():
 def test_every_event_kind(data):
     sel = spec.EVENT_SELECT
     for alt in sel.alts:
-        cls = messages._ALT_CLASSES[(sel.name, alt.kind)]
+        cls = messages.ALTERNATIVE_CLASSES[(sel.name, alt.kind)]
         ev = data.draw(instances(cls, SIZES[1]))
         assert composite_ids([ev]) == _oracle(ev, cls.__jdwp_fields__), alt.name
