@@ -32,7 +32,8 @@ from .errors import (
 )
 from .hits import DEFAULT_STEP_EXCLUDES, ExceptionHit, Hit, WatchHit
 from .locations import LocationSpec, parse_location
-from .requests import Breakpoint, Logpoint, Watchpoint
+from .logpoints import Logpoint
+from .requests import Breakpoint, Watchpoint
 from .snapshot import SCHEMA, Snapshot
 from .snapshot_point import SnapshotPoint
 from .threads import Frame, Thread

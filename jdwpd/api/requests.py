@@ -1,5 +1,5 @@
-"""Breakpoints, logpoints, exception catches and field watchpoints: what a script asks the VM to
-stop for, and the hits it gets back.
+"""Breakpoints and field watchpoints: what a script asks the VM to stop for, and the hits it gets
+back (logpoints: logpoints.py; exception catches: catches.py; method events: method_events.py).
 
     bp = await vm.breakpoint("Checkout.java:42", condition="order.total > 100")
     async for hit in bp.hits(limit=3, timeout=10):     # or: hit = await bp.wait(timeout=10)
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import attrs
 import trio
 
-from protocol.agent_code import BudgetFlag, Disabled, Reason, decode_capture
+from protocol.agent_code import BudgetFlag, Disabled, Reason
 from protocol.constants import EventKind, ModKind
 
 from .capture import compile_for_vm, define_budget
@@ -33,10 +33,9 @@ from .types import Location, ReferenceType
 if TYPE_CHECKING:
     from .router import RoutedVM
 
-__all__ = ["EventSource", "Breakpoint", "Logpoint", "Watchpoint", "SUSPEND_POLICIES", "add_source", "forget_source"]
+__all__ = ["EventSource", "Breakpoint", "Watchpoint", "SUSPEND_POLICIES", "add_source", "forget_source"]
 
 SUSPEND_POLICIES = {"none": 0, "thread": 1, "all": 2}
-_PRIMITIVES = frozenset("ZBCSIJFD")
 Handler = Callable[[Hit], Awaitable[Any]]
 
 # What Java would have thrown where the agent could not evaluate a condition (protocol Reason).
@@ -474,121 +473,6 @@ class Breakpoint(DeferredRequest):
             self.condition_errors.append(f"{hit.location}: {e}")
             return True
         return bool(value)
-
-
-@attrs.define(eq=False)
-class Logpoint(Breakpoint):
-    """A line printed at a location, its ``{expressions}`` evaluated in the frame; the thread is
-    held only while the template is rendered.  ``await log.lines()``: what it printed so far."""
-
-    template: str = attrs.field(default="", kw_only=True)
-    echo: Callable[[str], Any] | None = attrs.field(default=None, kw_only=True, repr=False)
-    _lines: list[str] = attrs.field(factory=list, init=False, repr=False)
-    _capture_parts: dict[int, list] = attrs.field(factory=dict, init=False, repr=False)
-    _changed: trio.Event = attrs.field(factory=trio.Event, init=False, repr=False)
-
-    def __str__(self) -> str:
-        return f"logpoint {self.spec.text}"
-
-    @property
-    def _needs_frame(self) -> bool:
-        return True
-
-    async def _capture_in_vm(self, loc: Location, mods: list[dict]) -> bool:
-        """Where the server is jdwpd and every part of the template is a primitive or a String the
-        VM can evaluate (and so is the condition): the VM captures the parts' values at each hit
-        and the line is made here; the thread is never held (docs/extensions.md, captures)."""
-        if not self.in_vm or not await self.vm.has_extension():
-            return False
-        from jdwpd.expr import parse_template
-
-        conn = self.vm.conn
-        parts: list[Any] = []
-        watches = []
-        for part in parse_template(self.template).parts:
-            if isinstance(part, str):
-                parts.append(part)
-                continue
-            r = await compile_for_vm(self.vm, "CompileExpression", part.text, loc)
-            if r.status != 0 or not (r.signature in _PRIMITIVES or r.signature == "Ljava/lang/String;"):
-                return False  # an object would print through toString(): a call, only here
-            parts.append(r.signature)
-            watches.append({"expr_id": r.expr_id})
-        extra = []
-        if self.condition is not None:
-            c = await compile_for_vm(self.vm, "CompileCondition", self.condition, loc)
-            if c.status != 0:
-                return False
-            extra.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": c.expr_id})
-        extra.append(await self._in_vm_budget())
-        cap = await conn.command("Jdwpd", "DefineCapture", frames=1, locals_frames=0, depth=0, max_string=65535,
-                                 max_items=0, max_bytes=0, max_micros=0, this_object=False, object_ids=False,
-                                 watches=watches)
-        extra.append({"mod_kind": ModKind.CONDITIONAL, "expr_id": cap.capture_id})
-        rid = await self._set(EventKind.BREAKPOINT, 0, mods + extra, self._on_event)
-        self._in_vm_requests.add(rid)
-        self._capture_parts[rid] = parts
-        return True
-
-    async def _on_event(self, event: Any, stop: Stop) -> None:
-        if int(event.event_kind) != EventKind.JDWPD_CAPTURE:
-            await super()._on_event(event, stop)
-            return
-        await stop.release()
-        if self.cleared:
-            return
-        from jdwpd.expr import primitive_text
-
-        values = iter(decode_capture(event.data)["watches"])
-        out = []
-        for part in self._capture_parts[event.request_id]:
-            if part in _PRIMITIVES:
-                v = next(values)
-                if isinstance(v, dict):
-                    out.append(f"<error: {v['@error']}>")
-                else:  # decode_capture gives a char as a str
-                    out.append(primitive_text(part, ord(v) if isinstance(v, str) else v))
-            elif part == "Ljava/lang/String;":
-                v = next(values)
-                out.append("null" if v is None else f"<error: {v['@error']}>" if isinstance(v, dict) else v)
-            else:
-                out.append(part)
-        self.hit_total += 1
-        self._add_line("".join(out))
-
-    def _add_line(self, line: str) -> None:
-        self._lines.append(line)
-        if self.echo is not None:
-            self.echo(line)
-        self._changed.set()
-        self._changed = trio.Event()
-
-    async def _consume(self, hit: Hit) -> None:
-        from .access import render_in_frame
-
-        self.hit_total += 1
-        try:
-            try:
-                line = await render_in_frame(hit.frame, self.template, allow_invoke=self.allow_invoke)
-            except Exception as e:  # the line says what failed, as a production logpoint does
-                line = f"{self.template} [error: {e}]"
-        finally:
-            await hit.resume()
-        self._add_line(line)
-
-    async def lines(self) -> list[str]:
-        """Every line printed so far, oldest first."""
-        return list(self._lines)
-
-    async def wait_lines(self, count: int, timeout: float | None = None) -> list[str]:
-        """Wait until ``count`` lines were printed; ``Timeout`` after ``timeout`` seconds."""
-        try:
-            with trio.fail_after(math.inf if timeout is None else timeout):
-                while len(self._lines) < count:
-                    await self._changed.wait()
-        except trio.TooSlowError:
-            raise Timeout(f"{self} printed {len(self._lines)} of {count} lines within {timeout}s") from None
-        return list(self._lines)
 
 
 @attrs.define(eq=False)

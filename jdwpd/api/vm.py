@@ -24,8 +24,9 @@ from .connection import Connection
 from .errors import JdwpError, LocationError, VMDisconnected
 from .hits import ExceptionHit, Hit
 from .locations import parse_location
+from .logpoints import Logpoint
 from .method_events import MethodEntries, MethodExits
-from .requests import SUSPEND_POLICIES, Breakpoint, EventSource, Logpoint, Watchpoint, add_source, forget_source
+from .requests import SUSPEND_POLICIES, Breakpoint, EventSource, Watchpoint, add_source, forget_source
 from .router import EventRouter
 from .threads import Thread
 from .types import ReferenceType, TypeCache, name_to_signature
