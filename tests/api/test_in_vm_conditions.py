@@ -34,7 +34,7 @@ async def _hits(server_kind, shop_classes, lines, conditions, in_vm):
             seen.append((await local["order"].get("id"), local["i"], await hit.evaluate("order.total")))
             await hit.resume()
         lines = await log.wait_lines(4, timeout=30)
-        return seen, lines[:4], await vm.has_extension(), (bool(bp._in_vm_requests), bool(log._in_vm_requests))
+        return seen, lines[:4], await vm.has_extension(), (bool(bp.in_vm_requests), bool(log.in_vm_requests))
 
 
 async def test_same_hits_in_the_vm_and_here(server_kind, shop_classes, shop_lines):
@@ -91,7 +91,7 @@ async def test_a_condition_that_cannot_be_evaluated_stops_on_both_paths(server_k
                     await hit.resume()
                 failed = sum(1 for _, i in seen if i == 1)
                 errors = [re.match(r"(\S+): (\w+)", e).groups() for e in bp.condition_errors[:failed]]
-                results.append((seen, errors, len(bp.condition_errors) >= failed, bool(bp._in_vm_requests)))
+                results.append((seen, errors, len(bp.condition_errors) >= failed, bool(bp.in_vm_requests)))
     (here, here_errors, here_all, here_vm), (there, there_errors, there_all, there_vm) = results
     assert here == there and here_errors == there_errors, results
     assert any(i == 1 for _, i in here) and here_all and there_all

@@ -85,5 +85,5 @@ async def test_the_in_vm_condition_reads_a_captured_local_by_its_name(names_clas
                                      condition="accum != null && NAMES.length == 2")
             await vm.resume()
             hit = await bp.wait(timeout=60)
-            assert bp._in_vm_requests and await hit.evaluate("accum.size()") == 2
+            assert bp.in_vm_requests and await hit.evaluate("accum.size()") == 2
             await hit.resume()
