@@ -26,6 +26,7 @@ from typing import Any, Protocol
 import attrs
 
 from jdwpd.expr.errors import ExpressionError
+from jdwpd.expr.numbers import primitive
 from jdwpd.expr.parser import parse
 from jdwpd.expr.tree import (
     ArrayAccess,
@@ -571,8 +572,9 @@ class _Compiler:
                 if {a.sig, b.sig} <= {"B", "S"}:
                     sig = "S"
                 for x, y in ((a, b), (b, a)):
-                    if x.sig in "BSC" and y.sig == "I" and isinstance(t if y is a else o, Literal):
-                        value = (t if y is a else o).value  # type: ignore[attr-defined]
+                    constant = t if y is a else o
+                    if x.sig in "BSC" and y.sig == "I" and isinstance(constant, Literal):
+                        value = primitive(constant.value)
                         lo, hi = {"B": (-128, 127), "S": (-32768, 32767), "C": (0, 65535)}[x.sig]
                         if lo <= value <= hi:
                             sig = x.sig

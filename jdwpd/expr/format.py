@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
-from jdwpd.expr.numbers import to_float32
+from jdwpd.expr.numbers import primitive, to_float32
 
 __all__ = ["java_double", "java_float", "java_char", "primitive_text"]
 
@@ -101,9 +101,9 @@ def primitive_text(signature: str, value: object) -> str:
     if signature == "Z":
         return "true" if value else "false"
     if signature == "C":
-        return java_char(int(value))  # type: ignore[call-overload]
+        return java_char(int(primitive(value)))
     if signature == "F":
-        return java_float(float(value))  # type: ignore[arg-type]
+        return java_float(float(primitive(value)))
     if signature == "D":
-        return java_double(float(value))  # type: ignore[arg-type]
-    return str(int(value))  # type: ignore[call-overload]
+        return java_double(float(primitive(value)))
+    return str(int(primitive(value)))

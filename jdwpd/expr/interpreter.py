@@ -28,6 +28,7 @@ import attrs
 from jdwpd.expr.access import NULL, STRING, Value, ValueAccess
 from jdwpd.expr.errors import EvaluationError, ExpressionError
 from jdwpd.expr.format import primitive_text
+from jdwpd.expr.numbers import primitive
 from jdwpd.expr.parser import Expression, parse
 from jdwpd.expr.tree import (
     PRIMITIVE_TYPES,
@@ -275,7 +276,7 @@ class Evaluator:
             raise self.fail("incompatible types: possible lossy conversion from long to int", node)
         if value.signature not in "BCSI" or not value.is_primitive:
             raise self.fail(f"incompatible types: {type_name(value.signature)} cannot be converted to int", node)
-        return int(value.data)  # type: ignore[call-overload]
+        return int(primitive(value.data))
 
     # -- method calls -----------------------------------------------------------------------
     async def call(self, node: MethodCall) -> Value:
@@ -291,11 +292,11 @@ class Evaluator:
             target = await self.value(node.target)
         if isinstance(target, _Package):
             raise self.missing(f"cannot find symbol: {target.written} "
-                               "(no variable, field or loaded class of that name)", node.target)  # type: ignore
+                               "(no variable, field or loaded class of that name)", node.target or node)
         args = [await self.value(arg) for arg in node.args]
         if isinstance(target, Value):
             if target.is_null:
-                raise self.npe(f'Cannot invoke "{node.name}()"', node.target, node)  # type: ignore[arg-type]
+                raise self.npe(f'Cannot invoke "{node.name}()"', node.target or node, node)
             if target.is_primitive:
                 raise self.fail(f"{type_name(target.signature)} cannot be dereferenced", node)
             if node.intrinsic and await self.is_string(target, node):
@@ -395,13 +396,13 @@ class Evaluator:
             return Value("Z", not value.data)
         if op in "+-" and sig in NUMERIC:
             result_sig = unary_promotion(sig)
-            data = convert(value.data, sig, result_sig)  # type: ignore[arg-type]
+            data = convert(primitive(value.data), sig, result_sig)
             if op == "-":
                 data = wrap(-int(data), result_sig) if result_sig in INTEGRAL else -data
             return Value(result_sig, data)
         if op == "~" and sig in INTEGRAL:
             result_sig = unary_promotion(sig)
-            return Value(result_sig, wrap(~int(value.data), result_sig))  # type: ignore[call-overload]
+            return Value(result_sig, wrap(~int(primitive(value.data)), result_sig))
         raise self.fail(f"bad operand type {type_name(sig)} for unary operator '{op}'", node)
 
     def bad_operands(self, node: Binary, left: Value, right: Value) -> ExpressionError:
@@ -439,8 +440,8 @@ class Evaluator:
             if ls not in INTEGRAL or rs not in INTEGRAL:
                 raise self.bad_operands(node, left, right)
             sig = unary_promotion(ls)
-            count = int(right.data) & (63 if sig == "J" else 31)  # type: ignore[call-overload]
-            bits = int(left.data)  # type: ignore[call-overload]
+            count = int(primitive(right.data)) & (63 if sig == "J" else 31)
+            bits = int(primitive(left.data))
             if op == "<<":
                 return Value(sig, wrap(bits << count, sig))
             if op == ">>":
@@ -451,8 +452,8 @@ class Evaluator:
         sig = binary_promotion(ls, rs)
         if op in ("&", "|", "^") and sig in "FD":
             raise self.bad_operands(node, left, right)
-        a = convert(left.data, ls, sig)  # type: ignore[arg-type]
-        b = convert(right.data, rs, sig)  # type: ignore[arg-type]
+        a = convert(primitive(left.data), ls, sig)
+        b = convert(primitive(right.data), rs, sig)
         if op in ("<", ">", "<=", ">="):
             result = a < b if op == "<" else a > b if op == ">" else a <= b if op == "<=" else a >= b
             return Value("Z", result)
@@ -500,7 +501,7 @@ class Evaluator:
                     raise self.fail(f"incomparable types: {type_name(ls)} and {type_name(rs)}", node)
                 return bool(left.data) == bool(right.data)
             sig = binary_promotion(ls, rs)
-            return convert(left.data, ls, sig) == convert(right.data, rs, sig)  # type: ignore[arg-type]
+            return convert(primitive(left.data), ls, sig) == convert(primitive(right.data), rs, sig)
         if left.is_null or right.is_null:
             return left.is_null and right.is_null
         if isinstance(left.data, str) or isinstance(right.data, str):
@@ -555,13 +556,13 @@ class Evaluator:
                 constant = await self.value(other)  # pure: no names, so no VM access
             except EvaluationError:
                 constant = None  # 1 / 0 does not complete normally: not a constant
-            if constant is not None and FITS[sig][0] <= int(constant.data) <= FITS[sig][1]:  # type: ignore
+            if constant is not None and FITS[sig][0] <= int(primitive(constant.data)) <= FITS[sig][1]:
                 return value
         if sig == "I" and other_sig in FITS and is_constant(chosen):
-            if FITS[other_sig][0] <= int(value.data) <= FITS[other_sig][1]:  # type: ignore[call-overload]
-                return Value(other_sig, convert(value.data, sig, other_sig))  # type: ignore[arg-type]
+            if FITS[other_sig][0] <= int(primitive(value.data)) <= FITS[other_sig][1]:
+                return Value(other_sig, convert(primitive(value.data), sig, other_sig))
         target = "S" if {sig, other_sig} == {"B", "S"} else binary_promotion(sig, other_sig)
-        return Value(target, convert(value.data, sig, target))  # type: ignore[arg-type]
+        return Value(target, convert(primitive(value.data), sig, target))
 
     async def instance_of(self, node: InstanceOf) -> Value:
         value = await self.value(node.operand)
@@ -586,7 +587,7 @@ class Evaluator:
             source = value.signature
             if not value.is_primitive or (source == "Z") != (target == "Z"):
                 raise self.fail(f"incompatible types: {type_name(source)} cannot be converted to {node.type}", node)
-            return Value(target, convert(value.data, source, target))  # type: ignore[arg-type]
+            return Value(target, convert(primitive(value.data), source, target))
         signature = await self.type_signature(node.type)
         if value.is_primitive:
             raise self.fail(f"casting {type_name(value.signature)} to {node.type} would box it, "

@@ -54,7 +54,7 @@ class Token:
     value (a char: its code unit); ``column`` 1-based."""
 
     kind: str
-    value: object
+    value: int | float | str | None
     column: int
     text: str
     needs_minus: bool = False

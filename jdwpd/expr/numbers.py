@@ -1,4 +1,5 @@
-"""Java's float32 rounding in Python, as every float operation and conversion does it.
+"""Java's float32 rounding in Python, as every float operation and conversion does it; what a
+primitive's value is.
 
 A leaf of the expression package: the lexer, the formatter and the type rules all use it.
 """
@@ -7,10 +8,19 @@ from __future__ import annotations
 
 import math
 import struct
+from typing import cast
 
 _FLOAT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
 # Halfway between the largest float32 and 2**128: from here up a double rounds to infinity.
 _FLOAT_OVERFLOW = 2.0**128 - 2.0**103
+
+
+Primitive = bool | int | float  # Z: a bool, C: its UTF-16 code unit, F and D: a float, the others: an int
+
+
+def primitive(data: object) -> Primitive:
+    """``data`` (a Value's or a Literal's, typed for every kind of value) known to be a primitive's."""
+    return cast(Primitive, data)
 
 
 def to_float32(value: float) -> float:

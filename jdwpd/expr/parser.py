@@ -177,7 +177,7 @@ class _Parser:
             self.advance()
             if token.needs_minus:
                 raise self.error("integer number too large", token)
-            return Literal(token.column, _LITERAL_KINDS[kind], token.value)  # type: ignore[arg-type]
+            return Literal(token.column, _LITERAL_KINDS[kind], token.value)
         if kind == "name":
             self.advance()
             if self.is_op("("):
@@ -216,7 +216,9 @@ class _Parser:
                 if op == "-" and following.needs_minus:
                     # -2147483648 and -9223372036854775808L: the one place these literals are legal.
                     self.advance()
-                    literal = Literal(token.column, _LITERAL_KINDS[following.kind], -following.value)  # type: ignore
+                    magnitude = following.value
+                    assert isinstance(magnitude, int)  # needs_minus: an int or a long literal's
+                    literal = Literal(token.column, _LITERAL_KINDS[following.kind], -magnitude)
                     return self.postfix_chain(literal)
                 return Unary(token.column, op, self.expression(_PREFIX - 1))
             if op == "(":

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 import attrs
 
 from jdwpd.expr.access import NULL, STRING
+from jdwpd.expr.numbers import primitive
 
 __all__ = [
     "Node", "Literal", "Name", "This", "FieldAccess", "ArrayAccess", "MethodCall", "Unary", "Binary",
@@ -236,13 +237,13 @@ def _literal(node: Literal) -> str:
     if sig == STRING:
         return _quote(str(value), '"')
     if sig == "C":
-        return _quote(chr(int(value)), "'")  # type: ignore[arg-type]
+        return _quote(chr(int(primitive(value))), "'")
     if sig == "J":
         return f"{value}L"
     if sig in "FD":
         from jdwpd.expr.format import java_double, java_float
 
-        text = java_float(value) if sig == "F" else java_double(value)  # type: ignore[arg-type]
+        text = java_float(primitive(value)) if sig == "F" else java_double(primitive(value))
         if text in ("NaN", "Infinity", "-Infinity"):
             # No literal spells these; a constant expression does.
             zero = "0.0f" if sig == "F" else "0.0"

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 
 from jdwpd.expr.access import NULL
-from jdwpd.expr.numbers import int_to_float32, to_float32
+from jdwpd.expr.numbers import int_to_float32, primitive, to_float32
 from jdwpd.expr.tree import Binary, Cast, Conditional, InstanceOf, Literal, Node, Unary, walk
 
 __all__ = [
@@ -188,7 +188,7 @@ def static_type(node: Node) -> str | None:
             for narrow_sig, int_node in ((a, otherwise), (b, then)):
                 # The int-constant rule, for the constants the tree shows as literals.
                 if narrow_sig in FITS and isinstance(int_node, Literal) and int_node.signature == "I":
-                    if FITS[narrow_sig][0] <= int(int_node.value) <= FITS[narrow_sig][1]:  # type: ignore
+                    if FITS[narrow_sig][0] <= int(primitive(int_node.value)) <= FITS[narrow_sig][1]:
                         return narrow_sig
             return "S" if {a, b} == {"B", "S"} else binary_promotion(a, b)
     return None
