@@ -56,7 +56,6 @@ def decode_untagged_values(raw: RawValues, resolve: Callable[[int], int] | int, 
     buf = bytes(raw.data)
     pos = 0
     out: list = []
-    pairs = callable(resolve)
     fs = struct.Struct(">" + ID_CODES[sizes.field_id])
     i = 0
     field = "value"
@@ -64,18 +63,18 @@ def decode_untagged_values(raw: RawValues, resolve: Callable[[int], int] | int, 
         if raw.count < 0:
             raise ValueError(f"negative count {raw.count}")
         for i in range(raw.count):  # noqa: B007 - i names the failing item
-            if pairs:
+            if callable(resolve):  # (field ID, value) pairs
                 field = "field_id"
                 (fid,) = fs.unpack_from(buf, pos)
                 pos += fs.size
-                tag = resolve(fid)  # type: ignore[operator]
+                tag = resolve(fid)
                 field = "value"
                 v, pos = codec.read_untagged(buf, pos, tag)
                 out.append((fid, Value(tag, v)))
             else:
                 field = "value"
-                v, pos = codec.read_untagged(buf, pos, resolve)  # type: ignore[arg-type]
-                out.append(Value(resolve, v))  # type: ignore[arg-type]
+                v, pos = codec.read_untagged(buf, pos, resolve)
+                out.append(Value(resolve, v))
     except (struct.error, IndexError, ValueError, KeyError) as e:
         raise DecodeError("untagged values", f"values[{i}].{field}", decode_failure(e, buf, pos)) from None
     if pos != len(buf):
