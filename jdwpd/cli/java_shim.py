@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from typing import Any
 
 import attrs
 
@@ -100,7 +101,7 @@ def parse_jdwp_options(text: str) -> JdwpOptions:
         if not sep or not name:
             raise OptionError(f"'{item}' is not NAME=VALUE")
         values[name] = value
-    fields: dict[str, object] = {}
+    fields: dict[str, Any] = {}  # JdwpOptions' keyword arguments, each of its own type
     for name, value in values.items():
         if name in _BOOLEANS:
             if value not in ("y", "n"):
@@ -142,7 +143,7 @@ def parse_jdwp_options(text: str) -> JdwpOptions:
             "JDWP exit error AGENT_ERROR_TRANSPORT_LOAD(196): No transports initialized"), 134)
     if "address" in values:
         fields["host"], fields["port"] = _address(values["address"])
-    options = JdwpOptions(**fields)  # type: ignore[arg-type]
+    options = JdwpOptions(**fields)
     if not options.server and (options.onthrow or options.onuncaught or options.allow):
         raise OptionError("onthrow, onuncaught and allow go with server=y (jdwpd connects to a listening "
                           "debugger at the JVM's start)", ("ERROR: JDWP jdwpd: onthrow, onuncaught and allow go with "

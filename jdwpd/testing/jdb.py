@@ -14,6 +14,7 @@ PID when the driver closes.
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import re
 import signal
@@ -22,7 +23,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -73,10 +74,10 @@ class Jdb:
     # ---------------------------------------------------------------- output
 
     def _pump(self) -> None:
-        out = self._proc.stdout
+        out = cast(io.BufferedReader, self._proc.stdout)  # a pipe (typeshed says IO[bytes], which has no read1)
         assert out is not None
         while True:
-            chunk = out.read1(65536)  # type: ignore[attr-defined]
+            chunk = out.read1(65536)
             if not chunk:
                 break
             text = chunk.decode("utf-8", "replace")
@@ -158,7 +159,8 @@ class Jdb:
         mark = self._mark()
         with contextlib.suppress(BrokenPipeError, OSError):
             self.send("quit")
-            self._proc.stdin.close()  # type: ignore[union-attr]
+            if self._proc.stdin is not None:  # (a pipe: it is)
+                self._proc.stdin.close()
         try:
             rc = self._proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:

@@ -13,6 +13,7 @@ slower twin left to compare with: it is not switched.
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import attrs
 
@@ -37,7 +38,7 @@ class FastSettings:
     def parse(cls, text: str) -> FastSettings:
         """``on``, ``off``, and ``name=value`` items over them, comma-separated (ValueError if not)."""
         fields = {a.name: a.type for a in attrs.fields(cls)}
-        values: dict[str, object] = {}
+        values: dict[str, Any] = {}  # each field's own type, as parsed for it
         for item in (i.strip() for i in text.split(",")):
             if item in ("", "on"):
                 continue
@@ -58,7 +59,7 @@ class FastSettings:
                     values[name] = int(raw)
                 except ValueError:
                     raise ValueError(f"{ENVIRONMENT_VARIABLE}: {name} takes a whole number, not {raw!r}") from None
-        return cls(**values)  # type: ignore[arg-type]
+        return cls(**values)
 
     @classmethod
     def from_environ(cls) -> FastSettings:
