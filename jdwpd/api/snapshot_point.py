@@ -181,4 +181,5 @@ class SnapshotPoint(Breakpoint):
         """Snapshots as they come (``wait`` gives one), each within ``timeout`` seconds (else
         ``Timeout``); after ``limit`` of them the request is cleared unless ``keep=True``."""
         async for snap in self.hits(limit, timeout, keep=keep):
-            yield snap  # type: ignore[misc]
+            assert isinstance(snap, Snapshot)  # a snapshot point's hits
+            yield snap

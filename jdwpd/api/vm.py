@@ -201,7 +201,8 @@ class VM:
         finally:
             with trio.CancelScope(shield=True):
                 await forget_source(catch)
-        return hit  # type: ignore[return-value]
+        assert isinstance(hit, ExceptionHit)  # an exception breakpoint's
+        return hit
 
     async def watch(self, field: str, *, access: bool = False, modify: bool = True,
                     suspend: str = "thread") -> Watchpoint:
