@@ -13,7 +13,6 @@ given back at once.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import Any
 
 import attrs
 
