@@ -63,7 +63,7 @@ async def test_only_what_a_runner_catches_or_nobody_catches_is_reported(server_k
     assert "java.lang.NumberFormatException" not in thrown, seen  # caught by the library and by Checks
     assert ("java.lang.IllegalStateException", None) in seen  # uncaught, in the background thread
     assert "java.lang.NullPointerException" in thrown  # what the runner records
-    for name, catch in seen:
+    for _name, catch in seen:
         assert catch is None or catch.startswith(("catches.runner.Runner", "jdk.internal.reflect.")), seen
 
 
