@@ -19,7 +19,17 @@ from jdwpd import api
 
 from .evidence import Evidence
 from .options import DEFAULT_CAP, LOGPOINT_CAP, Probe, Settings
-from .tests_seen import NOT_RECORDERS, RECORDERS, ended_test, test_failure_snapshot, test_of
+from .tests_seen import (
+    JUNIT4_EXPECT,
+    NOT_RECORDERS,
+    RECORDERS,
+    ended_test,
+    junit4_expected,
+    junit4_missing_expected,
+    missing_expected_snapshot,
+    test_failure_snapshot,
+    test_of,
+)
 
 #: What a condition that threw in Java says: "ArithmeticException: / by zero (in the VM)", ...
 JAVA_THROWABLE = re.compile(r"^[\w.$]*(Exception|Error)\b")
@@ -332,6 +342,9 @@ class VmProbes:
             return
         t = await ended_test(hit, frames)
         if t is None:
+            missing = await junit4_missing_expected(hit, frames)
+            if missing is not None:
+                await self._missing_expected(hit, probe, source, frames, *missing)
             return
         test = f"{frames[t].location.type.name}.{frames[t].location.method.name}"
         if not self.test_wanted(test):
@@ -343,6 +356,12 @@ class VmProbes:
         facts = await _exception_facts(hit)
         self.tally.bump(test_failures=1)
         message = _exception_message(facts)
+        catch = hit.catch_location
+        if catch is not None and catch.type.name == JUNIT4_EXPECT:  # @Test(expected=X), and this is no X
+            frame = next((f for f in frames if f.location.type.name == JUNIT4_EXPECT), None)
+            expected = await junit4_expected(frame) if frame is not None else None
+            if expected is not None:
+                message = f"Unexpected exception, expected<{expected.name}> but was<{facts.get('class')}>: {message}"
         try:
             data = await test_failure_snapshot(hit, frames, t, self.settings.limits)
         except Exception as e:  # the VM may be dying: say so, go on
@@ -358,6 +377,28 @@ class VmProbes:
         self.evidence.event("test-failure", vm=self.short, probe=probe.describe(), exception=facts,
                             message=message, location=frames[t].location.to_python(),
                             throw_location=hit.location.to_python(), file=name, test=test)
+
+    async def _missing_expected(self, hit: Any, probe: Probe, source: Any, frames: list[Any], test: str,
+                                expected: str, where: dict | None) -> None:
+        """JUnit 4's ``@Test(expected=X)`` test that returned without X: its runner's AssertionError,
+        labelled with the test (whose frame is gone: the snapshot's note says so)."""
+        if not self.test_wanted(test):
+            return
+        key = getattr(hit.thrown, "id", None)
+        if key is not None:
+            self.seen_exceptions.add(key)
+        if not self._count(probe, source, self._cap(probe)):
+            return
+        facts = await _exception_facts(hit)
+        self.tally.bump(test_failures=1)
+        message = _exception_message(facts)
+        data = missing_expected_snapshot(hit, frames, test, expected, self.settings.limits)
+        name = self.evidence.snapshot("test-failure", self.short, probe.describe(), data, test=test,
+                                      exception=facts, message=message)
+        self.tally.bump(snapshots=1)
+        self.evidence.event("test-failure", vm=self.short, probe=probe.describe(), exception=facts,
+                            message=message, location=where or hit.location.to_python(),
+                            throw_location=hit.location.to_python(), file=name, test=test, note=data["note"])
 
     async def _exception(self, hit: Any, probe: Probe, source: Any, kind: str) -> None:
         thrown = getattr(hit, "thrown", None)

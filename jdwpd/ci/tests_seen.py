@@ -38,6 +38,11 @@ NOT_FAILURES = frozenset({"org.opentest4j.TestAbortedException", "org.junit.Assu
                           "org.junit.internal.AssumptionViolatedException", "org.testng.SkipException"})
 #: Runners' catches that expect the exception (JUnit 4's ``@Test(expected=...)``, ``ExpectedException``).
 EXPECTING = ("org.junit.internal.runners.statements.ExpectException", "org.junit.rules.ExpectedException")
+#: JUnit 4's statement for ``@Test(expected=X)``: it catches what the test throws, and fails the
+#: test with an exception of its own when that is no X, or when nothing was thrown.
+JUNIT4_EXPECT = "org.junit.internal.runners.statements.ExpectException"
+#: The statement it runs: the test method's invocation.
+JUNIT4_INVOKE = "org.junit.internal.runners.statements.InvokeMethod"
 
 
 #: Runner classes a test calls (so they catch above the test frame, never below it): an exception
@@ -51,12 +56,55 @@ ASSERTION_APIS = ("org.junit.jupiter.api.Assert", "org.junit.Assert", "org.junit
 #: loader of the JDK asking its parent, a parser of the launcher) never leaves it.  Most throws of
 #: a test run are of that kind; each one that left the VM cost a round trip (issue 31.10).
 RECORDERS = tuple(f"{p}*" for p in (*RUNNERS, *REFLECTION))
-#: Runner classes that catch what ends no test: the assertion APIs a test calls, the runner's
-#: catches that expect the exception, the console launcher (its option parser, picocli, shadowed
-#: under it, tries numbers and constructors) and JUnit 4's runner builders (they probe each class
-#: for a ``suite()`` method).
-NOT_RECORDERS = (*(f"{p}*" for p in (*ASSERTION_APIS, *EXPECTING)), "org.junit.platform.console.*",
+#: Runner classes that catch what ends no test: the assertion APIs a test calls, the
+#: ``ExpectedException`` rule's catch (JUnit 4's ``ExpectException`` is no such class: what it
+#: catches fails the test when it is not what ``@Test(expected=X)`` names), the console launcher
+#: (its option parser, picocli, shadowed under it, tries numbers and constructors) and JUnit 4's
+#: runner builders (they probe each class for a ``suite()`` method).
+NOT_RECORDERS = (*(f"{p}*" for p in (*ASSERTION_APIS, "org.junit.rules.ExpectedException")),
+                 "org.junit.platform.console.*",
                  "org.junit.internal.builders.*")
+
+
+async def junit4_expected(frame: Any) -> Any:
+    """The type an ``ExpectException.evaluate`` frame expects (JUnit 4's ``@Test(expected=X)``),
+    read from its ``expected`` field; None where it cannot be read."""
+    try:
+        this = await frame.this()
+        cls = await this.get("expected") if this is not None else None
+        return await cls.reflected_type() if cls is not None else None
+    except Exception:  # another JUnit's statement, a VM going away
+        return None
+
+
+async def junit4_missing_expected(hit: Any, frames: list[Any]) -> tuple[str, str, dict | None] | None:
+    """``(test, expected class, the test method's first line)`` where JUnit 4 fails a
+    ``@Test(expected=X)`` test that returned without throwing X: its ``ExpectException`` throws
+    ``AssertionError("Expected exception: X")`` after the test's frame is gone, so the test is
+    named from the statement it ran
+    (``InvokeMethod``'s ``testMethod``, a ``FrameworkMethod``, its ``java.lang.reflect.Method``)."""
+    thrown = getattr(hit, "thrown", None)
+    if thrown is None or thrown.type_name != "java.lang.AssertionError" or not frames \
+            or frames[0].location.type.name != JUNIT4_EXPECT or frames[0].location.method.name != "evaluate":
+        return None
+    try:
+        this = await frames[0].this()
+        expected = await junit4_expected(frames[0])
+        invoke = await this.get("next")
+        if expected is None or invoke is None or invoke.type_name != JUNIT4_INVOKE:
+            return None
+        method = await (await invoke.get("testMethod")).get("method")
+        declaring = await (await method.get("clazz")).reflected_type()
+        name = await method.get("name")
+    except Exception:  # a runner of another shape: no test to name
+        return None
+    where = None
+    try:  # the test method's first line: where the test is shown
+        found = await declaring.methods_named(name)
+        where = (await found[0].location()).to_python() if found else None
+    except Exception:  # no line table: the throw's location is shown
+        pass
+    return f"{declaring.name}.{name}", expected.name, where
 
 
 def is_framework(cls: str) -> bool:
@@ -103,8 +151,16 @@ async def ended_test(hit: Any, frames: list[Any]) -> int | None:
         return t
     at = next((i for i, f in enumerate(frames) if f.location.method.id == catch.method.id
                and f.location.type.id == catch.type.id), len(frames))
-    if at <= t or catch.type.name.startswith(EXPECTING):
-        return None  # caught in the test, or in code it called, or expected by the runner
+    if at <= t:
+        return None  # caught in the test, or in code it called
+    if catch.type.name == JUNIT4_EXPECT and at < len(frames) and thrown is not None:
+        # JUnit 4's @Test(expected=X): one that is no X fails the test ("Unexpected exception")
+        expected = await junit4_expected(frames[at])
+        if expected is None or await thrown.type.is_subtype_of(expected.signature):
+            return None
+        return t
+    if catch.type.name.startswith(EXPECTING):
+        return None  # expected by the runner (ExpectedException's rule)
     if await expected_by_annotation(hit, frames, t):
         return None  # TestNG's @Test(expectedExceptions=...): its runner catches it as any other
     return t
@@ -153,4 +209,24 @@ async def test_failure_snapshot(hit: Any, frames: list[Any], t: int, limits: Lim
         "watches": [],
         "limits": attrs.asdict(limits),
         "truncated": truncated,
+    }
+
+
+def missing_expected_snapshot(hit: Any, frames: list[Any], test: str, expected: str, limits: Limits) -> dict:
+    """A ``jdwpd.snapshot/1`` of a JUnit 4 ``@Test(expected=X)`` test that threw nothing: the
+    runner's frames where it throws its ``AssertionError`` (no locals: the framework's), no test
+    frame (``test_frame`` null: it returned before), and a note that says so."""
+    shown = frames[:limits.frames]
+    return {
+        "schema": SCHEMA,
+        "time": datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds"),
+        "thread": {"id": hit.thread.id, "name": hit.thread.name},
+        "location": hit.location.to_python(),
+        "frames": [{"location": f.location.to_python()} for f in shown],
+        "test_frame": None,
+        "note": (f"{test} returned without throwing {expected}, which its @Test(expected=...) names: JUnit 4 "
+                 "throws this AssertionError after the test, whose frame and locals are gone by then"),
+        "watches": [],
+        "limits": attrs.asdict(limits),
+        "truncated": ["frames"] if len(frames) > len(shown) else [],
     }

@@ -298,5 +298,31 @@ def test_junit4_errors_are_failures_and_expected_exceptions_are_not(lib_classes)
                       "--details=none", cwd=work)
     assert result.returncode == 1, result.stderr[-3000:]
     failures = {e["test"]: e for e in events(out) if e["event"] == "test-failure"}
-    assert set(failures) == {"lib4.Parser4Test.rejectsNull", "lib4.Parser4Test.counts"}, failures.keys()
+    assert set(failures) == {"lib4.Parser4Test.rejectsNull", "lib4.Parser4Test.counts",
+                             "lib4.Parser4Test.expectsAnotherException",
+                             "lib4.Parser4Test.expectsAnExceptionNeverThrown"}, failures.keys()
     assert failures["lib4.Parser4Test.rejectsNull"]["exception"]["class"] == "java.lang.NullPointerException"
+    assert "Traceback" not in result.stderr and "probe" not in result.stderr, result.stderr[-3000:]
+
+    # @Test(expected=IllegalStateException.class), an IllegalArgumentException thrown: JUnit's
+    # "Unexpected exception", captured where the library throws it, with the test's locals
+    other = failures["lib4.Parser4Test.expectsAnotherException"]
+    assert other["exception"]["class"] == "java.lang.IllegalArgumentException"
+    assert other["message"] == ("Unexpected exception, expected<java.lang.IllegalStateException> but "
+                                "was<java.lang.IllegalArgumentException>: java.lang.IllegalArgumentException: "
+                                "empty text"), other["message"]
+    assert other["throw_location"]["class"] == "lib.Parser" and other["location"]["method"] == "expectsAnotherException"
+    snap = json.loads((out / other["file"]).read_text())
+    assert snap["frames"][snap["test_frame"]]["locals"] == {"text": "", "depth": 3}
+
+    # @Test(expected=IllegalArgumentException.class), nothing thrown: JUnit's AssertionError after
+    # the test returned; named as the test, its frame gone (the note says so)
+    none = failures["lib4.Parser4Test.expectsAnExceptionNeverThrown"]
+    assert none["exception"]["class"] == "java.lang.AssertionError"
+    assert none["message"] == "java.lang.AssertionError: Expected exception: java.lang.IllegalArgumentException"
+    assert none["location"]["class"] == "lib4.Parser4Test"
+    assert none["location"]["method"] == "expectsAnExceptionNeverThrown"
+    snap = json.loads((out / none["file"]).read_text())
+    assert snap["test"] == "lib4.Parser4Test.expectsAnExceptionNeverThrown" and snap["test_frame"] is None
+    assert "frame and locals are gone" in snap["note"] and "frame and locals are gone" in none["note"]
+    assert "expectsTheException" not in (out / "summary.md").read_text()
