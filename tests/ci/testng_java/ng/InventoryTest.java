@@ -24,6 +24,17 @@ public class InventoryTest {
         new Inventory().add("nuts", -1);
     }
 
+    @Test(expectedExceptions = IllegalArgumentException.class, expectedExceptionsMessageRegExp = "a negative count: -[0-9]+")
+    public void refusesANegativeCountWithItsMessage() { // expected, its message matches: no failure
+        new Inventory().add("nuts", -4);
+    }
+
+    @Test(expectedExceptions = IllegalArgumentException.class, expectedExceptionsMessageRegExp = "no such thing")
+    public void refusesWithAnotherMessage() { // a failure: the message does not match the regexp
+        int count = -5;
+        new Inventory().add("nuts", count); // @marker ng_regexp
+    }
+
     @Test
     public void expectThrowsIsNoFailure() {
         Assert.expectThrows(IllegalArgumentException.class, () -> new Inventory().add("nuts", -3));
