@@ -5,8 +5,8 @@ decides afterwards by the annotation: where it is caught says nothing (JUnit 4's
 ``@Test(expected=...)`` has a catch of its own, ``ExpectException``, tests_seen.JUNIT4_EXPECT).
 So the annotation is read, a method's without running code in the VM: the
 ``java.lang.reflect.Method`` that TestNG invokes is ``this`` of the ``Method.invoke`` frame below
-the test, its ``annotations`` field holds the method's RuntimeVisibleAnnotations attribute as the class file has it (JVMS
-4.7.16), and its indexes name entries of the declaring class's constant pool (JDWP's
+the test, its ``annotations`` field holds the method's RuntimeVisibleAnnotations attribute as
+the class file has it (JVMS 4.7.16), and its indexes name entries of the declaring class's constant pool (JDWP's
 ReferenceType.ConstantPool).  ``@Test`` on the class (its expectedExceptions apply to the
 methods whose own ``@Test`` names none) is read the same way, its bytes from the JDK's
 ``Class.getRawAnnotations()`` run on the held thread (a Class has no field that holds them).  An
