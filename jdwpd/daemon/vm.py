@@ -32,7 +32,7 @@ from .facade.values import ObjectKinds, ValueOperations
 from .fast.locals_ahead import LocalsAhead
 from .fast.memo import NO_THAW, ReplyMemo
 from .fast.settings import FAST
-from .fast.stop_read import Facts, StopReader, facts_only, read_stop
+from .fast.stop_read import Facts, StopReader, facts_only, quick_reads, read_stop
 from .model.debugger import Debugger
 from .model.ext_objects import ExtObjects
 from .model.invokes import InvokeTable
@@ -41,12 +41,12 @@ from .model.requests import RequestTable
 from .model.threads import ThreadTable
 
 log = logging.getLogger(__name__)
-# JDWPD_STOP_AHEAD: "off" (default: no reading ahead), "late" (a stop of every thread is delivered
-# once its reads ahead are in; a stop of one thread after the first batch is sent), "early" (every
-# stop after the first batch is sent).  Off by default until the differential suites agree with it:
-# objects read ahead get their IDs before the debugger sees them (ReferringObjects' ids differ from
-# the reference's), and a jdb session's prompts came out of order once in three runs.
-STOP_AHEAD = os.environ.get("JDWPD_STOP_AHEAD", "off")
+# JDWPD_STOP_AHEAD: "early" (default: every stop is delivered once the first batch of its reads is
+# sent), "late" (a stop of every thread once its reads ahead are in), "off" (nothing read ahead).
+# What is read hands out no object id (stop_read.read_stop's objects=False): an id made ahead of the
+# debugger, held strongly at a stop of every thread, made the heap's answers differ from the
+# reference's.
+STOP_AHEAD = os.environ.get("JDWPD_STOP_AHEAD", "early")
 
 
 class _StopChanged(Exception):
@@ -133,9 +133,15 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
             from .model.classes import ClassCache  # the types engineer's; imported late on purpose
 
             self._classes = ClassCache(self.link)
-            self._classes.on_forget = self.memo.drop_facts
+            self._classes.on_forget = self._facts_dropped
             self._classes.on_read_ahead = self._prefill_read_ahead
         return self._classes
+
+    def _facts_dropped(self) -> None:
+        """Class facts were dropped (a class unloaded or redefined: a method's variable table may
+        be another now): nothing remembered from them answers any more."""
+        self.memo.drop_facts()
+        self._stop_facts = Facts()
 
     def _prefill_read_ahead(self, refs: list[int]) -> None:
         from .fast import prefill  # imported late, as the command table is
@@ -423,6 +429,18 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
         link = self.link
         epoch = link.ahead_epoch
         whole_vm = message["suspend_policy"] == SuspendPolicy.ALL
+        if not whole_vm:
+            # A stop of one thread at a place stopped at before (a logpoint's or a breakpoint's every
+            # hit): its reads in one write, encoded without planning, the event right behind them;
+            # nobody here waits for their replies.
+            reads = quick_reads(self._stop_facts, message)
+            if reads is not None:
+                try:
+                    await link.ahead_post(reads, epoch)
+                finally:
+                    for composite in composites:
+                        await self._deliver(composite, death)
+                return
         early = STOP_AHEAD == "early" or not whole_vm
         delivered = False
 
@@ -445,7 +463,7 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
             return await link.ahead_wait(sent, epoch)  # (facts among them hold even if the stop changed)
 
         try:
-            await read_stop(StopReader(raw_ask, self._stop_facts), message, whole_vm=whole_vm)
+            await read_stop(StopReader(raw_ask, self._stop_facts), message, whole_vm=whole_vm, objects=False)
         except _StopChanged:
             pass
         except AgentLinkClosed:

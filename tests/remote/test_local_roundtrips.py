@@ -67,7 +67,10 @@ async def test_round_trips_per_local_ide_step(tmp_path, monkeypatch):
           f"{min(s['answered'] for s in ahead)}; still sent: {ahead[-1]['kinds']}")
     assert all(s["answered"] == 0 for s in plain)
     assert all(s["answered"] >= 20 for s in ahead), ahead
-    # the step request cleared and set, the resume (and the resume's status read): the step itself
-    assert writes <= 4, ahead
+    # the step request cleared and set, the resume (and the resume's status read): the step itself;
+    # and what would hand out an object id were it read ahead (stop_read.read_stop's objects=False:
+    # the daemon makes no id before the debugger asks): `this`, its fields, the locals that hold
+    # objects, each one write when the IDE asks
+    assert writes <= 8, ahead
     assert all(s["ahead_writes"] <= 6 for s in ahead), ahead
-    assert plain_writes >= 3 * (writes + max(s["ahead_writes"] for s in ahead)), (plain, ahead)
+    assert plain_writes >= 2.5 * (writes + max(s["ahead_writes"] for s in ahead)), (plain, ahead)

@@ -40,6 +40,10 @@ class LocalsAhead:
         stop = self._stops.get(thread)
         return stop if stop is not None and stop.generation == generation else None
 
+    def has_stop(self, thread: int, generation: int | None) -> bool:
+        """The stop's whole stack was seen (the first GetValues then reads the other frames' too)."""
+        return self._stop(thread, generation) is not None
+
     def answer(self, thread: int, generation: int | None, depth: int, slots: Slots) -> Any:
         """What was read ahead for exactly these slots of this frame, or None."""
         stop = self._stop(thread, generation)

@@ -32,6 +32,13 @@ _U64 = struct.Struct(">Q")
 _FRAMES_REQ = struct.Struct(">Qii")
 _FRAME_SIZE = 8 + 1 + 8 + 8  # ref, ref_kind, method, index
 _COUNT = struct.Struct(">i")
+_LOCALS_REQ = struct.Struct(">QiI")  # thread, depth, slots
+_FIELDS_REQ = struct.Struct(">QI")  # object, fields
+_SLOT = struct.Struct(">iB")
+_FIELD = struct.Struct(">QB")
+# A value's bytes after its tag, by tag (protocol/link.py's VALUE): objects are ids, V has none.
+_VALUE_SIZES = {**{tag: 8 for tag in L.OBJECT_TAGS}, ord("V"): 0, ord("B"): 1, ord("Z"): 1, ord("C"): 2,
+                ord("S"): 2, ord("I"): 4, ord("F"): 4, ord("J"): 8, ord("D"): 8}
 
 Entry = tuple[int, bytes, int, bytes]
 
@@ -62,10 +69,9 @@ class StopAnswers:
             return
         if kind in (_GET_LOCALS, _GET_FIELDS):
             key, pairs = _value_request(kind, request)
-            got = L.decode_reply(kind, reply)["values"]
             table = self.values.setdefault(key, {})
-            for pair, value in zip(pairs, got, strict=True):
-                table[pair] = L.encode_value(value["value"])
+            for pair, value in zip(pairs, split_values(reply, kind), strict=True):
+                table[pair] = value
         elif kind == _FRAMES and len(request) == _FRAMES_REQ.size:
             thread, start, length = _FRAMES_REQ.unpack(request)
             if start == 0 and length == -1 and len(reply) >= 12:
@@ -128,7 +134,36 @@ def source_key(kind: int, request: bytes) -> tuple | None:
 
 
 def _value_request(kind: int, request: bytes) -> tuple[tuple, list[tuple[int, int]]]:
-    fields = L.decode_request(kind, request)
+    """What a FRAME_GET_LOCALS or OBJECT_GET_FIELDS asks: (("frame", thread, depth) or ("object",
+    object), [(slot or field, tag), ...]); LinkError for a body that is not one."""
+    try:
+        if kind == _GET_LOCALS:
+            thread, depth, n = _LOCALS_REQ.unpack_from(request, 0)
+            if len(request) == _LOCALS_REQ.size + n * _SLOT.size:
+                return ("frame", thread, depth), list(_SLOT.iter_unpack(request[_LOCALS_REQ.size:]))
+        else:
+            obj, n = _FIELDS_REQ.unpack_from(request, 0)
+            if len(request) == _FIELDS_REQ.size + n * _FIELD.size:
+                return ("object", obj), list(_FIELD.iter_unpack(request[_FIELDS_REQ.size:]))
+    except struct.error:
+        pass
+    fields = L.decode_request(kind, request)  # says what is wrong (LinkError), or reads what the above could not
     if kind == _GET_LOCALS:
         return ("frame", fields["thread"], fields["depth"]), [(s["slot"], s["tag"]) for s in fields["slots"]]
     return ("object", fields["object"]), [(f["field"], f["tag"]) for f in fields["fields"]]
+
+
+def split_values(reply: bytes, kind: int = _GET_LOCALS) -> list[bytes]:
+    """Each value of a FRAME_GET_LOCALS or OBJECT_GET_FIELDS reply, as its bytes (tag first)."""
+    try:
+        (n,) = _VALUES.unpack_from(reply, 0)
+        pos, out = _VALUES.size, []
+        for _ in range(n):
+            end = pos + 1 + _VALUE_SIZES[reply[pos]]
+            out.append(reply[pos:end])
+            pos = end
+        if pos == len(reply):
+            return out
+    except (struct.error, KeyError, IndexError):
+        pass
+    return [L.encode_value(v["value"]) for v in L.decode_reply(kind, reply)["values"]]

@@ -18,6 +18,7 @@ Requests have the bodies the daemon sends; locals and fields are answered by slo
 
 from __future__ import annotations
 
+import struct
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -35,6 +36,7 @@ _VARIABLE_TABLE = L.BY_NAME["METHOD_VARIABLE_TABLE"]
 _STRING = ord("s")
 _ARRAY = ord("[")
 _OBJECT_TAGS = L.OBJECT_TAGS
+_PRIMITIVE = frozenset("ZBCSIJFD")
 # events whose location is the stopped thread's top frame's
 _AT_TOP = frozenset((1, 2, 4, 20, 21, 40))
 
@@ -50,12 +52,60 @@ class Facts:
     def __init__(self) -> None:
         self.replies: dict[tuple[int, bytes], tuple[int, bytes]] = {}
         self.sent: set[tuple[int, bytes]] = set()
+        self._tables: dict[int, dict] = {}  # method -> its variable table, decoded once
+        self._primitive_slots: dict[tuple[int, int], bytes] = {}  # (method, index) -> a locals read's slots
 
     def variable_table(self, method: int) -> dict | None:
-        known = self.replies.get((_VARIABLE_TABLE.kind, L.encode_body(_VARIABLE_TABLE.request, {"method": method})))
+        table = self._tables.get(method)
+        if table is not None:
+            return table
+        known = self.replies.get((_VARIABLE_TABLE.kind, _ID.pack(method)))
         if known is None or known[0] != 0:
             return None
-        return L.decode_reply(_VARIABLE_TABLE.kind, known[1])
+        table = self._tables[method] = L.decode_reply(_VARIABLE_TABLE.kind, known[1])
+        return table
+
+    def primitive_slots(self, method: int, index: int) -> bytes | None:
+        """The slots part (count, then slot and tag each) of a FRAME_GET_LOCALS of the variables of
+        primitive types visible at (method, index); None while the method's variable table is not known."""
+        key = (method, index)
+        slots = self._primitive_slots.get(key)
+        if slots is None:
+            table = self.variable_table(method)
+            if table is None:
+                return None
+            visible = _visible(table, index, objects=False)
+            slots = self._primitive_slots[key] = _U32.pack(len(visible)) + b"".join(
+                _SLOT.pack(v["slot"], v["tag"]) for v in visible)
+        return slots
+
+
+_ID = struct.Struct(">Q")
+_U32 = struct.Struct(">I")
+_SLOT = struct.Struct(">iB")
+_WHOLE_STACK = struct.Struct(">Qii")
+_TOP_LOCALS = struct.Struct(">Qi")
+_THREAD_FRAMES = L.BY_NAME["THREAD_FRAMES"].kind
+_THREAD_STATUS = L.BY_NAME["THREAD_STATUS"].kind
+_FRAME_GET_LOCALS = L.BY_NAME["FRAME_GET_LOCALS"].kind
+
+
+def quick_reads(facts: Facts, event: dict) -> list[tuple[int, bytes]] | None:
+    """A stop of one thread whose top frame's variable table is known (from an earlier stop there):
+    (kind, request body) of every read ``read_stop(whole_vm=False, objects=False)`` would make, all in
+    its first batch, encoded here without the schema's codec (this is a logpoint's every hit); None
+    if ``read_stop`` must plan it."""
+    top = stop_location(event)
+    if top is None or not top.method or not READ_LOCALS:
+        return None
+    slots = facts.primitive_slots(top.method, top.index)
+    if slots is None:
+        return None
+    thread = event["thread"]
+    reads = [(_THREAD_FRAMES, _WHOLE_STACK.pack(thread, 0, -1)), (_THREAD_STATUS, _ID.pack(thread))]
+    if len(slots) > 4:
+        reads.append((_FRAME_GET_LOCALS, _TOP_LOCALS.pack(thread, 0) + slots))
+    return reads
 
 
 RawAsk = Callable[[list[tuple[str, dict]]], Awaitable[list[Entry]]]
@@ -108,24 +158,32 @@ def stop_location(event: dict) -> L.LinkLocation | None:
     return None
 
 
-def _visible(table: dict, index: int) -> list[dict]:
+def _visible(table: dict, index: int, objects: bool = True) -> list[dict]:
+    """The slots of the variables visible at ``index`` (of primitive types only, unless ``objects``)."""
     return [{"slot": v["slot"], "tag": ord(v["signature"][0])} for v in table["variables"]
-            if v["start"] <= index < v["start"] + v["length"]]
+            if v["start"] <= index < v["start"] + v["length"] and (objects or v["signature"][0] in _PRIMITIVE)]
 
 
-async def read_stop(stop: StopReader, event: dict, *, whole_vm: bool = True) -> list[Entry]:
-    """Read what debuggers ask after this stop; ``whole_vm``: every thread is suspended."""
+async def read_stop(stop: StopReader, event: dict, *, whole_vm: bool = True, objects: bool = True) -> list[Entry]:
+    """Read what debuggers ask after this stop; ``whole_vm``: every thread is suspended.
+
+    ``objects`` False: nothing is read that hands out an object id the debugger did not see yet
+    (``this``, locals of a reference type, fields, strings, types): the agent would make the id at
+    the read, and at a stop of every thread hold its object strongly until the resume, so that the
+    heap's answers (ReferringObjects, InstanceCounts) and the ids' order would differ from a
+    debugger's own reads.  What is left holds only primitives, stacks (whose classes are live
+    anyway) and thread states."""
     thread = event["thread"]
-    first_reads: list[tuple[str, dict]] = [
-        ("THREAD_FRAMES", {"thread": thread, "start": 0, "length": -1}),
-        *[("FRAME_THIS", {"thread": thread, "depth": d}) for d in range(TOP_FRAMES)]]
+    first_reads: list[tuple[str, dict]] = [("THREAD_FRAMES", {"thread": thread, "start": 0, "length": -1})]
+    if objects:
+        first_reads += [("FRAME_THIS", {"thread": thread, "depth": d}) for d in range(TOP_FRAMES)]
     if not whole_vm:
         first_reads.append(("THREAD_STATUS", {"thread": thread}))  # parked: still until something is sent
     if whole_vm:
         first_reads.insert(0, ("ALL_THREADS", {}))
     top = stop_location(event)
     top_table = stop.facts.variable_table(top.method) if top is not None and top.method else None
-    top_slots = _visible(top_table, top.index) if top is not None and top_table and READ_LOCALS else []
+    top_slots = _visible(top_table, top.index, objects) if top is not None and top_table and READ_LOCALS else []
     read_top = bool(top_slots)
     if read_top:
         first_reads.append(("FRAME_GET_LOCALS", {"thread": thread, "depth": 0, "slots": top_slots}))
@@ -139,15 +197,13 @@ async def read_stop(stop: StopReader, event: dict, *, whole_vm: bool = True) -> 
     else:
         threads = []
     frames = (first[0] or {}).get("frames", [])[:TOP_FRAMES]
-    thises = [(r or {}).get("object") for r in first[1:1 + len(frames)]]
+    thises = [(r or {}).get("object") for r in first[1:1 + len(frames)]] if objects else []
     this_ids = sorted({t.object for t in thises if t is not None and t.object}) if whole_vm else []
     if (read_top and top is not None and frames
             and (frames[0]["method"], frames[0]["index"]) != (top.method, top.index)):
         read_top = False  # the event's place is not the top frame's after all
     values: list[dict | None] = [first[-1]] if read_top else []
-    if top_table is None and top is not None and top.method and READ_LOCALS:
-        first = first[:-1]
-    if not whole_vm and (read_top or not READ_LOCALS):
+    if not whole_vm and (read_top or not READ_LOCALS or (top_table is not None and not top_slots)):
         return stop.entries  # what a stop of one thread is asked first is read
 
     methods = sorted({f["method"] for f in frames if f["method"]})
@@ -166,25 +222,25 @@ async def read_stop(stop: StopReader, event: dict, *, whole_vm: bool = True) -> 
         table = tables.get(frame["method"])
         if table is None or (depth == 0 and read_top):
             continue
-        slots = _visible(table, frame["index"])
+        slots = _visible(table, frame["index"], objects)
         if slots and READ_LOCALS:
             reads.append(("FRAME_GET_LOCALS", {"thread": thread, "depth": depth, "slots": slots}))
     for obj, pairs in fields.items():
         if pairs:
             reads.append(("OBJECT_GET_FIELDS", {"object": obj, "fields": pairs}))
     values += await stop.ask(reads)
-    if not whole_vm:
+    if not whole_vm or not objects:
         return stop.entries
-    objects: list[int] = []
+    seen: list[int] = []
     for reply in values:
         for item in (reply or {}).get("values", []):
             v = item["value"]
-            if v.tag in _OBJECT_TAGS and v.value and v.value not in objects:
-                objects.append(v.value)
-    objects = objects[:MAX_OBJECTS]
-    types = await stop.ask([("OBJECT_TYPE", {"object": o}) for o in objects])
+            if v.tag in _OBJECT_TAGS and v.value and v.value not in seen:
+                seen.append(v.value)
+    seen = seen[:MAX_OBJECTS]
+    types = await stop.ask([("OBJECT_TYPE", {"object": o}) for o in seen])
     more: list[tuple[str, dict]] = []
-    for obj, t in zip(objects, types, strict=True):
+    for obj, t in zip(seen, types, strict=True):
         if t is None:
             continue
         if t["kind"] == _STRING:

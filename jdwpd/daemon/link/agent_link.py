@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 _EVENT = L.BY_NAME["EVENT"].kind
 _NOTICE = L.BY_NAME["NOTICE"].kind
 _CLASS_UNLOADED = L.BY_NAME["CLASS_UNLOADED"].kind
+_THREAD_FRAMES = L.BY_NAME["THREAD_FRAMES"].kind
 HANDSHAKE_TIMEOUT = 10.0
 _WHOLE_STACK = (0).to_bytes(4, "big") + (-1).to_bytes(4, "big", signed=True)  # THREAD_FRAMES 0, -1
 
@@ -308,6 +309,15 @@ class AgentLink:
             return None
         return L.decode_reply(spec.kind, hit[1])
 
+    def ahead_known(self, kind: int, body: bytes) -> tuple[int, bytes] | None:
+        """(status, reply body) read ahead for this request if it is in now (nothing waits), else None."""
+        if not self._ahead_on:
+            return None
+        hit = self.ahead.answer(kind, body)
+        if hit is not None and self._trace is not None:
+            self._trace.write(f"answered {L.MESSAGES[kind].name}\n")
+        return hit
+
     def drop_ahead(self) -> None:
         """Something may have changed what the agent would answer: nothing read ahead answers any more."""
         self._ahead_epoch += 1
@@ -336,27 +346,48 @@ class AgentLink:
                      b"" if isinstance(r, AgentError) else L.encode_body(L.BY_NAME[name].reply, r))
                     for (name, fields), r in zip(calls, results, strict=True)]
         out: list[Any] = []
-        chunks = []
+        chunks: list[bytes] = []
         for name, fields in calls:
             spec = L.BY_NAME[name]
             assert not invalidates(spec.kind), name
             body = L.encode_body(spec.request, fields)
-            key = (spec.kind, body)
             hit = self.ahead.answer(spec.kind, body)
             if hit is not None:
                 out.append((spec.kind, body, hit[0], hit[1]))
                 continue
-            slot = self._ahead_slots.get(key)
-            if slot is None:
-                msg_id = self._new_id()
-                slot = _AheadSlot(spec.kind, name, key, epoch)
-                self._pending[msg_id] = slot
-                self._ahead_slots[key] = slot
-                source = source_key(spec.kind, body)
-                if source is not None and (spec.name != "THREAD_FRAMES" or body[8:] == _WHOLE_STACK):
-                    self._ahead_sources[source] = slot
-                chunks.append(L.frame(msg_id, spec.kind, 0, body))
-            out.append(slot)
+            out.append(self._ahead_slot(spec.kind, name, body, epoch, chunks))
+        await self._ahead_write(chunks)
+        return out
+
+    async def ahead_post(self, reads: list[tuple[int, bytes]], epoch: int) -> None:
+        """``ahead_send`` for requests already encoded, (kind, body) each, with nothing waiting for
+        their replies here: they answer later requests from the moment they come (nothing is asked if
+        something changed since ``epoch``)."""
+        if self._closed or epoch != self._ahead_epoch:
+            return
+        chunks: list[bytes] = []
+        for kind, body in reads:
+            if (kind, body) not in self._ahead_slots and self.ahead.answer(kind, body) is None:
+                self._ahead_slot(kind, L.MESSAGES[kind].name, body, epoch, chunks)
+        await self._ahead_write(chunks)
+
+    def _ahead_slot(self, kind: int, name: str, body: bytes, epoch: int, chunks: list[bytes]) -> _AheadSlot:
+        """The read ahead under way for this request, made (its frame added to ``chunks``) if none is."""
+        assert not invalidates(kind), name
+        key = (kind, body)
+        slot = self._ahead_slots.get(key)
+        if slot is None:
+            msg_id = self._new_id()
+            slot = _AheadSlot(kind, name, key, epoch)
+            self._pending[msg_id] = slot
+            self._ahead_slots[key] = slot
+            source = source_key(kind, body)
+            if source is not None and (kind != _THREAD_FRAMES or body[8:] == _WHOLE_STACK):
+                self._ahead_sources[source] = slot
+            chunks.append(L.frame(msg_id, kind, 0, body))
+        return slot
+
+    async def _ahead_write(self, chunks: list[bytes]) -> None:
         self._ahead_on = True
         if chunks:
             if self._trace is not None:
@@ -365,7 +396,6 @@ class AgentLink:
             sent = self._send_now(data)
             if sent is not True:
                 await self._send(data if sent is None else b"")
-        return out
 
     async def ahead_wait(self, sent: list[Any], epoch: int | None) -> list[Entry] | None:
         """(kind, request body, status, reply body) of each of ``ahead_send``'s requests (kept as the

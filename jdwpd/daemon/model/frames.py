@@ -16,16 +16,16 @@ from jdwpd.errors import JdwpError
 from protocol.constants import ErrorCode
 
 DEPTH_BITS = 16
-_DEPTH_MASK = (1 << DEPTH_BITS) - 1
-_GENERATION_MASK = (1 << (64 - DEPTH_BITS)) - 1
+DEPTH_MASK = (1 << DEPTH_BITS) - 1
+GENERATION_MASK = (1 << (64 - DEPTH_BITS)) - 1
 
 
 def make_frame_id(generation: int, depth: int) -> int:
-    return ((generation & _GENERATION_MASK) << DEPTH_BITS) | (depth & _DEPTH_MASK)
+    return ((generation & GENERATION_MASK) << DEPTH_BITS) | (depth & DEPTH_MASK)
 
 
 def frame_depth(frame_id: int, generation: int) -> int:
     """The depth a frame ID names, or INVALID_FRAMEID if its thread ran since it was made."""
-    if (frame_id >> DEPTH_BITS) != (generation & _GENERATION_MASK):
+    if (frame_id >> DEPTH_BITS) != (generation & GENERATION_MASK):
         raise JdwpError(ErrorCode.INVALID_FRAMEID, f"frame {frame_id:#x} is stale")
-    return frame_id & _DEPTH_MASK
+    return frame_id & DEPTH_MASK

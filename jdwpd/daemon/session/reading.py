@@ -23,6 +23,7 @@ from ..fast.memo import MEMO_COMMANDS
 from ..fast.rawio import RawStream
 from ..fast.settings import FAST
 from ..fast.writer import Wrote
+from .stop_replies import STOP_COMMANDS, reply_body
 
 if TYPE_CHECKING:  # pragma: no cover
     from .lifecycle import Session
@@ -57,7 +58,11 @@ class Reader:
                 return
             elif isinstance(event, CommandPacket):
                 session.commands_read += 1
-                if (event.command_set, event.command) in MEMO_COMMANDS and self._answer_from_memo(event):
+                key = (event.command_set, event.command)
+                if key in MEMO_COMMANDS and self._answer_from_memo(event):
+                    continue
+                if key in STOP_COMMANDS and self._answer_from_stop(event):
+                    self._memo_hits_in_row = 0
                     continue
                 self._memo_hits_in_row = 0
                 await session.order.take(event)
@@ -113,6 +118,29 @@ class Reader:
             session.order.run_in_worker(lambda: session.replies.finish(b"", None))
         else:
             session.commands_answered += 1
+        return True
+
+    def _answer_from_stop(self, packet: CommandPacket) -> bool:
+        """Answer a stopped thread's Frames or GetValues from its stop's reads ahead
+        (stop_replies.py), here and now, when every command before it has been answered."""
+        session = self._session
+        if (session.vm.dead or session.commands_read - 1 != session.commands_answered or not self._io.raw
+                or session.replies.promised(packet.id)):
+            return False
+        body = reply_body(session, packet)
+        if body is None:
+            return False
+        data = session.conn.send(ReplyPacket(packet.id, 0x80, 0, body))
+        try:
+            wrote = session.writer.write_now(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            session.close_now()
+            return True
+        if wrote is Wrote.ALL:
+            session.commands_answered += 1
+        else:  # the rest (PART), or all of it (NONE: someone writes), in order from a worker
+            rest = b"" if wrote is Wrote.PART else data
+            session.order.run_in_worker(lambda: session.replies.finish(rest, None))
         return True
 
     def flush_soon(self) -> None:
