@@ -18,6 +18,7 @@ _API_NAMES = frozenset({
     "ReferenceType", "ClassType", "InterfaceType", "ArrayType", "Method", "Field", "Location", "ObjectRef",
     "ArrayRef", "ApiError", "JdwpError", "VMDisconnected", "Timeout", "LocationError", "InvalidStateError",
     "InvocationError", "ExpressionError", "EvaluationError", "InvocationException", "RequestError", "RequestDisabled",
+    "CapturesDropped", "RequestWarning",
 })
 
 

@@ -22,11 +22,13 @@ from .connection import Connection, open_connection
 from .entry import Process, attach, attach_pid, launch
 from .errors import (
                      ApiError,
+                     CapturesDropped,
                      InvalidStateError,
                      JdwpError,
                      LocationError,
                      RequestDisabled,
                      RequestError,
+                     RequestWarning,
                      Timeout,
                      VMDisconnected,
 )
@@ -50,4 +52,5 @@ __all__ = [
     "ObjectRef", "ArrayRef", "ClassObjectRef", "LocationSpec", "parse_location", "DEFAULT_STEP_EXCLUDES",
     "ApiError", "JdwpError", "VMDisconnected", "Timeout", "LocationError", "InvalidStateError", "InvocationError",
     "ExpressionError", "EvaluationError", "InvocationException", "RequestError", "RequestDisabled",
+    "CapturesDropped", "RequestWarning",
 ]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from protocol.constants import ErrorCode
 
 __all__ = ["ApiError", "JdwpError", "VMDisconnected", "Timeout", "LocationError", "InvalidStateError",
-           "RequestError", "RequestDisabled"]
+           "RequestError", "RequestDisabled", "CapturesDropped", "RequestWarning"]
 
 
 class ApiError(Exception):
@@ -75,7 +75,26 @@ class RequestError(ApiError):
 
 class RequestDisabled(RequestError):
     """The server disabled the request: the budget the script gave it ran out (``reason``:
-    ``"cpu_quota"``, ``"hit_cap"``, ``"expired"``, ``"rate"``)."""
+    ``"cpu_quota"``, ``"hit_cap"``, ``"expired"``, ``"rate"``), or a snapshot point took its
+    ``max_hits`` snapshots."""
+
+
+class CapturesDropped(RequestError):
+    """Lines of an in-VM logpoint (or snapshots of an in-VM snapshot point) that the VM took but
+    dropped: the daemon could not take them as fast as the program hit, and the agent's queue to
+    it was full (docs/extensions.md, "Captures and a slow daemon").  Raised by a wait for lines or
+    snapshots that can no longer come (the VM ended, or the request did); ``dropped`` says how many
+    were lost, ``hits`` how many arrived."""
+
+    def __init__(self, request: object, reason: str, hits: int, dropped: int) -> None:
+        self.dropped = dropped
+        super().__init__(request, reason, hits)
+
+
+class RequestWarning(UserWarning):
+    """A request stopped serving hits, or the VM dropped some of its captures, where no wait of
+    the script's would say so: it has ``on_hit`` handlers (or an ``echo``), which are simply not
+    called any more.  The request says the same (``disabled``, ``error``, ``dropped``)."""
 
 
 # Hints for the errors a script meets most, so that the message says what to do.

@@ -22,7 +22,7 @@ from protocol.agent_code import decode_capture
 from protocol.constants import EventKind, ModKind
 
 from .capture import compile_for_vm
-from .errors import Timeout
+from .errors import CapturesDropped, RequestError, Timeout, VMDisconnected
 from .requests import Breakpoint
 
 if TYPE_CHECKING:
@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 __all__ = ["Logpoint"]
 
 _PRIMITIVES = frozenset("ZBCSIJFD")
+#: How often a wait for lines asks the VM whether it dropped any (in-VM logpoints), in seconds.
+DROPS_POLL = 0.5
 
 
 @attrs.define(eq=False)
@@ -45,8 +47,13 @@ class Logpoint(Breakpoint):
     _capture_parts: dict[int, list] = attrs.field(factory=dict, init=False, repr=False)
     _changed: trio.Event = attrs.field(factory=trio.Event, init=False, repr=False)
 
+    _captures_are = "lines"
+
     def __str__(self) -> str:
         return f"logpoint {self.spec.text}"
+
+    def _capture_requests(self) -> set[int]:
+        return set(self._capture_parts)
 
     @property
     def _needs_frame(self) -> bool:
@@ -135,15 +142,44 @@ class Logpoint(Breakpoint):
         self._add_line(line)
 
     async def lines(self) -> list[str]:
-        """Every line printed so far, oldest first."""
+        """Every line printed so far, oldest first (and ``dropped`` counted again: lines the VM
+        took but had to drop are missing here)."""
+        await self._count_if_captured()
         return list(self._lines)
 
     async def wait_lines(self, count: int, timeout: float | None = None) -> list[str]:
-        """Wait until ``count`` lines were printed; ``Timeout`` after ``timeout`` seconds."""
+        """Wait until ``count`` lines were printed; ``Timeout`` after ``timeout`` seconds.  Where the
+        VM drops lines (``dropped``), a ``RequestWarning`` says so as the wait finds out (it asks
+        every ``DROPS_POLL`` seconds), and a wait the lines left can no longer fill (the VM or the
+        logpoint ended) raises ``CapturesDropped``; one that ends without drops, ``VMDisconnected``
+        (or ``RequestError``)."""
         try:
             with trio.fail_after(math.inf if timeout is None else timeout):
                 while len(self._lines) < count:
-                    await self._changed.wait()
+                    if self.vm.router.dead.is_set() or self.error is not None or self.cleared:
+                        await self._count_if_captured()
+                        if len(self._lines) >= count:
+                            break
+                        raise self._ended(count)
+                    with trio.move_on_after(DROPS_POLL if self._capture_parts else math.inf):
+                        await self._changed.wait()
+                        continue
+                    await self._count_if_captured()
         except trio.TooSlowError:
-            raise Timeout(f"{self} printed {len(self._lines)} of {count} lines within {timeout}s") from None
+            drops = f"; {self._drops()}" if self.dropped else ""
+            raise Timeout(f"{self} printed {len(self._lines)} of {count} lines within {timeout}s{drops}") from None
         return list(self._lines)
+
+    async def _count_if_captured(self) -> None:
+        if self._capture_parts and not self.vm.router.dead.is_set() and not self.cleared:
+            await self.count_dropped()
+
+    def _ended(self, count: int) -> Exception:
+        what = f"printed {len(self._lines)} of {count} lines"
+        if self.dropped:
+            return CapturesDropped(self, f"{what}, and {self._drops()}", self.hit_total, self.dropped)
+        if self.error is not None:
+            return self._error_type(self, f"{what}: {self.error}", self.hit_total)
+        if self.cleared:
+            return RequestError(self, f"{what}: it was cleared", self.hit_total)
+        return VMDisconnected(f"the VM is gone: {self} {what}")

@@ -15,6 +15,7 @@ back (logpoints: logpoints.py; exception catches: catches.py; method events: met
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -25,7 +26,15 @@ from protocol.agent_code import BudgetFlag, Disabled, Reason
 from protocol.constants import EventKind, ModKind
 
 from .capture import compile_for_vm, define_budget
-from .errors import RequestDisabled, RequestError, Timeout, VMDisconnected
+from .errors import (
+    CapturesDropped,
+    JdwpError,
+    RequestDisabled,
+    RequestError,
+    RequestWarning,
+    Timeout,
+    VMDisconnected,
+)
 from .hits import Hit, Stop
 from .locations import LocationSpec
 from .types import Location, ReferenceType
@@ -88,8 +97,12 @@ class EventSource:
         except (trio.EndOfChannel, trio.ClosedResourceError):
             if self.error is not None:
                 raise self._error_type(self, self.error, self.hit_total) from None
-            raise VMDisconnected(f"the VM is gone (no more a hit of {self})") from None
+            raise self._gone() from None
         return hit
+
+    def _gone(self) -> Exception:
+        """What a wait raises once the VM is gone and nothing queued is left."""
+        return VMDisconnected(f"the VM is gone (no more a hit of {self})")
 
     async def _fail(self, reason: str, *, disabled: bool = False) -> None:
         """The request can serve no more hits: it leaves the VM, the hits it queued stay to be
@@ -98,6 +111,10 @@ class EventSource:
             return
         self.error = reason
         self._error_type = RequestDisabled if disabled else RequestError
+        if self._callbacks:  # no wait of the script's would say it: its handlers are simply not called
+            warnings.warn(RequestWarning(f"{self}: {reason} (after {self.hit_total} hit"
+                                         f"{'s' if self.hit_total != 1 else ''}); its on_hit handlers get no more"),
+                          stacklevel=2)
         for kind, rid in self._requests:
             await self.vm.router.clear_request(kind, rid)
         self._requests.clear()
@@ -266,6 +283,12 @@ class Breakpoint(DeferredRequest):
     #: Why the server disabled the request (its budget: "cpu_quota", ...), else None; its waits
     #: then raise ``RequestDisabled``.
     disabled: str | None = attrs.field(default=None, init=False)
+    #: Captures the VM took for its in-VM requests but dropped (a logpoint's lines, a snapshot
+    #: point's snapshots), as last counted (``count_dropped``): the daemon could not take them as
+    #: fast as the program hit, and the agent's queue to it was full.  A ``RequestWarning`` says so
+    #: when the first are counted.
+    dropped: int = attrs.field(default=0, init=False)
+    _dropped_by: dict[int, int] = attrs.field(factory=dict, init=False, repr=False)
     _passed: int = attrs.field(default=0, init=False, repr=False)
     _in_vm_requests: set[int] = attrs.field(factory=set, init=False, repr=False)
     # Requests whose condition the VM could not compile yet (a class it names was not loaded, or not
@@ -311,6 +334,49 @@ class Breakpoint(DeferredRequest):
         """How many of its requests the VM judges (or captures for) itself (0: every hit is judged
         here, over JDWP)."""
         return len(self._in_vm_requests)
+
+    #: What its captures are called in messages.
+    _captures_are = "captures"
+
+    def _capture_requests(self) -> set[int]:
+        """Its requests the VM captures for (a logpoint's, a snapshot point's)."""
+        return set()
+
+    async def count_dropped(self) -> int:
+        """Ask the VM how many of this request's captures it dropped (jdwpd's in-VM logpoints and
+        snapshot points; 0 elsewhere), and return ``dropped``."""
+        for rid in sorted(self._capture_requests()):
+            try:
+                stats = await self.vm.conn.command("Jdwpd", "RequestStats", request_id=rid)
+            except (JdwpError, VMDisconnected):
+                continue  # a request the VM no longer keeps: its last count stands
+            self._dropped_by[rid] = max(self._dropped_by.get(rid, 0), stats.dropped_captures)
+        total = sum(self._dropped_by.values())
+        if total > self.dropped:
+            first = self.dropped == 0
+            self.dropped = total
+            if first:
+                warnings.warn(RequestWarning(f"{self}: {self._drops()}; .dropped counts them"), stacklevel=2)
+        return self.dropped
+
+    def _drops(self) -> str:
+        return (f"the VM dropped {self.dropped} of its {self._captures_are}: the daemon could not take them as "
+                f"fast as the program hit, and the queue to it was full")
+
+    async def at_vm_death(self) -> None:
+        """The VM is held at its death (router.py): its count of drops is final now."""
+        if self._capture_requests():
+            await self.count_dropped()
+
+    def _gone(self) -> Exception:
+        if self.dropped:
+            return CapturesDropped(self, f"the VM is gone, and {self._drops()}", self.hit_total, self.dropped)
+        return super()._gone()
+
+    async def clear(self) -> None:
+        if not self.cleared and self._capture_requests() and not self.vm.router.dead.is_set():
+            await self.count_dropped()  # while the VM still keeps the requests' counts
+        await super().clear()
 
     @property
     def _policy(self) -> int:

@@ -308,6 +308,10 @@ class EventRouter:
     async def _let_die(self) -> None:
         with trio.move_on_after(self.DEATH_HOLD_SECONDS):
             await self.handlers_settled()
+            for source in self.sources():  # what only the VM can still say (a logpoint's lines it dropped)
+                at_death = getattr(source, "at_vm_death", None)
+                if at_death is not None:
+                    await at_death()
         try:
             await self.conn.command("VirtualMachine", "Resume")
         except (JdwpError, VMDisconnected):

@@ -50,8 +50,13 @@ class SnapshotPoint(Breakpoint):
     hold: bool = attrs.field(default=False, kw_only=True)
     _loc_of: dict = attrs.field(factory=dict, init=False, repr=False)  # in-VM request id -> location
 
+    _captures_are = "snapshots"
+
     def __str__(self) -> str:
         return f"snapshot point {self.spec.text}"
+
+    def _capture_requests(self) -> set[int]:
+        return set(self._loc_of)
 
     @property
     def _needs_frame(self) -> bool:
@@ -159,7 +164,9 @@ class SnapshotPoint(Breakpoint):
                 self.vm.router.spawn_handler(fn, snap)
         if self.max_hits and self.hit_total >= self.max_hits:
             self.disabled = "hit_cap"
-            await self._fail(f"took its max_hits={self.max_hits} snapshots", disabled=True)
+            default = "the default cap; " if self.max_hits == DEFAULT_MAX_SNAPSHOTS else ""
+            await self._fail(f"took its max_hits={self.max_hits} snapshots ({default}max_hits=None takes every hit)",
+                             disabled=True)
 
     def on_hit(self, fn: Any) -> Any:
         """Run ``await fn(snapshot)`` for every snapshot from now on, each in a task of its own
