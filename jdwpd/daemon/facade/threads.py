@@ -196,18 +196,40 @@ class ThreadOperations:
         await self.link.request("THREAD_SUSPEND", thread=thread)
         self.threads.suspended(session, thread)
 
+    def posts_resume(self, session: Any, thread: int) -> bool:
+        """Whether this debugger's resume of the thread lets it run and cannot fail, so that nobody
+        need wait for the agent's reply (a link round trip less per hit)."""
+        if not self.threads.held_alone_by(session, thread):
+            return False
+        if not self.threads.has_frames_out(thread):
+            # This debugger suspended this very thread (an event's or its own Suspend), so it is
+            # a live thread; the agent runs it before anything sent after it.
+            return True
+        # Frames are out: only a count of one read ahead at this stop, nothing sent since that may
+        # change it, says the frames go with this resume.
+        ahead = getattr(self.link, "ahead_answer", None)
+        known = ahead("THREAD_STATUS", thread=thread) if ahead is not None else None
+        return known is not None and known["suspend_count"] == 1
+
+    async def resume_posted(self, session: Any, thread: int) -> bool:
+        """``resume_thread`` where it waits for no reply (``posts_resume``): done, and True; else
+        False, with nothing done."""
+        if not self.posts_resume(session, thread):
+            return False
+        try:
+            await self.link.post("THREAD_RESUME", thread=thread)
+        except AgentLinkClosed:
+            return True  # see _RESUMED_BY_LINK_END
+        self.threads.resumed(session, thread, now_running=True)
+        return True
+
     async def resume_thread(self, session: Any, thread: int) -> None:
         # Frames stay valid while the thread stays suspended (nested suspensions); the
         # count is read first, as in resume_all, and only when frame ids are out (a round
         # trip less on the hit-resume path of a debugger that did not look at the stack), and
         # then in the same write as the resume.
         try:
-            known = self.threads.has_frames_out(thread) and self.threads.held_alone_by(session, thread) \
-                and getattr(self.link, "ahead_answer", None) is not None \
-                and self.link.ahead_answer("THREAD_STATUS", thread=thread)
-            if known and known["suspend_count"] == 1:
-                # Its count read ahead at this stop, nothing sent since that may change it: this
-                # debugger's resume lets it run and cannot fail.
+            if self.posts_resume(session, thread):
                 await self.link.post("THREAD_RESUME", thread=thread)
                 before = 1
             elif self.threads.has_frames_out(thread):
@@ -216,12 +238,6 @@ class ThreadOperations:
                 if isinstance(resumed, AgentError):
                     raise resumed
                 before = 0 if isinstance(status, AgentError) else status["suspend_count"]
-            elif self.threads.held_alone_by(session, thread):
-                # This debugger suspended this very thread (an event's or its own Suspend), so it
-                # is a live thread and the resume cannot fail; the agent runs it before anything
-                # sent after it.  Nobody waits for its reply (a link round trip less per hit).
-                await self.link.post("THREAD_RESUME", thread=thread)
-                before = 1
             else:
                 await self.link.request("THREAD_RESUME", thread=thread)
                 before = 1

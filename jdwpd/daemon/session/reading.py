@@ -61,7 +61,7 @@ class Reader:
                 key = (event.command_set, event.command)
                 if key in MEMO_COMMANDS and self._answer_from_memo(event):
                     continue
-                if key in STOP_COMMANDS and self._answer_from_stop(event):
+                if key in STOP_COMMANDS and await self._answer_from_stop(event):
                     self._memo_hits_in_row = 0
                     continue
                 self._memo_hits_in_row = 0
@@ -120,14 +120,14 @@ class Reader:
             session.commands_answered += 1
         return True
 
-    def _answer_from_stop(self, packet: CommandPacket) -> bool:
-        """Answer a stopped thread's Frames or GetValues from its stop's reads ahead
+    async def _answer_from_stop(self, packet: CommandPacket) -> bool:
+        """Answer a stopped thread's Frames, GetValues or Resume from its stop's reads ahead
         (stop_replies.py), here and now, when every command before it has been answered."""
         session = self._session
         if (session.vm.dead or session.commands_read - 1 != session.commands_answered or not self._io.raw
                 or session.replies.promised(packet.id)):
             return False
-        body = reply_body(session, packet)
+        body = await reply_body(session, packet)
         if body is None:
             return False
         data = session.conn.send(ReplyPacket(packet.id, 0x80, 0, body))

@@ -1,13 +1,15 @@
 """Frames and GetValues of a stopped thread answered by the session's reader, from the stop's reads
 ahead (the façade's ``frames_now`` and ``locals_now``: fast/stop_ahead.py), before the command is
-decoded, ordered or dispatched, as the reply memo's answers are (reading.py).
+decoded, ordered or dispatched, as the reply memo's answers are (reading.py); and its Resume, where
+the resume waits for no reply (the façade's ``resume_posted``).
 
-These two are what a script's logpoint or breakpoint asks at every hit (the top frame, a local),
-and what IDEs ask first at a stop: answered here they cost the reader a few struct calls instead of
-the ordering, the dispatcher, the codecs and the link's lookups (issue 30 item 4).  Everything a
-reply of the ordinary path does is done (the frame ids noted as handed out, the object ids sent to
-this session counted for DisposeObjects), with the same bytes; anything else (an error to answer,
-nothing read ahead, ids of other sizes) goes the ordinary way.
+These are what a script's logpoint or breakpoint sends at every hit (the top frame, a local, the
+resume), and what IDEs ask first at a stop: answered here they cost the reader a few struct calls
+instead of the ordering, the dispatcher, the codecs and the link's lookups (issue 30 item 4).
+Everything a reply of the ordinary path does is done (the frame ids noted as handed out, the object
+ids sent to this session counted for DisposeObjects, the resume counted), with the same bytes;
+anything else (an error to answer, nothing read ahead, ids of other sizes, a resume that must wait
+for the agent) goes the ordinary way.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import struct
 from typing import TYPE_CHECKING, Any
 
+from jdwpd.daemon.facade.threads import debugger_resumed
 from protocol import spec
 from protocol.constants import OBJECT_TAGS, Tag
 from protocol.packets import CommandPacket
@@ -25,9 +28,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _FRAMES = spec.by_name("ThreadReference", "Frames")
 _GET_VALUES = spec.by_name("StackFrame", "GetValues")
+_RESUME = spec.by_name("ThreadReference", "Resume")
 FRAMES = (_FRAMES.set_id, _FRAMES.cmd_id)
 GET_VALUES = (_GET_VALUES.set_id, _GET_VALUES.cmd_id)
-STOP_COMMANDS = frozenset({FRAMES, GET_VALUES})
+RESUME = (_RESUME.set_id, _RESUME.cmd_id)
+STOP_COMMANDS = frozenset({FRAMES, GET_VALUES, RESUME})
 
 _EIGHT_BYTE_IDS = IDSizes(8, 8, 8, 8, 8)
 _FRAMES_COMMAND = struct.Struct(">Qii")  # thread, start, length
@@ -39,13 +44,20 @@ _NULL = bytes([Tag.OBJECT]) + bytes(8)  # a null is tagged OBJECT, whatever the 
 _OBJECT_TAGS = frozenset(OBJECT_TAGS)
 
 
-def reply_body(session: Session, packet: CommandPacket) -> bytes | None:
-    """The reply body to a Frames or GetValues answered from the stop's reads ahead, or None."""
+async def reply_body(session: Session, packet: CommandPacket) -> bytes | None:
+    """The reply body to a Frames or GetValues answered from the stop's reads ahead, or to a Resume
+    that waits for nothing (done), or None: nothing was done, the command goes the ordinary way."""
     vm: Any = session.vm
     if vm.id_sizes != _EIGHT_BYTE_IDS:
         return None
     data = packet.data
-    if (packet.command_set, packet.command) == FRAMES:
+    key = (packet.command_set, packet.command)
+    if key == RESUME:
+        if vm.read_only or len(data) != _ID.size or not await vm.resume_posted(session, _ID.unpack(data)[0]):
+            return None
+        debugger_resumed(session)
+        return b""
+    if key == FRAMES:
         if len(data) != _FRAMES_COMMAND.size:
             return None
         found = vm.frames_now(*_FRAMES_COMMAND.unpack(data))
