@@ -1,10 +1,12 @@
 """Scripted sessions on a hot line (issue 30): the same script on jdwpd and on the reference agent.
 
-    python -m bench.scripting [--hits N] [--late N]
+    python -m bench.scripting [--hits N] [--reps N] [--late N] [--only logpoint|late]
 
 - ``logpoint``: a logpoint ``i={i}`` on a hot line through the standard path (``in_vm=False``:
-  stop, render here over JDWP, resume), lines per second on both servers, and jdwpd's in-VM
-  capture beside them.
+  stop, render here over JDWP, resume), lines per second on both servers, ``--reps`` runs each,
+  alternated (the reference first in every other pair), with the ratio of each pair and the
+  median time of each JDWP command the script sent (client side, reply included); and jdwpd's
+  in-VM capture beside them.
 - ``late``: a conditional breakpoint whose condition turns true at the Nth call of a hot method:
   seconds to the hit, in the VM (jdwpd) against the standard path (jdwpd with ``in_vm=False``),
   the latter measured on a shorter run and scaled (it is linear in the hits).
@@ -15,8 +17,11 @@ Ratios, never timed assertions; the numbers depend on the machine (say how busy 
 from __future__ import annotations
 
 import argparse
+import math
+import statistics
 import time
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -30,18 +35,55 @@ def _argv(classes: Path, calls: int) -> list[str]:
     return [jvm.java_executable(), "-cp", str(classes), "tokens.Main", "1", str(calls)]
 
 
-async def logpoint_rate(kind: str, classes: Path, hot: str, hits: int, in_vm: bool) -> float:
-    """Lines per second of a logpoint on the hot line, first line to last."""
-    async def run(vm: jdwpd.VM) -> float:
+class CommandTimes:
+    """The script's JDWP commands timed where it sends them (Connection.request), by label."""
+
+    def __init__(self) -> None:
+        self.times: dict[str, list[float]] = {}
+        self.on = False
+
+    def install(self) -> None:
+        from jdwpd.api import connection
+
+        original = connection.Connection.request
+        times = self
+
+        async def request(conn: Any, set_id: int, cmd_id: int, data: bytes, label: str,
+                          timeout: float | None = None) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return await original(conn, set_id, cmd_id, data, label, timeout)
+            finally:
+                if times.on:
+                    times.times.setdefault(label, []).append(time.perf_counter() - t0)
+
+        connection.Connection.request = request  # type: ignore[method-assign]
+
+    def take(self) -> dict[str, float]:
+        """Median ms per command since the last take."""
+        out = {label: statistics.median(v) * 1e3 for label, v in self.times.items()}
+        self.times = {}
+        return out
+
+
+TIMES = CommandTimes()
+
+
+async def logpoint_rate(kind: str, classes: Path, hot: str, hits: int, in_vm: bool) -> tuple[float, dict[str, float]]:
+    """Lines per second of a logpoint on the hot line, first line to last, and ms per command."""
+    async def run(vm: jdwpd.VM) -> tuple[float, dict[str, float]]:
         log = await vm.logpoint(hot, "i={i}", in_vm=in_vm)
         await vm.resume()
         await log.wait_lines(1, timeout=120)
+        TIMES.take()
+        TIMES.on = True
         t0 = time.perf_counter()
         lines = await log.wait_lines(hits, timeout=600)
         took = time.perf_counter() - t0
+        TIMES.on = False
         assert lines[hits - 1] == f"i={hits - 1}", lines[hits - 1]
         await log.clear()
-        return (hits - 1) / took
+        return (hits - 1) / took, TIMES.take()
 
     if kind == "jdwpd":
         async with jdwpd.launch(_argv(classes, hits), suspend=True) as vm:
@@ -49,6 +91,32 @@ async def logpoint_rate(kind: str, classes: Path, hot: str, hits: int, in_vm: bo
     async with jvm.open_reference_jvm(classes, "tokens.Main", ["1", str(hits)]) as debuggee, \
             jdwpd.attach(debuggee.address) as vm:
         return await run(vm)
+
+
+async def logpoints(classes: Path, hot: str, hits: int, reps: int) -> None:
+    TIMES.install()
+    rates: dict[str, list[float]] = {"reference": [], "jdwpd": []}
+    per_command: dict[str, dict[str, list[float]]] = {"reference": {}, "jdwpd": {}}
+    for rep in range(reps):
+        for kind in (("reference", "jdwpd") if rep % 2 == 0 else ("jdwpd", "reference")):
+            rate, ms = await logpoint_rate(kind, classes, hot, hits, False)
+            rates[kind].append(rate)
+            for label, v in ms.items():
+                per_command[kind].setdefault(label, []).append(v)
+        print(f"  pair {rep + 1}: reference {rates['reference'][-1]:6.0f}, jdwpd {rates['jdwpd'][-1]:6.0f} lines/s "
+              f"({rates['jdwpd'][-1] / rates['reference'][-1]:.2f}x)", flush=True)
+    in_vm, _ = await logpoint_rate("jdwpd", classes, hot, hits, True)
+    ref, ours = statistics.median(rates["reference"]), statistics.median(rates["jdwpd"])
+    pairs = sorted(j / r for j, r in zip(rates["jdwpd"], rates["reference"], strict=True))
+    print(f"logpoint on a hot line, {hits} lines, same script, {reps} pairs alternated (medians):")
+    print(f"  reference, standard path: {ref:9.0f} lines/s")
+    print(f"  jdwpd, standard path:     {ours:9.0f} lines/s ({ours / ref:.2f}x the reference's rate; "
+          f"pairs {pairs[0]:.2f}-{pairs[-1]:.2f})")
+    print(f"  jdwpd, in the VM:         {in_vm:9.0f} lines/s ({in_vm / ref:.1f}x)")
+    for label in sorted(per_command["reference"]):
+        r = statistics.median(per_command["reference"][label])
+        j = statistics.median(per_command["jdwpd"].get(label, [math.nan]))
+        print(f"  {label:28s} reference {r:.3f} ms, jdwpd {j:.3f} ms per command (client side)")
 
 
 async def time_to_late_hit(classes: Path, hot: str, calls: int, in_vm: bool) -> float:
@@ -63,34 +131,29 @@ async def time_to_late_hit(classes: Path, hot: str, calls: int, in_vm: bool) -> 
         return took
 
 
-async def main_async(hits: int, late: int, standard_late: int) -> None:
+async def main_async(hits: int, reps: int, late: int, standard_late: int, only: str | None) -> None:
     classes = debuggees.compile_sources(TOKENS)
     hot = f"Hot.java:{debuggees.all_markers(TOKENS)['tokens_hot']}"
-    rates = {}
-    for kind, in_vm in (("reference", False), ("jdwpd", False), ("jdwpd", True)):
-        rates[(kind, in_vm)] = await logpoint_rate(kind, classes, hot, hits, in_vm)
-    ref = rates[("reference", False)]
-    print(f"logpoint on a hot line, {hits} lines, same script:")
-    print(f"  reference, standard path: {ref:9.0f} lines/s")
-    print(f"  jdwpd, standard path:     {rates[('jdwpd', False)]:9.0f} lines/s "
-          f"({rates[('jdwpd', False)] / ref:.2f}x the reference's rate)")
-    print(f"  jdwpd, in the VM:         {rates[('jdwpd', True)]:9.0f} lines/s "
-          f"({rates[('jdwpd', True)] / ref:.1f}x)")
-    in_vm = await time_to_late_hit(classes, hot, late, True)
-    standard = await time_to_late_hit(classes, hot, standard_late, False)
-    scaled = standard * late / standard_late
-    print(f"condition true at call {late:,} of a hot method: in the VM {in_vm:.2f} s; the standard path "
-          f"{standard:.2f} s for {standard_late:,} calls, so {scaled:.0f} s for {late:,} "
-          f"(the VM {scaled / in_vm:.0f}x faster)")
+    if only in (None, "logpoint"):
+        await logpoints(classes, hot, hits, reps)
+    if only in (None, "late"):
+        in_vm = await time_to_late_hit(classes, hot, late, True)
+        standard = await time_to_late_hit(classes, hot, standard_late, False)
+        scaled = standard * late / standard_late
+        print(f"condition true at call {late:,} of a hot method: in the VM {in_vm:.2f} s; the standard path "
+              f"{standard:.2f} s for {standard_late:,} calls, so {scaled:.0f} s for {late:,} "
+              f"(the VM {scaled / in_vm:.0f}x faster)")
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--hits", type=int, default=3000, help="logpoint lines (default 3000)")
+    p.add_argument("--reps", type=int, default=5, help="logpoint runs on each server, alternated (default 5)")
+    p.add_argument("--only", choices=("logpoint", "late"), help="one of the two measurements")
     p.add_argument("--late", type=int, default=20_000_000, help="the call at which the condition holds")
     p.add_argument("--standard-late", type=int, default=2000, help="calls the standard path is timed over")
     a = p.parse_args()
-    trio.run(main_async, a.hits, a.late, a.standard_late)
+    trio.run(main_async, a.hits, a.reps, a.late, a.standard_late, a.only)
 
 
 if __name__ == "__main__":
