@@ -275,7 +275,7 @@ async def test_a_smap_missing_its_default_stratum_kills_the_reference_not_jdwpd(
     classpath, m = _variant_classpath(tmp_path, MISSING_DEFAULT)
     want, want_error = await _run_variant("reference", classpath, m)
     got, got_error = await _run_variant("jdwpd", classpath, m)
-    assert want_error is not None and "closed" in want_error, want_error
+    assert want_error is not None and want_error.startswith("JdwpClosedError"), want_error  # the connection died
     assert not _ends(want), want[-3:]  # gone at the first step request
     assert got_error is None
     assert _ends(got)[:4] == [m["R2"], m["R3"], m["R4"], m["R5"]]
