@@ -70,8 +70,10 @@ async def session(kind: str, classes: Path) -> Transcript:
                             slots=[{"slot": slots["i"][0], "sigbyte": slots["i"][1]}])
             await t.cmd(c, "StackFrame", "ThisObject", f"{n} this", thread=thread, frame=frame)
             stale = frame
+            if n == STOPS - 1:  # before the last resume: the program ends right after it, and may beat a Clear
+                await c.command("EventRequest", "Clear", event_kind=EventKind.BREAKPOINT,
+                                request_id=request.request_id)
             await t.cmd(c, "ThreadReference", "Resume", f"{n} resume", thread=thread)
-        await c.command("EventRequest", "Clear", event_kind=EventKind.BREAKPOINT, request_id=request.request_id)
         await c.wait_for_event(EventKind.VM_DEATH, 30)
     return t
 
