@@ -49,8 +49,10 @@ int catch_filter_parse(inbuf *in, catch_filter **out) {
     return 0;
 }
 
-bool catch_filter_passes(const catch_filter *f, JNIEnv *env, jmethodID catch_method) {
+bool catch_filter_passes(catch_filter *f, JNIEnv *env, jmethodID catch_method) {
     if (catch_method == NULL) return true;
+    size_t slot = ((uintptr_t)catch_method >> 3) & (CATCH_FILTER_VERDICTS - 1);
+    if (f->judged[slot] == catch_method) return f->verdict[slot];
     jclass cls = NULL;
     if ((*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, catch_method, &cls) != JVMTI_ERROR_NONE) return true;
     char *name = class_names_dotted(cls);
@@ -60,5 +62,7 @@ bool catch_filter_passes(const catch_filter *f, JNIEnv *env, jmethodID catch_met
     for (uint16_t i = 0; i < f->nin && !pass; i++) pass = class_names_match(f->in[i], name);
     for (uint16_t i = 0; i < f->nout && pass; i++) pass = !class_names_match(f->out[i], name);
     free(name);
+    f->judged[slot] = catch_method;
+    f->verdict[slot] = pass;
     return pass;
 }
