@@ -169,8 +169,6 @@ def check_java_command(java: list[str]) -> None:
 
 def load_or_create_secret(path: str) -> bytes:
     """The link secret in PATH, made (mode 0600) when absent; refused when others can read it."""
-    from protocol.link import LinkError, parse_secret
-
     if not os.path.exists(path):
         directory = os.path.dirname(os.path.abspath(path))
         secret, made = new_secret_file(directory)
@@ -180,6 +178,6 @@ def load_or_create_secret(path: str) -> bytes:
     if st.st_mode & 0o077:
         raise UsageError(f"{path} is readable by others (mode {st.st_mode & 0o777:o}): chmod 600 it")
     try:
-        return parse_secret(open(path).read())
-    except LinkError as e:
+        return L.parse_secret(pathlib.Path(path).read_text())
+    except L.LinkError as e:
         raise UsageError(f"{path}: {e}") from None
