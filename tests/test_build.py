@@ -89,3 +89,23 @@ def test_the_agents_java_class_header_is_made_from_its_source():
     result = subprocess.run([sys.executable, str(ROOT / "agent" / "java" / "class_header.py"), "--check"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
+
+
+def test_every_tracked_data_file_of_the_packages_is_package_data():
+    """`pip install .` takes a package's non-Python files only where pyproject's package-data names them:
+    a file tracked in jdwpd/ or protocol/ and named by no pattern is missing from every user's install."""
+    import fnmatch
+    import tomllib
+
+    root = Path(__file__).resolve().parents[1]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
+    tracked = subprocess.run(["git", "ls-files", "jdwpd", "protocol"], cwd=root, capture_output=True, text=True,
+                             check=True).stdout.split()
+    missing = []
+    for path in tracked:
+        if path.endswith(".py"):
+            continue
+        package, _, inside = path.partition("/")
+        if not any(fnmatch.fnmatch(inside, p) for p in patterns.get(package, [])):
+            missing.append(path)
+    assert missing == []
