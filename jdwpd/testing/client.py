@@ -10,7 +10,7 @@ task filing each reply under its packet id, events, the errors.  This client kee
 asked for yet (a reply to a packet sent by hand, ``send_packet``/``send_raw`` then ``reply``;
 commands from the VM other than composites), raises what tests expect (trio.TooSlowError when a
 wait's timeout passes, 30 s unless told; ``JdwpClosedError``; ``JdwpReplyError``), and adds the
-steps tests repeat (``wait_for_event``, ``run_to_prepare``, ``break_once``).
+steps tests repeat (``wait_for_event``, ``run_to_prepare``, ``break_once``, ``resume_to_exit``).
 """
 
 from __future__ import annotations
@@ -95,6 +95,23 @@ class JdwpClient(Connection):
                                   suspend_policy=SuspendPolicy.ALL,
                                   modifiers=[{"mod_kind": ModKind.LOCATION_ONLY, "loc": loc},
                                              {"mod_kind": ModKind.COUNT, "count": 1}])
+
+    async def resume_to_exit(self, timeout: float = DEFAULT_TIMEOUT) -> None:
+        """Resume the VM, and every event set that still arrives, until VMDeath or the connection ends.
+
+        After a test clears its requests, an event posted just before the Clear can still arrive and
+        hold the VM again; one Resume is then not enough for the program to end."""
+        with trio.fail_after(timeout):
+            await self.command("VirtualMachine", "Resume")
+            try:
+                while True:
+                    policy, events = await self.next_event(timeout)
+                    if any(int(e.event_kind) == EventKind.VM_DEATH for e in events):
+                        return
+                    if policy != SuspendPolicy.NONE:
+                        await self.command("VirtualMachine", "Resume")
+            except JdwpClosedError:
+                return
 
     async def wait_closed(self, timeout: float = DEFAULT_TIMEOUT) -> None:
         with trio.fail_after(timeout):

@@ -63,7 +63,8 @@ async def unsuspended_at_events(kind: str, classes: Path) -> tuple[list[str], in
                 await c.command("VirtualMachine", "Resume")
             for request_id in requests:
                 await c.command("EventRequest", "Clear", event_kind=EventKind.BREAKPOINT, request_id=request_id)
-            await c.command("VirtualMachine", "Resume")
+            # A born thread's breakpoint posted before the Clear can still hold the VM.
+            await c.resume_to_exit(TIMEOUT)
             assert await vm.wait_exit(TIMEOUT) == 0
     assert f"stopped {STOPS} times" in vm.output.lines("stdout")
     return unsuspended, born_events
