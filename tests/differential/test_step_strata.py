@@ -352,7 +352,9 @@ async def test_the_default_stratum_outlives_the_debugger_that_set_it(classpath):
     runs = {}
     for kind in ("reference", "jdwpd"):
         with trio.fail_after(120):
-            command = _command(kind, classpath, "full", ("400", "20"))
+            # Ten minutes of rounds: the second debugger ends the program with Exit, and under load
+            # it must still find the program running (400 rounds ran out before its steps).
+            command = _command(kind, classpath, "full", ("30000", "20"))
             async with jvm._open_trio(kind, command, 60, None) as debuggee:
                 async with open_jdwp_client(debuggee.host, debuggee.port, timeout=TIMEOUT) as client:
                     t = Transcript(client, kind, classpath, markers)
