@@ -189,7 +189,7 @@ PARTS = {
     "jdwpd.api": {"jdwpd.expr"},
     "jdwpd.ci": {"jdwpd.api", "jdwpd.daemon", "jdwpd.expr", "jdwpd"},
     "jdwpd.remote": {"jdwpd.daemon"},
-    "jdwpd.cli": {"jdwpd.daemon", "jdwpd.ci", "jdwpd.remote", "jdwpd.testing", "jdwpd"},
+    "jdwpd.cli": {"jdwpd.daemon", "jdwpd.api", "jdwpd.ci", "jdwpd.remote", "jdwpd"},  # demo.py: the API's Connection
 }
 
 

@@ -16,16 +16,15 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 import trio
 
+from jdwpd.api.connection import Connection, open_connection
+from jdwpd.api.errors import VMDisconnected
 from jdwpd.own_command import jdwpd_argv
 from protocol.constants import EventKind, ModKind, SuspendPolicy, Tag, TypeTag
 from protocol.wire import Location, Value
-
-if TYPE_CHECKING:  # the test kit's client, imported where the session starts
-    from jdwpd.testing.client import JdwpClient
 
 SAMPLE = Path(__file__).resolve().parents[1] / "samples" / "Sample.java"
 READY = re.compile(r"jdwpd: listening for debuggers at (\S+):(\d+)")
@@ -68,7 +67,7 @@ def marker_line(name: str) -> int:
 class Printer:
     """Renders JDWP values the way a person reads them, one JVM round trip per object."""
 
-    def __init__(self, client: JdwpClient) -> None:
+    def __init__(self, client: Connection) -> None:
         self.c = client
 
     async def type_name(self, ref_type: int) -> str:
@@ -131,7 +130,7 @@ def signature_to_name(sig: str) -> str:
     return name + "[]" * dims
 
 
-async def line_of(c: JdwpClient, ref_type: int, method_id: int, index: int) -> int:
+async def line_of(c: Connection, ref_type: int, method_id: int, index: int) -> int:
     table = await c.command("Method", "LineTable", ref_type=ref_type, method_id=method_id)
     best = -1
     for row in table.lines:
@@ -140,18 +139,26 @@ async def line_of(c: JdwpClient, ref_type: int, method_id: int, index: int) -> i
     return best
 
 
-async def debug_session(host: str, port: int, out: Callable[[str], object]) -> None:
-    from jdwpd.testing.client import open_jdwp_client
+async def wait_for_event(c: Connection, kind: EventKind) -> tuple:
+    """Skip composites until one holds an event of ``kind``; that composite's events (the VM's own
+    VMStart and VMDeath come whether asked for or not)."""
+    with trio.fail_after(TIMEOUT):
+        while True:
+            _, events = await c.next_event(TIMEOUT)
+            if any(int(e.event_kind) == int(kind) for e in events):
+                return events
 
-    async with open_jdwp_client(host, port, timeout=TIMEOUT) as c:
+
+async def debug_session(host: str, port: int, out: Callable[[str], object]) -> None:
+    async with open_connection(host, port, timeout=TIMEOUT) as c:
         version = await c.command("VirtualMachine", "Version")
         out(f"attached to {version.vm_name} {version.vm_version} over JDWP {version.jdwp_major}.{version.jdwp_minor}")
-        await c.wait_for_event(EventKind.VM_START, TIMEOUT)
+        await wait_for_event(c, EventKind.VM_START)
         prepare = await c.command("EventRequest", "Set", event_kind=EventKind.CLASS_PREPARE,
                                   suspend_policy=SuspendPolicy.EVENT_THREAD,
                                   modifiers=[{"mod_kind": ModKind.CLASS_MATCH, "class_pattern": "Sample"}])
         await c.command("VirtualMachine", "Resume")
-        _, events = await c.wait_for_event(EventKind.CLASS_PREPARE, TIMEOUT)
+        events = await wait_for_event(c, EventKind.CLASS_PREPARE)
         sample = next(e for e in events if e.event_kind == EventKind.CLASS_PREPARE).type_id
         await c.command("EventRequest", "Clear", event_kind=EventKind.CLASS_PREPARE, request_id=prepare.request_id)
 
@@ -167,7 +174,7 @@ async def debug_session(host: str, port: int, out: Callable[[str], object]) -> N
         out(f"breakpoint set at Sample.java:{line}")
         await c.command("VirtualMachine", "Resume")
 
-        _, events = await c.wait_for_event(EventKind.BREAKPOINT, TIMEOUT)
+        events = await wait_for_event(c, EventKind.BREAKPOINT)
         hit = next(e for e in events if e.event_kind == EventKind.BREAKPOINT)
         thread_name = (await c.command("ThreadReference", "Name", thread=hit.thread)).thread_name
         out(f'breakpoint hit in thread "{thread_name}"')
@@ -190,8 +197,8 @@ async def debug_session(host: str, port: int, out: Callable[[str], object]) -> N
         out("resuming to the end of the program")
         await c.command("VirtualMachine", "Resume")
         try:
-            await c.wait_for_event(EventKind.VM_DEATH, TIMEOUT)
-        except Exception:  # the VM may close the connection without a VM_DEATH nobody asked for
+            await wait_for_event(c, EventKind.VM_DEATH)
+        except VMDisconnected:  # the VM may close the connection without a VM_DEATH nobody asked for
             pass
 
 
