@@ -22,7 +22,8 @@ from xml.etree import ElementTree
 import pytest
 
 from jdwpd.own_command import jdwpd_argv
-from jdwpd.testing import jdks, jvm
+from jdwpd.testing import debuggees, jdks, jvm
+from tests.ci.evidence import events
 
 pytestmark = pytest.mark.jvm
 SOURCES = Path(__file__).resolve().parent / "testng_java"
@@ -36,15 +37,7 @@ CLASS_EXPECTS = "ng.ClassExpectsTest"
 
 
 def marker(name: str) -> int:
-    for path in SOURCES.rglob("*.java"):
-        for n, line in enumerate(path.read_text().splitlines(), 1):
-            if f"@marker {name}" in line:
-                return n
-    raise KeyError(name)
-
-
-def events(out: Path) -> list[dict]:
-    return [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    return debuggees.all_markers(SOURCES)[name]
 
 
 @pytest.fixture(scope="module")

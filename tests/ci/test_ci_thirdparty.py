@@ -20,7 +20,8 @@ from xml.etree import ElementTree
 import pytest
 
 from jdwpd.own_command import jdwpd_argv
-from jdwpd.testing import thirdparty
+from jdwpd.testing import debuggees, thirdparty
+from tests.ci.evidence import events
 
 pytestmark = pytest.mark.jvm
 PLANTED = Path(__file__).resolve().parent / "thirdparty_planted"
@@ -31,15 +32,7 @@ PLANTED_CLASS = "org.jsoup.planted.PlantedTest"
 
 
 def marker(name: str) -> int:
-    for path in PLANTED.rglob("*.java"):
-        for n, line in enumerate(path.read_text().splitlines(), 1):
-            if f"@marker {name}" in line:
-                return n
-    raise KeyError(name)
-
-
-def events(out: Path) -> list[dict]:
-    return [json.loads(line) for line in (out / "events.jsonl").read_text().splitlines()]
+    return debuggees.all_markers(PLANTED)[name]
 
 
 @pytest.fixture(scope="module")
