@@ -24,9 +24,9 @@ from .tests_seen import (
     NOT_RECORDERS,
     RECORDERS,
     ended_test,
+    failed_after_test_snapshot,
     junit4_expected,
-    junit4_missing_expected,
-    missing_expected_snapshot,
+    junit4_failed_after_test,
     test_failure_snapshot,
     test_of,
 )
@@ -341,14 +341,23 @@ class VmProbes:
         except Exception:  # the thread is gone: no test of it to name
             return
         t = await ended_test(hit, frames)
-        if t is None:
-            missing = await junit4_missing_expected(hit, frames)
-            if missing is not None:
-                await self._missing_expected(hit, probe, source, frames, *missing)
+        if t is not None:
+            test = f"{frames[t].location.type.name}.{frames[t].location.method.name}"
+            await self._failed(hit, probe, source, frames, test, frames[t].location.to_python(), t=t)
             return
-        test = f"{frames[t].location.type.name}.{frames[t].location.method.name}"
+        after = await junit4_failed_after_test(hit, frames)
+        if after is not None:  # JUnit 4 failed its test once the test's frame was gone
+            await self._failed(hit, probe, source, frames, after.test, after.where or hit.location.to_python(),
+                               note=after.note)
+
+    async def _failed(self, hit: Any, probe: Probe, source: Any, frames: list[Any], test: str, where: dict, *,
+                      t: int | None = None, note: str | None = None) -> None:
+        """A test failure: an event and a snapshot, labelled with ``test`` and shown at ``where``.
+        ``t``: the test frame's index in ``frames`` (its locals are read); None where JUnit 4 failed
+        the test after its frame was gone (``note`` says so)."""
         if not self.test_wanted(test):
             return
+        key = getattr(hit.thrown, "id", None)
         if key is not None:
             self.seen_exceptions.add(key)
         if not self._count(probe, source, self._cap(probe)):
@@ -362,12 +371,16 @@ class VmProbes:
             expected = await junit4_expected(frame) if frame is not None else None
             if expected is not None:
                 message = f"Unexpected exception, expected<{expected.name}> but was<{facts.get('class')}>: {message}"
-        try:
-            data = await test_failure_snapshot(hit, frames, t, self.settings.limits)
-        except Exception as e:  # the VM may be dying: say so, go on
-            self.evidence.event("capture-error", vm=self.short, probe=probe.describe(), error=str(e))
-            self.tally.bump(problems=1)
-            data = None
+        data: dict | None
+        if t is None:
+            data = failed_after_test_snapshot(hit, frames, note or "", self.settings.limits)
+        else:
+            try:
+                data = await test_failure_snapshot(hit, frames, t, self.settings.limits)
+            except Exception as e:  # the VM may be dying: say so, go on
+                self.evidence.event("capture-error", vm=self.short, probe=probe.describe(), error=str(e))
+                self.tally.bump(problems=1)
+                data = None
         name = None
         if data is not None:
             name = self.evidence.snapshot("test-failure", self.short, probe.describe(), data, test=test,
@@ -375,30 +388,8 @@ class VmProbes:
             self.tally.bump(snapshots=1)
         # a failing test is shown where the test is, not inside the assertion library
         self.evidence.event("test-failure", vm=self.short, probe=probe.describe(), exception=facts,
-                            message=message, location=frames[t].location.to_python(),
-                            throw_location=hit.location.to_python(), file=name, test=test)
-
-    async def _missing_expected(self, hit: Any, probe: Probe, source: Any, frames: list[Any], test: str,
-                                expected: str, where: dict | None) -> None:
-        """JUnit 4's ``@Test(expected=X)`` test that returned without X: its runner's AssertionError,
-        labelled with the test (whose frame is gone: the snapshot's note says so)."""
-        if not self.test_wanted(test):
-            return
-        key = getattr(hit.thrown, "id", None)
-        if key is not None:
-            self.seen_exceptions.add(key)
-        if not self._count(probe, source, self._cap(probe)):
-            return
-        facts = await _exception_facts(hit)
-        self.tally.bump(test_failures=1)
-        message = _exception_message(facts)
-        data = missing_expected_snapshot(hit, frames, test, expected, self.settings.limits)
-        name = self.evidence.snapshot("test-failure", self.short, probe.describe(), data, test=test,
-                                      exception=facts, message=message)
-        self.tally.bump(snapshots=1)
-        self.evidence.event("test-failure", vm=self.short, probe=probe.describe(), exception=facts,
-                            message=message, location=where or hit.location.to_python(),
-                            throw_location=hit.location.to_python(), file=name, test=test, note=data["note"])
+                            message=message, location=where, throw_location=hit.location.to_python(), file=name,
+                            test=test, **({"note": note} if note else {}))
 
     async def _exception(self, hit: Any, probe: Probe, source: Any, kind: str) -> None:
         thrown = getattr(hit, "thrown", None)

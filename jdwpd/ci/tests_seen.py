@@ -36,13 +36,18 @@ FRAMEWORK_PREFIXES = (*RUNNERS, "org.opentest4j.", "org.assertj.", "org.hamcrest
 #: Exceptions that leave a test without failing it: an assumption that did not hold, a skip.
 NOT_FAILURES = frozenset({"org.opentest4j.TestAbortedException", "org.junit.AssumptionViolatedException",
                           "org.junit.internal.AssumptionViolatedException", "org.testng.SkipException"})
-#: Runners' catches that expect the exception (JUnit 4's ``@Test(expected=...)``, ``ExpectedException``).
-EXPECTING = ("org.junit.internal.runners.statements.ExpectException", "org.junit.rules.ExpectedException")
 #: JUnit 4's statement for ``@Test(expected=X)``: it catches what the test throws, and fails the
 #: test with an exception of its own when that is no X, or when nothing was thrown.
 JUNIT4_EXPECT = "org.junit.internal.runners.statements.ExpectException"
 #: The statement it runs: the test method's invocation.
 JUNIT4_INVOKE = "org.junit.internal.runners.statements.InvokeMethod"
+#: JUnit 4's rule statement for ``ExpectedException``: it catches what the test throws.  Where the
+#: rule expects nothing (no ``expect()`` called: its ``matcherBuilder``'s ``matchers`` empty), that
+#: fails the test, and is captured at its throw.  Else the rule judges it by its matchers once the
+#: test's frame is gone, and fails the test with an ``AssertionError`` of its own (another exception
+#: than it expects, or, from ``Assert.fail``, none at all): that throw is the captured failure.
+JUNIT4_RULE = "org.junit.rules.ExpectedException$ExpectedExceptionStatement"
+JUNIT4_RULE_CLASS = "org.junit.rules.ExpectedException"
 
 
 #: Runner classes a test calls (so they catch above the test frame, never below it): an exception
@@ -56,12 +61,12 @@ ASSERTION_APIS = ("org.junit.jupiter.api.Assert", "org.junit.Assert", "org.junit
 #: loader of the JDK asking its parent, a parser of the launcher) never leaves it.  Most throws of
 #: a test run are of that kind; each one that left the VM cost a round trip (issue 31.10).
 RECORDERS = tuple(f"{p}*" for p in (*RUNNERS, *REFLECTION))
-#: Runner classes that catch what ends no test: the assertion APIs a test calls, the
-#: ``ExpectedException`` rule's catch (JUnit 4's ``ExpectException`` is no such class: what it
-#: catches fails the test when it is not what ``@Test(expected=X)`` names), the console launcher
-#: (its option parser, picocli, shadowed under it, tries numbers and constructors) and JUnit 4's
-#: runner builders (they probe each class for a ``suite()`` method).
-NOT_RECORDERS = (*(f"{p}*" for p in (*ASSERTION_APIS, "org.junit.rules.ExpectedException")),
+#: Runner classes that catch what ends no test: the assertion APIs a test calls, the console
+#: launcher (its option parser, picocli, shadowed under it, tries numbers and constructors) and
+#: JUnit 4's runner builders (they probe each class for a ``suite()`` method).  JUnit 4's
+#: ``ExpectException`` and ``ExpectedException`` rule are no such classes: what they catch fails
+#: the test unless it is what they expect (judged in ``ended_test``).
+NOT_RECORDERS = (*(f"{p}*" for p in ASSERTION_APIS),
                  "org.junit.platform.console.*",
                  "org.junit.internal.builders.*")
 
@@ -77,34 +82,119 @@ async def junit4_expected(frame: Any) -> Any:
         return None
 
 
-async def junit4_missing_expected(hit: Any, frames: list[Any]) -> tuple[str, str, dict | None] | None:
-    """``(test, expected class, the test method's first line)`` where JUnit 4 fails a
-    ``@Test(expected=X)`` test that returned without throwing X: its ``ExpectException`` throws
-    ``AssertionError("Expected exception: X")`` after the test's frame is gone, so the test is
-    named from the statement it ran
-    (``InvokeMethod``'s ``testMethod``, a ``FrameworkMethod``, its ``java.lang.reflect.Method``)."""
-    thrown = getattr(hit, "thrown", None)
-    if thrown is None or thrown.type_name != "java.lang.AssertionError" or not frames \
-            or frames[0].location.type.name != JUNIT4_EXPECT or frames[0].location.method.name != "evaluate":
-        return None
+async def junit4_rule_expects_nothing(frame: Any) -> bool:
+    """Whether the ``ExpectedException`` rule of an ``ExpectedExceptionStatement.evaluate`` frame
+    expects no exception (its matchers' list empty); False where that cannot be read (its later
+    throw is then judged)."""
     try:
-        this = await frames[0].this()
-        expected = await junit4_expected(frames[0])
-        invoke = await this.get("next")
-        if expected is None or invoke is None or invoke.type_name != JUNIT4_INVOKE:
+        statement = await frame.this()
+        matchers = await (await (await statement.get("this$0")).get("matcherBuilder")).get("matchers")
+        return matchers is not None and await matchers.get("size") == 0
+    except Exception:  # another JUnit's rule, a VM going away
+        return False
+
+
+#: The fields by which JUnit 4's statements hold the statement they wrap: its own (RunBefores,
+#: RunAfters, ExpectException, the rule's), FailOnTimeout's, and rules' anonymous statements'.
+WRAPPED_STATEMENT = ("next", "originalStatement", "val$base", "base")
+#: How many statements deep the test's InvokeMethod may be below a rule's.
+STATEMENT_DEPTH = 12
+
+
+@attrs.frozen
+class FailedAfterTest:
+    """A JUnit 4 test its runner fails after the test method's frame is gone."""
+
+    test: str  # pkg.Class.method
+    where: dict | None  # the test method's first line, where the failure is shown
+    note: str  # why the snapshot has no test frame nor the test's locals
+
+
+async def junit4_test_method(statement: Any) -> tuple[Any, str] | None:
+    """(declaring type, method name) of the test a JUnit 4 statement runs: the ``InvokeMethod``
+    it wraps, through the statements between them (``testMethod``, a ``FrameworkMethod``, holds the
+    ``java.lang.reflect.Method``); None where the chain is of another shape."""
+    for _ in range(STATEMENT_DEPTH):
+        if statement is None:
             return None
-        method = await (await invoke.get("testMethod")).get("method")
-        declaring = await (await method.get("clazz")).reflected_type()
-        name = await method.get("name")
+        if statement.type_name == JUNIT4_INVOKE:
+            method = await (await statement.get("testMethod")).get("method")
+            return await (await method.get("clazz")).reflected_type(), await method.get("name")
+        for name in WRAPPED_STATEMENT:
+            if await statement.type.field(name) is not None:
+                statement = await statement.get(name)
+                break
+        else:
+            return None
+    return None
+
+
+def _leaves(hit: Any, frames: list[Any], at: int) -> bool:
+    """Whether ``hit``'s exception leaves ``frames[at]`` (caught below it, or not at all)."""
+    catch = hit.catch_location
+    if catch is None:
+        return True
+    caught = next((i for i, f in enumerate(frames) if f.location.method.id == catch.method.id
+                   and f.location.type.id == catch.type.id), len(frames))
+    return caught > at
+
+
+async def junit4_failed_after_test(hit: Any, frames: list[Any]) -> FailedAfterTest | None:
+    """The JUnit 4 test its own statement fails once the test's frame is gone, else None:
+
+    - ``@Test(expected=X)`` and nothing thrown: ``ExpectException`` throws
+      ``AssertionError("Expected exception: X")`` (the top frame);
+    - the ``ExpectedException`` rule (a frame of its statement below the throw, only the runner's
+      and hamcrest's frames above it, the exception leaving it): another exception than the rule
+      expects or none (its ``AssertionError``), or the test's own, rethrown where the rule expected
+      none.
+
+    The test is named from the statement's chain down to JUnit's ``InvokeMethod``."""
+    thrown = getattr(hit, "thrown", None)
+    if thrown is None or not frames or thrown.type_name in NOT_FAILURES:
+        return None
+    top = frames[0].location
+    if top.type.name == JUNIT4_EXPECT and top.method.name == "evaluate":
+        if thrown.type_name != "java.lang.AssertionError":
+            return None
+        at = 0
+    else:
+        at = next((i for i, f in enumerate(frames) if f.location.type.name == JUNIT4_RULE
+                   and f.location.method.name == "evaluate"), -1)
+        if at < 0 or not all(is_framework(f.location.type.name) for f in frames[:at]) \
+                or not _leaves(hit, frames, at):
+            return None
+    try:
+        statement = await frames[at].this()
+        found = await junit4_test_method(await statement.get("next"))
+        expected = await junit4_expected(frames[at]) if at == 0 and top.type.name == JUNIT4_EXPECT else None
     except Exception:  # a runner of another shape: no test to name
         return None
+    if found is None:
+        return None
+    declaring, name = found
+    test = f"{declaring.name}.{name}"
+    if top.type.name == JUNIT4_EXPECT:
+        if expected is None:
+            return None
+        why = f"{test} returned without throwing {expected.name}, which its @Test(expected=...) names"
+    else:
+        rule = {f.location.method.name for f in frames[:at] if f.location.type.name == JUNIT4_RULE_CLASS}
+        if thrown.type_name == "java.lang.AssertionError" and "failDueToMissingException" in rule:
+            why = f"{test} returned without throwing what its ExpectedException rule expects"
+        elif thrown.type_name == "java.lang.AssertionError" and "handleException" in rule \
+                and frames[0].location.type.name != JUNIT4_RULE_CLASS:
+            why = f"{test} threw an exception its ExpectedException rule does not expect (this message says which)"
+        else:
+            why = f"{test} threw this, and its ExpectedException rule, which expected no exception, rethrew it"
     where = None
     try:  # the test method's first line: where the test is shown
-        found = await declaring.methods_named(name)
-        where = (await found[0].location()).to_python() if found else None
+        methods = await declaring.methods_named(name)
+        where = (await methods[0].location()).to_python() if methods else None
     except Exception:  # no line table: the throw's location is shown
         pass
-    return f"{declaring.name}.{name}", expected.name, where
+    note = f"{why}: JUnit 4 fails the test once the test method has ended, so its frame and locals are gone"
+    return FailedAfterTest(test=test, where=where, note=note)
 
 
 def is_framework(cls: str) -> bool:
@@ -159,8 +249,10 @@ async def ended_test(hit: Any, frames: list[Any]) -> int | None:
         if expected is None or await thrown.type.is_subtype_of(expected.signature):
             return None
         return t
-    if catch.type.name.startswith(EXPECTING):
-        return None  # expected by the runner (ExpectedException's rule)
+    if catch.type.name == JUNIT4_RULE and at < len(frames):
+        # the ExpectedException rule fails the test with the exception itself only where it
+        # expects none; else it judges it later (junit4_failed_after_test)
+        return t if await junit4_rule_expects_nothing(frames[at]) else None
     if await expected_by_annotation(hit, frames, t):
         return None  # TestNG's @Test(expectedExceptions=...): its runner catches it as any other
     return t
@@ -212,10 +304,10 @@ async def test_failure_snapshot(hit: Any, frames: list[Any], t: int, limits: Lim
     }
 
 
-def missing_expected_snapshot(hit: Any, frames: list[Any], test: str, expected: str, limits: Limits) -> dict:
-    """A ``jdwpd.snapshot/1`` of a JUnit 4 ``@Test(expected=X)`` test that threw nothing: the
-    runner's frames where it throws its ``AssertionError`` (no locals: the framework's), no test
-    frame (``test_frame`` null: it returned before), and a note that says so."""
+def failed_after_test_snapshot(hit: Any, frames: list[Any], note: str, limits: Limits) -> dict:
+    """A ``jdwpd.snapshot/1`` of a JUnit 4 test its runner failed after the test's frame was gone
+    (``junit4_failed_after_test``): the runner's frames where it throws (no locals: the
+    framework's), no test frame (``test_frame`` null), and a note that says so."""
     shown = frames[:limits.frames]
     return {
         "schema": SCHEMA,
@@ -224,8 +316,7 @@ def missing_expected_snapshot(hit: Any, frames: list[Any], test: str, expected: 
         "location": hit.location.to_python(),
         "frames": [{"location": f.location.to_python()} for f in shown],
         "test_frame": None,
-        "note": (f"{test} returned without throwing {expected}, which its @Test(expected=...) names: JUnit 4 "
-                 "throws this AssertionError after the test, whose frame and locals are gone by then"),
+        "note": note,
         "watches": [],
         "limits": attrs.asdict(limits),
         "truncated": ["frames"] if len(frames) > len(shown) else [],

@@ -326,3 +326,59 @@ def test_junit4_errors_are_failures_and_expected_exceptions_are_not(lib_classes)
     assert snap["test"] == "lib4.Parser4Test.expectsAnExceptionNeverThrown" and snap["test_frame"] is None
     assert "frame and locals are gone" in snap["note"] and "frame and locals are gone" in none["note"]
     assert "expectsTheException" not in (out / "summary.md").read_text()
+
+
+@pytest.mark.skipif(not all(p.is_file() for p in JUNIT4), reason="no JUnit 4 (Debian: junit4, libhamcrest-java)")
+def test_junit4_expected_exception_rule_failures_are_captured_with_the_test(lib_classes):
+    """31.1: the ``ExpectedException`` rule fails a test after its frame is gone (another exception
+    than it expects, or none), or rethrows the test's error where it expects nothing: each a
+    test-failure named by the test, in summary.md and attached to JUnit's XML; what it expects
+    is no failure."""
+    work, classes = lib_classes
+    cp = ":".join(str(p) for p in [classes, *JUNIT4])
+    classes4 = work / "classes4-rule"
+    subprocess.run(["javac", "-g", "-cp", cp, "-d", str(classes4),
+                    *map(str, (Path(__file__).parent / "junit4_java").rglob("*.java"))], check=True, timeout=120)
+    out, reports = work / "junit4-rule", work / "junit4-rule-reports"
+    result = jdwpd_ci("--on-test-failure", "--out", str(out), "--", "java", "-jar", str(CONSOLE), "-cp",
+                      f"{classes4}:{cp}", "--select-class", "lib4.Rule4Test", "--reports-dir", str(reports),
+                      "--disable-banner", "--details=none", cwd=work)
+    assert result.returncode == 1, result.stderr[-3000:]
+    assert "Traceback" not in result.stderr and "probe" not in result.stderr, result.stderr[-3000:]
+    failures = {e["test"]: e for e in events(out) if e["event"] == "test-failure"}
+    assert set(failures) == {"lib4.Rule4Test.expectsAnotherException", "lib4.Rule4Test.expectsAnExceptionNeverThrown",
+                             "lib4.Rule4Test.rejectsNull"}, failures.keys()
+
+    # another exception than the rule expects: the rule's AssertionError (hamcrest's words name both)
+    other = failures["lib4.Rule4Test.expectsAnotherException"]
+    assert other["exception"]["class"] == "java.lang.AssertionError"
+    assert "IllegalStateException" in other["message"] and "IllegalArgumentException" in other["message"]
+    assert other["location"]["class"] == "lib4.Rule4Test" and other["location"]["method"] == "expectsAnotherException"
+    assert "does not expect" in other["note"] and "frame and locals are gone" in other["note"]
+    snap = json.loads((out / other["file"]).read_text())
+    assert snap["test"] == "lib4.Rule4Test.expectsAnotherException" and snap["test_frame"] is None
+
+    # none thrown: the rule's Assert.fail
+    none = failures["lib4.Rule4Test.expectsAnExceptionNeverThrown"]
+    assert none["exception"]["class"] == "java.lang.AssertionError"
+    assert "IllegalArgumentException" in none["message"], none["message"]
+    assert none["location"]["method"] == "expectsAnExceptionNeverThrown" and "returned without" in none["note"]
+
+    # the rule expects nothing: the test's own error, captured where it is thrown with the test's locals
+    error = failures["lib4.Rule4Test.rejectsNull"]
+    assert error["exception"]["class"] == "java.lang.NullPointerException"
+    assert error["throw_location"]["class"] == "lib.Parser" and "note" not in error
+    snap = json.loads((out / error["file"]).read_text())
+    assert snap["frames"][snap["test_frame"]]["locals"] == {"input": None, "depth": 4}
+
+    summary = (out / "summary.md").read_text()
+    assert "test failures: 3" in summary and "lib4.Rule4Test.expectsAnotherException" in summary
+    assert "expectsTheException" not in summary and "expectsNothingAndThrowsNothing" not in summary
+    cases = {c.get("name").split("(")[0]: c for xml in reports.rglob("*.xml")
+             for c in ElementTree.parse(xml).iter("testcase")}
+    for name in ("expectsAnotherException", "expectsAnExceptionNeverThrown", "rejectsNull"):
+        assert cases[name].find("failure") is not None or cases[name].find("error") is not None, name
+        assert "[[ATTACHMENT|" in (cases[name].find("system-out").text or ""), name
+    for name in ("expectsTheException", "expectsNothingAndThrowsNothing"):
+        text = cases[name].find("system-out").text if cases[name].find("system-out") is not None else ""
+        assert "[[ATTACHMENT" not in (text or ""), name
