@@ -339,7 +339,12 @@ async def next_debugger_session(t: Transcript) -> None:
     await t.client.wait_closed(10)
     async with t.another_debugger() as t2:
         strata = await t2.class_id("LStrata;")
-        thread = (await t2.run_to(strata, "R1")).thread
+        # The program runs (Dispose let it go): no Resume after the breakpoint is set (run_to's). One sent
+        # after the breakpoint already held the VM, as it can be under load, resumed the VM, and the steps
+        # then began wherever the thread ran to (main's sleep: they ended in main).
+        rid = await t2.breakpoint(strata, "R1")
+        thread = (await t2.event_of(EventKind.BREAKPOINT, "R1")).thread
+        await t2.ok("EventRequest", "Clear", event_kind=EventKind.BREAKPOINT, request_id=rid)
         for j in range(2):
             await one_step(t2, thread, LINE, OVER, f"next debugger {j}")
         await t2.ok("VirtualMachine", "Exit", exit_code=0)
