@@ -4,7 +4,8 @@ jdwpd reads the stack, the thread's state and the top frame's primitive locals w
 (jdwpd/daemon/session/stop_replies.py).  The answers are the reference's, errors included: every
 range of frames, locals of every kind, in any order and subset, a stale frame id, a wrong tag,
 `this` of a static frame, at six stops of one thread (SUSPEND_EVENT_THREAD), raw client.  Under
-jdwpd the link's trace shows the later stops answered from what was read ahead.
+jdwpd the link's trace shows the later stops answered from what was read ahead, and their Resume
+answered before the agent is told to resume.
 """
 
 from __future__ import annotations
@@ -88,3 +89,7 @@ async def test_a_stop_read_ahead_answers_as_the_reference(classes, tmp_path, mon
     # the first stop there learns the variable table; every later one is answered from its reads ahead
     assert text.count("answered FRAME_GET_LOCALS") >= 2 * (STOPS - 1), text[-3000:]
     assert text.count("answered THREAD_FRAMES") >= STOPS - 1, text[-3000:]
+    # a resume that waits for nothing is answered before it is posted: the debugger goes on while the VM
+    # runs (its thread would otherwise often take the daemon's CPU before the reply went)
+    replied_then_sent = "after its reply:\nsent THREAD_RESUME\n"
+    assert text.count(replied_then_sent) >= STOPS - 1, text[-3000:]

@@ -211,17 +211,17 @@ class ThreadOperations:
         known = ahead("THREAD_STATUS", thread=thread) if ahead is not None else None
         return known is not None and known["suspend_count"] == 1
 
-    async def resume_posted(self, session: Any, thread: int) -> bool:
-        """``resume_thread`` where it waits for no reply (``posts_resume``): done, and True; else
-        False, with nothing done."""
-        if not self.posts_resume(session, thread):
-            return False
+    async def post_resume(self, session: Any, thread: int) -> None:
+        """``resume_thread`` where ``posts_resume`` said it waits for no reply (the session's reader
+        answers the debugger first: session/stop_replies.py)."""
+        note = getattr(self.link, "trace_note", None)  # the remote near side's link keeps no trace
+        if note is not None:
+            note("after its reply:")
         try:
             await self.link.post("THREAD_RESUME", thread=thread)
         except AgentLinkClosed:
-            return True  # see _RESUMED_BY_LINK_END
+            return  # see _RESUMED_BY_LINK_END
         self.threads.resumed(session, thread, now_running=True)
-        return True
 
     async def resume_thread(self, session: Any, thread: int) -> None:
         # Frames stay valid while the thread stays suspended (nested suspensions); the

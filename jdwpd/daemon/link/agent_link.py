@@ -164,6 +164,11 @@ class AgentLink:
     def closed(self) -> bool:
         return self._closed
 
+    def trace_note(self, what: str) -> None:
+        """A line in the link's trace (JDWPD_LINK_TRACE) for what the daemon did beside the link."""
+        if self._trace is not None:
+            self._trace.write(f"{what}\n")
+
     # -- requests ----------------------------------------------------------------------------
     async def request(self, name: str, **fields: Any) -> dict[str, Any]:
         """Send one request and wait for its reply (decoded fields).

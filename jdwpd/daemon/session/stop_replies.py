@@ -1,7 +1,8 @@
 """Frames and GetValues of a stopped thread answered by the session's reader, from the stop's reads
 ahead (the façade's ``frames_now`` and ``locals_now``: fast/stop_ahead.py), before the command is
 decoded, ordered or dispatched, as the reply memo's answers are (reading.py); and its Resume, where
-the resume waits for no reply (the façade's ``resume_posted``).
+the resume waits for no reply (the façade's ``posts_resume``): answered first, then posted
+(``resume_to_post``, ``post_resume``).
 
 These are what a script's logpoint or breakpoint sends at every hit (the top frame, a local, the
 resume), and what IDEs ask first at a stop: answered here they cost the reader a few struct calls
@@ -44,19 +45,16 @@ _NULL = bytes([Tag.OBJECT]) + bytes(8)  # a null is tagged OBJECT, whatever the 
 _OBJECT_TAGS = frozenset(OBJECT_TAGS)
 
 
-async def reply_body(session: Session, packet: CommandPacket) -> bytes | None:
-    """The reply body to a Frames or GetValues answered from the stop's reads ahead, or to a Resume
-    that waits for nothing (done), or None: nothing was done, the command goes the ordinary way."""
+def reply_body(session: Session, packet: CommandPacket) -> bytes | None:
+    """The reply body to a Frames or GetValues answered from the stop's reads ahead, or None:
+    nothing was done, the command goes the ordinary way."""
     vm: Any = session.vm
     if vm.id_sizes != _EIGHT_BYTE_IDS:
         return None
     data = packet.data
     key = (packet.command_set, packet.command)
     if key == RESUME:
-        if vm.read_only or len(data) != _ID.size or not await vm.resume_posted(session, _ID.unpack(data)[0]):
-            return None
-        debugger_resumed(session)
-        return b""
+        return None  # resume_to_post's, answered before it is done
     if key == FRAMES:
         if len(data) != _FRAMES_COMMAND.size:
             return None
@@ -91,3 +89,21 @@ async def reply_body(session: Session, packet: CommandPacket) -> bytes | None:
     if ids:
         vm.objects.sent(session, ids)
     return b"".join(parts)
+
+
+def resume_to_post(session: Session, packet: CommandPacket) -> int | None:
+    """The thread of a Resume that waits for no reply from the agent (the façade's ``posts_resume``),
+    or None: the command goes on to ``reply_body`` or the ordinary way."""
+    vm: Any = session.vm
+    if ((packet.command_set, packet.command) != RESUME or vm.read_only or vm.id_sizes != _EIGHT_BYTE_IDS
+            or len(packet.data) != _ID.size):
+        return None
+    (thread,) = _ID.unpack(packet.data)
+    return thread if vm.posts_resume(session, thread) else None
+
+
+async def post_resume(session: Session, thread: int) -> None:
+    """``resume_to_post``'s resume, done: posted to the agent, counted, the session's gate opened."""
+    vm: Any = session.vm
+    await vm.post_resume(session, thread)
+    debugger_resumed(session)
