@@ -25,14 +25,33 @@ ROOT = HERE.parents[1]
 JAVA = HERE / "java"
 
 
-def build_agent(out_dir: Path) -> Path:
-    """Compile agent/*.c exactly as setup.py does, so the tests run the sources in the tree."""
+def compile_flags() -> list[str]:
+    """setup.py's flags for agent/*.c, with the JDK's headers (of the javac on PATH) and agent/."""
     javac = shutil.which("javac")
+    assert javac is not None, "callers skip without a JDK"
     home = Path(os.path.realpath(javac)).parent.parent
+    return ["-std=c99", "-O2", "-g", "-fPIC", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-pthread",
+            f"-I{home / 'include'}", f"-I{home / 'include' / 'linux'}", f"-I{ROOT / 'agent'}"]
+
+
+def compile_agent_objects(out_dir: Path) -> dict[str, Path]:
+    """Each agent/*.c compiled alone, as setup.py compiles it: module name -> object file.  Made once a
+    session and shared by the agent the tests load (build_agent) and by the checks of what each file
+    exports and uses (test_agent_layout), which used to compile every file a second time."""
+    flags = compile_flags()
+    objects = {}
+    for c in sorted((ROOT / "agent").glob("*.c")):
+        obj = out_dir / f"{c.stem}.o"
+        subprocess.run(["gcc", *flags, "-c", str(c), "-o", str(obj)], check=True, capture_output=True, timeout=120)
+        objects[c.stem] = obj
+    return objects
+
+
+def build_agent(out_dir: Path, objects: dict[str, Path]) -> Path:
+    """The agent linked from ``objects`` (compile_agent_objects: the sources in the tree)."""
     out = out_dir / "libjdwpd_agent.so"
-    cmd = ["gcc", "-std=c99", "-O2", "-g", "-fPIC", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-pthread",
-           "-shared", f"-I{home / 'include'}", f"-I{home / 'include' / 'linux'}", f"-I{ROOT / 'agent'}",
-           "-o", str(out), *sorted(str(p) for p in (ROOT / "agent").glob("*.c")), "-lpthread", "-ldl"]
+    cmd = ["gcc", "-shared", "-pthread", "-o", str(out), *(str(objects[m]) for m in sorted(objects)),
+           "-lpthread", "-ldl"]
     subprocess.run(cmd, check=True, capture_output=True, timeout=300)
     return out
 

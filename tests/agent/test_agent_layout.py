@@ -11,7 +11,6 @@ protocol/link.py says, in dispatch.c's one table.
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -143,34 +142,18 @@ def test_the_cycle_finder_finds_a_new_cycle():
     assert cycle_edges(g) == {("a", "b"), ("b", "c"), ("c", "a")}
 
 
-def _compile_flags() -> list[str] | None:
-    javac, gcc = shutil.which("javac"), shutil.which("gcc")
-    if javac is None or gcc is None or shutil.which("nm") is None:
-        return None
-    home = Path(os.path.realpath(javac)).parent.parent
-    flags = ["-std=c99", "-O2", "-fPIC", "-Wall", "-Wextra", "-Werror", "-D_GNU_SOURCE", "-pthread",
-             f"-I{home / 'include'}", f"-I{home / 'include' / 'linux'}", f"-I{AGENT}"]
-    return flags
-
-
 def _symbols(obj: Path, *args: str) -> set[str]:
     out = subprocess.run(["nm", *args, str(obj)], check=True, capture_output=True, text=True, timeout=60).stdout
     return {line.split()[-1] for line in out.splitlines() if line.strip()}
 
 
 @pytest.fixture(scope="module")
-def compiled(tmp_path_factory) -> dict[str, tuple[set[str], set[str]]]:
-    """Module -> (the symbols its object file exports, the symbols it uses from elsewhere)."""
-    flags = _compile_flags()
-    if flags is None:
-        pytest.skip("needs gcc, nm and a JDK")
-    tmp = tmp_path_factory.mktemp("objects")
-    out: dict[str, tuple[set[str], set[str]]] = {}
-    for c in sorted(AGENT.glob("*.c")):
-        obj = tmp / f"{c.stem}.o"
-        subprocess.run(["gcc", *flags, "-c", str(c), "-o", str(obj)], check=True, capture_output=True, timeout=120)
-        out[c.stem] = (_symbols(obj, "--defined-only", "-g"), _symbols(obj, "-u"))
-    return out
+def compiled(agent_objects) -> dict[str, tuple[set[str], set[str]]]:
+    """Module -> (the symbols its object file exports, the symbols it uses from elsewhere); the objects
+    are the session's (conftest.agent_objects: each file compiled alone with setup.py's flags)."""
+    if shutil.which("nm") is None:
+        pytest.skip("needs nm")
+    return {m: (_symbols(obj, "--defined-only", "-g"), _symbols(obj, "-u")) for m, obj in agent_objects.items()}
 
 
 def test_a_module_includes_the_header_of_every_module_it_calls(compiled):
