@@ -40,9 +40,11 @@ def test_positions_match_the_jdk21_headers(jdk21, tmp_path):
 
 
 def test_agent_also_builds_against_the_jdk21_headers(jdk21, tmp_path):
-    """Nothing in vthreads.h clashes with the names the newer headers bring."""
+    """Nothing in vthreads.h clashes with the names the newer headers bring.  Built unoptimized: a clash
+    is a compile error at any level, and the warnings that need -O2's analysis are about our own code,
+    which the session's -O2 build (tests/agent/conftest.py) checks; -O2 took 2.6 times as long (11.1 s, loaded)."""
     sources = sorted(str(p) for p in (ROOT / "agent").glob("*.c"))
     out = tmp_path / "agent.so"
-    build = subprocess.run(["gcc", *FLAGS, "-O2", "-fPIC", "-shared", *_includes(jdk21), "-o", str(out), *sources,
+    build = subprocess.run(["gcc", *FLAGS, "-O0", "-fPIC", "-shared", *_includes(jdk21), "-o", str(out), *sources,
                             "-lpthread", "-ldl"], capture_output=True, text=True, timeout=300)
     assert build.returncode == 0, build.stderr
