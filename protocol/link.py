@@ -709,7 +709,26 @@ def encode_event(values: Mapping[str, Any]) -> bytes:
     return frame(0, BY_NAME["EVENT"].kind, 0, encode_body(EVENT_BODY, values))
 
 
+_EVENT_HEAD = struct.Struct(">QBI")  # thread, suspend_policy, hits
+_LOCATED_HIT = struct.Struct(">iB" + _LOC.format[1:])  # request_id, event_kind, its one LOC
+_LOCATED_KINDS = frozenset(kind for kind, fields in HIT_FIELDS.items() if fields == (("location", LOC),))
+
+
 def decode_event(body: bytes) -> dict[str, Any]:
+    """EVENT_BODY decoded; an event of hits that carry a location alone (steps, breakpoints, method
+    entries and exits: every stop of a logpoint) by one struct a hit, the rest by the schema."""
+    head, each = _EVENT_HEAD.size, _LOCATED_HIT.size
+    if len(body) >= head:
+        thread, policy, count = _EVENT_HEAD.unpack_from(body)
+        if len(body) == head + count * each:
+            hits = []
+            for request_id, kind, *location in _LOCATED_HIT.iter_unpack(body[head:]):
+                if kind not in _LOCATED_KINDS:
+                    break
+                hits.append({"request_id": request_id, "event_kind": kind,
+                             "data": {"location": LinkLocation(*location)}})
+            else:
+                return {"thread": thread, "suspend_policy": policy, "hits": hits}
     return decode_body(EVENT_BODY, body, "EVENT")
 
 

@@ -94,3 +94,57 @@ def test_decode_reply_uses_the_fast_path_and_still_names_what_is_wrong() -> None
     assert L.decode_reply(spec.kind, body) == {"methods": [row]}
     with pytest.raises(L.LinkError, match="CLASS_METHODS_LINES: truncated at field 'line'"):
         L.decode_reply(spec.kind, body[:-1])
+
+
+# EVENT bodies: located hits (the struct path of decode_event) mixed with every other kind.
+_LOCATED = sorted(k for k, f in L.HIT_FIELDS.items() if f == (("location", L.LOC),))
+_HIT_KINDS = st.one_of(st.sampled_from(_LOCATED), st.sampled_from(sorted(L.HIT_FIELDS)))
+
+
+def _hits() -> st.SearchStrategy:
+    return st.lists(_HIT_KINDS.flatmap(lambda kind: st.fixed_dictionaries({
+        "request_id": st.integers(-(2 ** 31), 2 ** 31 - 1), "event_kind": st.just(kind),
+        "data": _values(L.HIT_FIELDS[kind])})), max_size=4)
+
+
+def _event_generic(body):
+    try:
+        return L.decode_body(L.EVENT_BODY, body, "EVENT")
+    except L.LinkError as e:
+        return str(e)
+
+
+def _event_fast(body):
+    try:
+        return L.decode_event(body)
+    except L.LinkError as e:
+        return str(e)
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_events_decode_as_the_schema_says(data) -> None:
+    values = {"thread": data.draw(_IDS), "suspend_policy": data.draw(st.integers(0, 2)), "hits": data.draw(_hits())}
+    body = bytearray(L.encode_body(L.EVENT_BODY, values))
+    assert L.decode_event(bytes(body)) == values
+    mutation = data.draw(st.sampled_from(["none", "cut", "garble", "extend"]))
+    if mutation == "cut" and body:
+        del body[data.draw(st.integers(0, len(body) - 1)):]
+    elif mutation == "garble" and body:
+        body[data.draw(st.integers(0, len(body) - 1))] = data.draw(st.integers(0, 255))
+    elif mutation == "extend":
+        body += data.draw(st.binary(min_size=1, max_size=31))
+    assert _event_fast(bytes(body)) == _event_generic(bytes(body))
+
+
+def test_a_stops_event_is_decoded_without_the_schema_codec(monkeypatch) -> None:
+    located = {"thread": 5, "suspend_policy": 1, "hits": [
+        {"request_id": 3, "event_kind": 2, "data": {"location": L.LinkLocation(1, 55, 0x885, 8)}},
+        {"request_id": 4, "event_kind": 1, "data": {"location": L.LinkLocation(1, 55, 0x885, 8)}}]}
+    body = L.encode_body(L.EVENT_BODY, located)
+
+    def generic(*args):
+        raise AssertionError("the schema's codec decoded a stop")
+
+    monkeypatch.setattr(L, "decode_body", generic)
+    assert L.decode_event(body) == located
