@@ -28,7 +28,7 @@ from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing import debuggees, jdks, jvm
 from jdwpd.testing.client import open_jdwp_client
 from protocol.constants import EventKind, ModKind, SuspendPolicy
-from tests.conformance.harness import TIMEOUT, Transcript
+from tests.conformance.harness import TIMEOUT, Entry, Transcript
 
 pytestmark = pytest.mark.jvm
 
@@ -167,11 +167,27 @@ async def debug(port: int, kind: str, classes: Path, markers: dict[str, int]) ->
         return [e.shown() for e in t.entries], ticks_after
 
 
+def is_the_trigger(composite: tuple[int, tuple]) -> bool:
+    """The exception that woke the agent, as the reference reports it with suspend=n: request 0, no suspension."""
+    policy, events = composite
+    return (policy == SuspendPolicy.NONE and len(events) == 1 and events[0].event_kind == EventKind.EXCEPTION
+            and events[0].request_id == 0)
+
+
 async def debug_later(port: int, kind: str, classes: Path, markers: dict[str, int], proc) -> list:
     """suspend=n: the program ran on past the throw; a debugger attaching now gets no start event."""
     async with open_jdwp_client("127.0.0.1", port, timeout=TIMEOUT) as client:
         t = Transcript(client, kind, classes, markers)
-        await t.no_event(0.5)
+        await trio.sleep(0.5)
+        left = client.pending_events()
+        if kind == "reference":
+            # The reference reports the triggering exception (request 0, SUSPEND_NONE) even with suspend=n,
+            # through its event helper thread, which drops it while no debugger is attached (libjdwp's
+            # debugInit.c calls this a race): a debugger attaching before that thread got to it receives
+            # it. Seen under load (1 run in several) and at once by a debugger attaching at the announce;
+            # jdwpd never sends it. Only that composite is let pass.
+            left = [composite for composite in left if not is_the_trigger(composite)]
+        t.entries.append(Entry(("Event.Composite",), "no further event", 0, t.norm(left)))
         await proc.stdin.send_all(b"end\n")
         await t.event("to the end")
         return [e.shown() for e in t.entries]
