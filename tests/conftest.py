@@ -149,6 +149,17 @@ def server_kind(request) -> str:
     return request.param
 
 
+@pytest.fixture(params=[pytest.param("reference", marks=pytest.mark.slow), "jdwpd"])
+def server_kind_vs_recording(request) -> str:
+    """server_kind for the tests that compare a session with the reference's transcript recorded once per
+    run (tests/differential: jdb, JDI, raw): against the reference again it checks that the transcript is
+    deterministic, which checks the scenario and its normalizing rather than jdwpd, and costs a whole
+    session: that half is in the `slow` set (.ci/run runs it), the jdwpd half in the default run."""
+    if request.param == "jdwpd":
+        skip_unless_jdwpd()
+    return request.param
+
+
 def pytest_sessionfinish(session, exitstatus):
     """Daemons the tests killed could not remove their folders: every test process is gone by now, so
     the same sweep a starting daemon runs takes what they left (docs/cli.md, "Files it leaves")."""

@@ -258,9 +258,10 @@ def test_reference_session_is_sane(reference_session: Session, sample_markers):
     assert s.debuggee_stdout.splitlines()[-1] == "done"
 
 
-def test_session_matches_reference(server_kind: str, reference_session: Session, sample_classes, sample_markers):
+def test_session_matches_reference(server_kind_vs_recording: str, reference_session: Session, sample_classes,
+                                   sample_markers):
     """For the reference itself this is the determinism check that makes the comparison meaningful."""
-    ours = run_session(server_kind, sample_classes, sample_markers)
+    ours = run_session(server_kind_vs_recording, sample_classes, sample_markers)
     for (cmd, expected), (our_cmd, got) in zip(reference_session.steps, ours.steps, strict=False):
         assert our_cmd == cmd
         assert got == expected, f"after `{cmd}`"
@@ -287,9 +288,9 @@ def test_reference_threads_session_is_sane(reference_threads_session: Session):
     assert "Waiting for monitor: instance of java.lang.Object" in s.output_of("threadlocks all")
 
 
-def test_threads_session_matches_reference(server_kind: str, reference_threads_session: Session, sample_classes,
-                                           sample_markers):
-    ours = run_session(server_kind, sample_classes, sample_markers, "Threads", threads_scenario)
+def test_threads_session_matches_reference(server_kind_vs_recording: str, reference_threads_session: Session,
+                                           sample_classes, sample_markers):
+    ours = run_session(server_kind_vs_recording, sample_classes, sample_markers, "Threads", threads_scenario)
     for (cmd, expected), (our_cmd, got) in zip(reference_threads_session.steps, ours.steps, strict=False):
         assert our_cmd == cmd
         assert got == expected, f"after `{cmd}`"

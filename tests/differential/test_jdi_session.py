@@ -104,12 +104,12 @@ def test_reference_jdi_transcript_is_sane(reference_jdi, sample_markers):
     assert " 109.0 " in stdout, "ForceEarlyReturn's 100.0 plus the square's 9.0 is the total the program prints"
 
 
-def test_jdi_session_matches_reference(server_kind, reference_jdi, jdi_client_classes, sample_classes,
+def test_jdi_session_matches_reference(server_kind_vs_recording, reference_jdi, jdi_client_classes, sample_classes,
                                        sample_markers):
     """Against the reference itself this checks that the transcript is deterministic."""
     # This once failed now and then: JDI's resume of DestroyJavaVM's ThreadDeath lets the VM post
     # VMDeath before the reply is out, and jdwpd answered VM_DEAD (VMDisconnectedException in JDI);
     # a resume whose link ends has happened (jdwpd/daemon/vm.py), and is answered as such, as the reference does.
-    out, stdout = run_jdi(server_kind, jdi_client_classes, sample_classes, sample_markers)
+    out, stdout = run_jdi(server_kind_vs_recording, jdi_client_classes, sample_classes, sample_markers)
     assert out.splitlines() == reference_jdi[0].splitlines()
     assert stdout == reference_jdi[1]

@@ -301,9 +301,9 @@ def test_reference_transcript_is_sane(reference_steps, sample_markers):
     assert steps["ObjectReference.InvokeMethod circle.area()"]["return_value"] == "D:12.0"
 
 
-def test_raw_core_matches_reference(server_kind, reference_steps, sample_classes, sample_markers):
+def test_raw_core_matches_reference(server_kind_vs_recording, reference_steps, sample_classes, sample_markers):
     """Against the reference itself this checks that the transcript is deterministic."""
-    ours = trio.run(run_session, server_kind, sample_classes, sample_markers)
+    ours = trio.run(run_session, server_kind_vs_recording, sample_classes, sample_markers)
     for (label, expected), (our_label, got) in zip(reference_steps, ours, strict=False):
         assert our_label == label
         assert got == expected, label

@@ -157,9 +157,9 @@ def test_reference_events_are_sane(reference_events):
     assert "I:123696" in [e["value"] for e in exits], "compute(120) returned 2 * 120 + 123456"
 
 
-def test_raw_events_match_reference(server_kind, reference_events, sample_classes, sample_markers):
+def test_raw_events_match_reference(server_kind_vs_recording, reference_events, sample_classes, sample_markers):
     """Against the reference itself this checks that the event order is deterministic."""
-    ours = trio.run(run_session, server_kind, sample_classes, sample_markers)
+    ours = trio.run(run_session, server_kind_vs_recording, sample_classes, sample_markers)
     for i, ((label, expected), (our_label, got)) in enumerate(zip(reference_events, ours, strict=False)):
         assert (our_label, got) == (label, expected), f"step {i}"
     assert len(ours) == len(reference_events)

@@ -134,9 +134,9 @@ def test_reference_threads_are_sane(reference_threads):
     assert "grouped-threads" in steps["main group's children (names, sorted)"]["groups"]
 
 
-def test_raw_threads_match_reference(server_kind, reference_threads, sample_classes, sample_markers):
+def test_raw_threads_match_reference(server_kind_vs_recording, reference_threads, sample_classes, sample_markers):
     """Against the reference itself this checks that the transcript is deterministic."""
-    ours = trio.run(run_session, server_kind, sample_classes, sample_markers)
+    ours = trio.run(run_session, server_kind_vs_recording, sample_classes, sample_markers)
     for (label, expected), (our_label, got) in zip(reference_threads, ours, strict=False):
         assert (our_label, got) == (label, expected)
     assert len(ours) == len(reference_threads)
