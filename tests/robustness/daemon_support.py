@@ -17,16 +17,15 @@ from jdwpd.daemon.link.agent_link import accept_agent, open_unix_listener
 from jdwpd.daemon.link.launcher import agent_option_string, java_command_with_agent, new_secret_file
 from jdwpd.daemon.server import serve_jdwp
 from jdwpd.daemon.vm import VM
-from jdwpd.testing.debuggees import javac_argv
+from jdwpd.testing import debuggees
 from jdwpd.testing.jvm import java_executable
 
 HERE = Path(__file__).resolve().parent
 
 
-def compile_robustness_java(out: Path) -> Path:
-    subprocess.run([*javac_argv(), "-g", "-d", str(out), *sorted(str(p) for p in (HERE / "java").glob("*.java"))],
-                   check=True, timeout=120)
-    return out
+def robustness_classes() -> Path:
+    """tests/robustness/java compiled once per source content (the test kit's cache), not once per test."""
+    return debuggees.compile_sources(HERE / "java")
 
 
 def marker(name: str, source: str = "Ticker.java") -> int:

@@ -15,10 +15,10 @@ import trio
 
 from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing.client import open_jdwp_client
-from jdwpd.testing.debuggees import javac_argv
 from jdwpd.testing.jvm import java_executable
 from protocol.constants import EventKind, ModKind, SuspendPolicy, TypeTag
 from protocol.wire import Location
+from tests.robustness.daemon_support import robustness_classes
 
 pytestmark = pytest.mark.jvm
 HERE = Path(__file__).resolve().parent
@@ -85,9 +85,7 @@ async def hit_breakpoint(port: int, line: int, while_stopped) -> None:
 
 
 def test_daemon_killed_at_a_breakpoint_then_restarted_readopts(tmp_path):
-    classes = tmp_path / "classes"
-    subprocess.run([*javac_argv(), "-g", "-d", str(classes), str(HERE / "java" / "Ticker.java")], check=True,
-                   timeout=120)
+    classes = robustness_classes()  # compiled once per source content, not once per test
     line = marker("tick")
     serve, serve_out = start_serve(tmp_path)
     jvm = None
@@ -135,9 +133,7 @@ def test_daemon_killed_at_a_breakpoint_then_restarted_readopts(tmp_path):
 
 
 def test_serve_adopts_one_jvm_after_another(tmp_path):
-    classes = tmp_path / "classes"
-    subprocess.run([*javac_argv(), "-g", "-d", str(classes), str(HERE / "java" / "Ticker.java")], check=True,
-                   timeout=120)
+    classes = robustness_classes()  # compiled once per source content, not once per test
     serve, serve_out = start_serve(tmp_path)
     try:
         agentpath = serve_out.wait_for(AGENTPATH, 30).group(1)

@@ -12,7 +12,7 @@ from jdwpd.testing.client import open_jdwp_client
 from protocol import messages, spec
 from protocol.constants import EventKind, ModKind, SuspendPolicy, Tag, TypeTag
 from protocol.wire import Location, Value
-from tests.robustness.daemon_support import compile_robustness_java, inprocess_daemon, loaded_class, marker
+from tests.robustness.daemon_support import inprocess_daemon, loaded_class, marker, robustness_classes
 
 pytestmark = pytest.mark.jvm
 
@@ -66,7 +66,7 @@ async def one_debugger(port: int, line: int, way: str, vm=None) -> None:
 @pytest.mark.parametrize("lane", [False, True], ids=["", "lane"])
 @pytest.mark.parametrize("ways", [WAYS[:4], WAYS[4:]], ids=["dispose-close-killed-holding", "during-invocation"])
 async def test_debuggers_leave_and_leave_nothing_behind(tmp_path, ways, lane):
-    classes = compile_robustness_java(tmp_path)
+    classes = robustness_classes()
     line = marker("tick")
     async with inprocess_daemon(["-cp", str(classes), "Ticker", "100000", "5"]) as d:
         await trio.sleep(0.5)

@@ -23,7 +23,7 @@ from protocol.constants import ErrorCode, EventKind, ModKind, SuspendPolicy, Typ
 from protocol.jdwp import NEED_DATA, ConnectionClosed, HandshakeDone, JdwpConnection, Role
 from protocol.packets import CommandPacket, ReplyPacket
 from protocol.wire import Location
-from tests.robustness.daemon_support import compile_robustness_java, inprocess_daemon, loaded_class, marker
+from tests.robustness.daemon_support import inprocess_daemon, loaded_class, marker, robustness_classes
 
 pytestmark = pytest.mark.jvm
 PACKETS = int(os.environ.get("JDWPD_FUZZ_PACKETS", "400"))
@@ -148,7 +148,7 @@ async def well_formed_session(port: int, line: int) -> None:
 
 
 async def test_fuzzed_packets_never_harm_the_daemon_or_the_jvm(tmp_path):
-    classes = compile_robustness_java(tmp_path)
+    classes = robustness_classes()
     rng = random.Random(SEED)
     async with inprocess_daemon(["-cp", str(classes), "Ticker", "1000000", "20"]) as d:
         async with open_jdwp_client("127.0.0.1", d.port, timeout=20) as c:
@@ -203,7 +203,7 @@ async def test_fuzzed_extension_never_harms_the_daemon_or_the_jvm(tmp_path):
     """Hostile expressions compiled and run in the agent on a live breakpoint, random bodies for the
     set's commands, Conditional modifiers with defined, forgotten and made-up ids: every answer is a
     JDWP error code or a reply, the program goes on ticking, no thread is left suspended."""
-    classes = compile_robustness_java(tmp_path)
+    classes = robustness_classes()
     rng = random.Random(SEED + 20)
     rounds = max(100, PACKETS // 4)
     async with inprocess_daemon(["-cp", str(classes), "Ticker", "1000000", "2"]) as d:

@@ -13,10 +13,10 @@ import trio
 
 from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing.client import open_jdwp_client
-from jdwpd.testing.debuggees import javac_argv
 from jdwpd.testing.jvm import java_executable
 from protocol.constants import ErrorCode, EventKind, ModKind, SuspendPolicy, TypeTag
 from protocol.wire import Location
+from tests.robustness.daemon_support import robustness_classes
 
 pytestmark = pytest.mark.jvm
 HERE = Path(__file__).resolve().parent
@@ -24,10 +24,7 @@ READY = re.compile(r"listening for debuggers at (\S+):(\d+)")
 
 
 async def test_attach_serves_threads_stacks_and_redefinition_but_says_what_it_cannot(tmp_path):
-    classes = tmp_path / "classes"
-    subprocess.run([*javac_argv(), "-g", "-d", str(classes), str(HERE / "java" / "Ticker.java")], check=True,
-
-                      timeout=120)
+    classes = robustness_classes()  # compiled once per source content, not once per test
     jvm = subprocess.Popen([java_executable(), "-cp", str(classes), "Ticker", "40", "50"],
                            stdout=subprocess.PIPE, text=True)
     daemon = None

@@ -20,10 +20,10 @@ import pytest
 
 from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing.client import open_jdwp_client
-from jdwpd.testing.debuggees import javac_argv
 from jdwpd.testing.jdb import open_jdb
 from jdwpd.testing.jvm import java_executable
 from protocol.constants import ErrorCode, EventKind, ModKind, SuspendPolicy
+from tests.robustness.daemon_support import robustness_classes
 
 pytestmark = pytest.mark.jvm
 HERE = Path(__file__).resolve().parent
@@ -33,10 +33,7 @@ READY = re.compile(r"listening for debuggers at (\S+):(\d+)")
 @pytest.fixture
 def attached(tmp_path):
     """A Ticker JVM started without any agent, and `jdwpd attach` serving it: (host, port, daemon log)."""
-    classes = tmp_path / "classes"
-    subprocess.run([*javac_argv(), "-g", "-d", str(classes), str(HERE / "java" / "Ticker.java")], check=True,
-
-                      timeout=120)
+    classes = robustness_classes()  # compiled once per source content, not once per test
     jvm = subprocess.Popen([java_executable(), "-cp", str(classes), "Ticker", "400", "50"],
                            stdout=subprocess.PIPE, text=True)
     daemon = None

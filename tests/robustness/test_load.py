@@ -16,7 +16,7 @@ import trio
 from jdwpd.testing.client import open_jdwp_client
 from protocol.constants import ErrorCode, EventKind, ModKind, StepDepth, StepSize, SuspendPolicy, TypeTag
 from protocol.wire import Location
-from tests.robustness.daemon_support import compile_robustness_java, inprocess_daemon, loaded_class, marker
+from tests.robustness.daemon_support import inprocess_daemon, loaded_class, marker, robustness_classes
 
 pytestmark = pytest.mark.jvm
 DEBUGGERS = 8
@@ -69,7 +69,7 @@ async def debugger_cycle(port: int, line: int, counts: dict[str, int]) -> None:
 
 @pytest.mark.parametrize("seconds", DURATIONS)
 async def test_eight_debuggers_come_and_go_under_load(tmp_path, seconds):
-    classes = compile_robustness_java(tmp_path)
+    classes = robustness_classes()
     line = marker("tick")
     counts = {"cycles": 0, "breakpoints": 0, "steps": 0, "step_refused": 0}
     async with inprocess_daemon(["-cp", str(classes), "Ticker", "10000000", "2"]) as d:

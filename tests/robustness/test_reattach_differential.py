@@ -14,7 +14,7 @@ from jdwpd.testing.client import open_jdwp_client
 from jdwpd.testing.normalize import Normalizer
 from protocol.constants import EventKind, ModKind, SuspendPolicy, TypeTag
 from protocol.wire import Location
-from tests.robustness.daemon_support import compile_robustness_java, marker
+from tests.robustness.daemon_support import marker, robustness_classes
 
 pytestmark = pytest.mark.jvm
 
@@ -87,7 +87,7 @@ async def reattach_transcript(kind: str, classes, line: int) -> list:
 async def test_detach_and_reattach_three_times_as_the_reference_does(tmp_path):
     if not jvm.jdwpd_available():
         pytest.skip(jvm.JDWPD_UNAVAILABLE_REASON)
-    classes = compile_robustness_java(tmp_path)
+    classes = robustness_classes()
     line = marker("tick")
     reference = await reattach_transcript("reference", classes, line)
     ours = await reattach_transcript("jdwpd", classes, line)

@@ -17,8 +17,8 @@ import trio
 
 from jdwpd.own_command import jdwpd_argv
 from jdwpd.testing.client import open_jdwp_client
-from jdwpd.testing.debuggees import javac_argv
 from jdwpd.testing.jvm import java_executable
+from tests.robustness.daemon_support import robustness_classes
 
 pytestmark = pytest.mark.jvm
 HERE = Path(__file__).resolve().parent
@@ -54,9 +54,7 @@ class Log:
 
 @pytest.fixture
 def ticker(tmp_path) -> Path:
-    classes = tmp_path / "classes"
-    subprocess.run([*javac_argv(), "-g", "-d", str(classes), str(HERE / "java" / "Ticker.java")], check=True,
-                   timeout=120)
+    classes = robustness_classes()  # compiled once per source content, not once per test
     return classes
 
 

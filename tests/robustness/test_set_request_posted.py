@@ -18,10 +18,10 @@ from protocol.constants import ErrorCode, EventKind, ModKind, StepDepth, StepSiz
 from protocol.wire import Location
 from tests.robustness.daemon_support import (
     Daemon,
-    compile_robustness_java,
     inprocess_daemon,
     loaded_class,
     marker,
+    robustness_classes,
 )
 
 pytestmark = pytest.mark.jvm
@@ -31,7 +31,7 @@ TIMEOUT = 20
 @asynccontextmanager
 async def ticker(tmp_path, ticks: int = 100000, pause_ms: int = 1) -> AsyncIterator[tuple[Daemon, list[str]]]:
     """Ticker under an in-process daemon whose SET_REQUESTs are recorded, within one deadline."""
-    classes = compile_robustness_java(tmp_path)
+    classes = robustness_classes()
     async with inprocess_daemon(["-cp", str(classes), "Ticker", str(ticks), str(pause_ms)]) as d:
         with trio.fail_after(60):
             yield d, record_set_requests(d.vm.link)
