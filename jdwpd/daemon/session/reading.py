@@ -131,8 +131,8 @@ class Reader:
         if resumed is not None:
             # The reply first, then the resume: posted first, the resume wakes the agent, whose thread
             # may take this CPU (two cores, three processes) until the VM's next event, and the
-            # debugger's reply waited that long (~0.5 ms a hit).  Nothing else of this debugger's is read
-            # before the resume is posted, and the agent runs requests in order.
+            # debugger's reply would wait that long.  Nothing else of this debugger's is read before the
+            # resume is posted, and the agent runs requests in order.
             self._write_reply(packet, b"")
             await post_resume(session, resumed)
             return True
