@@ -23,7 +23,7 @@ import trio
 
 from jdwpd.api.connection import Connection, run_connection
 from jdwpd.api.errors import JdwpError, VMDisconnected
-from protocol.constants import EventKind, ModKind, SuspendPolicy, TypeTag
+from protocol.constants import ErrorCode, EventKind, ModKind, SuspendPolicy, TypeTag
 from protocol.wire import IDSizes
 
 __all__ = ["JdwpClient", "JdwpReplyError", "JdwpClosedError", "open_jdwp_client", "jdwp_client_on",
@@ -100,10 +100,12 @@ class JdwpClient(Connection):
         """Resume the VM, and every event set that still arrives, until VMDeath or the connection ends.
 
         After a test clears its requests, an event posted just before the Clear can still arrive and
-        hold the VM again; one Resume is then not enough for the program to end."""
+        hold the VM again; one Resume is then not enough for the program to end.  A VM that runs may also
+        have ended before a Resume: the reference's connection is then gone, jdwpd's daemon (which outlives
+        its JVM a moment) answers VM_DEAD; either is the end."""
         with trio.fail_after(timeout):
-            await self.command("VirtualMachine", "Resume")
             try:
+                await self.command("VirtualMachine", "Resume")
                 while True:
                     policy, events = await self.next_event(timeout)
                     if any(int(e.event_kind) == EventKind.VM_DEATH for e in events):
@@ -112,6 +114,9 @@ class JdwpClient(Connection):
                         await self.command("VirtualMachine", "Resume")
             except JdwpClosedError:
                 return
+            except JdwpReplyError as e:
+                if e.code != ErrorCode.VM_DEAD:
+                    raise
 
     async def wait_closed(self, timeout: float = DEFAULT_TIMEOUT) -> None:
         with trio.fail_after(timeout):
