@@ -129,14 +129,13 @@ async def junit4_test_method(statement: Any) -> tuple[Any, str] | None:
     return None
 
 
-def _leaves(hit: Any, frames: list[Any], at: int) -> bool:
-    """Whether ``hit``'s exception leaves ``frames[at]`` (caught below it, or not at all)."""
+def _caught_at(hit: Any, frames: list[Any]) -> int:
+    """The index of the frame that catches ``hit``'s exception; ``len(frames)`` for none."""
     catch = hit.catch_location
     if catch is None:
-        return True
-    caught = next((i for i, f in enumerate(frames) if f.location.method.id == catch.method.id
-                   and f.location.type.id == catch.type.id), len(frames))
-    return caught > at
+        return len(frames)
+    return next((i for i, f in enumerate(frames) if f.location.method.id == catch.method.id
+                 and f.location.type.id == catch.type.id), len(frames))
 
 
 async def junit4_failed_after_test(hit: Any, frames: list[Any]) -> FailedAfterTest | None:
@@ -162,7 +161,7 @@ async def junit4_failed_after_test(hit: Any, frames: list[Any]) -> FailedAfterTe
         at = next((i for i, f in enumerate(frames) if f.location.type.name == JUNIT4_RULE
                    and f.location.method.name == "evaluate"), -1)
         if at < 0 or not all(is_framework(f.location.type.name) for f in frames[:at]) \
-                or not _leaves(hit, frames, at):
+                or _caught_at(hit, frames) <= at:
             return None
     try:
         statement = await frames[at].this()
@@ -239,8 +238,7 @@ async def ended_test(hit: Any, frames: list[Any]) -> int | None:
     catch = hit.catch_location
     if catch is None:
         return t
-    at = next((i for i, f in enumerate(frames) if f.location.method.id == catch.method.id
-               and f.location.type.id == catch.type.id), len(frames))
+    at = _caught_at(hit, frames)
     if at <= t:
         return None  # caught in the test, or in code it called
     if catch.type.name == JUNIT4_EXPECT and at < len(frames) and thrown is not None:
