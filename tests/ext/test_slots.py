@@ -40,6 +40,7 @@ public class SlotsStress {
     static volatile Object sink;
     static volatile boolean stop;
     static final AtomicInteger trues = new AtomicInteger();
+    static String target = "k200000";
 
     static long work(long n, String tag) {
         long acc = 0;
@@ -47,7 +48,7 @@ public class SlotsStress {
         for (int i = 0; i < n && !stop; i++) {
             byte[] junk = new byte[64 + (i & 7)];
             if (i % 1000 == 0) s = "k" + i;
-            if (s.equals("k200000") && i % 100 == 7 && junk.length > 63) trues.incrementAndGet();
+            if (s.equals(target) && i % 100 == 7 && junk.length > 63) trues.incrementAndGet();
             acc += s.length() + junk.length; // @bp
         }
         return acc;
@@ -55,6 +56,7 @@ public class SlotsStress {
 
     public static void main(String[] args) throws Exception {
         long n = Long.parseLong(args[0]);
+        if (args.length > 3) target = args[3];
         Thread churn = new Thread(() -> { while (!stop) sink = new byte[65536]; });
         churn.setDaemon(true);
         churn.start();
@@ -81,9 +83,10 @@ public class SlotsStress {
 
 CONDITION = 's.equals("k200000") && i % 100 == 7 && junk.length > 63'  # the program counts it too
 N = 300_000
-# The gate's runs walk every local (the slow path) and check which path was taken and the exact count:
-# the loop need only pass the condition's ten true iterations (200,007 to 200,907), not run N.
-GATE_N = 201_000
+# The gate's runs walk every local (the slow path) and check which path was taken and the exact count,
+# not the collector's stress: a short loop whose condition is true ten times (2,007 to 2,907).
+GATE_N = 3_000
+GATE_CONDITION = 's.equals("k2000") && i % 100 == 7 && junk.length > 63'
 
 
 @pytest.fixture(scope="module")
@@ -109,13 +112,13 @@ async def _set_condition(c, ref, method, index, text, suspend) -> int:
     return req.request_id
 
 
-async def _start_counting(c, lines) -> tuple[int, int, int]:
+async def _start_counting(c, lines, condition: str = CONDITION) -> tuple[int, int, int]:
     """Up to the program's start: CONDITION at @bp (suspend NONE), a stop at @done, the VM resumed;
     (class, request, the done method)."""
     await c.command("VirtualMachine", "JdwpdHello", client_version=2)
     ref = await prepare(c, "SlotsStress")
     method, index = await location_of_line(c, ref, lines["bp"])
-    rid = await _set_condition(c, ref, method, index, CONDITION, SuspendPolicy.NONE)
+    rid = await _set_condition(c, ref, method, index, condition, SuspendPolicy.NONE)
     done_method, done_index = await location_of_line(c, ref, lines["done"])
     await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=SuspendPolicy.ALL,
                     modifiers=breakpoint_mods(ref, done_method, done_index))
@@ -178,10 +181,10 @@ async def test_a_jdk_not_tested_for_reading_in_place_reads_by_a_walk(stress, fak
     walk either, as 11, JVMTI reads)."""
     classes, lines = stress
     with trio.fail_after(3 * TIMEOUT):
-        async with jvm.open_jvm("jdwpd", classes, "SlotsStress", [str(GATE_N)],
+        async with jvm.open_jvm("jdwpd", classes, "SlotsStress", [str(GATE_N), "platform", "1", "k2000"],
                                 jvm_args=[f"-Djdwpd.test.jdkFeature={faked}"]) as vm, \
                 open_jdwp_client(vm.host, vm.port, timeout=TIMEOUT) as c:
-            _, rid, done_method = await _start_counting(c, lines)
+            _, rid, done_method = await _start_counting(c, lines, GATE_CONDITION)
             hits = await _hits_until_done(c, rid, done_method)
             stats = await c.command("Jdwpd", "RequestStats", request_id=rid)
             await c.command("VirtualMachine", "Resume")
