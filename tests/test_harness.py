@@ -372,8 +372,11 @@ def test_ctrl_c_kills_the_jvm(flavour, sample_classes):
     import subprocess
     import sys
 
+    # A shell's background job (`cmd &` without job control) ignores SIGINT, and Python then never
+    # installs its KeyboardInterrupt handler: the child gets SIGINT's default back, as at a terminal.
     proc = subprocess.Popen([sys.executable, "-c", CTRL_C_SCRIPT[flavour], str(sample_classes)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         line = proc.stdout.readline()
         assert line.strip().isdigit(), proc.stderr.read() if proc.poll() is not None else line

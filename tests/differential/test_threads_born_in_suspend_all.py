@@ -49,7 +49,7 @@ async def unsuspended_at_events(kind: str, classes: Path) -> tuple[list[str], in
                 requests[request.request_id] = method
             await c.command("VirtualMachine", "Resume")
             stops = 0
-            while stops < STOPS:
+            while True:
                 _, events = await c.next_event(TIMEOUT)
                 for e in events:
                     if EventKind(e.event_kind) != EventKind.BREAKPOINT:
@@ -60,6 +60,8 @@ async def unsuspended_at_events(kind: str, classes: Path) -> tuple[list[str], in
                     count = (await c.command("ThreadReference", "SuspendCount", thread=e.thread)).suspend_count
                     if count == 0:
                         unsuspended.append(f"{method} #{stops if method == 'stop' else born_events}")
+                if stops >= STOPS:
+                    break  # held: cleared before the last resume, or the program ends under the Clears
                 await c.command("VirtualMachine", "Resume")
             for request_id in requests:
                 await c.command("EventRequest", "Clear", event_kind=EventKind.BREAKPOINT, request_id=request_id)
