@@ -377,6 +377,7 @@ def test_ctrl_c_kills_the_jvm(flavour, sample_classes):
     proc = subprocess.Popen([sys.executable, "-c", CTRL_C_SCRIPT[flavour], str(sample_classes)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    pid = None
     try:
         line = proc.stdout.readline()
         assert line.strip().isdigit(), proc.stderr.read() if proc.poll() is not None else line
@@ -393,3 +394,5 @@ def test_ctrl_c_kills_the_jvm(flavour, sample_classes):
         if proc.poll() is None:
             proc.kill()
             proc.wait(10)
+        if pid is not None and not gone(pid):
+            os.kill(pid, signal.SIGKILL)  # the JVM the failed script left: no test leaves one running
