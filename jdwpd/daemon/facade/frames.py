@@ -10,15 +10,25 @@ of that generation reach JVMTI, which answers INVALID_THREAD.
 
 from __future__ import annotations
 
-import struct
 from typing import TYPE_CHECKING, Any
 
 from jdwpd.daemon.facade.agent import ask, raise_agent
 from jdwpd.daemon.facade.values import tagged, to_link
-from jdwpd.daemon.fast.stop_ahead import split_values
+from jdwpd.daemon.fast.stop_ahead import (
+    COUNT,
+    FRAME_COUNT,
+    FRAMES,
+    FRAMES_REQ,
+    GENERATION,
+    GET_LOCALS,
+    ID,
+    LINK_LOCATION,
+    LOCALS_REQ,
+    SLOT,
+    split_values,
+)
 from jdwpd.daemon.model.frames import DEPTH_BITS, DEPTH_MASK, GENERATION_MASK, frame_depth, make_frame_id
 from jdwpd.errors import AgentError, JdwpError
-from protocol import link as L
 from protocol.constants import OBJECT_TAGS, PRIMITIVE_TAGS, ErrorCode
 from protocol.link import LinkValue
 from protocol.wire import Location, TaggedObjectID, Value
@@ -28,18 +38,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from jdwpd.daemon.model.threads import ThreadTable
 
 _SLOT_TAGS = frozenset(OBJECT_TAGS | PRIMITIVE_TAGS)
-# The link's requests and replies read ahead at a stop (protocol/link.py), by their bytes.
-_THREAD_FRAMES = L.BY_NAME["THREAD_FRAMES"].kind
-_FRAME_COUNT = L.BY_NAME["THREAD_FRAME_COUNT"].kind
-_GET_LOCALS = L.BY_NAME["FRAME_GET_LOCALS"].kind
-_ID = struct.Struct(">Q")
-_COUNT = struct.Struct(">i")
-_GENERATION = struct.Struct(">q")
-_FRAMES_REQ = struct.Struct(">Qii")
-_LOCALS_REQ = struct.Struct(">QiI")
-_SLOT = struct.Struct(">iB")
-_LINK_LOCATION = struct.Struct(">QBQq")  # a THREAD_FRAMES frame: class, kind, method, index
-_LINK_FRAME = _LINK_LOCATION.size
 
 
 class FrameOperations:
@@ -78,29 +76,29 @@ class FrameOperations:
         if known is None:
             return None
         if start == 0 and length == -1:
-            r = known(_THREAD_FRAMES, _FRAMES_REQ.pack(thread, 0, -1))
+            r = known(FRAMES, FRAMES_REQ.pack(thread, 0, -1))
         else:
-            c = known(_FRAME_COUNT, _ID.pack(thread))
-            if c is None or c[0] != 0 or len(c[1]) != _COUNT.size:
+            c = known(FRAME_COUNT, ID.pack(thread))
+            if c is None or c[0] != 0 or len(c[1]) != COUNT.size:
                 return None
-            (count,) = _COUNT.unpack(c[1])
+            (count,) = COUNT.unpack(c[1])
             if length == -1:
                 length = count - start
             if length == 0 or start < 0 or start > count - 1 or length < 0 or length + start > count:
                 return None  # nothing to hand out, or an error: frames says which
-            r = known(_THREAD_FRAMES, _FRAMES_REQ.pack(thread, start, length))
+            r = known(FRAMES, FRAMES_REQ.pack(thread, start, length))
         if r is None or r[0] != 0:
             return None
         body = r[1]
-        n = _COUNT.unpack_from(body, 0)[0] if len(body) >= _COUNT.size else -1
-        if n < 0 or len(body) != _COUNT.size + n * _LINK_FRAME + _GENERATION.size:
+        n = COUNT.unpack_from(body, 0)[0] if len(body) >= COUNT.size else -1
+        if n < 0 or len(body) != COUNT.size + n * LINK_LOCATION.size + GENERATION.size:
             return None
-        (generation,) = _GENERATION.unpack_from(body, len(body) - _GENERATION.size)
+        (generation,) = GENERATION.unpack_from(body, len(body) - GENERATION.size)
         self.threads.frames_handed_out(thread, generation)
-        frames = [body[_COUNT.size + i * _LINK_FRAME:_COUNT.size + (i + 1) * _LINK_FRAME] for i in range(n)]
+        frames = [body[COUNT.size + i * LINK_LOCATION.size:COUNT.size + (i + 1) * LINK_LOCATION.size] for i in range(n)]
         if start == 0 and length == -1:
             self.locals_ahead.saw_frames(thread, generation, [
-                {"method": method, "index": index} for _, _, method, index in map(_LINK_LOCATION.unpack, frames)])
+                {"method": method, "index": index} for _, _, method, index in map(LINK_LOCATION.unpack, frames)])
         return [(make_frame_id(generation, start + i), f) for i, f in enumerate(frames)]
 
     def locals_now(self, thread: int, frame: int, slots: list[tuple[int, int]]) -> list[bytes] | None:
@@ -114,8 +112,8 @@ class FrameOperations:
         if frame >> DEPTH_BITS != generation & GENERATION_MASK or any(tag not in _SLOT_TAGS for _, tag in slots):
             return None
         depth = frame & DEPTH_MASK
-        r = known(_GET_LOCALS, _LOCALS_REQ.pack(thread, depth, len(slots))
-                  + b"".join(_SLOT.pack(slot, tag) for slot, tag in slots))
+        r = known(GET_LOCALS, LOCALS_REQ.pack(thread, depth, len(slots))
+                  + b"".join(SLOT.pack(slot, tag) for slot, tag in slots))
         if r is None or r[0] != 0:
             return None
         return split_values(r[1])

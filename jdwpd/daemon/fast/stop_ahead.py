@@ -23,18 +23,21 @@ from collections.abc import Iterable
 
 from protocol import link as L
 
-_GET_LOCALS = L.BY_NAME["FRAME_GET_LOCALS"].kind
+# The link's requests and replies read ahead at a stop, by their bytes (protocol/link.py's layouts);
+# the façade's answers from them (facade/frames.py) use the same.
+GET_LOCALS = L.BY_NAME["FRAME_GET_LOCALS"].kind
 _GET_FIELDS = L.BY_NAME["OBJECT_GET_FIELDS"].kind
-_FRAMES = L.BY_NAME["THREAD_FRAMES"].kind
-_FRAME_COUNT = L.BY_NAME["THREAD_FRAME_COUNT"].kind
+FRAMES = L.BY_NAME["THREAD_FRAMES"].kind
+FRAME_COUNT = L.BY_NAME["THREAD_FRAME_COUNT"].kind
 _VALUES = struct.Struct(">I")
-_U64 = struct.Struct(">Q")
-_FRAMES_REQ = struct.Struct(">Qii")
-_FRAME_SIZE = 8 + 1 + 8 + 8  # ref, ref_kind, method, index
-_COUNT = struct.Struct(">i")
-_LOCALS_REQ = struct.Struct(">QiI")  # thread, depth, slots
+ID = struct.Struct(">Q")  # a thread's or an object's id
+FRAMES_REQ = struct.Struct(">Qii")  # thread, start, length
+LINK_LOCATION = struct.Struct(">QBQq")  # a THREAD_FRAMES frame: class, ref kind, method, index
+GENERATION = struct.Struct(">q")  # after a THREAD_FRAMES reply's frames
+COUNT = struct.Struct(">i")
+LOCALS_REQ = struct.Struct(">QiI")  # thread, depth, slots
 _FIELDS_REQ = struct.Struct(">QI")  # object, fields
-_SLOT = struct.Struct(">iB")
+SLOT = struct.Struct(">iB")
 _FIELD = struct.Struct(">QB")
 # A value's bytes after its tag, by tag (protocol/link.py's VALUE): objects are ids, V has none.
 _VALUE_SIZES = {**{tag: 8 for tag in L.OBJECT_TAGS}, ord("V"): 0, ord("B"): 1, ord("Z"): 1, ord("C"): 2,
@@ -67,16 +70,16 @@ class StopAnswers:
         self.exact[(kind, request)] = (status, reply)
         if status != 0:
             return
-        if kind in (_GET_LOCALS, _GET_FIELDS):
+        if kind in (GET_LOCALS, _GET_FIELDS):
             key, pairs = _value_request(kind, request)
             table = self.values.setdefault(key, {})
             for pair, value in zip(pairs, split_values(reply, kind), strict=True):
                 table[pair] = value
-        elif kind == _FRAMES and len(request) == _FRAMES_REQ.size:
-            thread, start, length = _FRAMES_REQ.unpack(request)
+        elif kind == FRAMES and len(request) == FRAMES_REQ.size:
+            thread, start, length = FRAMES_REQ.unpack(request)
             if start == 0 and length == -1 and len(reply) >= 12:
-                (count,) = _COUNT.unpack_from(reply, 0)
-                if len(reply) == 4 + count * _FRAME_SIZE + 8:
+                (count,) = COUNT.unpack_from(reply, 0)
+                if len(reply) == COUNT.size + count * LINK_LOCATION.size + GENERATION.size:
                     self.stacks[thread] = (count, reply[4:-8], reply[-8:])
 
     def __bool__(self) -> bool:
@@ -87,16 +90,16 @@ class StopAnswers:
         hit = self.exact.get((kind, request))
         if hit is not None:
             return hit
-        if kind == _FRAME_COUNT:
+        if kind == FRAME_COUNT:
             if len(request) == 8:
-                stack = self.stacks.get(_U64.unpack(request)[0])
+                stack = self.stacks.get(ID.unpack(request)[0])
                 if stack is not None:
-                    return 0, _COUNT.pack(stack[0])
+                    return 0, COUNT.pack(stack[0])
             return None
-        if kind == _FRAMES:
-            if len(request) != _FRAMES_REQ.size:
+        if kind == FRAMES:
+            if len(request) != FRAMES_REQ.size:
                 return None
-            thread, start, length = _FRAMES_REQ.unpack(request)
+            thread, start, length = FRAMES_REQ.unpack(request)
             stack = self.stacks.get(thread)
             if stack is None:
                 return None
@@ -105,9 +108,9 @@ class StopAnswers:
                 length = count - start
             if start < 0 or length <= 0 or start + length > count:
                 return None  # the agent's answer (an error, or none), not ours to guess
-            body = frames[start * _FRAME_SIZE:(start + length) * _FRAME_SIZE]
-            return 0, _COUNT.pack(length) + body + generation
-        if kind not in (_GET_LOCALS, _GET_FIELDS) or not self.values:
+            body = frames[start * LINK_LOCATION.size:(start + length) * LINK_LOCATION.size]
+            return 0, COUNT.pack(length) + body + generation
+        if kind not in (GET_LOCALS, _GET_FIELDS) or not self.values:
             return None
         try:
             key, pairs = _value_request(kind, request)
@@ -124,9 +127,9 @@ def source_key(kind: int, request: bytes) -> tuple | None:
     frame's locals ("frame", thread, depth) or an object's fields ("object", object); None if only its
     bytes answer it.  A read ahead with the same key answers it once in (if it holds what is asked)."""
     try:
-        if kind in (_FRAMES, _FRAME_COUNT):
-            return ("stack", _U64.unpack_from(request, 0)[0]) if len(request) >= 8 else None
-        if kind in (_GET_LOCALS, _GET_FIELDS):
+        if kind in (FRAMES, FRAME_COUNT):
+            return ("stack", ID.unpack_from(request, 0)[0]) if len(request) >= 8 else None
+        if kind in (GET_LOCALS, _GET_FIELDS):
             return _value_request(kind, request)[0]
     except (L.LinkError, struct.error):
         return None
@@ -137,10 +140,10 @@ def _value_request(kind: int, request: bytes) -> tuple[tuple, list[tuple[int, in
     """What a FRAME_GET_LOCALS or OBJECT_GET_FIELDS asks: (("frame", thread, depth) or ("object",
     object), [(slot or field, tag), ...]); LinkError for a body that is not one."""
     try:
-        if kind == _GET_LOCALS:
-            thread, depth, n = _LOCALS_REQ.unpack_from(request, 0)
-            if len(request) == _LOCALS_REQ.size + n * _SLOT.size:
-                return ("frame", thread, depth), list(_SLOT.iter_unpack(request[_LOCALS_REQ.size:]))
+        if kind == GET_LOCALS:
+            thread, depth, n = LOCALS_REQ.unpack_from(request, 0)
+            if len(request) == LOCALS_REQ.size + n * SLOT.size:
+                return ("frame", thread, depth), list(SLOT.iter_unpack(request[LOCALS_REQ.size:]))
         else:
             obj, n = _FIELDS_REQ.unpack_from(request, 0)
             if len(request) == _FIELDS_REQ.size + n * _FIELD.size:
@@ -148,12 +151,12 @@ def _value_request(kind: int, request: bytes) -> tuple[tuple, list[tuple[int, in
     except struct.error:
         pass
     fields = L.decode_request(kind, request)  # says what is wrong (LinkError), or reads what the above could not
-    if kind == _GET_LOCALS:
+    if kind == GET_LOCALS:
         return ("frame", fields["thread"], fields["depth"]), [(s["slot"], s["tag"]) for s in fields["slots"]]
     return ("object", fields["object"]), [(f["field"], f["tag"]) for f in fields["fields"]]
 
 
-def split_values(reply: bytes, kind: int = _GET_LOCALS) -> list[bytes]:
+def split_values(reply: bytes, kind: int = GET_LOCALS) -> list[bytes]:
     """Each value of a FRAME_GET_LOCALS or OBJECT_GET_FIELDS reply, as its bytes (tag first)."""
     try:
         (n,) = _VALUES.unpack_from(reply, 0)
