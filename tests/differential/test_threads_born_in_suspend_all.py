@@ -77,5 +77,7 @@ async def test_threads_started_during_a_suspend_all_start_suspended(classes):
     assert reference == []
     ours, ours_born = await unsuspended_at_events("jdwpd", classes)
     assert ours == []
-    # Born threads must have stopped about as often as the main thread for the test to mean anything.
-    assert min(reference_born, ours_born) > STOPS // 3
+    # Born threads must have stopped often enough for a start to have met a suspend-all.  How often
+    # depends on the machine's load (a loaded CI run saw 65 and 153 of 300 main stops), so the bar is
+    # low: a few dozen born stops already hit the window that TwoThreadsTest found.
+    assert min(reference_born, ours_born) >= STOPS // 10
