@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from jdwpd.testing import debuggees, jdks, jvm
+from jdwpd.testing import bytecode, debuggees, jdks, jvm
 
 TESTS = Path(__file__).resolve().parent
 JAVA_SOURCES = TESTS / "java"
@@ -36,6 +36,9 @@ def pytest_addoption(parser):
 
 
 def pytest_configure(config):
+    # Before any test starts a jdwpd process: its modules' bytecode, which PYTHONDONTWRITEBYTECODE=1
+    # would have every such process compile again (jdwpd/testing/bytecode.py).
+    bytecode.compile_packages()
     spec = config.getoption("--jdk")
     if not spec:
         return

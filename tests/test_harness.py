@@ -396,3 +396,29 @@ def test_ctrl_c_kills_the_jvm(flavour, sample_classes):
             proc.wait(10)
         if pid is not None and not gone(pid):
             os.kill(pid, signal.SIGKILL)  # the JVM the failed script left: no test leaves one running
+
+
+def test_bytecode_is_written_once_for_the_children(tmp_path: Path):
+    """jdwpd.testing.bytecode: the modules' bytecode exists after the session's compile, and a child
+    that does not write bytecode (PYTHONDONTWRITEBYTECODE=1) loads it instead of compiling the source."""
+    import importlib.util
+    import subprocess
+    import sys
+
+    from jdwpd.testing import bytecode
+
+    package = tmp_path / "pkg_for_bytecode"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "mod.py").write_text("VALUE = 41 + 1\n")
+    cached = Path(importlib.util.cache_from_source(str(package / "mod.py")))
+    assert not cached.exists()
+    assert bytecode.compile_packages(force=True, folders=[package])
+    assert cached.is_file()
+    # the child's import takes the bytecode (-v names where each module's code came from)
+    child = subprocess.run(
+        [sys.executable, "-v", "-c", "import pkg_for_bytecode.mod as m; print(m.VALUE)"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+    assert child.returncode == 0, child.stderr
+    assert child.stdout == "42\n"
+    assert f"code object from '{cached}'" in child.stderr
