@@ -21,10 +21,10 @@ PACKAGES = ("jdwpd", "protocol")
 def package_dirs() -> list[Path]:
     """The folders the child processes import jdwpd and protocol from (this process's, as
     jdwpd.own_command starts them with this Python and its path)."""
-    import jdwpd
     import protocol
 
-    return [Path(module.__file__).resolve().parent for module in (jdwpd, protocol) if module.__file__]
+    jdwpd_dir = Path(__file__).resolve().parents[1]  # jdwpd/testing/bytecode.py
+    return [jdwpd_dir, *(Path(p).resolve() for p in protocol.__path__)]
 
 
 def compile_packages(force: bool = False, folders: list[Path] | None = None) -> bool:
