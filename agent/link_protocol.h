@@ -391,6 +391,7 @@ enum jdwp_event_kind {
     EK_JDWPD_CAPTURE = 200,
     EK_JDWPD_DISABLED = 201,
     EK_JDWPD_CONDITION_ERROR = 202,
+    EK_JDWPD_STOP = 203,
     EK_VM_DISCONNECTED = 100,
 };
 

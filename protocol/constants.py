@@ -123,6 +123,7 @@ class EventKind(enum.IntEnum):
     JDWPD_CAPTURE = 200  # extension events (docs/extensions.md): never sent to a standard client
     JDWPD_DISABLED = 201
     JDWPD_CONDITION_ERROR = 202
+    JDWPD_STOP = 203
     VM_DISCONNECTED = 100  # never on the wire; front ends use it internally
 
 
@@ -216,3 +217,14 @@ class SuspendPolicy(enum.IntEnum):
 class InvokeOptions(enum.IntFlag):
     INVOKE_SINGLE_THREADED = 0x01
     INVOKE_NONVIRTUAL = 0x02
+
+
+class JdwpdFeature(enum.IntFlag):
+    """What a jdwpd server offers, in its VirtualMachine.JdwpdHello reply's ``features`` (docs/extensions.md)."""
+
+    CONDITIONS = 1
+    BUDGETS = 2
+    CAPTURES = 4
+    STOP_ON_ERROR = 8
+    CATCH_FILTERS = 16
+    PUSHED_STOPS = 32

@@ -233,6 +233,11 @@ class Events:
         location: _wire.Location,
         reason: _b.int,
     ) -> None: ...
+    class JdwpdStop(_m.EventMessage):
+        request_id: _b.int
+        thread: _b.int
+        data: _b.bytes
+        def __init__(self, request_id: _b.int, thread: _b.int, data: _b.bytes) -> None: ...
 
 class Modifiers:
     class Count(_m.ModifierMessage):
@@ -1525,3 +1530,9 @@ class Jdwpd:
         class ClassPattern(_m.Message):
             class_pattern: _b.str
             def __init__(self, class_pattern: _b.str) -> None: ...
+    class PushStops:
+        class Command(_m.Message):
+            enabled: _b.bool
+            def __init__(self, enabled: _b.bool) -> None: ...
+        class Reply(_m.Message):
+            def __init__(self) -> None: ...

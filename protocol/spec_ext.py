@@ -33,6 +33,7 @@ SETS = [
          "int exprID, int status, int column, string message, string signature"),
         (8, "DefineCatchFilter", "repeat caughtIn: string classPattern, repeat notCaughtIn: string classPattern",
          "int filterID"),
+        (9, "PushStops", "boolean enabled", ""),
     ]),
 ]
 
@@ -43,5 +44,6 @@ EVENTS = [
                           " repeat data: byte octet"),
     (201, "JdwpdDisabled", "int requestID, int reason"),
     (202, "JdwpdConditionError", "int requestID, threadObject thread, location location, int reason"),
+    (203, "JdwpdStop", "int requestID, threadObject thread, repeat data: byte octet"),
 ]
 # fmt: on

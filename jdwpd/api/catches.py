@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 
 from protocol.agent_code import catch_passes, valid_class_pattern
-from protocol.constants import EventKind, ModKind
+from protocol.constants import EventKind, JdwpdFeature, ModKind
 
 from .errors import JdwpError
 from .hits import ExceptionHit, Stop
@@ -25,7 +25,7 @@ from .types import ReferenceType
 __all__ = ["ExceptionBreakpoint", "check_patterns"]
 
 #: JdwpdHello's feature bit for DefineCatchFilter (docs/extensions.md).
-FEATURE_CATCH_FILTERS = 16
+FEATURE_CATCH_FILTERS = JdwpdFeature.CATCH_FILTERS
 
 
 def check_patterns(patterns: tuple[str, ...], what: str) -> tuple[str, ...]:

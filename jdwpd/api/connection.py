@@ -31,12 +31,14 @@ from protocol.packets import CommandPacket, ReplyPacket
 from protocol.wire import IDSizes
 
 from .errors import HINTS, JdwpError, Timeout, VMDisconnected
+from .pushed_stops import PushedStops
 
 __all__ = ["Connection", "open_connection", "run_connection", "DEFAULT_COMMAND_TIMEOUT"]
 
 #: How long a single command may wait for its reply unless told otherwise.
 DEFAULT_COMMAND_TIMEOUT = 30.0
 _EVENT_SET, _COMPOSITE = 64, 100
+_GET_VALUES = spec.by_name("StackFrame", "GetValues")
 
 
 @attrs.define(eq=False)
@@ -76,6 +78,8 @@ class Connection:
         self.closed = trio.Event()
         #: Why the connection ended (an exception), or None while it is open or after a clean EOF.
         self.close_reason: BaseException | None = None
+        #: Stops a jdwpd server pushes with their events (``push_stops``); None: every command is asked.
+        self.pushed_stops: PushedStops | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -112,7 +116,10 @@ class Connection:
                         self._unasked[ev.id] = ev
                 elif isinstance(ev, CommandPacket):
                     if (ev.command_set, ev.command) == (_EVENT_SET, _COMPOSITE):
-                        self._events_send.send_nowait(messages.decode_composite(ev.data, self.sizes))
+                        policy, events = messages.decode_composite(ev.data, self.sizes)
+                        if self.pushed_stops is not None:
+                            events = self.pushed_stops.file(events)
+                        self._events_send.send_nowait((policy, events))
                     elif self._unasked is not None:
                         self.other_commands.append(ev)
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as e:
@@ -162,17 +169,53 @@ class Connection:
         cs = spec.by_name(set_name, cmd_name)
         if kw and fields is not None:
             raise TypeError("pass fields either positionally or as keywords")
+        if self.pushed_stops is not None and fields is None:
+            return await self._from_pushed(self.pushed_stops, cs, kw, timeout)
         data = messages.encode_command(cs, kw if fields is None else fields, self.sizes)
         reply = await self.request(cs.set_id, cs.cmd_id, data, cs.label, timeout)
         if reply.error_code:
             return reply.error_code, None
         return 0, messages.decode_reply(cs, reply.data, self.sizes)
 
+    async def _from_pushed(self, pushed: PushedStops, cs: spec.CommandSpec, fields: dict[str, Any],
+                           timeout: float | None) -> tuple[int, Any]:
+        """``command_raw`` where a stop the server pushed may answer (jdwpd/api/pushed_stops.py)."""
+        body = pushed.answer(cs, fields)
+        if body is not None:
+            return 0, messages.decode_reply(cs, body, self.sizes)
+        split = pushed.values(fields) if cs is _GET_VALUES else None
+        if split is None:
+            data = messages.encode_command(cs, fields, self.sizes)
+            reply = await self.request(cs.set_id, cs.cmd_id, data, cs.label, timeout)
+            if reply.error_code:
+                return reply.error_code, None
+            return 0, messages.decode_reply(cs, reply.data, self.sizes)
+        known, rest = split
+        asked = b""
+        if rest:
+            data = messages.encode_command(cs, {**fields, "slots": rest}, self.sizes)
+            reply = await self.request(cs.set_id, cs.cmd_id, data, cs.label, timeout)
+            if reply.error_code:
+                return reply.error_code, None
+            asked = reply.data
+        return 0, messages.decode_reply(cs, pushed.merge(known, asked), self.sizes)
+
+    def push_stops(self) -> PushedStops:
+        """Answer from the stops a jdwpd server pushes (after its ``Jdwpd.PushStops(true)``): the
+        caller sends that command once this returns."""
+        if self.sizes != IDSizes(8, 8, 8, 8, 8):
+            raise ValueError(f"pushed stops carry 8-byte IDs; this VM's are {self.sizes}")
+        if self.pushed_stops is None:
+            self.pushed_stops = PushedStops()
+        return self.pushed_stops
+
     async def request(self, set_id: int, cmd_id: int, data: bytes, label: str,
                       timeout: float | None = None) -> ReplyPacket:
         """The raw form of ``command``: send bytes, return the reply packet (error codes included)."""
         if self.closed.is_set():
             raise self._disconnected(label)
+        if self.pushed_stops is not None:
+            self.pushed_stops.sent(set_id, cmd_id)
         packet_id = next(self._ids)
         pending = self._pending[packet_id] = _Pending()
         limit = self.command_timeout if timeout is None else timeout

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import attrs
 import trio
 
-from protocol.constants import EventKind, SuspendPolicy
+from protocol.constants import EventKind, JdwpdFeature, SuspendPolicy
 
 from .debuggee import Debuggee
 from .errors import JdwpError, VMDisconnected
@@ -68,6 +68,7 @@ class EventRouter:
     _sources: dict[Any, Callable[[], None]] = attrs.field(factory=dict, init=False, repr=False)
     _handlers_running: int = attrs.field(default=0, init=False, repr=False)
     _handlers_idle: trio.Event = attrs.field(init=False, repr=False)
+    _push_asked: bool = attrs.field(default=False, init=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         self._handlers_idle = trio.Event()
@@ -155,6 +156,8 @@ class EventRouter:
                           on_failure: FailureHandler | None = None) -> int:
         """Set a JDWP event request whose events ``handler`` takes, in order, in its own task
         (one task per handler, whatever the number of its requests); its request id."""
+        if not self._push_asked:
+            await self._push_stops()
         send = self._workers.get(handler)
         if send is None:
             send, recv = trio.open_memory_channel(math.inf)
@@ -164,6 +167,21 @@ class EventRouter:
                                     modifiers=modifiers)
         self._routes[r.request_id] = send
         return r.request_id
+
+    async def _push_stops(self) -> None:
+        """Before the first request: where jdwpd offers it, have its stops come with their stack and
+        top locals (jdwpd/api/pushed_stops.py), which a hit asks for at once."""
+        self._push_asked = True
+        if not await self.vm.has_extension(JdwpdFeature.PUSHED_STOPS):
+            return
+        try:
+            self.conn.push_stops()
+        except ValueError:
+            return  # IDs of other sizes: asked of the server
+        try:
+            await self.conn.command("Jdwpd", "PushStops", enabled=True)
+        except JdwpError:
+            self.conn.pushed_stops = None
 
     def request_spent(self, request_id: int) -> None:
         """A request the server ended itself (its Count ran out with this event): no Clear to send."""

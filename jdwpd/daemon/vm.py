@@ -435,10 +435,18 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
             # nobody here waits for their replies.
             reads = quick_reads(self._stop_facts, message)
             if reads is not None:
+                pushed = False
                 try:
                     await link.ahead_post(reads, epoch)
+                    if any(self._pushes_stops(c.session) for c in composites):
+                        # A session that asked for its stops pushed gets them once the reads are in:
+                        # the wait is shorter than the round trips of its asking.
+                        await link.ahead_settled(reads)
+                        pushed = True
                 finally:
                     for composite in composites:
+                        if pushed and self._pushes_stops(composite.session):
+                            composite = self._with_stop(composite, message["thread"])
                         await self._deliver(composite, death)
                 return
         early = STOP_AHEAD == "early" or not whole_vm
@@ -524,6 +532,18 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
             self.threads.suspended_all(session)
         elif policy == SuspendPolicy.EVENT_THREAD:
             self.threads.suspended(session, thread)
+
+    def _pushes_stops(self, session: Any) -> bool:
+        objects = self.ext_objects.of(session)
+        return objects is not None and objects.pushes_stops
+
+    def _with_stop(self, composite: Composite, thread: int) -> Composite:
+        """The composite with its thread's JdwpdStop last (jdwpd's extension: Jdwpd.PushStops)."""
+        data = self.pushed_stop(composite.session, thread)
+        if data is None:
+            return composite
+        stop = Events.JdwpdStop(request_id=0, thread=thread, data=data)
+        return Composite(composite.session, composite.suspend_policy, (*composite.events, stop))
 
     async def _deliver(self, composite: Composite, death: bool) -> None:
         session = cast(Debugger, composite.session)  # a request's owner: the session that set it

@@ -85,7 +85,8 @@ async def test_conditions_give_exactly_the_true_hits(cond_classes):
         async with jvm.open_jvm("jdwpd", classes, "Cond") as debuggee, \
                 open_jdwp_client(debuggee.host, debuggee.port, timeout=TIMEOUT) as c:
             hello = await c.command("VirtualMachine", "JdwpdHello", client_version=1, timeout=TIMEOUT)
-            assert hello.version == 3 and hello.features == 1 | 2 | 4 | 8 | 16  # 16: catch filters (version 3)
+            # 16: catch filters (version 3); 32: pushed stops (version 4)
+            assert hello.version == 4 and hello.features == 1 | 2 | 4 | 8 | 16 | 32
             ref = await prepare(c, "Cond")
             method, index = await location_of_line(c, ref, lines["bp"])
             by_request = {}

@@ -33,10 +33,11 @@ def test_event_kinds_and_aliases():
     assert EventKind.VM_INIT is EventKind.VM_START == 90
     assert EventKind.METHOD_EXIT_WITH_RETURN_VALUE == 42
     assert EventKind.MONITOR_WAITED == 46
-    assert len(EventKind) == 26  # canonical members (jdwpd's three extension kinds among them); two aliases
-    assert len(EventKind.__members__) == 28
+    assert len(EventKind) == 27  # canonical members (jdwpd's four extension kinds among them); two aliases
+    assert len(EventKind.__members__) == 29
     assert EventKind.JDWPD_CAPTURE == 200 and EventKind.JDWPD_DISABLED == 201
     assert EventKind.JDWPD_CONDITION_ERROR == 202
+    assert EventKind.JDWPD_STOP == 203
 
 
 def test_mod_kinds():

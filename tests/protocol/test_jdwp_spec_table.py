@@ -117,11 +117,12 @@ EXPECTED = [
     (128, "Jdwpd", 6, "RequestStats"),
     (128, "Jdwpd", 7, "CompileExpression"),
     (128, "Jdwpd", 8, "DefineCatchFilter"),
+    (128, "Jdwpd", 9, "PushStops"),
 ]
 
 
 def test_table_matches_the_hand_written_list():
-    assert len(EXPECTED) == 103
+    assert len(EXPECTED) == 104
     actual = sorted((c.set_id, c.set_name, c.cmd_id, c.name) for c in spec.COMMANDS.values())
     assert actual == sorted(EXPECTED)
 
@@ -219,7 +220,7 @@ def test_modifiers_and_events_are_complete():
         "MethodExitWithReturnValue": 42, "MonitorContendedEnter": 43, "MonitorContendedEntered": 44,
         "MonitorWait": 45, "MonitorWaited": 46, "Exception": 4, "ThreadStart": 6, "ThreadDeath": 7,
         "ClassPrepare": 8, "ClassUnload": 9, "FieldAccess": 20, "FieldModification": 21, "VMDeath": 99,
-        "JdwpdCapture": 200, "JdwpdDisabled": 201, "JdwpdConditionError": 202,  # jdwpd's extension
+        "JdwpdCapture": 200, "JdwpdDisabled": 201, "JdwpdConditionError": 202, "JdwpdStop": 203,  # jdwpd's extension
     }  # fmt: skip
     for alt in spec.EVENT_SELECT.alts:
         cls = getattr(messages.Events, alt.name)

@@ -209,7 +209,7 @@ async def test_fuzzed_extension_never_harms_the_daemon_or_the_jvm(tmp_path):
     async with inprocess_daemon(["-cp", str(classes), "Ticker", "1000000", "2"]) as d:
         async with open_jdwp_client("127.0.0.1", d.port, timeout=20) as c:
             hello = await c.command("VirtualMachine", "JdwpdHello", client_version=1)
-            assert hello.version == 3
+            assert hello.version == 4
             ref = await loaded_class(c, "LTicker;")
             tick = next(m for m in (await c.command("ReferenceType", "Methods", ref_type=ref)).declared
                         if m.name == "tick")

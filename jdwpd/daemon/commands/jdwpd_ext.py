@@ -14,24 +14,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from jdwpd.daemon.commands import Context
+from jdwpd.daemon.fast.settings import FAST
 from jdwpd.daemon.model.ext_objects import SessionObjects
 from jdwpd.daemon.model.requests import Modifier
 from jdwpd.errors import AgentError, JdwpError
 from jdwpd.expr.agent_code import FieldRef, NotInAgent, compile_condition, compile_expression
 from jdwpd.expr.errors import ExpressionError
 from protocol.agent_code import BudgetFlag, ObjKind, encode_budget, encode_capture, encode_catch_filter
-from protocol.constants import ErrorCode, ModKind
+from protocol.constants import ErrorCode, JdwpdFeature, ModKind
 
 if TYPE_CHECKING:  # the message classes are made at run time: their types are protocol/message_types.pyi's
     from protocol.messages import Jdwpd, VirtualMachine
 
 SET_NAME = "Jdwpd"
-VERSION = 3  # 2: DefineBudget's flags, the JdwpdConditionError event; 3: DefineCatchFilter (docs/extensions.md)
-FEATURE_CONDITIONS = 1
-FEATURE_BUDGETS = 2
-FEATURE_CAPTURES = 4
-FEATURE_STOP_ON_ERROR = 8
-FEATURE_CATCH_FILTERS = 16
+# 2: DefineBudget's flags, the JdwpdConditionError event; 3: DefineCatchFilter; 4: PushStops (docs/extensions.md)
+VERSION = 4
 STATUS_OK, STATUS_ERROR, STATUS_NOT_IN_AGENT = 0, 1, 2
 _MOD_STATIC = 0x0008
 
@@ -105,9 +102,22 @@ class _Resolver:
 
 async def hello(ctx: Context, cmd: VirtualMachine.JdwpdHello.Command) -> Any:
     ctx.vm.ext_objects.hello(ctx.session)
-    return {"version": VERSION,
-            "features": FEATURE_CONDITIONS | FEATURE_BUDGETS | FEATURE_CAPTURES | FEATURE_STOP_ON_ERROR
-            | FEATURE_CATCH_FILTERS}
+    features = (JdwpdFeature.CONDITIONS | JdwpdFeature.BUDGETS | JdwpdFeature.CAPTURES
+                | JdwpdFeature.STOP_ON_ERROR | JdwpdFeature.CATCH_FILTERS)
+    if _pushes_stops(ctx.vm):
+        features |= JdwpdFeature.PUSHED_STOPS
+    return {"version": VERSION, "features": int(features)}
+
+
+def _pushes_stops(vm: Any) -> bool:
+    """Whether this VM can push stops: it reads them ahead (not where the remote far side does)."""
+    return bool(FAST.push_stops and getattr(vm, "reads_ahead", False))
+
+
+async def push_stops(ctx: Context, cmd: Jdwpd.PushStops.Command) -> Any:
+    if cmd.enabled and not _pushes_stops(ctx.vm):
+        raise JdwpError(ErrorCode.NOT_IMPLEMENTED, "this daemon does not push stops (JdwpdHello's features say so)")
+    _state(ctx).pushes_stops = bool(cmd.enabled)
 
 
 async def _compile(ctx: Context, cmd: Jdwpd.CompileCondition.Command | Jdwpd.CompileExpression.Command,
@@ -224,4 +234,5 @@ HANDLERS = {
     "RequestStats": request_stats,
     "CompileExpression": compile_expression_cmd,
     "DefineCatchFilter": define_catch_filter,
+    "PushStops": push_stops,
 }

@@ -31,6 +31,7 @@ from jdwpd.daemon.model.frames import DEPTH_BITS, DEPTH_MASK, GENERATION_MASK, f
 from jdwpd.errors import AgentError, JdwpError
 from protocol.constants import OBJECT_TAGS, PRIMITIVE_TAGS, ErrorCode
 from protocol.link import LinkValue
+from protocol.pushed_stop import encode_stop
 from protocol.wire import Location, TaggedObjectID, Value
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -44,6 +45,7 @@ class FrameOperations:
     """The façade's frame operations (a mixin of jdwpd.daemon.vm.VM)."""
 
     link: Any
+    objects: Any
     threads: ThreadTable
     locals_ahead: LocalsAhead
 
@@ -117,6 +119,23 @@ class FrameOperations:
         if r is None or r[0] != 0:
             return None
         return split_values(r[1])
+
+    def pushed_stop(self, session: Any, thread: int) -> bytes | None:
+        """A JdwpdStop's data for ``session`` (protocol/pushed_stop.py) from the stop's reads ahead,
+        with the bookkeeping of the Frames and GetValues it stands for (frame ids handed out, class
+        ids sent); None where the stack was not read ahead."""
+        found = self.frames_now(thread, 0, -1)
+        if found is None:
+            return None
+        frames = []
+        classes = []
+        for frame_id, loc in found:  # loc: the link's class, kind, method, index; JDWP: kind, class, ...
+            frames.append(ID.pack(frame_id) + loc[8:9] + loc[:8] + loc[9:])
+            classes.append(int.from_bytes(loc[:8], "big"))
+        self.objects.sent(session, classes)
+        values = self.link.ahead_frame_values(thread, 0) if found else {}
+        primitive = sorted((slot, value) for (slot, tag), value in values.items() if tag in PRIMITIVE_TAGS)
+        return encode_stop(b"".join(frames), len(frames), primitive)
 
     def _handed_out(self, thread: int, start: int, r: dict) -> list[tuple[int, Location]]:
         generation = r["frame_generation"]

@@ -33,6 +33,9 @@ class FastSettings:
     spin_us: int = attrs.field(default=150, validator=attrs.validators.ge(0))
     # Codecs made before a debugger's first command (warmup.py).
     warmup: bool = True
+    # Offer Jdwpd.PushStops (docs/extensions.md): a held stop's stack and top locals go with its
+    # event to a session that asks (the Python API does), instead of two round trips.
+    push_stops: bool = True
 
     @classmethod
     def parse(cls, text: str) -> FastSettings:
@@ -43,7 +46,7 @@ class FastSettings:
             if item in ("", "on"):
                 continue
             if item == "off":
-                values.update(memo=False, spin_us=0, warmup=False)
+                values.update(memo=False, spin_us=0, warmup=False, push_stops=False)
                 continue
             name, sep, raw = item.partition("=")
             name, raw = name.strip(), raw.strip()

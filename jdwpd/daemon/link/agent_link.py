@@ -376,6 +376,20 @@ class AgentLink:
                 self._ahead_slot(kind, L.MESSAGES[kind].name, body, epoch, chunks)
         await self._ahead_write(chunks)
 
+    async def ahead_settled(self, reads: list[tuple[int, bytes]]) -> None:
+        """Until the replies of ``ahead_post``'s reads are in (or were never asked: something changed)."""
+        for key in reads:
+            slot = self._ahead_slots.get(key)
+            if slot is not None:
+                while slot.frame is None:
+                    await self._pump_until(partial(_replied, slot), slot)
+
+    def ahead_frame_values(self, thread: int, depth: int) -> dict[tuple[int, int], bytes]:
+        """The locals of a frame read ahead and in now: (slot, tag) -> the value's bytes, tag first."""
+        if not self._ahead_on:
+            return {}
+        return self.ahead.values.get(("frame", thread, depth), {})
+
     def _ahead_slot(self, kind: int, name: str, body: bytes, epoch: int, chunks: list[bytes]) -> _AheadSlot:
         """The read ahead under way for this request, made (its frame added to ``chunks``) if none is."""
         assert not invalidates(kind), name

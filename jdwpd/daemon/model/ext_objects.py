@@ -29,6 +29,8 @@ class SessionObjects:
 
     _ids: Iterator[int]
     _objects: dict[int, bytes] = attrs.field(factory=dict)
+    #: Jdwpd.PushStops: its held stops come with their stack and top locals (a JdwpdStop event).
+    pushes_stops: bool = False
 
     def define(self, data: bytes) -> int:
         if len(self._objects) >= MAX_PER_SESSION:
