@@ -10,10 +10,8 @@ import tempfile
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
 from jdwpd.usage import UsageError
-from protocol import link as L
+from protocol import link_basics
 
 from .workdirs import make_workdir
 
@@ -40,7 +38,7 @@ def agent_path() -> pathlib.Path:
 
 def new_secret_file(directory: os.PathLike | str) -> tuple[bytes, pathlib.Path]:
     """A fresh secret, written as hex to a new file only its owner can read."""
-    secret = os.urandom(L.SECRET_SIZE)
+    secret = os.urandom(link_basics.SECRET_SIZE)
     fd, name = tempfile.mkstemp(prefix="secret-", dir=os.fspath(directory))  # mkstemp: 0600, O_EXCL
     with os.fdopen(fd, "w") as f:
         f.write(secret.hex() + "\n")
@@ -62,8 +60,8 @@ def agent_option_string(link_address: str | os.PathLike | tuple[str, int], secre
     else:
         link = link_address
     parts = [f"link={link}", f"secretfile={os.fspath(secret_path)}"]
-    if profile not in {p.value for p in L.Profile}:
-        raise ValueError(f"unknown profile {profile!r} (one of {', '.join(p.value for p in L.Profile)})")
+    if profile not in {p.value for p in link_basics.Profile}:
+        raise ValueError(f"unknown profile {profile!r} (one of {', '.join(p.value for p in link_basics.Profile)})")
     if profile != "full":
         parts.append(f"profile={profile}")
     if suspend:
@@ -94,14 +92,23 @@ def java_command_with_agent(argv: Sequence[str], agent_options: str) -> list[str
     return [argv[0], f"-agentpath:{agent_path()}={agent_options}", *argv[1:]]
 
 
-@attrs.define(eq=False)
 class LaunchedJvm:
-    """A JVM started by start_jvm: its process and, once the agent authenticated, its link."""
+    """A JVM started by start_jvm: its process and, once the agent authenticated, its link.
 
-    process: trio.Process
-    link: AgentLink
-    workdir: pathlib.Path
-    secret: bytes
+    A plain class, not attrs: this module is imported before `jdwpd launch` and `jdwpd java` start
+    their JVM, and attrs (~35 ms of imports) can wait until the JVM starts."""
+
+    __slots__ = ("process", "link", "workdir", "secret")
+
+    def __init__(self, process: trio.Process, link: AgentLink, workdir: pathlib.Path, secret: bytes) -> None:
+        self.process = process
+        self.link = link
+        self.workdir = workdir
+        self.secret = secret
+
+    def __repr__(self) -> str:
+        return (f"LaunchedJvm(process={self.process!r}, link={self.link!r}, workdir={self.workdir!r}, "
+                f"secret={self.secret!r})")
 
 
 async def start_jvm(argv: Sequence[str], *, profile: str = "full", suspend: bool = False,
@@ -177,6 +184,8 @@ def load_or_create_secret(path: str) -> bytes:
     st = os.stat(path)
     if st.st_mode & 0o077:
         raise UsageError(f"{path} is readable by others (mode {st.st_mode & 0o777:o}): chmod 600 it")
+    from protocol import link as L
+
     try:
         return L.parse_secret(pathlib.Path(path).read_text())
     except L.LinkError as e:
