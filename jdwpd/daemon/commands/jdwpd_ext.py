@@ -18,13 +18,16 @@ from jdwpd.daemon.fast.settings import FAST
 from jdwpd.daemon.model.ext_objects import SessionObjects
 from jdwpd.daemon.model.requests import Modifier
 from jdwpd.errors import AgentError, JdwpError
-from jdwpd.expr.agent_code import FieldRef, NotInAgent, compile_condition, compile_expression
-from jdwpd.expr.errors import ExpressionError
 from protocol.agent_code import BudgetFlag, ObjKind, encode_budget, encode_capture, encode_catch_filter
 from protocol.constants import ErrorCode, JdwpdFeature, ModKind
 
 if TYPE_CHECKING:  # the message classes are made at run time: their types are protocol/message_types.pyi's
+    from jdwpd.expr.agent_code import FieldRef
     from protocol.messages import Jdwpd, VirtualMachine
+
+# The expression compiler (jdwpd/expr, ~22 ms of imports) is imported at the first Compile* command,
+# not with the command table: the table loads before a launched VM's port is announced, and most
+# sessions (every plain JDWP debugger) never compile an expression.
 
 SET_NAME = "Jdwpd"
 # 2: DefineBudget's flags, the JdwpdConditionError event; 3: DefineCatchFilter; 4: PushStops (docs/extensions.md)
@@ -90,6 +93,8 @@ class _Resolver:
         return (await self.vm.classes.signature(ref)).signature
 
     async def fields(self, ref: int) -> list[FieldRef]:
+        from jdwpd.expr.agent_code import FieldRef
+
         return [FieldRef(f.field_id, f.name, f.signature, bool(f.modifiers & _MOD_STATIC), ref)
                 for f in await self.vm.classes.fields(ref)]
 
@@ -122,6 +127,9 @@ async def push_stops(ctx: Context, cmd: Jdwpd.PushStops.Command) -> Any:
 
 async def _compile(ctx: Context, cmd: Jdwpd.CompileCondition.Command | Jdwpd.CompileExpression.Command,
                    compiler: Any) -> dict:
+    from jdwpd.expr.agent_code import NotInAgent
+    from jdwpd.expr.errors import ExpressionError
+
     _state(ctx)
     vm = ctx.vm
     try:
@@ -151,6 +159,8 @@ def _code(e: JdwpError | AgentError) -> int:
 
 
 async def compile_condition_cmd(ctx: Context, cmd: Jdwpd.CompileCondition.Command) -> Any:
+    from jdwpd.expr.agent_code import compile_condition
+
     r = await _compile(ctx, cmd, compile_condition)
     del r["signature"]  # always boolean
     return r
@@ -158,6 +168,8 @@ async def compile_condition_cmd(ctx: Context, cmd: Jdwpd.CompileCondition.Comman
 
 async def compile_expression_cmd(ctx: Context, cmd: Jdwpd.CompileExpression.Command) -> Any:
     """A watch expression for a capture: any type, and its static type in the reply."""
+    from jdwpd.expr.agent_code import compile_expression
+
     return await _compile(ctx, cmd, compile_expression)
 
 
