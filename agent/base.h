@@ -38,6 +38,7 @@ typedef struct agent_globals {
     int32_t hello_flags;
     volatile bool vm_started;
     volatile bool vm_dead;
+    uint32_t requests_run;  /* the id of the last link request run (dispatch.c; atomics: stop_reads.c) */
     volatile bool dormant;  /* onthrow=/onuncaught=: no link, no threads until the exception */
     /* Cached classes for object kinds; global refs made at VMInit. */
     jclass cls_string, cls_thread, cls_thread_group, cls_class_loader, cls_class;

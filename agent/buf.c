@@ -111,14 +111,18 @@ void buf_out_frame_begin(outbuf *b) {
 }
 
 void buf_out_frame_end(outbuf *b, uint32_t id, uint16_t kind, uint16_t status) {
-    if (b->oom || b->len < LINK_HEADER_SIZE) return;
-    if (status != 0) b->len = LINK_HEADER_SIZE;  /* a failed request has no body */
-    buf_out_put_u32_at(b, 0, (uint32_t)b->len);
-    buf_out_put_u32_at(b, 4, id);
-    b->data[8] = (uint8_t)(kind >> 8);
-    b->data[9] = (uint8_t)kind;
-    b->data[10] = (uint8_t)(status >> 8);
-    b->data[11] = (uint8_t)status;
+    buf_out_frame_end_at(b, 0, id, kind, status);
+}
+
+void buf_out_frame_end_at(outbuf *b, size_t start, uint32_t id, uint16_t kind, uint16_t status) {
+    if (b->oom || b->len < start + LINK_HEADER_SIZE) return;
+    if (status != 0) b->len = start + LINK_HEADER_SIZE;  /* a failed request has no body */
+    buf_out_put_u32_at(b, start, (uint32_t)(b->len - start));
+    buf_out_put_u32_at(b, start + 4, id);
+    b->data[start + 8] = (uint8_t)(kind >> 8);
+    b->data[start + 9] = (uint8_t)kind;
+    b->data[start + 10] = (uint8_t)(status >> 8);
+    b->data[start + 11] = (uint8_t)status;
 }
 
 uint32_t buf_be32(const uint8_t *p) {

@@ -28,6 +28,8 @@ void buf_out_put_u32_at(outbuf *b, size_t pos, uint32_t v);
 /* A frame: reserve the header, fill the body, then finish with the header. */
 void buf_out_frame_begin(outbuf *b);
 void buf_out_frame_end(outbuf *b, uint32_t id, uint16_t kind, uint16_t status);
+/* The same for a frame begun at start (a buffer that holds frames one after another). */
+void buf_out_frame_end_at(outbuf *b, size_t start, uint32_t id, uint16_t kind, uint16_t status);
 
 typedef struct inbuf {
     const uint8_t *data;

@@ -66,6 +66,9 @@ static inline void ev_match(ev_call *e, uint8_t kind, hit_writer w, void *arg) {
 
 /* Send what matched (nothing if nothing did), free, and park if the thread is to be suspended. */
 static inline void ev_exit(ev_call *e) {
+    e->h.stop_thread = e->c.thread;
+    e->h.stop_method = e->c.method;
+    e->h.stop_loc = e->c.loc;
     callback_hits_send(e->c.env, e->t, e->t != NULL ? e->t->id : 0, &e->h);
     filters_hits_free(&e->h);
     filters_ctx_free(&e->c);

@@ -11,6 +11,7 @@
 #include "exec_objects.h"
 #include "exec_threads.h"
 #include "exec_vm.h"
+#include "stop_reads.h"
 #include "ext.h"
 #include "filters.h"
 #include "invoke.h"
@@ -78,7 +79,18 @@ static const handler handlers[LINK_KIND_LIMIT] = {
 #undef REPLIES
 };
 
+static void run_request(JNIEnv *env, uint32_t id, uint16_t kind, const uint8_t *body, size_t len);
+
 void dispatch_request(JNIEnv *env, uint32_t id, uint16_t kind, const uint8_t *body, size_t len) {
+    /* A resume changes nothing a stop's reads hold (a thread at an event is parked or about to be):
+     * it counts as run before it runs, so the thread it lets go finds it run at its next stop. */
+    bool resumes = kind == LK_THREAD_RESUME || kind == LK_RESUME_ALL;
+    if (resumes) __atomic_store_n(&base_g.requests_run, id, __ATOMIC_RELEASE);
+    run_request(env, id, kind, body, len);
+    if (!resumes) __atomic_store_n(&base_g.requests_run, id, __ATOMIC_RELEASE);
+}
+
+static void run_request(JNIEnv *env, uint32_t id, uint16_t kind, const uint8_t *body, size_t len) {
     inbuf in = {body, len, 0, false};
     const handler *h = kind < LINK_KIND_LIMIT ? &handlers[kind] : NULL;
     if (h == NULL || (h->fills == NULL && h->replies == NULL)) {

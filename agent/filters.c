@@ -20,6 +20,7 @@
 #include "link.h"
 #include "objects.h"
 #include "smap.h"
+#include "stop_reads.h"
 #include "threads.h"
 #include "unload.h"
 #include "values.h"
@@ -473,12 +474,15 @@ void filters_hits_send_raw(JNIEnv *env, thread_rec *t, uint64_t thread_id, hits 
     base_lock_exit();
     outbuf b;
     buf_out_init(&b, LINK_HEADER_SIZE + 13 + h->body.len);
+    /* A stop of one thread at an armed place: its stack and locals go first, in the same write. */
+    size_t at = t != NULL && h->policy == SP_EVENT_THREAD
+                    ? stop_reads_write(env, t, thread_id, h->stop_thread, h->stop_method, h->stop_loc, &b) : 0;
     buf_out_frame_begin(&b);
     buf_out_u64(&b, thread_id);
     buf_out_u8(&b, h->policy);
     buf_out_u32(&b, (uint32_t)h->count);
     buf_out_bytes(&b, h->body.data, h->body.len);
-    buf_out_frame_end(&b, 0, LK_EVENT, 0);
+    buf_out_frame_end_at(&b, at, 0, LK_EVENT, 0);
     /* A frame of nothing but captures that suspend nothing never waits for the daemon: with the
      * link's queue full it is dropped, and counted (docs/extensions.md). */
     int written = 0;

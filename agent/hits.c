@@ -17,6 +17,9 @@ void hits_init(hits *h) {
     h->cap_method = NULL;
     h->cap_loc = 0;
     h->at_breakpoint = false;
+    h->stop_thread = NULL;
+    h->stop_method = NULL;
+    h->stop_loc = 0;
     h->nfailures = 0;
     h->failure_at = 0;
     h->failure_request = 0;

@@ -32,6 +32,9 @@ typedef struct hits {
     jmethodID cap_method;
     jlocation cap_loc;
     bool at_breakpoint;   /* a Breakpoint callback's: its frame may be read in place (slots.h) */
+    jthread stop_thread;  /* the event's thread and place, for the reads at a stop (stop_reads.c) */
+    jmethodID stop_method;
+    jlocation stop_loc;
     int nfailures;        /* JdwpdConditionError hits: they go (or are dropped) with their captures */
     size_t failure_at;    /* where the last one starts in the body, */
     int32_t failure_request; /* for this request (0: none pending) */

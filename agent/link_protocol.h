@@ -31,6 +31,7 @@ enum link_kind {
     LK_EVENT = 8,
     LK_NOTICE = 9,
     LK_CLASS_UNLOADED = 10,
+    LK_STOP_READS = 11,
     LK_VM_INFO = 16,
     LK_ALL_CLASSES = 17,
     LK_ALL_THREADS = 18,
@@ -97,6 +98,7 @@ enum link_kind {
     LK_THREAD_FORCE_EARLY_RETURN = 91,
     LK_GROUP_INFO = 92,
     LK_GROUP_CHILDREN = 93,
+    LK_ARM_READS = 94,
     LK_FRAME_GET_LOCALS = 96,
     LK_FRAME_SET_LOCALS = 97,
     LK_FRAME_THIS = 98,
@@ -188,6 +190,7 @@ enum link_kind {
     FILLS(LK_THREAD_FORCE_EARLY_RETURN, exec_threads_thread_force_early_return) \
     FILLS(LK_GROUP_INFO, exec_vm_group_info) \
     FILLS(LK_GROUP_CHILDREN, exec_vm_group_children) \
+    FILLS(LK_ARM_READS, stop_reads_arm_reads) \
     FILLS(LK_FRAME_GET_LOCALS, exec_threads_frame_get_locals) \
     FILLS(LK_FRAME_SET_LOCALS, exec_threads_frame_set_locals) \
     FILLS(LK_FRAME_THIS, exec_threads_frame_this) \
@@ -286,6 +289,8 @@ enum link_kind {
     FILLS(LK_INVOKE_DETACH, invoke_invoke_detach)
 #define LINK_HANDLERS_SMAP(FILLS, REPLIES) \
     FILLS(LK_SET_DEFAULT_STRATUM, smap_set_default_stratum)
+#define LINK_HANDLERS_STOP_READS(FILLS, REPLIES) \
+    FILLS(LK_ARM_READS, stop_reads_arm_reads)
 
 enum link_status {
     LS_OK = 0,
@@ -589,6 +594,13 @@ enum ext_budget_flag {
 /* CLASS_UNLOADED (10): agent -> daemon: a class whose id the agent handed out was unloaded (its id is dead), reported whether or not a CLASS_UNLOAD request asks, before the next event
  *   request  ref: id
  *   request  signature: str
+ */
+/* STOP_READS (11): agent -> daemon, just before the EVENT of a stop of one thread at a place ARM_READS armed, in the same write: frames is THREAD_FRAMES(thread, 0, -1)'s reply body, values FRAME_GET_LOCALS(thread, 0, slots)'s (slots: that request's count and pairs), read in the event's callback once its suspend policy applied; done: the id of the last request the agent had run before it read
+ *   request  thread: id
+ *   request  done: i64
+ *   request  frames: bytes
+ *   request  slots: bytes
+ *   request  values: bytes
  */
 /* VM_INFO (16): system properties (GetSystemProperties) and capabilities held
  *   reply    flags: i32
@@ -935,6 +947,13 @@ enum ext_budget_flag {
  *   reply        thread: id
  *   reply    groups: u32 count, then per item:
  *   reply        group: id
+ */
+/* ARM_READS (94): read the stack and these locals (primitive tags, at most 32) of the top frame at every stop of one thread at (method, index), and send them as STOP_READS with its EVENT; ILLEGAL_ARGUMENT for more slots or another tag
+ *   request  method: id
+ *   request  index: i64
+ *   request  slots: u32 count, then per item:
+ *   request      slot: i32
+ *   request      tag: u8
  */
 /* FRAME_GET_LOCALS (96): 
  *   request  thread: id

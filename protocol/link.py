@@ -215,6 +215,11 @@ _msg(9, "NOTICE", [("what", I32), ("detail", STR)], [],
 _msg(10, "CLASS_UNLOADED", [("ref", ID), ("signature", STR)], [],
      "agent -> daemon: a class whose id the agent handed out was unloaded (its id is dead), reported "
      "whether or not a CLASS_UNLOAD request asks, before the next event")
+_msg(11, "STOP_READS", [("thread", ID), ("done", I64), ("frames", BYTES), ("slots", BYTES), ("values", BYTES)], [],
+     "agent -> daemon, just before the EVENT of a stop of one thread at a place ARM_READS armed, in the "
+     "same write: frames is THREAD_FRAMES(thread, 0, -1)'s reply body, values FRAME_GET_LOCALS(thread, 0, "
+     "slots)'s (slots: that request's count and pairs), read in the event's callback once its suspend "
+     "policy applied; done: the id of the last request the agent had run before it read")
 
 # --- VM -------------------------------------------------------------------------
 _msg(16, "VM_INFO", [], [("flags", I32), ("caps", I64), ("properties", lst(("key", STR), ("value", STR)))],
@@ -361,6 +366,10 @@ _msg(93, "GROUP_CHILDREN", [("group", ID)], [("threads", lst(("thread", ID),)), 
      thaws=False, handled_in="exec_vm")
 
 # --- frames ----------------------------------------------------------------------------
+_msg(94, "ARM_READS", [("method", ID), ("index", I64), ("slots", lst(("slot", I32), ("tag", U8)))], [],
+     "read the stack and these locals (primitive tags, at most 32) of the top frame at every stop of one "
+     "thread at (method, index), and send them as STOP_READS with its EVENT; ILLEGAL_ARGUMENT for more "
+     "slots or another tag", thaws=False, handled_in="stop_reads")
 _msg(96, "FRAME_GET_LOCALS", [("thread", ID), ("depth", I32), ("slots", lst(("slot", I32), ("tag", U8)))],
      [("values", lst(("value", VALUE),))], "", thaws=False, handled_in="exec_threads")
 _msg(97, "FRAME_SET_LOCALS", [("thread", ID), ("depth", I32), ("values", lst(("slot", I32), ("value", VALUE)))],

@@ -32,7 +32,7 @@ from .facade.values import ObjectKinds, ValueOperations
 from .fast.locals_ahead import LocalsAhead
 from .fast.memo import NO_THAW, ReplyMemo
 from .fast.settings import FAST
-from .fast.stop_read import Facts, StopReader, facts_only, quick_reads, read_stop
+from .fast.stop_read import Facts, StopReader, arm_reads, facts_only, quick_reads, read_stop
 from .model.debugger import Debugger
 from .model.ext_objects import ExtObjects
 from .model.invokes import InvokeTable
@@ -434,7 +434,23 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
             # hit): its reads in one write, encoded without planning, the event right behind them;
             # nobody here waits for their replies.
             reads = quick_reads(self._stop_facts, message)
+            if reads is not None and message.get("read_at_stop"):
+                # The agent read the stack and the locals in the event's callback (agent/stop_reads.c);
+                # the rest (the thread's status) is read ahead for a debugger that may ask, not for
+                # sessions that take their stops pushed.
+                pushing = [self._pushes_stops(c.session) for c in composites]
+                try:
+                    if not all(pushing):
+                        await link.ahead_post(reads, epoch)
+                finally:
+                    for composite, push in zip(composites, pushing, strict=True):
+                        await self._deliver(self._with_stop(composite, message["thread"]) if push else composite,
+                                            death)
+                return
             if reads is not None:
+                arm = arm_reads(self._stop_facts, message)
+                if arm is not None:  # its next stops come with their reads
+                    await link.post("ARM_READS", **arm)
                 pushed = False
                 try:
                     await link.ahead_post(reads, epoch)

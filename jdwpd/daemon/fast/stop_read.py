@@ -54,6 +54,7 @@ class Facts:
         self.sent: set[tuple[int, bytes]] = set()
         self._tables: dict[int, dict] = {}  # method -> its variable table, decoded once
         self._primitive_slots: dict[tuple[int, int], bytes] = {}  # (method, index) -> a locals read's slots
+        self.armed: set[tuple[int, int]] = set()  # places whose stops the agent reads itself (ARM_READS)
 
     def variable_table(self, method: int) -> dict | None:
         table = self._tables.get(method)
@@ -106,6 +107,24 @@ def quick_reads(facts: Facts, event: dict) -> list[tuple[int, bytes]] | None:
     if len(slots) > 4:
         reads.append((_FRAME_GET_LOCALS, _TOP_LOCALS.pack(thread, 0) + slots))
     return reads
+
+
+def arm_reads(facts: Facts, event: dict) -> dict[str, Any] | None:
+    """ARM_READS' fields for this stop's place, once a place (and Facts), where its slots are known:
+    the agent then reads what ``quick_reads`` would ask, stack and locals, at the event itself
+    (agent/stop_reads.c)."""
+    top = stop_location(event)
+    if top is None or not top.method or not READ_LOCALS:
+        return None
+    key = (top.method, top.index)
+    if key in facts.armed:
+        return None
+    slots = facts.primitive_slots(*key)
+    if slots is None:
+        return None
+    facts.armed.add(key)
+    return {"method": top.method, "index": top.index,
+            "slots": [{"slot": slot, "tag": tag} for slot, tag in _SLOT.iter_unpack(slots[_U32.size:])]}
 
 
 RawAsk = Callable[[list[tuple[str, dict]]], Awaitable[list[Entry]]]

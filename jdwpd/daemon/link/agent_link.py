@@ -21,7 +21,7 @@ from jdwpd.errors import AgentError, AgentLinkClosed
 from protocol import link as L
 
 from ..fast import inline
-from ..fast.stop_ahead import Entry, StopAnswers, invalidates, source_key
+from ..fast.stop_ahead import Entry, StopAnswers, invalidates, source_key, stop_reads
 from ..fast.writer import Writer, Wrote
 
 log = logging.getLogger(__name__)
@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 _EVENT = L.BY_NAME["EVENT"].kind
 _NOTICE = L.BY_NAME["NOTICE"].kind
 _CLASS_UNLOADED = L.BY_NAME["CLASS_UNLOADED"].kind
+_STOP_READS = L.BY_NAME["STOP_READS"].kind
 _THREAD_FRAMES = L.BY_NAME["THREAD_FRAMES"].kind
 HANDSHAKE_TIMEOUT = 10.0
 _WHOLE_STACK = (0).to_bytes(4, "big") + (-1).to_bytes(4, "big", signed=True)  # THREAD_FRAMES 0, -1
@@ -155,6 +156,10 @@ class AgentLink:
         self._ahead_sources: dict[tuple, _AheadSlot] = {}  # stacks, frames' locals, objects' fields under way
         self._ahead_epoch = 0
         self._ahead_on = False
+        # The id of the last request sent that may change a read (invalidates), and the agent's reads
+        # at a stop (STOP_READS) waiting for their EVENT, which comes next.
+        self._last_changing_id = 0
+        self._stop_reads: bytes | None = None
         trace = os.environ.get("JDWPD_LINK_TRACE")  # a file: what the daemon asked, and how (tests count it)
         self._trace = open(trace, "a", buffering=1) if trace else None  # noqa: SIM115
         self._closed = False
@@ -193,6 +198,8 @@ class AgentLink:
         if self._trace is not None:
             self._trace.write(f"sent {name}\n-- write\n")
         msg_id = self._new_id()
+        if invalidates(spec.kind):
+            self._last_changing_id = msg_id
         slot = _Slot(spec.kind, name)
         self._pending[msg_id] = slot
         try:
@@ -241,6 +248,8 @@ class AgentLink:
             for name, fields in calls:
                 self.on_message(name)
                 msg_id = self._new_id()
+                if invalidates(L.BY_NAME[name].kind):
+                    self._last_changing_id = msg_id
                 chunks.append(L.encode_request(msg_id, name, **fields))
                 slot = _Slot(L.BY_NAME[name].kind, name)
                 self._pending[msg_id] = slot
@@ -322,6 +331,25 @@ class AgentLink:
         if hit is not None and self._trace is not None:
             self._trace.write(f"answered {L.MESSAGES[kind].name}\n")
         return hit
+
+    def _file_stop_reads(self, event: dict[str, Any]) -> None:
+        """The agent's reads at this event's stop, made the stop's answers if nothing the daemon sent
+        that may change them was still to run when the agent read; ``read_at_stop`` says they were."""
+        body, self._stop_reads = self._stop_reads, None
+        assert body is not None
+        try:
+            thread, done, entries = stop_reads(body)
+        except L.LinkError as e:
+            log.warning("a STOP_READS frame the agent sent is malformed: %s", e)
+            return
+        if not self.reads_ahead or thread != event.get("thread") or not 0 <= done - self._last_changing_id < 1 << 31:
+            return
+        for entry in entries:
+            self.ahead.add(*entry)
+        self._ahead_on = True
+        event["read_at_stop"] = True
+        if self._trace is not None:
+            self._trace.write("read at the stop\n")
 
     def drop_ahead(self) -> None:
         """Something may have changed what the agent would answer: nothing read ahead answers any more."""
@@ -447,6 +475,8 @@ class AgentLink:
         if self._trace is not None:
             self._trace.write(f"sent {name}\n-- write\n")
         msg_id = self._new_id()
+        if invalidates(L.BY_NAME[name].kind):
+            self._last_changing_id = msg_id
         if on_refused is not None:
             self._refusal_watch[msg_id] = on_refused
         data = L.encode_request(msg_id, name, **fields)
@@ -588,11 +618,17 @@ class AgentLink:
 
     def _route(self, frame: L.Frame, ready: list[_Then]) -> None:
         if frame.id == 0:
+            if frame.kind == _STOP_READS:
+                self._stop_reads = frame.body  # for the EVENT right behind it
+                return
             if frame.kind in (_EVENT, _CLASS_UNLOADED):
                 self.drop_ahead()  # a thread ran to its event, or a class went: what was read may be stale
             try:
                 if frame.kind == _EVENT:
-                    self._events.append(L.decode_event(frame.body))
+                    event = L.decode_event(frame.body)
+                    if self._stop_reads is not None:
+                        self._file_stop_reads(event)
+                    self._events.append(event)
                     if self._trace is not None:
                         self._trace.write(f"== event {self._events[-1]}\n")
                 elif frame.kind == _NOTICE:

@@ -1,6 +1,7 @@
 """Jdwpd.PushStops over the wire: a session that asks gets, with each later stop at a line, a
 JdwpdStop whose frames and locals are byte for byte what Frames and GetValues answer; a session
-that does not ask gets none (its composites are the reference's)."""
+that does not ask gets none (its composites are the reference's).  From the second stop at a line
+on, the agent reads them in the event's callback (agent/stop_reads.c): the link's trace says so."""
 
 from __future__ import annotations
 
@@ -36,7 +37,8 @@ async def _raw_reply(c, cs: spec.CommandSpec, **fields) -> bytes:
 
 
 async def _stops(classes: Path, push: bool) -> tuple[int, list[str]]:
-    """How many hits came with a JdwpdStop; what differed from the server's own answers."""
+    """How many hits came with a JdwpdStop; what differed from the server's own answers (asked of
+    the agent's executor after the stop)."""
     line = debuggees.all_markers(PUSHED)["pushed_step"]
     pushed, wrong = 0, []
     with trio.fail_after(2 * TIMEOUT):
@@ -68,16 +70,18 @@ async def _stops(classes: Path, push: bool) -> tuple[int, list[str]]:
                     if values_reply([stop.values[s] for s, _ in slots]) != values:
                         wrong.append(f"hit {k}: values")
                 await c.command("ThreadReference", "Resume", thread=hit.thread)
-            await c.command("EventRequest", "ClearAllBreakpoints")
-            await c.command("VirtualMachine", "Resume")
-            assert await vm.wait_exit(TIMEOUT) == 0
+            assert await vm.wait_exit(TIMEOUT) == 0  # the last hit resumed: the program ends
     return pushed, wrong
 
 
-async def test_a_session_that_asks_gets_its_stops_pushed_as_the_server_answers(classes):
+async def test_a_session_that_asks_gets_its_stops_pushed_as_the_server_answers(classes, tmp_path, monkeypatch):
+    trace = tmp_path / "link.trace"
+    monkeypatch.setenv("JDWPD_LINK_TRACE", str(trace))
     pushed, wrong = await _stops(classes, push=True)
     assert wrong == []
     assert pushed >= HITS - 2  # the first stop at a line learns its variables
+    # ... and the ones after the next read them in the callback, with the event
+    assert trace.read_text().count("read at the stop") >= HITS - 3
 
 
 async def test_a_session_that_does_not_ask_gets_none(classes):
