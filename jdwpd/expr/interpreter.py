@@ -281,11 +281,17 @@ class Evaluator:
     # -- method calls -----------------------------------------------------------------------
     async def call(self, node: MethodCall) -> Value:
         if node.target is None:
+            target: Value | _ClassRef | _Package
             this = await self.this(node)
-            if this is None:
-                raise self.fail(f"cannot call {node.name}(...) without an object in a static method "
-                                f"(write ClassName.{node.name}(...))", node)
-            target: Value | _ClassRef | _Package = this
+            if this is not None:
+                target = this
+            else:  # a static method or a lambda: the code's own class, as javac finds twice(i) there
+                frame_classes = getattr(self.access, "frame_classes", None)
+                own = await self.ask(node, frame_classes()) if frame_classes else []
+                if not own:
+                    raise self.fail(f"cannot call {node.name}(...) without an object in a static method "
+                                    f"(write ClassName.{node.name}(...))", node)
+                target = _ClassRef(own[0], own[0][1:-1].replace("/", "."))
         elif isinstance(node.target, (Name, FieldAccess)):
             target = await self.resolve(node.target)
         else:

@@ -61,8 +61,9 @@ async def test_held_hits_read_write_and_invoke_as_on_the_reference(server_kind, 
                     main_class = await vm.class_named("pushed.Main")
                     assert await main_class.get("total") == 11 * (0 + 1 + 2) + 3 + 5000
                 if k == 5:
-                    # an invoke runs the thread: what is read next is read anew
-                    assert await hit.frame.evaluate("pushed.Main.twice(i)", allow_invoke=True) == 10
+                    # an invoke runs the thread: what is read next is read anew (twice: a static method
+                    # of the frame's own class, called by its simple name in a static method)
+                    assert await hit.frame.evaluate("twice(i)", allow_invoke=True) == 10
                     assert await hit.frame.get("i") == 5
                     assert [f.location.method.name for f in await hit.frames()] == ["step", "outer", "main"]
                 await hit.resume()
