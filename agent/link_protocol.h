@@ -595,9 +595,10 @@ enum ext_budget_flag {
  *   request  ref: id
  *   request  signature: str
  */
-/* STOP_READS (11): agent -> daemon, just before the EVENT of a stop of one thread at a place ARM_READS armed, in the same write: frames is THREAD_FRAMES(thread, 0, -1)'s reply body, values FRAME_GET_LOCALS(thread, 0, slots)'s (slots: that request's count and pairs), read in the event's callback once its suspend policy applied; done: the id of the last request the agent had run before it read
+/* STOP_READS (11): agent -> daemon, just before the EVENT of a stop of one thread at a place ARM_READS armed, in the same write: frames is THREAD_FRAMES(thread, 0, -1)'s reply body, values FRAME_GET_LOCALS(thread, 0, slots)'s (slots: that request's count and pairs), suspend_count THREAD_STATUS', read in the event's callback once its suspend policy applied; done: the id of the last request the agent had run before it read
  *   request  thread: id
  *   request  done: i64
+ *   request  suspend_count: i32
  *   request  frames: bytes
  *   request  slots: bytes
  *   request  values: bytes

@@ -9,7 +9,7 @@
  * and FRAME_GET_LOCALS(thread, 0, slots) would answer once the thread parks.
  *
  * Read after the suspend policy was applied, so the thread counts as suspended, as the executor
- * would find it, and its frame generation is the one it parks with.  `done` is the id of the last
+ * would find it, and its frame generation and suspend count are the ones it parks with.  `done` is the id of the last
  * request the executor finished before the reads: the daemon files them only if every request it
  * sent that may change them had been finished (jdwpd/daemon/link/agent_link.py).  A read that fails
  * sends nothing: the daemon asks over the link as before.  The table is fixed (no allocation on the
@@ -158,6 +158,9 @@ size_t stop_reads_write(JNIEnv *env, thread_rec *t, uint64_t thread_id, jthread 
     buf_out_frame_begin(b);
     buf_out_u64(b, thread_id);
     buf_out_u64(b, done);
+    base_lock_enter();
+    buf_out_u32(b, (uint32_t)t->suspend_count);
+    base_lock_exit();
     size_t frames_at = b->len;
     buf_out_u32(b, 0);
     bool ok = write_frames(env, t, thread, b);

@@ -215,11 +215,13 @@ _msg(9, "NOTICE", [("what", I32), ("detail", STR)], [],
 _msg(10, "CLASS_UNLOADED", [("ref", ID), ("signature", STR)], [],
      "agent -> daemon: a class whose id the agent handed out was unloaded (its id is dead), reported "
      "whether or not a CLASS_UNLOAD request asks, before the next event")
-_msg(11, "STOP_READS", [("thread", ID), ("done", I64), ("frames", BYTES), ("slots", BYTES), ("values", BYTES)], [],
+_msg(11, "STOP_READS", [("thread", ID), ("done", I64), ("suspend_count", I32), ("frames", BYTES), ("slots", BYTES),
+                        ("values", BYTES)], [],
      "agent -> daemon, just before the EVENT of a stop of one thread at a place ARM_READS armed, in the "
      "same write: frames is THREAD_FRAMES(thread, 0, -1)'s reply body, values FRAME_GET_LOCALS(thread, 0, "
-     "slots)'s (slots: that request's count and pairs), read in the event's callback once its suspend "
-     "policy applied; done: the id of the last request the agent had run before it read")
+     "slots)'s (slots: that request's count and pairs), suspend_count THREAD_STATUS', read in the event's "
+     "callback once its suspend policy applied; done: the id of the last request the agent had run before "
+     "it read")
 
 # --- VM -------------------------------------------------------------------------
 _msg(16, "VM_INFO", [], [("flags", I32), ("caps", I64), ("properties", lst(("key", STR), ("value", STR)))],

@@ -205,8 +205,11 @@ class ThreadOperations:
             # This debugger suspended this very thread (an event's or its own Suspend), so it is
             # a live thread; the agent runs it before anything sent after it.
             return True
-        # Frames are out: only a count of one read ahead at this stop, nothing sent since that may
-        # change it, says the frames go with this resume.
+        # Frames are out: only a count of one read at this stop (read ahead, or by the agent at the
+        # event), nothing sent since that may change it, says the frames go with this resume.
+        at_stop = getattr(self.link, "stop_count", None)
+        if at_stop is not None and at_stop(thread) == 1:
+            return True
         ahead = getattr(self.link, "ahead_answer", None)
         known = ahead("THREAD_STATUS", thread=thread) if ahead is not None else None
         return known is not None and known["suspend_count"] == 1

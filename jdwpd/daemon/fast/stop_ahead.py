@@ -51,14 +51,16 @@ _STOP_READS_HEAD = struct.Struct(">QqI")  # thread, done, the frames' length
 _TOP_LOCALS = struct.Struct(">Qi")  # FRAME_GET_LOCALS' thread and depth 0, before its slots
 
 
-def stop_reads(body: bytes) -> tuple[int, int, list[Entry]]:
+def stop_reads(body: bytes) -> tuple[int, int, int, list[Entry]]:
     """A STOP_READS frame (the agent's reads in the event's callback, agent/stop_reads.c): its thread,
-    the id of the last request the agent had run before it read, and the reads as the entries of
-    THREAD_FRAMES(thread, 0, -1) and FRAME_GET_LOCALS(thread, 0, slots).  LinkError if malformed."""
+    the id of the last request the agent had run before it read, the thread's suspend count, and the
+    reads as the entries of THREAD_FRAMES(thread, 0, -1) and FRAME_GET_LOCALS(thread, 0, slots).
+    LinkError if malformed."""
     fields = L.decode_body(_STOP_READS.request, body, "STOP_READS")
     thread = fields["thread"]
-    return thread, fields["done"], [(FRAMES, FRAMES_REQ.pack(thread, 0, -1), 0, fields["frames"]),
-                                    (GET_LOCALS, _TOP_LOCALS.pack(thread, 0) + fields["slots"], 0, fields["values"])]
+    entries = [(FRAMES, FRAMES_REQ.pack(thread, 0, -1), 0, fields["frames"]),
+               (GET_LOCALS, _TOP_LOCALS.pack(thread, 0) + fields["slots"], 0, fields["values"])]
+    return thread, fields["done"], fields["suspend_count"], entries
 
 
 def invalidates(kind: int) -> bool:

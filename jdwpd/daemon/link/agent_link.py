@@ -160,6 +160,7 @@ class AgentLink:
         # at a stop (STOP_READS) waiting for their EVENT, which comes next.
         self._last_changing_id = 0
         self._stop_reads: bytes | None = None
+        self._stop_counts: dict[int, int] = {}  # thread -> its suspend count, as a STOP_READS said
         trace = os.environ.get("JDWPD_LINK_TRACE")  # a file: what the daemon asked, and how (tests count it)
         self._trace = open(trace, "a", buffering=1) if trace else None  # noqa: SIM115
         self._closed = False
@@ -338,7 +339,7 @@ class AgentLink:
         body, self._stop_reads = self._stop_reads, None
         assert body is not None
         try:
-            thread, done, entries = stop_reads(body)
+            thread, done, count, entries = stop_reads(body)
         except L.LinkError as e:
             log.warning("a STOP_READS frame the agent sent is malformed: %s", e)
             return
@@ -346,15 +347,21 @@ class AgentLink:
             return
         for entry in entries:
             self.ahead.add(*entry)
+        self._stop_counts[thread] = count
         self._ahead_on = True
         event["read_at_stop"] = True
         if self._trace is not None:
             self._trace.write("read at the stop\n")
 
+    def stop_count(self, thread: int) -> int | None:
+        """The thread's suspend count as the agent read it at its stop, if that still holds."""
+        return self._stop_counts.get(thread) if self._ahead_on else None
+
     def drop_ahead(self) -> None:
         """Something may have changed what the agent would answer: nothing read ahead answers any more."""
         self._ahead_epoch += 1
         if self._ahead_on:
+            self._stop_counts.clear()
             self.ahead = StopAnswers()
             self._ahead_slots.clear()
             self._ahead_sources.clear()
