@@ -3,10 +3,12 @@
     python -m bench.scripting [--hits N] [--reps N] [--late N] [--only logpoint|late]
 
 - ``logpoint``: a logpoint ``i={i}`` on a hot line through the standard path (``in_vm=False``:
-  stop, render here over JDWP, resume), lines per second on both servers, ``--reps`` runs each,
-  alternated (the reference first in every other pair), with the ratio of each pair and the
-  median time of each JDWP command the script sent (client side, reply included); and jdwpd's
-  in-VM capture beside them.
+  stop, render here, resume), lines per second on both servers, ``--reps`` runs each, alternated
+  (the reference first in every other pair), with the ratio of each pair and the median time of
+  each JDWP command the script sent (client side, reply included); jdwpd as it is (its stops pushed
+  with their events: docs/extensions.md, PushStops) and with ``JDWPD_FAST=push_stops=off`` (the
+  script asks for the frame and the locals over JDWP, as of the reference); and jdwpd's in-VM
+  capture beside them.
 - ``late``: a conditional breakpoint whose condition turns true at the Nth call of a hot method:
   seconds to the hit, in the VM (jdwpd) against the standard path (jdwpd with ``in_vm=False``),
   the latter measured on a shorter run and scaled (it is linear in the hits).
@@ -17,7 +19,7 @@ Ratios, never timed assertions; the numbers depend on the machine (say how busy 
 from __future__ import annotations
 
 import argparse
-import math
+import os
 import statistics
 import time
 from pathlib import Path
@@ -85,9 +87,18 @@ async def logpoint_rate(kind: str, classes: Path, hot: str, hits: int, in_vm: bo
         await log.clear()
         return (hits - 1) / took, TIMES.take()
 
-    if kind == "jdwpd":
-        async with jdwpd.launch(_argv(classes, hits), suspend=True) as vm:
-            return await run(vm)
+    if kind.startswith("jdwpd"):
+        fast = os.environ.get("JDWPD_FAST")
+        if kind == "jdwpd-asked":
+            os.environ["JDWPD_FAST"] = "push_stops=off"  # the daemon started below reads it
+        try:
+            async with jdwpd.launch(_argv(classes, hits), suspend=True) as vm:
+                return await run(vm)
+        finally:
+            if fast is None:
+                os.environ.pop("JDWPD_FAST", None)
+            else:
+                os.environ["JDWPD_FAST"] = fast
     async with jvm.open_reference_jvm(classes, "tokens.Main", ["1", str(hits)]) as debuggee, \
             jdwpd.attach(debuggee.address) as vm:
         return await run(vm)
@@ -95,28 +106,36 @@ async def logpoint_rate(kind: str, classes: Path, hot: str, hits: int, in_vm: bo
 
 async def logpoints(classes: Path, hot: str, hits: int, reps: int) -> None:
     TIMES.install()
-    rates: dict[str, list[float]] = {"reference": [], "jdwpd": []}
-    per_command: dict[str, dict[str, list[float]]] = {"reference": {}, "jdwpd": {}}
+    kinds = ("reference", "jdwpd", "jdwpd-asked")
+    rates: dict[str, list[float]] = {k: [] for k in kinds}
+    per_command: dict[str, dict[str, list[float]]] = {k: {} for k in kinds}
     for rep in range(reps):
-        for kind in (("reference", "jdwpd") if rep % 2 == 0 else ("jdwpd", "reference")):
+        for kind in (kinds if rep % 2 == 0 else kinds[::-1]):
             rate, ms = await logpoint_rate(kind, classes, hot, hits, False)
             rates[kind].append(rate)
             for label, v in ms.items():
                 per_command[kind].setdefault(label, []).append(v)
-        print(f"  pair {rep + 1}: reference {rates['reference'][-1]:6.0f}, jdwpd {rates['jdwpd'][-1]:6.0f} lines/s "
-              f"({rates['jdwpd'][-1] / rates['reference'][-1]:.2f}x)", flush=True)
+        r = rates["reference"][-1]
+        print(f"  round {rep + 1}: reference {r:6.0f}, jdwpd {rates['jdwpd'][-1]:6.0f} "
+              f"({rates['jdwpd'][-1] / r:.2f}x), jdwpd asking {rates['jdwpd-asked'][-1]:6.0f} lines/s "
+              f"({rates['jdwpd-asked'][-1] / r:.2f}x)", flush=True)
     in_vm, _ = await logpoint_rate("jdwpd", classes, hot, hits, True)
-    ref, ours = statistics.median(rates["reference"]), statistics.median(rates["jdwpd"])
-    pairs = sorted(j / r for j, r in zip(rates["jdwpd"], rates["reference"], strict=True))
-    print(f"logpoint on a hot line, {hits} lines, same script, {reps} pairs alternated (medians):")
-    print(f"  reference, standard path: {ref:9.0f} lines/s")
-    print(f"  jdwpd, standard path:     {ours:9.0f} lines/s ({ours / ref:.2f}x the reference's rate; "
-          f"pairs {pairs[0]:.2f}-{pairs[-1]:.2f})")
-    print(f"  jdwpd, in the VM:         {in_vm:9.0f} lines/s ({in_vm / ref:.1f}x)")
+    ref = statistics.median(rates["reference"])
+    print(f"logpoint on a hot line, {hits} lines, same script, {reps} rounds alternated (medians):")
+    print(f"  reference, standard path:  {ref:9.0f} lines/s")
+    for kind, what in (("jdwpd", "jdwpd, standard path:     "), ("jdwpd-asked", "jdwpd, asking (no push): ")):
+        ours = statistics.median(rates[kind])
+        pairs = sorted(j / r for j, r in zip(rates[kind], rates["reference"], strict=True))
+        print(f"  {what}{ours:9.0f} lines/s ({ours / ref:.2f}x the reference's rate; "
+              f"rounds {pairs[0]:.2f}-{pairs[-1]:.2f})")
+    print(f"  jdwpd, in the VM:          {in_vm:9.0f} lines/s ({in_vm / ref:.1f}x)")
     for label in sorted(per_command["reference"]):
         r = statistics.median(per_command["reference"][label])
-        j = statistics.median(per_command["jdwpd"].get(label, [math.nan]))
-        print(f"  {label:28s} reference {r:.3f} ms, jdwpd {j:.3f} ms per command (client side)")
+        cells = []
+        for kind in kinds[1:]:
+            got = per_command[kind].get(label)
+            cells.append(f"{kind} {statistics.median(got):.3f} ms" if got else f"{kind} none sent")
+        print(f"  {label:28s} reference {r:.3f} ms, {', '.join(cells)} per command (client side)")
 
 
 async def time_to_late_hit(classes: Path, hot: str, calls: int, in_vm: bool) -> float:
