@@ -157,11 +157,15 @@ class EventSource:
         self._requests.clear()
         while True:
             try:
-                hit = self._queue[1].receive_nowait()
+                queued = self._queue[1].receive_nowait()
             except (trio.WouldBlock, trio.EndOfChannel):
                 break
-            await hit.resume()
+            await self._release_queued(queued)
         self.vm.router.drop_source(self)
+
+    async def _release_queued(self, queued: Any) -> None:
+        """A hit nobody took when the request is cleared: its thread goes on."""
+        await queued.resume()
 
     async def _install(self) -> None:
         """Set the request's JDWP request(s) in the VM (``add_source``): each kind says how."""

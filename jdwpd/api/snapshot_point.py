@@ -174,14 +174,9 @@ class SnapshotPoint(Breakpoint):
         self._callbacks.append(fn)
         return fn
 
-    async def clear(self) -> None:
-        """Remove the request(s) from the VM; queued snapshots are dropped (they hold nothing)."""
-        while True:
-            try:
-                self._queue[1].receive_nowait()
-            except (trio.WouldBlock, trio.EndOfChannel):
-                break
-        await super().clear()
+    async def _release_queued(self, queued: Any) -> None:
+        """Queued snapshots are dropped when the point is cleared: they hold no thread (one that
+        came while the clear counted the VM's drops included)."""
 
     async def snapshots(self, limit: int | None = None, timeout: float | None = None, *,
                         keep: bool = False) -> AsyncIterator[Snapshot]:
