@@ -435,17 +435,12 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
             # nobody here waits for their replies.
             reads = quick_reads(self._stop_facts, message)
             if reads is not None and message.get("read_at_stop"):
-                # The agent read the stack and the locals in the event's callback (agent/stop_reads.c);
-                # the rest (the thread's status) is read ahead for a debugger that may ask, not for
-                # sessions that take their stops pushed.
-                pushing = [self._pushes_stops(c.session) for c in composites]
-                try:
-                    if not all(pushing):
-                        await link.ahead_post(reads, epoch)
-                finally:
-                    for composite, push in zip(composites, pushing, strict=True):
-                        await self._deliver(self._with_stop(composite, message["thread"]) if push else composite,
-                                            death)
+                # The agent read the stack, the locals and the suspend count in the event's callback
+                # (agent/stop_reads.c): nothing is left to read ahead.
+                for composite in composites:
+                    if self._pushes_stops(composite.session):
+                        composite = self._with_stop(composite, message["thread"])
+                    await self._deliver(composite, death)
                 return
             if reads is not None:
                 arm = arm_reads(self._stop_facts, message)
