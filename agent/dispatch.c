@@ -11,12 +11,12 @@
 #include "exec_objects.h"
 #include "exec_threads.h"
 #include "exec_vm.h"
-#include "stop_reads.h"
 #include "ext.h"
 #include "filters.h"
 #include "invoke.h"
 #include "link.h"
 #include "smap.h"
+#include "stop_reads.h"
 
 int dispatch_set_request(JNIEnv *env, inbuf *in, outbuf *out) {
     (void)out;

@@ -1,4 +1,4 @@
-/* Reads at a stop, done in the event's callback (docs/link.md, "Reads at stops").
+/* Reads at a stop, done in the event's callback (docs/link.md, "Events").
  *
  * At every hit of a logpoint or breakpoint that holds its thread, the daemon reads the thread's
  * stack and its top frame's primitive locals: a debugger (the Python API at every hit) asks for them
@@ -9,9 +9,9 @@
  * and FRAME_GET_LOCALS(thread, 0, slots) would answer once the thread parks.
  *
  * Read after the suspend policy was applied, so the thread counts as suspended, as the executor
- * would find it, and its frame generation and suspend count are the ones it parks with.  `done` is the id of the last
- * request the executor finished before the reads: the daemon files them only if every request it
- * sent that may change them had been finished (jdwpd/daemon/link/agent_link.py).  A read that fails
+ * would find it, and its frame generation and suspend count are the ones it parks with.  `done` is
+ * the id of the last request the executor ran before the reads (dispatch.c): the daemon files them
+ * only if every request it sent that may change them had run (jdwpd/daemon/link/agent_link.py).  A read that fails
  * sends nothing: the daemon asks over the link as before.  The table is fixed (no allocation on the
  * event path); a location that finds no room replaces the one at its place. */
 #include <string.h>
