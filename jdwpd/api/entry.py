@@ -178,6 +178,7 @@ async def _connected(host: str, port: int, process: Process | None, timeout: flo
             nursery.start_soon(vm.router.pump)
             try:
                 await vm.router.hold_death()
+                await vm.router.push_stops()
                 yield vm
             finally:
                 if vm.dead.is_set():

@@ -192,7 +192,8 @@ async def add_source(source: Source) -> Source:
     VM's requests; one that cannot be set leaves nothing behind."""
     source.vm.router.add_source(source, source._queue[0].close)  # its waits end with the VM
     try:
-        await source._install()
+        with source.vm.router.installing():
+            await source._install()
     except BaseException:
         with trio.CancelScope(shield=True):
             await forget_source(source)

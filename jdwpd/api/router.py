@@ -12,8 +12,9 @@ reach it as ``vm.router``, ``jdwpd ci`` runs its tasks in it (``start_soon``).
 
 from __future__ import annotations
 
+import contextlib
 import math
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
@@ -69,6 +70,8 @@ class EventRouter:
     _handlers_running: int = attrs.field(default=0, init=False, repr=False)
     _handlers_idle: trio.Event = attrs.field(init=False, repr=False)
     _push_asked: bool = attrs.field(default=False, init=False, repr=False)
+    _installing: int = attrs.field(default=0, init=False, repr=False)
+    _installed: trio.Event = attrs.field(factory=trio.Event, init=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         self._handlers_idle = trio.Event()
@@ -157,7 +160,7 @@ class EventRouter:
         """Set a JDWP event request whose events ``handler`` takes, in order, in its own task
         (one task per handler, whatever the number of its requests); its request id."""
         if not self._push_asked:
-            await self._push_stops()
+            await self.push_stops()
         send = self._workers.get(handler)
         if send is None:
             send, recv = trio.open_memory_channel(math.inf)
@@ -168,9 +171,13 @@ class EventRouter:
         self._routes[r.request_id] = send
         return r.request_id
 
-    async def _push_stops(self) -> None:
-        """Before the first request: where jdwpd offers it, have its stops come with their stack and
-        top locals (jdwpd/api/pushed_stops.py), which a hit asks for at once."""
+    async def push_stops(self) -> None:
+        """Where jdwpd offers it, have its stops come with their stack and top locals
+        (jdwpd/api/pushed_stops.py), which a hit asks for at once.  Asked once: when the session
+        opens, so that a script's first request costs no more round trips than its own (a resume
+        sent beside it would overtake it), or else before the first request."""
+        if self._push_asked:
+            return
         self._push_asked = True
         if not await self.vm.has_extension(JdwpdFeature.PUSHED_STOPS):
             return
@@ -197,6 +204,25 @@ class EventRouter:
             pass  # gone with the VM, or expired (a Count): nothing left to clear
 
     # ------------------------------------------------------------------ the script's requests
+
+    @contextlib.contextmanager
+    def installing(self) -> Iterator[None]:
+        """Around the setting of a script's request: ``installs_settled`` waits for it."""
+        if self._installing == 0 and self._installed.is_set():
+            self._installed = trio.Event()
+        self._installing += 1
+        try:
+            yield
+        finally:
+            self._installing -= 1
+            if self._installing == 0:
+                self._installed.set()
+
+    async def installs_settled(self) -> None:
+        """Until no request is being set: a resume beside ``vm.snapshot(...)`` or a ``vm.breakpoint``
+        in another task does not overtake its request (the VM held at its start would run past)."""
+        if self._installing:
+            await self._installed.wait()
 
     def add_source(self, source: Any, end_waits: Callable[[], None]) -> None:
         """Count ``source`` (a Breakpoint ...) among the script's requests; ``end_waits`` runs

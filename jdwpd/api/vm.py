@@ -133,7 +133,9 @@ class VM:
 
     async def resume(self) -> None:
         """Resume every thread once (the VM held at its start, or by ``suspend="all"`` hits); hits
-        still held count as resumed."""
+        still held count as resumed.  Requests being set meanwhile in other tasks are set first: a
+        resume beside ``vm.snapshot(...)`` cannot let the VM run past the place it waits for."""
+        await self.router.installs_settled()
         self.router.all_resumed()
         await self.conn.command("VirtualMachine", "Resume")
 
