@@ -137,19 +137,11 @@ int exec_threads_thread_frames(JNIEnv *env, inbuf *in, outbuf *out) {
     }
     buf_out_u32(out, (uint32_t)got);
     for (jint i = 0; i < got; i++) {
-        /* Layout (ref, ref_kind, method, index): not a LOC, whose kind comes first. */
-        jclass cls = NULL;
-        jvmtiError e2 = (*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, frames[i].method, &cls);
+        jvmtiError e2 = values_out_frame(out, env, frames[i].method, frames[i].location);
         if (e2 != JVMTI_ERROR_NONE) {
             free(frames);
             return (int)e2;
         }
-        objects_method_remember(env, frames[i].method, cls);
-        buf_out_u64(out, objects_id(env, cls));
-        buf_out_u8(out, values_ref_kind_of(cls));
-        buf_out_u64(out, values_method_wire_id(frames[i].method));
-        buf_out_u64(out, (uint64_t)frames[i].location);
-        (*env)->DeleteLocalRef(env, cls);
     }
     free(frames);
     base_lock_enter();

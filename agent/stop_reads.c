@@ -18,7 +18,6 @@
 
 #include "base.h"
 #include "buf.h"
-#include "objects.h"
 #include "stop_reads.h"
 #include "threads.h"
 #include "values.h"
@@ -105,17 +104,8 @@ static bool write_frames(JNIEnv *env, thread_rec *t, jthread thread, outbuf *b) 
     jvmtiError err = (*base_g.jvmti)->GetStackTrace(base_g.jvmti, thread, 0, READ_MAX_FRAMES, frames, &got);
     if (err != JVMTI_ERROR_NONE || got <= 0 || got >= READ_MAX_FRAMES) return false;  /* maybe deeper */
     buf_out_u32(b, (uint32_t)got);
-    for (jint i = 0; i < got; i++) {
-        jclass cls = NULL;
-        if ((*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, frames[i].method, &cls) != JVMTI_ERROR_NONE)
-            return false;
-        objects_method_remember(env, frames[i].method, cls);
-        buf_out_u64(b, objects_id(env, cls));
-        buf_out_u8(b, values_ref_kind_of(cls));
-        buf_out_u64(b, values_method_wire_id(frames[i].method));
-        buf_out_u64(b, (uint64_t)frames[i].location);
-        (*env)->DeleteLocalRef(env, cls);
-    }
+    for (jint i = 0; i < got; i++)
+        if (values_out_frame(b, env, frames[i].method, frames[i].location) != JVMTI_ERROR_NONE) return false;
     base_lock_enter();
     buf_out_u64(b, t->frame_generation);
     base_lock_exit();

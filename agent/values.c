@@ -46,6 +46,19 @@ uint64_t values_method_wire_id(jmethodID method) {
     return (uint64_t)(uintptr_t)method;
 }
 
+jvmtiError values_out_frame(outbuf *b, JNIEnv *env, jmethodID method, jlocation index) {
+    jclass cls = NULL;
+    jvmtiError err = (*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, method, &cls);
+    if (err != JVMTI_ERROR_NONE) return err;
+    objects_method_remember(env, method, cls);
+    buf_out_u64(b, objects_id(env, cls));
+    buf_out_u8(b, values_ref_kind_of(cls));
+    buf_out_u64(b, values_method_wire_id(method));
+    buf_out_u64(b, (uint64_t)index);
+    (*env)->DeleteLocalRef(env, cls);
+    return JVMTI_ERROR_NONE;
+}
+
 void values_out_location(outbuf *b, JNIEnv *env, jmethodID method, jlocation index) {
     jclass cls = NULL;
     if (method == NULL || (*base_g.jvmti)->GetMethodDeclaringClass(base_g.jvmti, method, &cls) != JVMTI_ERROR_NONE) {

@@ -7,6 +7,9 @@
 
 uint8_t values_ref_kind_of(jclass cls);
 /* Write a location: ref kind, class id, method id, index.  Remembers the method. */
+/* A frame as THREAD_FRAMES writes it: class id, ref kind, method, index (not a LOC, whose kind comes
+ * first); JVMTI's error if the method's class cannot be had. */
+jvmtiError values_out_frame(outbuf *b, JNIEnv *env, jmethodID method, jlocation index);
 void values_out_location(outbuf *b, JNIEnv *env, jmethodID method, jlocation index);
 void values_out_null_location(outbuf *b);
 uint64_t values_method_wire_id(jmethodID method);  /* 0 for an obsolete method */

@@ -24,7 +24,8 @@ from collections.abc import Iterable
 
 from .constants import OBJECT_TAGS
 
-__all__ = ["PushedStop", "encode_stop", "decode_stop", "FRAME_SIZE"]
+__all__ = ["PushedStop", "PushedStopError", "encode_stop", "decode_stop", "split_values", "values_reply",
+           "FRAME_SIZE", "VALUE_SIZES"]
 
 _INT = struct.Struct(">i")
 _SLOT = struct.Struct(">i")

@@ -22,6 +22,8 @@ import struct
 from collections.abc import Iterable
 
 from protocol import link as L
+from protocol.pushed_stop import PushedStopError
+from protocol.pushed_stop import split_values as split_tagged_values
 
 # The link's requests and replies read ahead at a stop, by their bytes (protocol/link.py's layouts);
 # the façade's answers from them (facade/frames.py) use the same.
@@ -39,9 +41,6 @@ LOCALS_REQ = struct.Struct(">QiI")  # thread, depth, slots
 _FIELDS_REQ = struct.Struct(">QI")  # object, fields
 SLOT = struct.Struct(">iB")
 _FIELD = struct.Struct(">QB")
-# A value's bytes after its tag, by tag (protocol/link.py's VALUE): objects are ids, V has none.
-_VALUE_SIZES = {**{tag: 8 for tag in L.OBJECT_TAGS}, ord("V"): 0, ord("B"): 1, ord("Z"): 1, ord("C"): 2,
-                ord("S"): 2, ord("I"): 4, ord("F"): 4, ord("J"): 8, ord("D"): 8}
 
 Entry = tuple[int, bytes, int, bytes]
 
@@ -174,16 +173,9 @@ def _value_request(kind: int, request: bytes) -> tuple[tuple, list[tuple[int, in
 
 
 def split_values(reply: bytes, kind: int = GET_LOCALS) -> list[bytes]:
-    """Each value of a FRAME_GET_LOCALS or OBJECT_GET_FIELDS reply, as its bytes (tag first)."""
+    """Each value of a FRAME_GET_LOCALS or OBJECT_GET_FIELDS reply, as its bytes (tag first): split as
+    a JDWP GetValues reply is (the same layout), else decoded by the schema, which says what is wrong."""
     try:
-        (n,) = _VALUES.unpack_from(reply, 0)
-        pos, out = _VALUES.size, []
-        for _ in range(n):
-            end = pos + 1 + _VALUE_SIZES[reply[pos]]
-            out.append(reply[pos:end])
-            pos = end
-        if pos == len(reply):
-            return out
-    except (struct.error, KeyError, IndexError):
-        pass
-    return [L.encode_value(v["value"]) for v in L.decode_reply(kind, reply)["values"]]
+        return split_tagged_values(reply)
+    except PushedStopError:
+        return [L.encode_value(v["value"]) for v in L.decode_reply(kind, reply)["values"]]
