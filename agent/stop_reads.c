@@ -36,6 +36,7 @@ typedef struct armed_at {
 } armed_at;
 
 static armed_at armed[ARMED_LOCATIONS];  /* agent lock */
+static bool any_armed;  /* set once a place is armed (atomics): until then an event takes no lock here */
 
 static size_t place_of(uint64_t method, int64_t index) {
     uint64_t h = (method ^ ((uint64_t)index * 0x9E3779B97F4A7C15ull)) * 0xBF58476D1CE4E5B9ull;
@@ -78,6 +79,7 @@ int stop_reads_arm_reads(JNIEnv *env, inbuf *in, outbuf *out) {
     }
     armed[pick] = a;
     base_lock_exit();
+    __atomic_store_n(&any_armed, true, __ATOMIC_RELEASE);
     return 0;
 }
 
@@ -142,6 +144,7 @@ static bool write_locals(JNIEnv *env, jthread thread, const armed_at *a, outbuf 
 size_t stop_reads_write(JNIEnv *env, thread_rec *t, uint64_t thread_id, jthread thread, jmethodID method,
                         jlocation loc, outbuf *b) {
     armed_at a;
+    if (!__atomic_load_n(&any_armed, __ATOMIC_ACQUIRE)) return 0;
     if (method == NULL || thread == NULL || !armed_copy((uint64_t)(uintptr_t)method, (int64_t)loc, &a)) return 0;
     uint32_t done = __atomic_load_n(&base_g.requests_run, __ATOMIC_ACQUIRE);
     size_t start = b->len;

@@ -549,7 +549,10 @@ class VM(ThreadOperations, FrameOperations, ValueOperations, InvokeOperations, C
         return objects is not None and objects.pushes_stops
 
     def _with_stop(self, composite: Composite, thread: int) -> Composite:
-        """The composite with its thread's JdwpdStop last (jdwpd's extension: Jdwpd.PushStops)."""
+        """The composite with its thread's JdwpdStop last (jdwpd's extension: Jdwpd.PushStops), where
+        it holds the thread: a session whose own request suspends nothing does not hold what it says."""
+        if composite.suspend_policy == SuspendPolicy.NONE:
+            return composite
         data = self.pushed_stop(composite.session, thread)
         if data is None:
             return composite

@@ -95,3 +95,33 @@ async def test_push_stops_before_hello_is_not_implemented(classes):
                 open_jdwp_client(vm.host, vm.port, timeout=TIMEOUT) as c:
             reply = await c.request(128, 9, b"\x01", "Jdwpd.PushStops")
             assert reply.error_code == 99  # NOT_IMPLEMENTED, as every command of the set before JdwpdHello
+
+
+async def test_a_session_that_holds_nothing_gets_no_stop_even_where_another_holds_the_thread(classes):
+    """Session A asks for pushed stops but its breakpoint suspends nothing; session B holds the thread
+    at the same place.  A's composites (policy NONE) carry no JdwpdStop: A does not hold the thread, so
+    the stack could change under answers it would give itself."""
+    line = debuggees.all_markers(PUSHED)["pushed_step"]
+    with trio.fail_after(2 * TIMEOUT):
+        async with jvm.open_jvm("jdwpd", classes, "pushed.Main", [str(HITS)]) as vm, \
+                open_jdwp_client(vm.host, vm.port, timeout=TIMEOUT) as a, \
+                open_jdwp_client(vm.host, vm.port, timeout=TIMEOUT) as b:
+            await a.command("VirtualMachine", "JdwpdHello", client_version=4)
+            await a.command("Jdwpd", "PushStops", enabled=True)
+            ref = await prepare(a, "pushed.Main")  # the first debugger holds the start and the prepare
+            method, index = await location_of_line(a, ref, line)
+            for c, policy in ((a, SuspendPolicy.NONE), (b, SuspendPolicy.EVENT_THREAD)):
+                await c.command("EventRequest", "Set", event_kind=EventKind.BREAKPOINT, suspend_policy=policy,
+                                modifiers=breakpoint_mods(ref, method, index))
+            await a.command("VirtualMachine", "Resume")
+            for _ in range(HITS):
+                _, events = await b.next_event(TIMEOUT)
+                hit = next(e for e in events if int(e.event_kind) == EventKind.BREAKPOINT)
+                await b.command("ThreadReference", "Resume", thread=hit.thread)
+            seen = []
+            for _ in range(HITS):
+                policy, events = await a.next_event(TIMEOUT)
+                assert policy == SuspendPolicy.NONE
+                seen += [int(e.event_kind) for e in events]
+            assert seen == [EventKind.BREAKPOINT] * HITS
+            assert await vm.wait_exit(TIMEOUT) == 0
